@@ -1,0 +1,107 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Type } from '@sinclair/typebox';
+import type { AppConfig } from './config/config.schema.js';
+import { createDatabase, type Database } from './platform/db/database.js';
+import { migrateToLatest } from './platform/db/migrations.js';
+import { installErrorHandler } from './platform/errors/error-handler.js';
+import { authPlugin } from './platform/auth/auth-plugin.js';
+import type { ModuleDeps, PlatformModule } from './platform/module.js';
+import { createIdentityModule } from './modules/identity/index.js';
+import { allMigrations, createModules } from './modules/registry.js';
+
+export interface AppDeps {
+  /** An already open database (tests, CLI); otherwise one is opened from config.database. */
+  database?: Database;
+  /** Pino options or false; defaults to the configured level with secret headers redacted. */
+  logger?: boolean | object;
+}
+
+export interface App {
+  app: FastifyInstance;
+  database: Database;
+  /** Set when the bootstrap admin was created with a generated password (printed once). */
+  bootstrapPassword?: string;
+  close(): Promise<void>;
+}
+
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-apikey"]',
+  'req.headers["x-auth-token"]',
+  'req.headers["x-csrf-token"]',
+  'res.headers["set-cookie"]',
+];
+
+/** The composition root: opens the database, migrates, provisions, and wires modules into one Fastify app. */
+export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<App> {
+  const database =
+    deps.database ?? createDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize });
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.server.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    trustProxy: config.server.trustProxy,
+    bodyLimit: config.server.bodyLimitBytes,
+    ajv: { customOptions: { allErrors: false, coerceTypes: 'array', useDefaults: true, removeAdditional: false } },
+    return503OnClosing: true,
+  });
+  try {
+    const moduleDeps: ModuleDeps = { db: database.db, dialect: database.dialect, config, log: app.log };
+    const identity = createIdentityModule(database.db, database.dialect, config);
+    const modules: PlatformModule[] = createModules(moduleDeps);
+
+    await migrateToLatest(database.db, database.dialect, allMigrations);
+    await identity.context.identity.provision(config.tenants);
+    const boot = await identity.context.identity.bootstrapAdmin(config.identity.bootstrapAdminPassword);
+
+    installErrorHandler(app);
+    await app.register(cookie);
+    await app.register(formbody, { bodyLimit: 16 * 1024 });
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.0.3',
+        info: { title: 'Application platform service', version: '0.1.0' },
+        components: {
+          securitySchemes: {
+            apiKey: { type: 'apiKey', in: 'header', name: 'X-APIKey' },
+            session: { type: 'apiKey', in: 'cookie', name: identity.resolver.sessionCookie },
+            csrf: { type: 'apiKey', in: 'header', name: 'X-Csrf-Token' },
+          },
+        },
+        security: [{ apiKey: [] }, { session: [], csrf: [] }],
+      },
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs' });
+
+    app.get(
+      '/health',
+      { schema: { tags: ['operations'], summary: 'Liveness', security: [], response: { 200: Type.Object({ status: Type.String() }) } } },
+      async () => ({ status: 'ok' }),
+    );
+
+    // Everything under the API scope needs a credential unless a route says `public: true`.
+    await app.register(async (api) => {
+      await api.register(authPlugin, { resolver: identity.resolver });
+      await identity.routes(api);
+      for (const m of modules) await m.register(api);
+    });
+
+    return {
+      app,
+      database,
+      bootstrapPassword: boot.generatedPassword,
+      async close() {
+        await app.close();
+        for (const m of modules) await m.close?.();
+        if (!deps.database) await database.destroy();
+      },
+    };
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    if (!deps.database) await database.destroy().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,110 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const StringList = Type.Array(Type.String({ maxLength: 256 }), { default: [] });
+
+export const UserConfigSchema = Type.Object(
+  {
+    loginName: Type.String({ minLength: 1, maxLength: 256 }),
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    passwordHash: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    email: Type.Optional(Type.String({ maxLength: 320 })),
+    firstName: Type.Optional(Type.String({ maxLength: 256 })),
+    lastName: Type.Optional(Type.String({ maxLength: 256 })),
+    organisations: Type.Optional(StringList),
+    inactiveOrganisations: Type.Optional(StringList),
+    roles: Type.Optional(StringList),
+    rights: Type.Optional(StringList),
+    customData: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    active: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const ApiKeyConfigSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    key: Type.Optional(Type.String({ minLength: 8, maxLength: 1024 })),
+    keyHash: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    organisations: Type.Optional(StringList),
+    roles: Type.Optional(StringList),
+    rights: Type.Optional(StringList),
+    expiresOn: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const TenantConfigSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }),
+    users: Type.Optional(Type.Array(UserConfigSchema)),
+    apiKeys: Type.Optional(Type.Array(ApiKeyConfigSchema)),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigSchema = Type.Object(
+  {
+    server: Type.Object(
+      {
+        host: Type.String({ default: '127.0.0.1' }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+        trustProxy: Type.Boolean({ default: false }),
+        bodyLimitBytes: Type.Integer({ minimum: 1024, default: 1048576 }),
+        logLevel: Type.String({ default: 'info' }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    database: Type.Object(
+      {
+        /** postgres://... selects PostgreSQL; empty means the embedded SQLite in dataDir. */
+        url: Type.Optional(Type.String()),
+        dataDir: Type.String({ default: './data' }),
+        poolSize: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    identity: Type.Object(
+      {
+        provider: Type.Union([Type.Literal('local'), Type.Literal('oidc')], { default: 'local' }),
+        sessionTtlSeconds: Type.Integer({ minimum: 10, maximum: 31536000, default: 1800 }),
+        oidc: Type.Optional(
+          Type.Object(
+            {
+              issuer: Type.String(),
+              jwksUrl: Type.Optional(Type.String()),
+              audience: Type.Optional(Type.String()),
+              rolesClaim: Type.Optional(Type.String()),
+              rightsClaim: Type.Optional(Type.String()),
+              organisationsClaim: Type.Optional(Type.String()),
+              loginNameClaim: Type.Optional(Type.String()),
+              tenantClaim: Type.Optional(Type.String()),
+              tenant: Type.Optional(Type.String()),
+            },
+            { additionalProperties: true },
+          ),
+        ),
+        loginThrottle: Type.Object(
+          {
+            maxFailuresPerUser: Type.Integer({ minimum: 1, default: 5 }),
+            maxFailuresPerAddress: Type.Integer({ minimum: 1, default: 50 }),
+            windowSeconds: Type.Integer({ minimum: 1, default: 300 }),
+          },
+          { default: {}, additionalProperties: false },
+        ),
+        bootstrapAdminPassword: Type.Optional(Type.String({ minLength: 1 })),
+      },
+      { default: {}, additionalProperties: true },
+    ),
+    tenants: Type.Array(TenantConfigSchema, { default: [] }),
+    // Sections owned by later modules; each module validates its own part.
+    flow: Type.Optional(Type.Unknown()),
+    engine: Type.Optional(Type.Unknown()),
+    maintenance: Type.Boolean({ default: false }),
+  },
+  { additionalProperties: false },
+);
+
+export type AppConfig = Static<typeof ConfigSchema>;
+export type TenantConfig = Static<typeof TenantConfigSchema>;
+export type UserConfig = Static<typeof UserConfigSchema>;
+export type ApiKeyConfig = Static<typeof ApiKeyConfigSchema>;

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config/load-config.js';
+import { CLI_USAGE, UsageError, runAdminCommand } from './cli/admin-cli.js';
+
+async function start(): Promise<void> {
+  const config = loadConfig(process.env);
+  const built = await buildApp(config);
+  const { app } = built;
+  if (built.bootstrapPassword) {
+    app.log.warn(`created tenant "default" with user "admin"; its generated password (shown only now) is: ${built.bootstrapPassword}`);
+  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      app.log.info(`${signal}: shutting down`);
+      built.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+  await app.listen({ host: config.server.host, port: config.server.port });
+  app.log.info(`database: ${built.database.describe}`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'start'] = argv;
+  if (command === 'help' || command === '--help' || command === '-h') {
+    console.log(CLI_USAGE);
+    return;
+  }
+  if (command === 'start') return start();
+  await runAdminCommand(argv, loadConfig(process.env), (line) => console.log(line));
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(`config error: ${err.message}`);
+    process.exit(2);
+  }
+  if (err instanceof UsageError || (err as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS')) {
+    console.error(`${(err as Error).message}\n\n${CLI_USAGE}`);
+    process.exit(64);
+  }
+  // Never a stack trace on the console for an operator mistake; the message names the problem.
+  console.error(`start failed: ${(err as Error)?.message ?? String(err)}`);
+  process.exit(1);
+});

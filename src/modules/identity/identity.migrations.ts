@@ -1,0 +1,67 @@
+import type { ModuleMigration } from '../../platform/db/migrations.js';
+
+export const identityMigrations: ModuleMigration[] = [
+  {
+    name: '2026-11-22-identity-001-initial',
+    async up(db, d) {
+      await db.schema
+        .createTable('tenants')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('created_on', d.bigintColumnType, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('users')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('login_name', 'text', (c) => c.notNull())
+        .addColumn('password_hash', 'text')
+        .addColumn('email', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('first_name', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('last_name', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('organisations', d.jsonColumnType, (c) => c.notNull())
+        .addColumn('inactive_organisations', d.jsonColumnType, (c) => c.notNull())
+        .addColumn('roles', d.jsonColumnType, (c) => c.notNull())
+        .addColumn('rights', d.jsonColumnType, (c) => c.notNull())
+        .addColumn('custom_data', d.jsonColumnType, (c) => c.notNull())
+        .addColumn('active', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('created_on', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('updated_on', d.bigintColumnType, (c) => c.notNull())
+        .addUniqueConstraint('users_tenant_login_uq', ['tenant_id', 'login_name'])
+        .execute();
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('organisations', d.jsonColumnType, (c) => c.notNull())
+        .addColumn('roles', d.jsonColumnType, (c) => c.notNull())
+        .addColumn('rights', d.jsonColumnType, (c) => c.notNull())
+        .addColumn('expires_on', d.bigintColumnType)
+        .addColumn('created_on', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('updated_on', d.bigintColumnType, (c) => c.notNull())
+        .addUniqueConstraint('api_keys_tenant_name_uq', ['tenant_id', 'name'])
+        .execute();
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('csrf_token', 'text', (c) => c.notNull())
+        .addColumn('remote_address', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('user_agent', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('created_on', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('expires_on', d.bigintColumnType, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('sessions_user_idx').on('sessions').column('user_id').execute();
+      await db.schema.createIndex('sessions_tenant_idx').on('sessions').columns(['tenant_id', 'expires_on']).execute();
+      await db.schema
+        .createTable('login_failures')
+        .addColumn('throttle_key', 'text', (c) => c.primaryKey())
+        .addColumn('failures', 'integer', (c) => c.notNull())
+        .addColumn('window_start', d.bigintColumnType, (c) => c.notNull())
+        .execute();
+    },
+  },
+];

@@ -1,0 +1,297 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import type { ApiKey, ApiKeyRow, IdentityTables, User, UserRow } from './identity.tables.js';
+
+export interface UserFields {
+  passwordHash?: string | null;
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+  organisations?: string[];
+  inactiveOrganisations?: string[];
+  roles?: string[];
+  rights?: string[];
+  customData?: Record<string, unknown>;
+  active?: boolean;
+}
+
+export interface ApiKeyFields {
+  keyHash: string;
+  organisations?: string[];
+  roles?: string[];
+  rights?: string[];
+  expiresOn?: number | null;
+}
+
+export interface SessionWithUser {
+  user: User;
+  csrfToken: string;
+  expiresOn: number;
+}
+
+/** All SQL of the identity module. Every query names its tenant. */
+export class IdentityRepository {
+  private readonly db: Kysely<IdentityTables>;
+
+  constructor(db: Kysely<any>, private readonly dialect: Dialect) {
+    this.db = db as Kysely<IdentityTables>;
+  }
+
+  private toUser(row: UserRow & { tenant_name: string }): User {
+    const j = this.dialect.fromJson.bind(this.dialect);
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      tenant: row.tenant_name,
+      loginName: row.login_name,
+      passwordHash: row.password_hash,
+      email: row.email,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      organisations: j<string[]>(row.organisations),
+      inactiveOrganisations: j<string[]>(row.inactive_organisations),
+      roles: j<string[]>(row.roles),
+      rights: j<string[]>(row.rights),
+      customData: j<Record<string, unknown>>(row.custom_data),
+      active: Number(row.active) === 1,
+    };
+  }
+
+  private toApiKey(row: ApiKeyRow & { tenant_name: string }): ApiKey {
+    const j = this.dialect.fromJson.bind(this.dialect);
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      tenant: row.tenant_name,
+      name: row.name,
+      organisations: j<string[]>(row.organisations),
+      roles: j<string[]>(row.roles),
+      rights: j<string[]>(row.rights),
+      expiresOn: row.expires_on === null ? null : Number(row.expires_on),
+    };
+  }
+
+  async findTenant(name: string): Promise<{ id: string; name: string } | undefined> {
+    return this.db.selectFrom('tenants').select(['id', 'name']).where('name', '=', name).executeTakeFirst();
+  }
+
+  async ensureTenant(name: string, db: Kysely<IdentityTables> = this.db): Promise<{ id: string; name: string }> {
+    await db
+      .insertInto('tenants')
+      .values({ id: randomUUID(), name, created_on: Date.now() })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
+    return db.selectFrom('tenants').select(['id', 'name']).where('name', '=', name).executeTakeFirstOrThrow();
+  }
+
+  async findUser(tenantName: string, loginName: string): Promise<User | undefined> {
+    const row = await this.db
+      .selectFrom('users as u')
+      .innerJoin('tenants as t', 't.id', 'u.tenant_id')
+      .selectAll('u')
+      .select('t.name as tenant_name')
+      .where('t.name', '=', tenantName)
+      .where('u.login_name', '=', loginName)
+      .executeTakeFirst();
+    return row ? this.toUser(row) : undefined;
+  }
+
+  async listUsers(tenantName?: string): Promise<User[]> {
+    let q = this.db
+      .selectFrom('users as u')
+      .innerJoin('tenants as t', 't.id', 'u.tenant_id')
+      .selectAll('u')
+      .select('t.name as tenant_name');
+    if (tenantName) q = q.where('t.name', '=', tenantName);
+    const rows = await q.orderBy('t.name').orderBy('u.login_name').execute();
+    return rows.map((r) => this.toUser(r));
+  }
+
+  async countUsers(): Promise<number> {
+    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Creates the user or changes the given fields; fields left undefined keep their value. */
+  async upsertUser(tenantName: string, loginName: string, fields: UserFields): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const tenant = await this.ensureTenant(tenantName, trx);
+      const now = Date.now();
+      const existing = await trx
+        .selectFrom('users')
+        .select('id')
+        .where('tenant_id', '=', tenant.id)
+        .where('login_name', '=', loginName)
+        .executeTakeFirst();
+      const j = (v: unknown) => this.dialect.toJson(v);
+      const changes: Partial<UserRow> = {};
+      if (fields.passwordHash !== undefined) changes.password_hash = fields.passwordHash;
+      if (fields.email !== undefined) changes.email = fields.email;
+      if (fields.firstName !== undefined) changes.first_name = fields.firstName;
+      if (fields.lastName !== undefined) changes.last_name = fields.lastName;
+      if (fields.organisations !== undefined) changes.organisations = j(fields.organisations);
+      if (fields.inactiveOrganisations !== undefined) changes.inactive_organisations = j(fields.inactiveOrganisations);
+      if (fields.roles !== undefined) changes.roles = j(fields.roles);
+      if (fields.rights !== undefined) changes.rights = j(fields.rights);
+      if (fields.customData !== undefined) changes.custom_data = j(fields.customData);
+      if (fields.active !== undefined) changes.active = fields.active ? 1 : 0;
+      if (existing) {
+        if (Object.keys(changes).length === 0) return;
+        await trx.updateTable('users').set({ ...changes, updated_on: now }).where('id', '=', existing.id).execute();
+        return;
+      }
+      await trx
+        .insertInto('users')
+        .values({
+          id: randomUUID(),
+          tenant_id: tenant.id,
+          login_name: loginName,
+          password_hash: null,
+          email: '',
+          first_name: '',
+          last_name: '',
+          organisations: j([]),
+          inactive_organisations: j([]),
+          roles: j([]),
+          rights: j([]),
+          custom_data: j({}),
+          active: 1,
+          ...changes,
+          created_on: now,
+          updated_on: now,
+        })
+        .execute();
+    });
+  }
+
+  async upsertApiKey(tenantName: string, name: string, fields: ApiKeyFields): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const tenant = await this.ensureTenant(tenantName, trx);
+      const now = Date.now();
+      const j = (v: unknown) => this.dialect.toJson(v);
+      const values = {
+        key_hash: fields.keyHash,
+        organisations: j(fields.organisations ?? []),
+        roles: j(fields.roles ?? []),
+        rights: j(fields.rights ?? []),
+        expires_on: fields.expiresOn ?? null,
+        updated_on: now,
+      };
+      const existing = await trx
+        .selectFrom('api_keys')
+        .select('id')
+        .where('tenant_id', '=', tenant.id)
+        .where('name', '=', name)
+        .executeTakeFirst();
+      if (existing) {
+        await trx.updateTable('api_keys').set(values).where('id', '=', existing.id).execute();
+      } else {
+        await trx
+          .insertInto('api_keys')
+          .values({ id: randomUUID(), tenant_id: tenant.id, name, created_on: now, ...values })
+          .execute();
+      }
+    });
+  }
+
+  async findApiKeyByHash(keyHash: string): Promise<ApiKey | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys as k')
+      .innerJoin('tenants as t', 't.id', 'k.tenant_id')
+      .selectAll('k')
+      .select('t.name as tenant_name')
+      .where('k.key_hash', '=', keyHash)
+      .executeTakeFirst();
+    return row ? this.toApiKey(row) : undefined;
+  }
+
+  async listApiKeys(tenantName?: string): Promise<ApiKey[]> {
+    let q = this.db
+      .selectFrom('api_keys as k')
+      .innerJoin('tenants as t', 't.id', 'k.tenant_id')
+      .selectAll('k')
+      .select('t.name as tenant_name');
+    if (tenantName) q = q.where('t.name', '=', tenantName);
+    return (await q.orderBy('t.name').orderBy('k.name').execute()).map((r) => this.toApiKey(r));
+  }
+
+  async createSession(s: { idHash: string; user: User; csrfToken: string; expiresOn: number; remoteAddress: string; userAgent: string }) {
+    await this.db
+      .insertInto('sessions')
+      .values({
+        id_hash: s.idHash,
+        tenant_id: s.user.tenantId,
+        user_id: s.user.id,
+        csrf_token: s.csrfToken,
+        remote_address: s.remoteAddress,
+        user_agent: s.userAgent,
+        created_on: Date.now(),
+        expires_on: s.expiresOn,
+      })
+      .execute();
+  }
+
+  /** A live session of an active user; expired sessions are not returned. */
+  async findLiveSession(idHash: string, now: number): Promise<SessionWithUser | undefined> {
+    const row = await this.db
+      .selectFrom('sessions as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .innerJoin('tenants as t', 't.id', 's.tenant_id')
+      .selectAll('u')
+      .select(['t.name as tenant_name', 's.csrf_token', 's.expires_on as session_expires_on'])
+      .where('s.id_hash', '=', idHash)
+      .where('s.expires_on', '>', now)
+      .where('u.active', '=', 1)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return { user: this.toUser(row), csrfToken: row.csrf_token, expiresOn: Number(row.session_expires_on) };
+  }
+
+  async extendSession(idHash: string, expiresOn: number): Promise<void> {
+    await this.db.updateTable('sessions').set({ expires_on: expiresOn }).where('id_hash', '=', idHash).execute();
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+  }
+
+  async deleteTenantSessions(tenantId: string): Promise<number> {
+    const r = await this.db.deleteFrom('sessions').where('tenant_id', '=', tenantId).executeTakeFirst();
+    return Number(r.numDeletedRows ?? 0);
+  }
+
+  async deleteExpiredSessions(now: number): Promise<number> {
+    const r = await this.db.deleteFrom('sessions').where('expires_on', '<=', now).executeTakeFirst();
+    return Number(r.numDeletedRows ?? 0);
+  }
+
+  /** Failures inside the current window for a throttle key. */
+  async loginFailures(key: string): Promise<{ failures: number; windowStart: number } | undefined> {
+    const row = await this.db
+      .selectFrom('login_failures')
+      .select(['failures', 'window_start'])
+      .where('throttle_key', '=', key)
+      .executeTakeFirst();
+    return row ? { failures: Number(row.failures), windowStart: Number(row.window_start) } : undefined;
+  }
+
+  /** Counts one failure; a window older than `windowStart` restarts at 1. One statement, so it is race-free. */
+  async recordLoginFailure(key: string, now: number, windowMs: number): Promise<void> {
+    const expired = now - windowMs;
+    await this.db
+      .insertInto('login_failures')
+      .values({ throttle_key: key, failures: 1, window_start: now })
+      .onConflict((oc) =>
+        oc.column('throttle_key').doUpdateSet({
+          failures: sql`case when login_failures.window_start < ${expired} then 1 else login_failures.failures + 1 end`,
+          window_start: sql`case when login_failures.window_start < ${expired} then ${now} else login_failures.window_start end`,
+        }),
+      )
+      .execute();
+  }
+
+  async clearLoginFailures(key: string): Promise<void> {
+    await this.db.deleteFrom('login_failures').where('throttle_key', '=', key).execute();
+  }
+}

@@ -1,0 +1,142 @@
+import type { TenantConfig } from '../../config/config.schema.js';
+import { hashPassword, isPasswordHash, randomToken, sha256Hex, verifyPassword } from '../../platform/crypto/secrets.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import type { IdentityRepository, UserFields } from './identity.repository.js';
+import type { ApiKey, User } from './identity.tables.js';
+
+export const BOOTSTRAP_TENANT = 'default';
+export const BOOTSTRAP_ADMIN = 'admin';
+export const BOOTSTRAP_ROLES = ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN'];
+
+/** API keys are stored as `sha256:<hex>`; a config may give either the key or that hash. */
+export const hashApiKey = (key: string) => `sha256:${sha256Hex(key)}`;
+
+export function normaliseKeyHash(keyHash: string): string {
+  const hex = keyHash.replace(/^sha256:/, '').toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error('keyHash must be a SHA-256 hex digest (optionally prefixed sha256:)');
+  return `sha256:${hex}`;
+}
+
+export interface UserChange extends Omit<UserFields, 'passwordHash'> {
+  password?: string;
+  passwordHash?: string;
+}
+
+export interface ApiKeyChange {
+  key?: string;
+  keyHash?: string;
+  organisations?: string[];
+  roles?: string[];
+  rights?: string[];
+  expiresOn?: number | null;
+}
+
+/** Users, API keys and tenants: provisioning from config, the admin CLI, and API-key credentials. */
+export class IdentityService {
+  constructor(private readonly repo: IdentityRepository) {}
+
+  async setUser(tenant: string, loginName: string, change: UserChange): Promise<void> {
+    const { password, passwordHash, ...fields } = change;
+    let newHash: string | undefined;
+    if (passwordHash !== undefined) {
+      if (!isPasswordHash(passwordHash)) throw new Error(`passwordHash of ${loginName} is not an scrypt hash`);
+      newHash = passwordHash;
+    } else if (password !== undefined) {
+      // Idempotent provisioning: keep the stored hash while it still matches the configured password.
+      const existing = await this.repo.findUser(tenant, loginName);
+      const unchanged = existing?.passwordHash ? await verifyPassword(password, existing.passwordHash) : false;
+      if (!unchanged) newHash = await hashPassword(password);
+    }
+    await this.repo.upsertUser(tenant, loginName, { ...fields, ...(newHash ? { passwordHash: newHash } : {}) });
+  }
+
+  /** Creates or replaces a key. Without `key` or `keyHash` a new random key is made and returned (shown once). */
+  async setApiKey(tenant: string, name: string, change: ApiKeyChange): Promise<string | undefined> {
+    let plain: string | undefined;
+    let keyHash: string;
+    if (change.keyHash) keyHash = normaliseKeyHash(change.keyHash);
+    else {
+      plain = change.key ?? `sk-${randomToken(32)}`;
+      keyHash = hashApiKey(plain);
+    }
+    await this.repo.upsertApiKey(tenant, name, {
+      keyHash,
+      organisations: change.organisations,
+      roles: change.roles,
+      rights: change.rights,
+      expiresOn: change.expiresOn,
+    });
+    return change.key ? undefined : plain;
+  }
+
+  listUsers(tenant?: string): Promise<User[]> {
+    return this.repo.listUsers(tenant);
+  }
+
+  listApiKeys(tenant?: string): Promise<ApiKey[]> {
+    return this.repo.listApiKeys(tenant);
+  }
+
+  findUser(tenant: string, loginName: string): Promise<User | undefined> {
+    return this.repo.findUser(tenant, loginName);
+  }
+
+  /** Applies the config's tenants, users and keys as an idempotent upsert; nothing is deleted. */
+  async provision(tenants: readonly TenantConfig[]): Promise<void> {
+    for (const t of tenants) {
+      await this.repo.ensureTenant(t.name);
+      for (const u of t.users ?? []) {
+        await this.setUser(t.name, u.loginName, {
+          password: u.password,
+          passwordHash: u.passwordHash,
+          email: u.email,
+          firstName: u.firstName,
+          lastName: u.lastName,
+          organisations: u.organisations,
+          inactiveOrganisations: u.inactiveOrganisations,
+          roles: u.roles,
+          rights: u.rights,
+          customData: u.customData,
+          active: u.active,
+        });
+      }
+      for (const k of t.apiKeys ?? []) {
+        if (!k.key && !k.keyHash) throw new Error(`api key ${k.name} of tenant ${t.name} needs key or keyHash`);
+        await this.setApiKey(t.name, k.name, {
+          key: k.key,
+          keyHash: k.keyHash,
+          organisations: k.organisations,
+          roles: k.roles,
+          rights: k.rights,
+          expiresOn: k.expiresOn ? Date.parse(k.expiresOn) : null,
+        });
+      }
+    }
+  }
+
+  /**
+   * On a database without users: tenant `default` with user `admin` (decisions.md section 0).
+   * Returns the generated password when none was given, so the caller can print it once.
+   */
+  async bootstrapAdmin(password?: string): Promise<{ created: boolean; generatedPassword?: string }> {
+    if ((await this.repo.countUsers()) > 0) return { created: false };
+    const generated = password ? undefined : randomToken(18);
+    await this.setUser(BOOTSTRAP_TENANT, BOOTSTRAP_ADMIN, { password: password ?? generated, roles: BOOTSTRAP_ROLES });
+    return { created: true, generatedPassword: generated };
+  }
+
+  async principalFromApiKey(key: string): Promise<Principal | null> {
+    const found = await this.repo.findApiKeyByHash(hashApiKey(key));
+    if (!found) return null;
+    if (found.expiresOn !== null && found.expiresOn <= Date.now()) return null;
+    return {
+      kind: 'apiKey',
+      tenantId: found.tenantId,
+      tenant: found.tenant,
+      loginName: found.name,
+      organisations: found.organisations,
+      roles: found.roles,
+      rights: found.rights,
+    };
+  }
+}

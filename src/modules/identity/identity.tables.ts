@@ -1,0 +1,91 @@
+/** Row shapes of the identity module's tables, as Kysely sees them. JSON columns arrive per dialect. */
+export interface TenantRow {
+  id: string;
+  name: string;
+  created_on: number;
+}
+
+export interface UserRow {
+  id: string;
+  tenant_id: string;
+  login_name: string;
+  password_hash: string | null;
+  email: string;
+  first_name: string;
+  last_name: string;
+  organisations: unknown;
+  inactive_organisations: unknown;
+  roles: unknown;
+  rights: unknown;
+  custom_data: unknown;
+  active: number;
+  created_on: number;
+  updated_on: number;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  key_hash: string;
+  organisations: unknown;
+  roles: unknown;
+  rights: unknown;
+  expires_on: number | null;
+  created_on: number;
+  updated_on: number;
+}
+
+export interface SessionRow {
+  id_hash: string;
+  tenant_id: string;
+  user_id: string;
+  csrf_token: string;
+  remote_address: string;
+  user_agent: string;
+  created_on: number;
+  expires_on: number;
+}
+
+export interface LoginFailureRow {
+  throttle_key: string;
+  failures: number;
+  window_start: number;
+}
+
+export interface IdentityTables {
+  tenants: TenantRow;
+  users: UserRow;
+  api_keys: ApiKeyRow;
+  sessions: SessionRow;
+  login_failures: LoginFailureRow;
+}
+
+/** A user as the service works with it (JSON decoded). */
+export interface User {
+  id: string;
+  tenantId: string;
+  tenant: string;
+  loginName: string;
+  passwordHash: string | null;
+  email: string;
+  firstName: string;
+  lastName: string;
+  organisations: string[];
+  inactiveOrganisations: string[];
+  roles: string[];
+  rights: string[];
+  customData: Record<string, unknown>;
+  active: boolean;
+}
+
+export interface ApiKey {
+  id: string;
+  tenantId: string;
+  tenant: string;
+  name: string;
+  organisations: string[];
+  roles: string[];
+  rights: string[];
+  expiresOn: number | null;
+}

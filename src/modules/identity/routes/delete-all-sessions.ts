@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { requireRoleOrRight } from '../../../platform/auth/auth-plugin.js';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import type { IdentityContext } from '../identity.context.js';
+
+export function deleteAllSessionsRoute(app: FastifyInstance, ctx: IdentityContext): void {
+  app.delete(
+    '/cxf/svc-core/authentication/sessions/all',
+    {
+      preHandler: requireRoleOrRight('ADMIN', []),
+      schema: {
+        tags: ['authentication'],
+        summary: "Ends every session of the caller's tenant (role ADMIN)",
+        response: { 200: Type.Object({ deleted: Type.Integer() }), ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => ({ deleted: await ctx.sessions.endAllSessions(request.principal.tenantId) }),
+  );
+}

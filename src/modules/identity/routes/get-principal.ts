@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { errorResponses } from '../../../platform/http/schemas.js';
+
+export const PrincipalSchema = Type.Object({
+  kind: Type.Union([Type.Literal('session'), Type.Literal('apiKey'), Type.Literal('token')]),
+  tenant: Type.String(),
+  loginName: Type.String(),
+  organisations: Type.Array(Type.String()),
+  roles: Type.Array(Type.String()),
+  rights: Type.Array(Type.String()),
+});
+
+/** Who the credential of this call acts as; works with every kind of credential. */
+export function getPrincipalRoute(app: FastifyInstance): void {
+  app.get(
+    '/cxf/svc-core/authentication/principal',
+    {
+      schema: {
+        tags: ['authentication'],
+        summary: 'The principal the credential of this call acts as (session, API key or access token)',
+        response: { 200: PrincipalSchema, ...errorResponses(401) },
+      },
+    },
+    async (request) => request.principal,
+  );
+}

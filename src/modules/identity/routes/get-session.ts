@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import { SessionRecordSchema } from '../identity.schemas.js';
+import type { IdentityContext } from '../identity.context.js';
+
+export function getSessionRoute(app: FastifyInstance, ctx: IdentityContext): void {
+  app.get(
+    '/cxf/svc-core/authentication',
+    {
+      // Answers its own 401 (CORE_ERROR_SESSION_INVALID), so it skips the generic credential hook.
+      config: { public: true },
+      schema: {
+        tags: ['authentication'],
+        summary: 'The session record of the session cookie; also extends the session',
+        response: { 200: SessionRecordSchema, ...errorResponses(401) },
+      },
+    },
+    async (request) => ctx.sessions.check(request.cookies[ctx.cookieName]),
+  );
+}

@@ -1,0 +1,148 @@
+import { ERRORS } from '../../platform/errors/error-catalogue.js';
+import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../../platform/crypto/secrets.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import type { IdentityRepository } from './identity.repository.js';
+import type { User } from './identity.tables.js';
+import { LoginThrottle } from './login-throttle.js';
+
+/** The session record of the spec (interface-spec, Session record). */
+export interface SessionRecord {
+  loginName: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  organisations: string[];
+  inactiveOrganisations: string[];
+  roles: string[];
+  rights: string[];
+  principals: Record<string, string[]>;
+  customData: Record<string, unknown>;
+  expirationDate: number;
+}
+
+export const USER_PRINCIPAL_CLASS = 'svc.core.UserPrincipal';
+
+export interface SessionSettings {
+  ttlSeconds: number;
+  passwordLoginEnabled: boolean;
+}
+
+export interface LoginInput {
+  tenantname: string;
+  username: string;
+  password: string;
+  ip: string;
+  userAgent: string;
+}
+
+/** How stale `expirationDate` may get before a call writes the extension (saves a write per request). */
+const EXTEND_GRANULARITY_MS = 15_000;
+
+export class SessionService {
+  private dummyHash?: Promise<string>;
+
+  constructor(
+    private readonly repo: IdentityRepository,
+    private readonly throttle: LoginThrottle,
+    private readonly settings: SessionSettings,
+  ) {}
+
+  /** Password login. Unknown tenant or user costs one password verification too (no user enumeration). */
+  async login(input: LoginInput): Promise<{ sessionId: string; record: SessionRecord }> {
+    if (!this.settings.passwordLoginEnabled) throw ERRORS.passwordLoginDisabled();
+    const userKey = LoginThrottle.userKey(input.tenantname, input.username);
+    const addressKey = LoginThrottle.addressKey(input.ip);
+    await this.throttle.assertAllowed(userKey, addressKey);
+
+    const user = await this.repo.findUser(input.tenantname, input.username);
+    const hash = user?.passwordHash ?? (await this.getDummyHash());
+    const passwordOk = await verifyPassword(input.password, hash);
+    if (!user || !user.passwordHash || !passwordOk || !user.active) {
+      await this.throttle.recordFailure(userKey, addressKey);
+      throw ERRORS.authenticationFailed();
+    }
+    await this.throttle.recordSuccess(userKey);
+
+    const sessionId = randomToken(32);
+    const csrfToken = randomToken(24);
+    const expiresOn = Date.now() + this.settings.ttlSeconds * 1000;
+    await this.repo.createSession({
+      idHash: sha256Hex(sessionId),
+      user,
+      csrfToken,
+      expiresOn,
+      remoteAddress: input.ip,
+      userAgent: input.userAgent.slice(0, 512),
+    });
+    return { sessionId, record: toSessionRecord(user, csrfToken, expiresOn) };
+  }
+
+  /** The live session behind a cookie value, with its expiry slid forward; null when dead. */
+  async touch(sessionId: string): Promise<{ user: User; csrfToken: string; expiresOn: number; sessionKey: string } | null> {
+    const idHash = sha256Hex(sessionId);
+    const now = Date.now();
+    const live = await this.repo.findLiveSession(idHash, now);
+    if (!live) return null;
+    let expiresOn = live.expiresOn;
+    const target = now + this.settings.ttlSeconds * 1000;
+    if (target - expiresOn >= EXTEND_GRANULARITY_MS) {
+      await this.repo.extendSession(idHash, target);
+      expiresOn = target;
+    }
+    return { user: live.user, csrfToken: live.csrfToken, expiresOn, sessionKey: idHash };
+  }
+
+  async check(sessionId: string | undefined): Promise<SessionRecord> {
+    const live = sessionId && sessionId.length <= 256 ? await this.touch(sessionId) : null;
+    if (!live) throw ERRORS.sessionInvalid();
+    return toSessionRecord(live.user, live.csrfToken, live.expiresOn);
+  }
+
+  async logout(sessionId: string | undefined): Promise<void> {
+    if (sessionId && sessionId.length <= 256) await this.repo.deleteSession(sha256Hex(sessionId));
+  }
+
+  /** Ends every session of a tenant; the next call of each answers 401 on every instance. */
+  endAllSessions(tenantId: string): Promise<number> {
+    return this.repo.deleteTenantSessions(tenantId);
+  }
+
+  async principalFromSession(sessionId: string): Promise<Principal | null> {
+    const live = await this.touch(sessionId);
+    if (!live) return null;
+    const u = live.user;
+    return {
+      kind: 'session',
+      tenantId: u.tenantId,
+      tenant: u.tenant,
+      loginName: u.loginName,
+      organisations: u.organisations,
+      roles: u.roles,
+      rights: u.rights,
+      csrfToken: live.csrfToken,
+      sessionKey: live.sessionKey,
+      userId: u.id,
+    };
+  }
+
+  private getDummyHash(): Promise<string> {
+    this.dummyHash ??= hashPassword(randomToken(16));
+    return this.dummyHash;
+  }
+}
+
+export function toSessionRecord(user: User, csrfToken: string, expiresOn: number): SessionRecord {
+  return {
+    loginName: user.loginName,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    organisations: user.organisations,
+    inactiveOrganisations: user.inactiveOrganisations,
+    roles: user.roles,
+    rights: user.rights,
+    principals: { 'X-Csrf-Token': [csrfToken], [USER_PRINCIPAL_CLASS]: [user.loginName] },
+    customData: user.customData,
+    expirationDate: expiresOn,
+  };
+}

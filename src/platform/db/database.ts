@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Dialect } from './dialects/dialect.js';
+import { sqliteDialect } from './dialects/sqlite.js';
+import { postgresDialect } from './dialects/postgres.js';
+
+export interface DatabaseOptions {
+  /** postgres://... selects PostgreSQL; otherwise SQLite in dataDir (or sqliteFile). */
+  url?: string;
+  dataDir: string;
+  sqliteFile?: string;
+  poolSize?: number;
+  /** PostgreSQL schema to use (tests isolate themselves this way). */
+  pgSchema?: string;
+}
+
+export interface Database {
+  db: Kysely<any>;
+  dialect: Dialect;
+  /** Human-readable target, without credentials, for the start-up log. */
+  describe: string;
+  destroy(): Promise<void>;
+}
+
+const isPostgresUrl = (url?: string) => !!url && /^postgres(ql)?:\/\//i.test(url);
+
+export function createDatabase(options: DatabaseOptions): Database {
+  if (isPostgresUrl(options.url)) return createPostgres(options);
+  return createSqlite(options);
+}
+
+function createSqlite(options: DatabaseOptions): Database {
+  const file = options.sqliteFile ?? join(options.dataDir, 'svc.sqlite');
+  if (file !== ':memory:') mkdirSync(options.sqliteFile ? join(file, '..') : options.dataDir, { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('cache_size = -65536');
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: sqliteDialect, describe: `sqlite:${file}`, destroy: () => db.destroy() };
+}
+
+function createPostgres(options: DatabaseOptions): Database {
+  const types = {
+    getTypeParser: (oid: number, format?: any) => {
+      // int8 and numeric counts as JS numbers: epoch milliseconds fit in 2^53.
+      if (oid === 20) return (v: string) => Number(v);
+      return pg.types.getTypeParser(oid, format);
+    },
+  };
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    types: types as any,
+    options: options.pgSchema ? `-c search_path=${options.pgSchema}` : undefined,
+  });
+  // An idle client that loses its server must not crash the process.
+  pool.on('error', () => undefined);
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const safe = (() => {
+    try {
+      const u = new URL(options.url!);
+      return `postgres://${u.host}${u.pathname}`;
+    } catch {
+      return 'postgres';
+    }
+  })();
+  return { db, dialect: postgresDialect, describe: safe, destroy: () => db.destroy() };
+}

@@ -1,0 +1,14 @@
+import type { Dialect } from './dialect.js';
+
+export const postgresDialect: Dialect = {
+  name: 'postgres',
+  jsonColumnType: 'jsonb',
+  bigintColumnType: 'bigint',
+  toJson: (value) => JSON.stringify(value),
+  fromJson: <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T)),
+  fromBool: (value) => value === true || value === 1 || value === 't',
+  toBool: (value) => value,
+  isUniqueViolation: (err) => (err as { code?: string })?.code === '23505',
+  // serialization_failure, deadlock_detected
+  isRetryableConflict: (err) => ['40001', '40P01'].includes((err as { code?: string })?.code ?? ''),
+};

@@ -1,0 +1,16 @@
+import type { Dialect } from './dialect.js';
+
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  jsonColumnType: 'text',
+  bigintColumnType: 'integer',
+  toJson: (value) => JSON.stringify(value),
+  fromJson: <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T)),
+  fromBool: (value) => value === 1 || value === true || value === '1',
+  toBool: (value) => (value ? 1 : 0),
+  isUniqueViolation: (err) => {
+    const code = (err as { code?: string })?.code ?? '';
+    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  },
+  isRetryableConflict: (err) => (err as { code?: string })?.code === 'SQLITE_BUSY',
+};
