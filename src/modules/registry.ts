@@ -2,12 +2,13 @@
 import type { ModuleMigration } from '../platform/db/migrations.js';
 import type { ModuleDeps, PlatformModule } from '../platform/module.js';
 import { identityMigrations } from './identity/index.js';
+import { createStorageModule, storageMigrations } from './storage/index.js';
+import { createFormsModule, formsMigrations } from './forms/index.js';
 
 /** Every schema step of every module (the CLI migrates without building the HTTP app). */
-export const allMigrations: ModuleMigration[] = [...identityMigrations];
+export const allMigrations: ModuleMigration[] = [...identityMigrations, ...storageMigrations, ...formsMigrations];
 
 /** API modules besides identity, which the composition root builds first because it resolves credentials. */
 export function createModules(deps: ModuleDeps): PlatformModule[] {
-  void deps;
-  return [];
+  return [createStorageModule(deps), createFormsModule(deps)];
 }

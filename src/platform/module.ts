@@ -2,7 +2,6 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AppConfig } from '../config/config.schema.js';
 import type { Dialect } from './db/dialects/dialect.js';
-import type { ModuleMigration } from './db/migrations.js';
 
 /** What the composition root hands every module. */
 export interface ModuleDeps {
@@ -12,10 +11,9 @@ export interface ModuleDeps {
   log: FastifyBaseLogger;
 }
 
-/** One API module: its schema steps and its routes. Constructing it does no I/O. */
+/** One API module. Constructing it does no I/O; its schema steps are listed in modules/registry.ts. */
 export interface PlatformModule {
   name: string;
-  migrations: ModuleMigration[];
   /** Registers the module's routes inside the authenticated API scope. */
   register(app: FastifyInstance): Promise<void>;
   close?(): Promise<void>;

@@ -1,0 +1,97 @@
+// Shared benchmark plumbing: start the built service and a bare Fastify baseline, load them with
+// autocannon in the same run, and report medians and ratios. Loopback only; every run is bounded.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A bare Fastify route that answers `body` as JSON: the baseline every figure is compared with. */
+export async function startBaseline(body, port = 0) {
+  const app = Fastify({ logger: false });
+  app.get('/*', async () => body);
+  app.post('/*', async () => body);
+  await app.listen({ host: '127.0.0.1', port });
+  return { url: `http://127.0.0.1:${app.server.address().port}`, close: () => app.close() };
+}
+
+/**
+ * Starts `node dist/main.js start` with a config file and env; resolves once /health answers.
+ * `env.DATABASE_URL` selects PostgreSQL; otherwise SQLite in a temp dir that is removed on close.
+ */
+export async function startService({ port, configFile, env = {} }) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const child = spawn(process.execPath, [join(ROOT, 'dist/main.js'), 'start'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn', SVC_CONFIG: configFile ?? '', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.ok) break;
+    } catch {}
+    if (Date.now() > deadline) throw new Error('service did not start within 60 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    async close() {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One autocannon run; answers requests/s, latency percentiles (ms) and non-2xx count. */
+export async function load({ url, method = 'GET', headers = {}, body, connections = 50, duration = 5, requests }) {
+  const result = await autocannon({ url, method, headers, body, connections, duration, pipelining: 1, requests });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx + result.errors + result.timeouts,
+    total: result.requests.total,
+  };
+}
+
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/**
+ * Alternates the scenarios round by round (so drift on a shared machine hits all alike) and
+ * answers the median requests/s and p50 of each.
+ */
+export async function compare(scenarios, { rounds = 3, duration = 5, connections = 50 } = {}) {
+  const runs = Object.fromEntries(Object.keys(scenarios).map((k) => [k, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, opts] of Object.entries(scenarios)) {
+      const r = await load({ connections, duration, ...opts });
+      if (r.non2xx > 0) throw new Error(`${name}: ${r.non2xx} failed requests in round ${round + 1}`);
+      runs[name].push(r);
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(runs).map(([name, rs]) => [name, { rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), runs: rs.map((r) => Math.round(r.rps)) }]),
+  );
+}
+
+export function printTable(title, results, baselineName) {
+  const base = results[baselineName]?.rps;
+  console.log(`\n${title}`);
+  console.log('| scenario | req/s (median) | p50 ms | p99 ms | vs baseline | runs (req/s) |');
+  console.log('|---|---|---|---|---|---|');
+  for (const [name, r] of Object.entries(results)) {
+    const ratio = base ? `${((r.rps / base) * 100).toFixed(0)}%` : '';
+    console.log(`| ${name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${ratio} | ${r.runs.join(', ')} |`);
+  }
+}

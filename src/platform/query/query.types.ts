@@ -1,0 +1,51 @@
+// The contract between the query compiler (platform/query) and its users (storage, the engine's
+// data management API). Parsing is pure; compilation yields Kysely SQL fragments.
+import type { RawBuilder, SqlBool } from 'kysely';
+import type { Dialect } from '../db/dialects/dialect.js';
+
+/** Where a property lives in SQL. */
+export type FieldTarget =
+  /** A value inside a JSON document column; `column` is a trusted SQL reference such as `i.doc`. */
+  | { kind: 'json'; column: string; path: string[] }
+  /** A plain column; `column` is a trusted SQL reference such as `a.custom_id`. */
+  | { kind: 'column'; column: string; type: 'text' | 'number' | 'boolean' | 'datetime' };
+
+/** Maps a dotted property (`value.status`, `customFields.x`, `attributes.ns:key`) to SQL; null: unknown (matches as missing). */
+export type FieldResolver = (property: string) => FieldTarget | null;
+
+/** One condition of the `filter` JSON array (decisions.md section 5). */
+export interface FilterCondition {
+  property: string;
+  operator: string;
+  value?: unknown;
+  source?: string;
+  invert?: boolean;
+}
+
+export interface SortInstruction {
+  property: string;
+  direction: 'ASC' | 'DESC';
+}
+
+/** The list-read parameters as the client sent them (strings) or already parsed (data management). */
+export interface ListQueryInput {
+  query?: string;
+  filter?: string | FilterCondition[];
+  sort?: string | SortInstruction[];
+  timezoneName?: string;
+  timezoneOffset?: string;
+}
+
+export interface QueryContext {
+  dialect: Dialect;
+  resolve: FieldResolver;
+  /** The JSON document that a bare Lucene term (no field) searches as text. */
+  fullText: FieldTarget;
+}
+
+export interface CompiledListQuery {
+  /** AND of query and filter; undefined when neither restricts anything. */
+  where?: RawBuilder<SqlBool>;
+  /** ORDER BY items, direction and null placement included (missing values last). */
+  orderBy: RawBuilder<unknown>[];
+}
