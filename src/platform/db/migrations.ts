@@ -20,7 +20,9 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, migrati
     },
   };
   // Modules evolve independently, so a module's new step may sort before another's applied one.
-  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
+  // Kysely looks for its bookkeeping tables in every schema unless told which one is ours.
+  const migrationTableSchema = await dialect.currentSchema(db);
+  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

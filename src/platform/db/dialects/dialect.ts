@@ -21,6 +21,6 @@ export interface Dialect {
   isUniqueViolation(err: unknown): boolean;
   /** True when a driver error is a serialization/deadlock failure worth retrying. */
   isRetryableConflict(err: unknown): boolean;
-  /** Engine-specific session set-up after migrations (e.g. pragmas). */
-  prepare?(db: Kysely<any>): Promise<void>;
+  /** The schema that unqualified table names resolve to (PostgreSQL's search_path); undefined on SQLite. */
+  currentSchema(db: Kysely<any>): Promise<string | undefined>;
 }

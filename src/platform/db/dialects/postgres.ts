@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Dialect } from './dialect.js';
 
 export const postgresDialect: Dialect = {
@@ -11,4 +12,8 @@ export const postgresDialect: Dialect = {
   isUniqueViolation: (err) => (err as { code?: string })?.code === '23505',
   // serialization_failure, deadlock_detected
   isRetryableConflict: (err) => ['40001', '40P01'].includes((err as { code?: string })?.code ?? ''),
+  currentSchema: async (db) => {
+    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+    return rows[0]?.schema;
+  },
 };

@@ -13,4 +13,5 @@ export const sqliteDialect: Dialect = {
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   },
   isRetryableConflict: (err) => (err as { code?: string })?.code === 'SQLITE_BUSY',
+  currentSchema: async () => undefined,
 };

@@ -1,0 +1,100 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import { createDatabase } from '../../src/platform/db/database.js';
+import { describeEachEngine, login, type TestApp } from '../helpers/test-app.js';
+import { runCli } from '../helpers/cli.js';
+
+/** The CLI and the app must see one database: a SQLite dir, or a PostgreSQL schema named in the URL. */
+async function cliTarget(engine: 'sqlite' | 'postgres') {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+    return { env: { SVC_DATA_DIR: dir } as Record<string, string>, open: () => createDatabase({ dataDir: dir }), drop: async () => {} };
+  }
+  const base = inject('pgUrl');
+  const schema = `cli_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const url = `${base}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  return {
+    env: { DATABASE_URL: url } as Record<string, string>,
+    open: () => createDatabase({ url, dataDir: '' }),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP SCHEMA ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
+
+describeEachEngine('admin CLI', (engine) => {
+  let target: Awaited<ReturnType<typeof cliTarget>>;
+  beforeAll(async () => {
+    target = await cliTarget(engine);
+  });
+  afterAll(() => target.drop());
+
+  /** The service as `npm start` would build it, on the CLI's database, for one request. */
+  async function withApp<T>(fn: (t: TestApp) => Promise<T>): Promise<T> {
+    const database = target.open();
+    const built = await buildApp(parseConfig({ server: { logLevel: 'silent' } }), { database, logger: false });
+    try {
+      return await fn({ ...built, engine, request: (o) => built.app.inject(o) } as TestApp);
+    } finally {
+      await built.close();
+      await database.destroy();
+    }
+  }
+
+  it('creates a user, changes it, sets its password and lists it', async () => {
+    const cli = (...args: string[]) => runCli(args, target.env);
+    let r = await cli('user', 'set', '--tenant', 'acme', '--login', 'carol', '--password', 'first-pw', '--roles', 'FORMS_ADMIN,X', '--email', 'c@example.com', '--organisations', 'o1');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    r = await cli('user', 'set', '--tenant', 'acme', '--login', 'carol', '--first-name', 'Carol');
+    expect(r.code).toBe(0);
+    r = await runCli(['user', 'passwd', '--tenant', 'acme', '--login', 'carol', '--password-stdin'], target.env, 'second-pw\n');
+    expect(r.code).toBe(0);
+    r = await cli('user', 'list', '--tenant', 'acme');
+    expect(r.stdout).toContain('acme\tcarol\tactive\troles=FORMS_ADMIN,X');
+
+    await withApp(async (t) => {
+      const s = await login(t, 'acme', 'carol', 'second-pw');
+      expect(s.record).toMatchObject({ firstName: 'Carol', email: 'c@example.com', organisations: ['o1'], roles: ['FORMS_ADMIN', 'X'] });
+    });
+  });
+
+  it('creates an API key, prints it once, and stores only its hash', async () => {
+    const r = await runCli(['apikey', 'create', '--tenant', 'acme', '--name', 'robot', '--roles', 'R1', '--expires-on', '2999-01-01T00:00:00Z'], target.env);
+    expect(r.code).toBe(0);
+    const key = r.stdout.trim().split('\n').pop()!;
+    expect(key).toMatch(/^sk-/);
+    const list = await runCli(['apikey', 'list'], target.env);
+    expect(list.stdout).toContain('acme\trobot\texpires=2999-01-01T00:00:00.000Z\troles=R1');
+    expect(list.stdout).not.toContain(key);
+    await withApp(async (t) => {
+      const who = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers: { 'x-apikey': key } });
+      expect(who.statusCode).toBe(200);
+      expect(who.json()).toMatchObject({ loginName: 'robot', roles: ['R1'], kind: 'apiKey' });
+      const rows = await t.database.db.selectFrom('api_keys').select('key_hash').execute();
+      expect(JSON.stringify(rows)).not.toContain(key);
+    });
+  });
+
+  it('answers a usage error for unknown commands and missing flags', async () => {
+    const r = await runCli(['user', 'frobnicate'], target.env);
+    expect(r.code).toBe(64);
+    expect(r.stderr).toMatch(/unknown command: user frobnicate/);
+    const m = await runCli(['user', 'passwd', '--tenant', 'acme'], target.env);
+    expect(m.code).toBe(64);
+    expect(m.stderr).toMatch(/--login is required/);
+  });
+});

@@ -1,0 +1,64 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfig } from '../../src/config/load-config.js';
+import { runCli } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-config-'));
+const file = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+describe('config file', () => {
+  it('fills the defaults of decisions.md section 0', () => {
+    const c = loadConfig({});
+    expect(c.server).toMatchObject({ host: '127.0.0.1', port: 8080 });
+    expect(c.database.dataDir).toBe('./data');
+    expect(c.identity).toMatchObject({ provider: 'local', sessionTtlSeconds: 1800 });
+    expect(Object.isFrozen(c.server)).toBe(true);
+  });
+
+  it('applies HOST, PORT, SVC_DATA_DIR, DATABASE_URL and SVC_ADMIN_PASSWORD over the file', () => {
+    const p = file('a.yaml', 'server:\n  port: 9000\ndatabase:\n  dataDir: /x\n');
+    const c = loadConfig({ SVC_CONFIG: p, HOST: '0.0.0.0', PORT: '9100', SVC_DATA_DIR: '/y', DATABASE_URL: 'postgres://h/db', SVC_ADMIN_PASSWORD: 'pw' });
+    expect(c.server).toMatchObject({ host: '0.0.0.0', port: 9100 });
+    expect(c.database).toMatchObject({ dataDir: '/y', url: 'postgres://h/db' });
+    expect(c.identity.bootstrapAdminPassword).toBe('pw');
+  });
+
+  it('reads JSON and YAML alike', () => {
+    const yaml = file('t.yaml', 'tenants:\n  - name: acme\n    users:\n      - loginName: alice\n        password: pw\n        roles: [A]\n');
+    const json = file('t.json', JSON.stringify({ tenants: [{ name: 'acme', users: [{ loginName: 'alice', password: 'pw', roles: ['A'] }] }] }));
+    expect(loadConfig({ SVC_CONFIG: yaml }).tenants).toEqual(loadConfig({ SVC_CONFIG: json }).tenants);
+  });
+
+  it.each([
+    [{ tenants: [{ name: 'a', users: [{ loginName: 'x' }, { loginName: 'y' }, { loginName: 'z', roles: 'ADMIN' }] }] }, 'tenants[0].users[2].roles: expected array'],
+    [{ tenants: [{ name: 'a', users: [{ password: 'p' }] }] }, 'tenants[0].users[0].loginName: expected required property'],
+    [{ server: { port: 'eighty' } }, 'server.port: expected integer'],
+    [{ identity: { provider: 'ldap' } }, 'identity.provider'],
+    [{ tenants: [{ name: 'a', surprise: 1 }] }, 'tenants[0].surprise: unexpected property'],
+    [{ tenants: [{ name: 'a', apiKeys: [{ name: 'k', key: 'k-12345678', expiresOn: 'tomorrow' }] }] }, 'tenants[0].apiKeys[0].expiresOn'],
+  ])('names the bad path of %j', (raw, message) => {
+    expect(() => parseConfig(raw, 'svc.yaml')).toThrow(ConfigError);
+    expect(() => parseConfig(raw, 'svc.yaml')).toThrow(message);
+  });
+
+  it('reports unreadable and unparsable files by name', () => {
+    expect(() => loadConfig({ SVC_CONFIG: join(dir, 'missing.yaml') })).toThrow(/missing\.yaml: cannot be read/);
+    expect(() => loadConfig({ SVC_CONFIG: file('bad.json', '{"tenants": [') })).toThrow(/bad\.json: not valid JSON/);
+    expect(() => loadConfig({ SVC_CONFIG: file('bad.yaml', 'tenants: [a, b\n  c: :') })).toThrow(/bad\.yaml: not valid YAML/);
+    expect(() => loadConfig({ SVC_CONFIG: file('list.yaml', '- a\n- b\n') })).toThrow(/\(root\): expected object/);
+  });
+
+  it('stops the start with a one-line message and no stack trace', async () => {
+    const p = file('start.yaml', 'tenants:\n  - name: acme\n    users:\n      - loginName: a\n      - loginName: b\n      - loginName: c\n        roles: ADMIN\n');
+    const r = await runCli(['start'], { SVC_CONFIG: p, SVC_DATA_DIR: join(dir, 'data'), PORT: '0' });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`config error: ${p}: tenants[0].users[2].roles: expected array`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
