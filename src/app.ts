@@ -95,6 +95,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       bootstrapPassword: boot.generatedPassword,
       async close() {
         await app.close();
+        await identity.close();
         for (const m of modules) await m.close?.();
         if (!deps.database) await database.destroy();
       },

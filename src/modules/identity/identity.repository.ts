@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import { prepareQuery } from '../../platform/db/prepared-query.js';
 import type { ApiKey, ApiKeyRow, IdentityTables, User, UserRow } from './identity.tables.js';
 
 export interface UserFields {
@@ -34,8 +35,31 @@ export interface SessionWithUser {
 export class IdentityRepository {
   private readonly db: Kysely<IdentityTables>;
 
+  // Credential lookups run on every request: built and compiled once.
+  private readonly apiKeyByHash;
+  private readonly liveSession;
+
   constructor(db: Kysely<any>, private readonly dialect: Dialect) {
     this.db = db as Kysely<IdentityTables>;
+    this.apiKeyByHash = prepareQuery<ApiKeyRow & { tenant_name: string }, [string]>(db, (p) =>
+      this.db
+        .selectFrom('api_keys as k')
+        .innerJoin('tenants as t', 't.id', 'k.tenant_id')
+        .selectAll('k')
+        .select('t.name as tenant_name')
+        .where('k.key_hash', '=', p(0)),
+    );
+    this.liveSession = prepareQuery<UserRow & { tenant_name: string; csrf_token: string; session_expires_on: number }, [string, number]>(db, (p) =>
+      this.db
+        .selectFrom('sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .innerJoin('tenants as t', 't.id', 's.tenant_id')
+        .selectAll('u')
+        .select(['t.name as tenant_name', 's.csrf_token', 's.expires_on as session_expires_on'])
+        .where('s.id_hash', '=', p(0))
+        .where('s.expires_on', '>', p(1))
+        .where('u.active', '=', 1),
+    );
   }
 
   private toUser(row: UserRow & { tenant_name: string }): User {
@@ -196,13 +220,7 @@ export class IdentityRepository {
   }
 
   async findApiKeyByHash(keyHash: string): Promise<ApiKey | undefined> {
-    const row = await this.db
-      .selectFrom('api_keys as k')
-      .innerJoin('tenants as t', 't.id', 'k.tenant_id')
-      .selectAll('k')
-      .select('t.name as tenant_name')
-      .where('k.key_hash', '=', keyHash)
-      .executeTakeFirst();
+    const [row] = await this.apiKeyByHash(keyHash);
     return row ? this.toApiKey(row) : undefined;
   }
 
@@ -234,16 +252,7 @@ export class IdentityRepository {
 
   /** A live session of an active user; expired sessions are not returned. */
   async findLiveSession(idHash: string, now: number): Promise<SessionWithUser | undefined> {
-    const row = await this.db
-      .selectFrom('sessions as s')
-      .innerJoin('users as u', 'u.id', 's.user_id')
-      .innerJoin('tenants as t', 't.id', 's.tenant_id')
-      .selectAll('u')
-      .select(['t.name as tenant_name', 's.csrf_token', 's.expires_on as session_expires_on'])
-      .where('s.id_hash', '=', idHash)
-      .where('s.expires_on', '>', now)
-      .where('u.active', '=', 1)
-      .executeTakeFirst();
+    const [row] = await this.liveSession(idHash, now);
     if (!row) return undefined;
     return { user: this.toUser(row), csrfToken: row.csrf_token, expiresOn: Number(row.session_expires_on) };
   }
@@ -289,6 +298,10 @@ export class IdentityRepository {
         }),
       )
       .execute();
+  }
+
+  async deleteStaleLoginFailures(windowStartBefore: number): Promise<void> {
+    await this.db.deleteFrom('login_failures').where('window_start', '<', windowStartBefore).execute();
   }
 
   async clearLoginFailures(key: string): Promise<void> {

@@ -26,7 +26,10 @@ export interface IdentityModule {
   context: IdentityContext;
   resolver: CredentialResolver;
   routes(app: FastifyInstance): Promise<void>;
+  close(): Promise<void>;
 }
+
+const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: AppConfig): IdentityModule {
   const repo = new IdentityRepository(db, dialect);
@@ -47,10 +50,18 @@ export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: 
     fromApiKey: (key) => identity.principalFromApiKey(key),
     fromSession: (id) => sessions.principalFromSession(id),
   };
+  let purgeTimer: NodeJS.Timeout | undefined;
   return {
     context,
     resolver,
+    async close() {
+      if (purgeTimer) clearInterval(purgeTimer);
+    },
     async routes(app) {
+      purgeTimer = setInterval(() => {
+        sessions.purgeExpired(config.identity.loginThrottle.windowSeconds).catch((err) => app.log.warn({ err }, 'session purge failed'));
+      }, PURGE_INTERVAL_MS);
+      purgeTimer.unref();
       postLoginRoute(app, context);
       getSessionRoute(app, context);
       deleteSessionRoute(app, context);

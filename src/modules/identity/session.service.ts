@@ -102,6 +102,13 @@ export class SessionService {
     if (sessionId && sessionId.length <= 256) await this.repo.deleteSession(sha256Hex(sessionId));
   }
 
+  /** Removes dead sessions and old throttle windows; runs on a timer, any instance may do it. */
+  async purgeExpired(throttleWindowSeconds: number): Promise<void> {
+    const now = Date.now();
+    await this.repo.deleteExpiredSessions(now);
+    await this.repo.deleteStaleLoginFailures(now - throttleWindowSeconds * 1000);
+  }
+
   /** Ends every session of a tenant; the next call of each answers 401 on every instance. */
   endAllSessions(tenantId: string): Promise<number> {
     return this.repo.deleteTenantSessions(tenantId);

@@ -41,8 +41,29 @@ function createSqlite(options: DatabaseOptions): Database {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('cache_size = -65536');
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: sqliteDialect, describe: `sqlite:${file}`, destroy: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a small indexed query, so
+ * statements are kept by their SQL text. Kysely runs one query at a time on the connection, so a
+ * cached statement is never in use twice.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 1000) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let stmt = cache.get(text);
+      if (!stmt) {
+        stmt = sqlite.prepare(text);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+        cache.set(text, stmt);
+      }
+      return stmt;
+    },
+  };
 }
 
 function createPostgres(options: DatabaseOptions): Database {

@@ -1,0 +1,26 @@
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+
+const MARK = '\u0000svc-param:';
+
+/**
+ * A query built and compiled once, run many times with new parameter values. For hot paths
+ * (credential lookups on every request) where Kysely's build-and-compile would cost more than the query.
+ * `build` receives placeholders `p(0)`, `p(1)`, ... in place of the values.
+ */
+export function prepareQuery<Row, Args extends unknown[]>(
+  db: Kysely<any>,
+  build: (p: (index: number) => any) => Compilable<Row>,
+): (...args: Args) => Promise<Row[]> {
+  let compiled: CompiledQuery<Row> | undefined;
+  let slots: Array<number | null> = [];
+  return async (...args: Args) => {
+    if (!compiled) {
+      compiled = build((i) => `${MARK}${i}`).compile();
+      slots = compiled.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARK) ? Number(v.slice(MARK.length)) : null));
+    }
+    const base = compiled;
+    const parameters = base.parameters.map((v, i) => (slots[i] === null ? v : args[slots[i]!]));
+    const result = await db.executeQuery<Row>({ ...base, parameters } as CompiledQuery<Row>);
+    return result.rows;
+  };
+}
