@@ -1,10 +1,35 @@
-// Forms: placeholder wired into the registry so the module's owner works inside this folder only.
-import type { ModuleMigration } from '../../platform/db/migrations.js';
+// Forms: versioned form definitions per tenant, the /cxf/svc-forms endpoints.
+// It owns the form_heads and form_versions tables and reaches nothing but them.
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
+import { FormsRepository } from './forms.repository.js';
+import { FormsService } from './forms.service.js';
+import type { FormsContext } from './forms.context.js';
+import { listFormsRoute } from './routes/list-forms.js';
+import { addFormRoute } from './routes/add-form.js';
+import { updateFormRoute } from './routes/update-form.js';
+import { getFormRoute, getFormVersionRoute } from './routes/get-form.js';
+import { getFormHistoryRoute } from './routes/get-form-history.js';
+import { getFormConfigRoute, getFormConfigVersionRoute } from './routes/get-form-config.js';
+import { deleteFormVersionRoute } from './routes/delete-form-version.js';
+import { deleteFormRoute } from './routes/delete-form.js';
 
-export const formsMigrations: ModuleMigration[] = [];
+export { formsMigrations } from './forms.migrations.js';
 
 export function createFormsModule(deps: ModuleDeps): PlatformModule {
-  void deps;
-  return { name: 'forms', async register() {} };
+  const ctx: FormsContext = { forms: new FormsService(new FormsRepository(deps.db)) };
+  return {
+    name: 'forms',
+    async register(app) {
+      listFormsRoute(app, ctx);
+      addFormRoute(app, ctx);
+      updateFormRoute(app, ctx);
+      getFormRoute(app, ctx);
+      getFormVersionRoute(app, ctx);
+      getFormHistoryRoute(app, ctx);
+      getFormConfigRoute(app, ctx);
+      getFormConfigVersionRoute(app, ctx);
+      deleteFormVersionRoute(app, ctx);
+      deleteFormRoute(app, ctx);
+    },
+  };
 }

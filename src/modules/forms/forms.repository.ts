@@ -1,0 +1,160 @@
+import { sql, type Kysely } from 'kysely';
+import type { FormsTables, StoredForm } from './forms.tables.js';
+
+const FORM_COLUMNS = ['form_id', 'version', 'name', 'config', 'created_on', 'created_by'] as const;
+
+export interface NewVersion {
+  name: string;
+  /** Renders the config text once the version number is known. */
+  config(version: number): string;
+  createdBy: string;
+  createdOn: number;
+}
+
+export type DeleteVersionResult = { deleted: number } | 'no-form' | 'no-version';
+
+/**
+ * All SQL of the forms module. Every query names its tenant. Every write of a form first takes the
+ * row lock of the form's head row (PostgreSQL; SQLite serialises write transactions anyway), so the
+ * writes of one form run one after another and version numbers can neither collide nor get lost.
+ */
+export class FormsRepository {
+  private readonly db: Kysely<FormsTables>;
+
+  constructor(db: Kysely<any>) {
+    this.db = db as Kysely<FormsTables>;
+  }
+
+  /** The latest version: one backward seek on the primary key (tenant_id, form_id, version). */
+  async findLatest(tenantId: string, formId: string): Promise<StoredForm | undefined> {
+    return this.db
+      .selectFrom('form_versions')
+      .select(FORM_COLUMNS)
+      .where('tenant_id', '=', tenantId)
+      .where('form_id', '=', formId)
+      .orderBy('version', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  async findVersion(tenantId: string, formId: string, version: number): Promise<StoredForm | undefined> {
+    return this.db
+      .selectFrom('form_versions')
+      .select(FORM_COLUMNS)
+      .where('tenant_id', '=', tenantId)
+      .where('form_id', '=', formId)
+      .where('version', '=', version)
+      .executeTakeFirst();
+  }
+
+  /** Every version of the form, oldest first. */
+  async findHistory(tenantId: string, formId: string): Promise<StoredForm[]> {
+    return this.db
+      .selectFrom('form_versions')
+      .select(FORM_COLUMNS)
+      .where('tenant_id', '=', tenantId)
+      .where('form_id', '=', formId)
+      .orderBy('version', 'asc')
+      .execute();
+  }
+
+  /** The latest version of every form of the tenant, by form id. */
+  async listLatest(tenantId: string): Promise<StoredForm[]> {
+    return this.db
+      .selectFrom('form_heads as h')
+      .innerJoin('form_versions as v', (j) =>
+        j.onRef('v.tenant_id', '=', 'h.tenant_id').onRef('v.form_id', '=', 'h.form_id').onRef('v.version', '=', 'h.latest_version'),
+      )
+      .select(['v.form_id', 'v.version', 'v.name', 'v.config', 'v.created_on', 'v.created_by'])
+      .where('h.tenant_id', '=', tenantId)
+      .orderBy('h.form_id')
+      .execute();
+  }
+
+  /** Adds the next version (highest ever issued + 1; 1 for a form that does not exist). */
+  async addVersion(tenantId: string, formId: string, input: NewVersion): Promise<StoredForm> {
+    return this.db.transaction().execute(async (trx) => {
+      // Insert-or-increment in one statement: on PostgreSQL it takes the head's row lock until commit.
+      const head = await trx
+        .insertInto('form_heads')
+        .values({ tenant_id: tenantId, form_id: formId, issued_version: 1, latest_version: 1 })
+        .onConflict((oc) =>
+          oc.columns(['tenant_id', 'form_id']).doUpdateSet({
+            issued_version: sql<number>`form_heads.issued_version + 1`,
+            latest_version: sql<number>`form_heads.issued_version + 1`,
+          }),
+        )
+        .returning('issued_version')
+        .executeTakeFirstOrThrow();
+      const row: StoredForm = {
+        form_id: formId,
+        version: Number(head.issued_version),
+        name: input.name,
+        config: input.config(Number(head.issued_version)),
+        created_on: input.createdOn,
+        created_by: input.createdBy,
+      };
+      await trx.insertInto('form_versions').values({ tenant_id: tenantId, ...row }).execute();
+      return row;
+    });
+  }
+
+  /** Deletes one version; the latest remaining one becomes the latest, and without any the form is gone. */
+  async deleteVersion(tenantId: string, formId: string, version: number): Promise<DeleteVersionResult> {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await lockHead(trx, tenantId, formId))) return 'no-form';
+      const gone = await trx
+        .deleteFrom('form_versions')
+        .where('tenant_id', '=', tenantId)
+        .where('form_id', '=', formId)
+        .where('version', '=', version)
+        .returning('version')
+        .executeTakeFirst();
+      if (!gone) return 'no-version';
+      const { latest } = await trx
+        .selectFrom('form_versions')
+        .select((eb) => eb.fn.max('version').as('latest'))
+        .where('tenant_id', '=', tenantId)
+        .where('form_id', '=', formId)
+        .executeTakeFirstOrThrow();
+      if (latest === null || latest === undefined) {
+        await trx.deleteFrom('form_heads').where('tenant_id', '=', tenantId).where('form_id', '=', formId).execute();
+      } else {
+        await trx
+          .updateTable('form_heads')
+          .set({ latest_version: Number(latest) })
+          .where('tenant_id', '=', tenantId)
+          .where('form_id', '=', formId)
+          .execute();
+      }
+      return { deleted: Number(gone.version) };
+    });
+  }
+
+  /** Deletes the form with all its versions; answers the deleted versions (oldest first), or null. */
+  async deleteForm(tenantId: string, formId: string): Promise<number[] | null> {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await lockHead(trx, tenantId, formId))) return null;
+      const gone = await trx
+        .deleteFrom('form_versions')
+        .where('tenant_id', '=', tenantId)
+        .where('form_id', '=', formId)
+        .returning('version')
+        .execute();
+      await trx.deleteFrom('form_heads').where('tenant_id', '=', tenantId).where('form_id', '=', formId).execute();
+      return gone.map((r) => Number(r.version)).sort((a, b) => a - b);
+    });
+  }
+}
+
+/** A no-op update that takes the head's row lock (portable stand-in for SELECT ... FOR UPDATE). */
+async function lockHead(trx: Kysely<FormsTables>, tenantId: string, formId: string): Promise<boolean> {
+  const locked = await trx
+    .updateTable('form_heads')
+    .set({ issued_version: sql<number>`issued_version` })
+    .where('tenant_id', '=', tenantId)
+    .where('form_id', '=', formId)
+    .returning('issued_version')
+    .executeTakeFirst();
+  return locked !== undefined;
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import { FORMS_RIGHTS, formsGuard } from '../forms.access.js';
+import type { FormsContext } from '../forms.context.js';
+import { FormIdParams, FormResponse, strictValidatorCompiler } from '../forms.schemas.js';
+import { formListJson, sendJsonText } from '../form-json.js';
+
+export function getFormHistoryRoute(app: FastifyInstance, ctx: FormsContext): void {
+  app.get<{ Params: Static<typeof FormIdParams> }>(
+    '/cxf/svc-forms/history/:formId',
+    {
+      onRequest: formsGuard(FORMS_RIGHTS.readHistory),
+      validatorCompiler: strictValidatorCompiler,
+      schema: {
+        tags: ['forms'],
+        summary: 'Every version of the form, oldest first (role FORMS_ADMIN or right FORMS_READ_HISTORY)',
+        params: FormIdParams,
+        response: { 200: Type.Array(FormResponse), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => sendJsonText(reply, formListJson(await ctx.forms.history(request.principal, request.params.formId))),
+  );
+}

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import { FORMS_RIGHTS, formsGuard } from '../forms.access.js';
+import type { FormsContext } from '../forms.context.js';
+import { FormResponse } from '../forms.schemas.js';
+import { formListJson, sendJsonText } from '../form-json.js';
+
+export function listFormsRoute(app: FastifyInstance, ctx: FormsContext): void {
+  app.get(
+    '/cxf/svc-forms/forms',
+    {
+      onRequest: formsGuard(FORMS_RIGHTS.readAll),
+      schema: {
+        tags: ['forms'],
+        summary: 'All forms of the tenant in their latest version, by form id (role FORMS_ADMIN or right FORMS_READ_ALL)',
+        response: { 200: Type.Array(FormResponse), ...errorResponses(401) },
+      },
+    },
+    async (request, reply) => sendJsonText(reply, formListJson(await ctx.forms.list(request.principal))),
+  );
+}
