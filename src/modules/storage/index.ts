@@ -1,10 +1,33 @@
-// Storage: placeholder wired into the registry so the module's owner works inside this folder only.
-import type { ModuleMigration } from '../../platform/db/migrations.js';
+// Storage: restricted JSON items in named stores (/cxf/svc-core/storage); each store is the index
+// `svc-store-<storeId>` of the spec, kept as rows of one table per tenant, with access rows for the restrictions.
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
+import { StoreItemRepository } from './store-item.repository.js';
+import { StorageService } from './storage.service.js';
+import { createListQueryCompiler } from './storage.query.js';
+import { postItemRoute } from './routes/post-item.js';
+import { putItemRoutes } from './routes/put-item.js';
+import { getItemRoute } from './routes/get-item.js';
+import { getItemsRoute } from './routes/get-items.js';
+import { deleteItemRoute } from './routes/delete-item.js';
+import type { StorageRouteOptions } from './routes/route-options.js';
 
-export const storageMigrations: ModuleMigration[] = [];
+export { storageMigrations } from './storage.migrations.js';
+
+/** Largest item body accepted (a larger one answers 413). */
+export const STORAGE_BODY_LIMIT = 5 * 1024 * 1024;
 
 export function createStorageModule(deps: ModuleDeps): PlatformModule {
-  void deps;
-  return { name: 'storage', async register() {} };
+  const repo = new StoreItemRepository(deps.db, deps.dialect);
+  const service = new StorageService(repo, deps.dialect, createListQueryCompiler(deps.dialect));
+  const options: StorageRouteOptions = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
+  return {
+    name: 'storage',
+    async register(app) {
+      postItemRoute(app, options);
+      putItemRoutes(app, options);
+      getItemRoute(app, options);
+      getItemsRoute(app, options);
+      deleteItemRoute(app, options);
+    },
+  };
 }

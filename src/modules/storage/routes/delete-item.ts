@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import { ItemParamsSchema, StoreItemSchema, type ItemParams } from '../storage.schemas.js';
+import type { StorageRouteOptions } from './route-options.js';
+
+/** Delete: needs write access; answers the deleted item. */
+export function deleteItemRoute(app: FastifyInstance, o: StorageRouteOptions): void {
+  app.delete<{ Params: ItemParams }>(
+    `${o.prefix}/:storeId/:itemId`,
+    {
+      schema: {
+        tags: ['storage'],
+        summary: 'Delete one item; answers it as it was',
+        params: ItemParamsSchema,
+        response: { 200: StoreItemSchema, ...errorResponses(400, 401, 403, 404, 500) },
+      },
+    },
+    async (request) => o.service.delete(request.principal, request.params.storeId, request.params.itemId),
+  );
+}

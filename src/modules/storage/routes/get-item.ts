@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import { ItemParamsSchema, StoreItemSchema, type ItemParams } from '../storage.schemas.js';
+import type { StorageRouteOptions } from './route-options.js';
+
+/** Item read: 404 when missing, 403 when its readRestriction does not grant the caller. */
+export function getItemRoute(app: FastifyInstance, o: StorageRouteOptions): void {
+  app.get<{ Params: ItemParams }>(
+    `${o.prefix}/:storeId/:itemId`,
+    {
+      schema: {
+        tags: ['storage'],
+        summary: 'Read one item',
+        params: ItemParamsSchema,
+        response: { 200: StoreItemSchema, ...errorResponses(400, 401, 403, 404, 500) },
+      },
+    },
+    async (request) => o.service.read(request.principal, request.params.storeId, request.params.itemId),
+  );
+}

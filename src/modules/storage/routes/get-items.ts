@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import { ItemListSchema, ListQuerySchema, StoreParamsSchema, type ListQuery, type StoreParams } from '../storage.schemas.js';
+import type { StorageRouteOptions } from './route-options.js';
+
+/** List read: the items the caller may read, filtered, sorted and paged in SQL. */
+export function getItemsRoute(app: FastifyInstance, o: StorageRouteOptions): void {
+  app.get<{ Params: StoreParams; Querystring: ListQuery }>(
+    `${o.prefix}/:storeId`,
+    {
+      schema: {
+        tags: ['storage'],
+        summary: 'List the items of a store the caller may read; a store that does not exist is empty',
+        params: StoreParamsSchema,
+        querystring: ListQuerySchema,
+        response: { 200: ItemListSchema, ...errorResponses(400, 401, 500) },
+      },
+    },
+    async (request) => o.service.list(request.principal, request.params.storeId, request.query),
+  );
+}

@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import { CreatedItemSchema, StoreItemBodySchema, StoreParamsSchema, type StoreItemBody, type StoreParams } from '../storage.schemas.js';
+import type { StorageRouteOptions } from './route-options.js';
+
+/** Create: a new item under a new UUID in the store (created on first write). */
+export function postItemRoute(app: FastifyInstance, o: StorageRouteOptions): void {
+  app.post<{ Params: StoreParams; Body: StoreItemBody }>(
+    `${o.prefix}/:storeId`,
+    {
+      bodyLimit: o.bodyLimit,
+      config: { invalidJsonStatus: 500 },
+      schema: {
+        tags: ['storage'],
+        summary: 'Create an item; the service sets a new UUID as its id',
+        params: StoreParamsSchema,
+        body: StoreItemBodySchema,
+        response: { 200: CreatedItemSchema, ...errorResponses(400, 401, 403, 406, 413, 415, 500) },
+      },
+    },
+    async (request) => ({ id: await o.service.create(request.principal, request.params.storeId, request.body) }),
+  );
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../platform/auth/principal.js';
+import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import type { CompiledListQuery, ListQueryInput } from '../../platform/query/query.types.js';
+import { buildDocument, principalGrantees, type ItemDocument } from './item-document.js';
+import type { ItemKey, ItemRecord, StoreItemRepository } from './store-item.repository.js';
+import { STORAGE_ERRORS } from './storage.errors.js';
+import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody } from './storage.schemas.js';
+
+/** Compiles the list parameters (query, filter, sort, time zone) into SQL over the item aliased `i`. */
+export type ListQueryCompiler = (input: ListQueryInput) => CompiledListQuery;
+
+/** Thrown inside a write transaction when a concurrent request changed the row under it: run again. */
+class ConcurrentChange extends Error {}
+
+const MAX_ATTEMPTS = 8;
+
+/**
+ * The rules of the storage API. Access comes from the item's restrictions only (no owner, no admin
+ * bypass): readRestriction decides reads, writeRestriction updates and deletes.
+ */
+export class StorageService {
+  constructor(
+    private readonly repo: StoreItemRepository,
+    private readonly dialect: Dialect,
+    private readonly compile: ListQueryCompiler,
+  ) {}
+
+  /** Creates an item under a new UUID; answers the id. */
+  async create(p: Principal, storeId: string, body: StoreItemBody): Promise<string> {
+    return this.retrying(async () => {
+      const key = { tenantId: p.tenantId, storeId, itemId: randomUUID() };
+      const doc = buildDocument(key.itemId, body);
+      return this.repo.transaction(async (trx) => {
+        const now = Date.now();
+        await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
+        const seq = await this.repo.insertIfAbsent(trx, key, doc, now, p.loginName);
+        if (seq === undefined) throw new ConcurrentChange(); // a UUID collision: draw again
+        await this.repo.writeAccess(trx, key, seq, doc, false);
+        return key.itemId;
+      });
+    });
+  }
+
+  /** Creates the item under the path id, or replaces it when the caller may write it; answers it as stored. */
+  async createOrUpdate(p: Principal, storeId: string, itemId: string, body: StoreItemBody): Promise<StoreItem> {
+    const key = { tenantId: p.tenantId, storeId, itemId };
+    const doc = buildDocument(itemId, body);
+    const grantees = principalGrantees(p);
+    const record = await this.retrying(() =>
+      this.repo.transaction(async (trx): Promise<ItemRecord> => {
+        const now = Date.now();
+        await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
+        const seq = await this.repo.insertIfAbsent(trx, key, doc, now, p.loginName);
+        if (seq !== undefined) {
+          await this.repo.writeAccess(trx, key, seq, doc, false);
+          return { seq, doc, createdOn: now, createdBy: p.loginName, updatedOn: now, updatedBy: p.loginName };
+        }
+        const existing = await this.repo.lock(trx, key);
+        if (!existing) throw new ConcurrentChange(); // deleted between our insert attempt and the lock
+        if (!(await this.repo.hasAccess(trx, key, existing.seq, 'w', grantees))) throw STORAGE_ERRORS.noWriteAccess(storeId, itemId);
+        await this.repo.update(trx, existing.seq, doc, now, p.loginName);
+        await this.repo.writeAccess(trx, key, existing.seq, doc, true);
+        return { ...existing, doc, updatedOn: now, updatedBy: p.loginName };
+      }),
+    );
+    return toStoreItem(record);
+  }
+
+  async read(p: Principal, storeId: string, itemId: string): Promise<StoreItem> {
+    const found = await this.repo.findWithReadAccess({ tenantId: p.tenantId, storeId, itemId }, principalGrantees(p));
+    if (!found) throw STORAGE_ERRORS.itemNotFound(storeId, itemId);
+    if (!found.canRead) throw STORAGE_ERRORS.noReadAccess(storeId, itemId);
+    return toStoreItem(found.record);
+  }
+
+  /** A page of the items the caller may read; a store that does not exist is an empty one. */
+  async list(p: Principal, storeId: string, q: ListQuery): Promise<{ total: number; items: StoreItem[] }> {
+    const compiled = this.compile({
+      query: q.query,
+      filter: q.filter,
+      sort: q.sort,
+      timezoneName: q.timezoneName,
+      timezoneOffset: q.timezoneOffset,
+    });
+    const limit = Math.min(q.limit, MAX_LIMIT);
+    const page = await this.repo.list(p.tenantId, storeId, principalGrantees(p), compiled, q.start, limit);
+    return { total: page.total, items: page.records.map(toStoreItem) };
+  }
+
+  /** Deletes the item when the caller may write it; answers the item as it was. */
+  async delete(p: Principal, storeId: string, itemId: string): Promise<StoreItem> {
+    const key: ItemKey = { tenantId: p.tenantId, storeId, itemId };
+    const grantees = principalGrantees(p);
+    const record = await this.retrying(() =>
+      this.repo.transaction(async (trx) => {
+        const existing = await this.repo.lock(trx, key);
+        if (!existing) throw STORAGE_ERRORS.itemNotFound(storeId, itemId);
+        if (!(await this.repo.hasAccess(trx, key, existing.seq, 'w', grantees))) throw STORAGE_ERRORS.noWriteAccess(storeId, itemId);
+        await this.repo.delete(trx, existing.seq);
+        return existing;
+      }),
+    );
+    return toStoreItem(record);
+  }
+
+  /** Runs a write transaction again after a lost race (unique violation, serialization failure, vanished row). */
+  private async retrying<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        const retryable = err instanceof ConcurrentChange || this.dialect.isUniqueViolation(err) || this.dialect.isRetryableConflict(err);
+        if (!retryable || attempt >= MAX_ATTEMPTS) throw err;
+        await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+      }
+    }
+  }
+}
+
+/** The item as read: the written fields (absent optional ones as null) plus who changed it when. */
+export function toStoreItem(r: ItemRecord): StoreItem {
+  const d: ItemDocument = r.doc;
+  return {
+    id: d.id,
+    moduleId: d.moduleId ?? null,
+    moduleInstanceId: d.moduleInstanceId ?? null,
+    name: d.name ?? null,
+    value: d.value,
+    favorite: d.favorite,
+    readRestriction: d.readRestriction,
+    writeRestriction: d.writeRestriction,
+    customFields: d.customFields,
+    createdOn: new Date(r.createdOn).toISOString(),
+    createdBy: r.createdBy,
+    updatedOn: new Date(r.updatedOn).toISOString(),
+    updatedBy: r.updatedBy,
+  };
+}

@@ -1,0 +1,42 @@
+/** Row shapes of the storage module's tables, as Kysely sees them. JSON columns arrive per dialect. */
+
+/** A store: the named index `svc-store-<storeId>` of the spec, created on first write. */
+export interface StoreRow {
+  tenant_id: string;
+  store_id: string;
+  index_name: string;
+  created_on: number;
+  created_by: string;
+}
+
+/** One item. `seq` gives creation order (the default list order) and keys the access rows. */
+export interface StoreItemRow {
+  seq: number;
+  tenant_id: string;
+  store_id: string;
+  item_id: string;
+  /** The written fields (id, moduleId, ..., customFields) as one JSON document. */
+  doc: unknown;
+  created_on: number;
+  created_by: string;
+  updated_on: number;
+  updated_by: string;
+}
+
+/**
+ * One principal that may read ('r') or write ('w') an item. `grantee` is `<kind>:<name>` with kind
+ * user, org, role or right, so "may this caller read?" is one indexed IN lookup, never a JSON scan.
+ */
+export interface StoreItemAccessRow {
+  tenant_id: string;
+  store_id: string;
+  mode: 'r' | 'w';
+  grantee: string;
+  item_seq: number;
+}
+
+export interface StorageTables {
+  storage_stores: StoreRow;
+  storage_items: StoreItemRow;
+  storage_item_access: StoreItemAccessRow;
+}

@@ -1,0 +1,198 @@
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
+import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import type { ItemDocument } from './item-document.js';
+import { restrictionGrantees } from './item-document.js';
+import type { StorageTables, StoreItemRow } from './storage.tables.js';
+
+/** An item row with its document decoded. */
+export interface ItemRecord {
+  seq: number;
+  doc: ItemDocument;
+  createdOn: number;
+  createdBy: string;
+  updatedOn: number;
+  updatedBy: string;
+}
+
+export interface ItemKey {
+  tenantId: string;
+  storeId: string;
+  itemId: string;
+}
+
+export interface ListPage {
+  total: number;
+  records: ItemRecord[];
+}
+
+type Db = Kysely<StorageTables>;
+type Mode = 'r' | 'w';
+const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'] as const;
+
+/**
+ * All SQL of the storage module. Every statement names its tenant and store; whether the caller may
+ * read or write is an indexed lookup in storage_item_access inside the statement, never a filter on results.
+ */
+export class StoreItemRepository {
+  private readonly db: Db;
+
+  constructor(db: Kysely<any>, private readonly dialect: Dialect) {
+    this.db = db as Db;
+  }
+
+  transaction<T>(fn: (trx: Transaction<StorageTables>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  private toRecord(row: Pick<StoreItemRow, 'seq' | 'doc' | 'created_on' | 'created_by' | 'updated_on' | 'updated_by'>): ItemRecord {
+    return {
+      seq: Number(row.seq),
+      doc: this.dialect.fromJson<ItemDocument>(row.doc),
+      createdOn: Number(row.created_on),
+      createdBy: row.created_by,
+      updatedOn: Number(row.updated_on),
+      updatedBy: row.updated_by,
+    };
+  }
+
+  /** `exists(an access row of this mode for one of the grantees)` for the item aliased `i`. */
+  private granted(mode: Mode, grantees: string[]): RawBuilder<SqlBool> {
+    return sql<SqlBool>`exists (select 1 from storage_item_access a where a.tenant_id = i.tenant_id and a.store_id = i.store_id and a.mode = ${mode} and a.grantee in (${sql.join(grantees)}) and a.item_seq = i.seq)`;
+  }
+
+  /** The item and whether the grantees may read it; undefined when the item (or its store) does not exist. */
+  async findWithReadAccess(key: ItemKey, grantees: string[]): Promise<{ record: ItemRecord; canRead: boolean } | undefined> {
+    const row = await this.db
+      .selectFrom('storage_items as i')
+      .select(ITEM_COLUMNS)
+      .select(this.granted('r', grantees).as('can_read'))
+      .where('i.tenant_id', '=', key.tenantId)
+      .where('i.store_id', '=', key.storeId)
+      .where('i.item_id', '=', key.itemId)
+      .executeTakeFirst();
+    return row ? { record: this.toRecord(row), canRead: this.dialect.fromBool(row.can_read) } : undefined;
+  }
+
+  /**
+   * One page of the items the grantees may read, with the total of all of them. `where` and `orderBy`
+   * come from the query compiler and refer to the item as `i`; `i.seq` (creation order) breaks ties so
+   * pages are stable.
+   */
+  async list(
+    tenantId: string,
+    storeId: string,
+    grantees: string[],
+    compiled: { where?: RawBuilder<SqlBool>; orderBy: RawBuilder<unknown>[] },
+    start: number,
+    limit: number,
+  ): Promise<ListPage> {
+    const readable = this.db
+      .selectFrom('storage_item_access as a')
+      .select('a.item_seq')
+      .where('a.tenant_id', '=', tenantId)
+      .where('a.store_id', '=', storeId)
+      .where('a.mode', '=', 'r')
+      .where('a.grantee', 'in', grantees);
+    let base = this.db
+      .selectFrom('storage_items as i')
+      .where('i.tenant_id', '=', tenantId)
+      .where('i.store_id', '=', storeId)
+      .where('i.seq', 'in', readable);
+    if (compiled.where) base = base.where(compiled.where);
+
+    if (limit === 0) return { total: await this.count(base), records: [] };
+    // The window count rides along with the page: one pass over the matching items.
+    let page = base.select(ITEM_COLUMNS).select(sql<number>`count(*) over ()`.as('total'));
+    for (const o of compiled.orderBy) page = page.orderBy(o);
+    const rows = await page.orderBy('i.seq').limit(limit).offset(start).execute();
+    if (rows.length === 0) return { total: start > 0 ? await this.count(base) : 0, records: [] };
+    return { total: Number(rows[0].total), records: rows.map((r) => this.toRecord(r)) };
+  }
+
+  private async count(base: SelectQueryBuilder<any, any, any>): Promise<number> {
+    const row = await base.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Creates the store (its index `svc-store-<storeId>`) unless it exists. */
+  async ensureStore(trx: Db, tenantId: string, storeId: string, now: number, by: string): Promise<void> {
+    await trx
+      .insertInto('storage_stores')
+      .values({ tenant_id: tenantId, store_id: storeId, index_name: `svc-store-${storeId}`, created_on: now, created_by: by })
+      .onConflict((oc) => oc.columns(['tenant_id', 'store_id']).doNothing())
+      .execute();
+  }
+
+  /** Inserts the item unless one with its id exists; answers the new seq, or undefined when it existed. */
+  async insertIfAbsent(trx: Db, key: ItemKey, doc: ItemDocument, now: number, by: string): Promise<number | undefined> {
+    const row = await trx
+      .insertInto('storage_items')
+      .values({
+        tenant_id: key.tenantId,
+        store_id: key.storeId,
+        item_id: key.itemId,
+        doc: this.dialect.toJson(doc),
+        created_on: now,
+        created_by: by,
+        updated_on: now,
+        updated_by: by,
+      } as any)
+      .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'item_id']).doNothing())
+      .returning('seq')
+      .executeTakeFirst();
+    return row ? Number(row.seq) : undefined;
+  }
+
+  /**
+   * Locks the item row for the rest of the transaction (a no-op update: portable, unlike FOR UPDATE)
+   * and answers it. Whoever changes an item's access rows holds this lock, so a check made after it is current.
+   */
+  async lock(trx: Db, key: ItemKey): Promise<ItemRecord | undefined> {
+    const row = await trx
+      .updateTable('storage_items as i')
+      .set({ updated_on: sql`updated_on` })
+      .where('i.tenant_id', '=', key.tenantId)
+      .where('i.store_id', '=', key.storeId)
+      .where('i.item_id', '=', key.itemId)
+      .returning(['seq', 'doc', 'created_on', 'created_by', 'updated_on', 'updated_by'])
+      .executeTakeFirst();
+    return row ? this.toRecord(row) : undefined;
+  }
+
+  async hasAccess(trx: Db, key: ItemKey, seq: number, mode: Mode, grantees: string[]): Promise<boolean> {
+    const row = await trx
+      .selectFrom('storage_item_access as a')
+      .select('a.item_seq')
+      .where('a.tenant_id', '=', key.tenantId)
+      .where('a.store_id', '=', key.storeId)
+      .where('a.mode', '=', mode)
+      .where('a.grantee', 'in', grantees)
+      .where('a.item_seq', '=', seq)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async update(trx: Db, seq: number, doc: ItemDocument, now: number, by: string): Promise<void> {
+    await trx
+      .updateTable('storage_items')
+      .set({ doc: this.dialect.toJson(doc), updated_on: now, updated_by: by } as any)
+      .where('seq', '=', seq)
+      .execute();
+  }
+
+  /** Writes the access rows of the item's restrictions, replacing any it had. */
+  async writeAccess(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, replace: boolean): Promise<void> {
+    if (replace) await trx.deleteFrom('storage_item_access').where('item_seq', '=', seq).execute();
+    const rows = [
+      ...restrictionGrantees(doc.readRestriction).map((g) => ({ mode: 'r' as const, grantee: g })),
+      ...restrictionGrantees(doc.writeRestriction).map((g) => ({ mode: 'w' as const, grantee: g })),
+    ].map((r) => ({ tenant_id: key.tenantId, store_id: key.storeId, item_seq: seq, ...r }));
+    await trx.insertInto('storage_item_access').values(rows).execute();
+  }
+
+  async delete(trx: Db, seq: number): Promise<void> {
+    await trx.deleteFrom('storage_item_access').where('item_seq', '=', seq).execute();
+    await trx.deleteFrom('storage_items').where('seq', '=', seq).execute();
+  }
+}

@@ -1,0 +1,95 @@
+// Shared plumbing of the storage tests: who calls, and one-line HTTP calls against the store endpoints.
+import type { LightMyRequestResponse } from 'fastify';
+import { login, sessionHeaders, type TestApp } from '../helpers/test-app.js';
+
+export const STORE = '/cxf/svc-core/storage/store';
+
+/** Tenant `acme`: a session user and API keys with the same kinds of grants; tenant `globex` mirrors names. */
+export const STORAGE_CONFIG = {
+  tenants: [
+    {
+      name: 'acme',
+      users: [
+        {
+          loginName: 'uma',
+          password: 'uma-secret-1',
+          organisations: ['orgA'],
+          inactiveOrganisations: ['orgOld'],
+          roles: ['roleA'],
+          rights: ['rightA'],
+        },
+        { loginName: 'nobody', password: 'nobody-secret-1' },
+      ],
+      apiKeys: [
+        { name: 'kim', key: 'k-kim-0123456789', organisations: ['orgA'], roles: ['roleA'], rights: ['rightA'] },
+        { name: 'owner', key: 'k-owner-0123456789', roles: ['OWNER'] },
+        { name: 'other', key: 'k-other-0123456789', roles: ['roleB'] },
+      ],
+    },
+    {
+      name: 'globex',
+      users: [{ loginName: 'uma', password: 'uma-secret-2', organisations: ['orgA'], roles: ['roleA', 'OWNER'], rights: ['rightA'] }],
+      apiKeys: [{ name: 'owner', key: 'k-globex-owner-0123', roles: ['OWNER'], organisations: ['orgA'] }],
+    },
+  ],
+};
+
+export const OWNER_KEY = 'k-owner-0123456789';
+
+/** A caller: the headers its requests carry. */
+export interface Caller {
+  name: string;
+  headers(unsafe: boolean): Record<string, string>;
+}
+
+export const apiKeyCaller = (name: string, key: string): Caller => ({ name, headers: () => ({ 'x-apikey': key }) });
+
+export async function sessionCaller(t: TestApp, tenant: string, user: string, password: string): Promise<Caller> {
+  const s = await login(t, tenant, user, password);
+  return { name: user, headers: (unsafe) => sessionHeaders(s, unsafe) };
+}
+
+/** Thin HTTP helpers bound to one app and caller. */
+export function client(t: TestApp, c: Caller) {
+  const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown): Promise<LightMyRequestResponse> =>
+    t.request({
+      method,
+      url,
+      headers: { ...c.headers(method !== 'GET'), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  return {
+    send,
+    create: (store: string, body: unknown) => send('POST', `${STORE}/${store}`, body),
+    put: (store: string, id: string, body: unknown) => send('PUT', `${STORE}/${store}/${id}`, body),
+    post: (store: string, id: string, body: unknown) => send('POST', `${STORE}/${store}/${id}`, body),
+    read: (store: string, id: string) => send('GET', `${STORE}/${store}/${id}`),
+    remove: (store: string, id: string) => send('DELETE', `${STORE}/${store}/${id}`),
+    list: (store: string, params: Record<string, string | number> = {}) => {
+      const qs = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+      return send('GET', `${STORE}/${store}${qs ? `?${qs}` : ''}`);
+    },
+  };
+}
+
+/** An item body with restrictions that let `who` (a role) read and write. */
+export const item = (value: unknown, extra: Record<string, unknown> = {}) => ({
+  value,
+  readRestriction: { roles: ['OWNER'] },
+  writeRestriction: { roles: ['OWNER'] },
+  ...extra,
+});
+
+/** Every storage error is the error object and never carries SQL or a stack. */
+export function expectErrorObject(res: LightMyRequestResponse, status: number): Record<string, any> {
+  if (res.statusCode !== status) throw new Error(`expected ${status}, got ${res.statusCode}: ${res.body.slice(0, 300)}`);
+  const body = res.json();
+  const keys = Object.keys(body);
+  if (keys.length !== 1 || keys[0] !== 'error') throw new Error(`not an error object: ${res.body.slice(0, 300)}`);
+  const e = body.error;
+  for (const k of ['messageKey', 'code', 'name', 'message', 'properties']) if (!(k in e)) throw new Error(`error object lacks ${k}`);
+  if (/select |insert |update |delete from|sqlite|postgres|syntax error at|\bat [\w.<>]+ \(|node_modules/i.test(res.body)) {
+    throw new Error(`error leaks internals: ${res.body.slice(0, 300)}`);
+  }
+  return e;
+}
