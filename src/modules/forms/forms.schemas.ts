@@ -5,11 +5,12 @@ import { MAX_LABEL_LENGTH, MAX_TYPE_LENGTH } from './form-definition.js';
 
 const OPEN = { additionalProperties: true } as const;
 
-export const FORM_ID_PATTERN = '^(?!\\.{1,2}$)[A-Za-z0-9._-]{1,128}$';
+// At most 100 characters: the router refuses longer path parameters (Fastify's maxParamLength) with 414.
+export const FORM_ID_PATTERN = '^(?!\\.{1,2}$)[A-Za-z0-9._-]{1,100}$';
 
 const FormId = Type.String({
   pattern: FORM_ID_PATTERN,
-  description: "1 to 128 of A-Z a-z 0-9 . _ - (not '.' or '..')",
+  description: "1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..')",
 });
 
 export const FormIdParams = Type.Object({ formId: FormId });
