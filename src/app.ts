@@ -50,7 +50,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   });
   try {
     const moduleDeps: ModuleDeps = { db: database.db, dialect: database.dialect, config, log: app.log };
-    const identity = createIdentityModule(database.db, database.dialect, config);
+    const identity = createIdentityModule(database.db, database.dialect, config, app.log);
     const modules: PlatformModule[] = createModules(moduleDeps);
 
     await migrateToLatest(database.db, database.dialect, allMigrations);

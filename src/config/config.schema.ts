@@ -70,18 +70,37 @@ export const ConfigSchema = Type.Object(
         oidc: Type.Optional(
           Type.Object(
             {
-              issuer: Type.String(),
-              jwksUrl: Type.Optional(Type.String()),
+              issuer: Type.String({ minLength: 1 }),
+              /** Defaults to the jwks_uri of the issuer's discovery document. */
+              jwksUrl: Type.Optional(Type.String({ minLength: 1 })),
               audience: Type.Optional(Type.String()),
-              rolesClaim: Type.Optional(Type.String()),
-              rightsClaim: Type.Optional(Type.String()),
-              organisationsClaim: Type.Optional(Type.String()),
-              loginNameClaim: Type.Optional(Type.String()),
+              /** Dotted paths into the token's claims, e.g. `realm_access.roles`. */
+              rolesClaim: Type.String({ default: 'roles' }),
+              rightsClaim: Type.String({ default: 'rights' }),
+              organisationsClaim: Type.String({ default: 'organisations' }),
+              loginNameClaim: Type.String({ default: 'preferred_username' }),
+              /** The tenant the provider's users belong to, or a claim naming it. */
+              tenant: Type.String({ default: 'default' }),
               tenantClaim: Type.Optional(Type.String()),
-              tenant: Type.Optional(Type.String()),
+              algorithms: Type.Array(Type.String(), { default: ['RS256', 'ES256', 'EdDSA', 'PS256'] }),
+              timeoutMs: Type.Integer({ minimum: 100, maximum: 60000, default: 3000 }),
+              /** After a JWKS fetch, an unknown key id triggers a new fetch only after this long. */
+              jwksCooldownMs: Type.Integer({ minimum: 0, maximum: 3600000, default: 30000 }),
             },
-            { additionalProperties: true },
+            { additionalProperties: false },
           ),
+        ),
+        tokens: Type.Object(
+          {
+            issuer: Type.String({ default: 'svc-platform' }),
+            audience: Type.String({ default: 'svc-platform' }),
+            ttlSeconds: Type.Integer({ minimum: 10, maximum: 86400, default: 300 }),
+            /** How long one signing key signs before a new one takes over (the old one keeps verifying). */
+            rotationSeconds: Type.Integer({ minimum: 60, default: 86400 }),
+            algorithm: Type.Union([Type.Literal('EdDSA'), Type.Literal('ES256')], { default: 'EdDSA' }),
+            clockSkewSeconds: Type.Integer({ minimum: 0, maximum: 300, default: 30 }),
+          },
+          { default: {}, additionalProperties: false },
         ),
         loginThrottle: Type.Object(
           {
@@ -93,7 +112,7 @@ export const ConfigSchema = Type.Object(
         ),
         bootstrapAdminPassword: Type.Optional(Type.String({ minLength: 1 })),
       },
-      { default: {}, additionalProperties: true },
+      { default: {}, additionalProperties: false },
     ),
     tenants: Type.Array(TenantConfigSchema, { default: [] }),
     // Sections owned by later modules; each module validates its own part.

@@ -30,7 +30,11 @@ export function parseConfig(raw: unknown, source = 'config'): AppConfig {
   if (first) {
     throw new ConfigError(`${source}: ${pointerToPath(first.path)}: ${describe(first.message)}`);
   }
-  return deepFreeze(withDefaults as AppConfig);
+  const config = withDefaults as AppConfig;
+  if (config.identity.provider === 'oidc' && !config.identity.oidc) {
+    throw new ConfigError(`${source}: identity.oidc: required when identity.provider is oidc`);
+  }
+  return deepFreeze(config);
 }
 
 export function readConfigFile(path: string): unknown {

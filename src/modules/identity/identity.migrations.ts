@@ -64,4 +64,33 @@ export const identityMigrations: ModuleMigration[] = [
         .execute();
     },
   },
+  {
+    name: '2026-11-22-identity-002-signing-keys-audit',
+    async up(db, d) {
+      await db.schema
+        .createTable('signing_keys')
+        .addColumn('kid', 'text', (c) => c.primaryKey())
+        .addColumn('alg', 'text', (c) => c.notNull())
+        .addColumn('public_jwk', d.jsonColumnType, (c) => c.notNull())
+        .addColumn('private_jwk', d.jsonColumnType, (c) => c.notNull())
+        .addColumn('created_on', d.bigintColumnType, (c) => c.notNull())
+        // Signs until sign_until; stays in the JWKS (verifies) until verify_until.
+        .addColumn('sign_until', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('verify_until', d.bigintColumnType, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('audit_log')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text')
+        .addColumn('at', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('actor', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('remote_address', 'text', (c) => c.notNull())
+        .addColumn('user_agent', 'text', (c) => c.notNull())
+        .addColumn('detail', d.jsonColumnType, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('audit_log_tenant_at_idx').on('audit_log').columns(['tenant_id', 'at']).execute();
+    },
+  },
 ];

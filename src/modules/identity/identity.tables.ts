@@ -53,7 +53,31 @@ export interface LoginFailureRow {
   window_start: number;
 }
 
+export interface SigningKeyRow {
+  kid: string;
+  alg: string;
+  public_jwk: unknown;
+  private_jwk: unknown;
+  created_on: number;
+  sign_until: number;
+  verify_until: number;
+}
+
+export interface AuditRow {
+  id: string;
+  tenant_id: string | null;
+  at: number;
+  actor: string;
+  action: string;
+  outcome: string;
+  remote_address: string;
+  user_agent: string;
+  detail: unknown;
+}
+
 export interface IdentityTables {
+  signing_keys: SigningKeyRow;
+  audit_log: AuditRow;
   tenants: TenantRow;
   users: UserRow;
   api_keys: ApiKeyRow;

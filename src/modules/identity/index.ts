@@ -1,20 +1,29 @@
-// Identity: tenants, users, API keys and sessions; the /cxf/svc-core/authentication endpoints.
-// It also implements the platform's CredentialResolver, so every other module sees one Principal.
-import type { FastifyInstance } from 'fastify';
+// Identity: tenants, users, API keys, sessions, access tokens, OIDC and the audit log; the
+// /cxf/svc-core/authentication endpoints. It implements the platform's CredentialResolver, so every
+// other module sees one Principal whatever the credential was.
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AppConfig } from '../../config/config.schema.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
-import type { CredentialResolver } from '../../platform/auth/credentials.js';
+import type { CredentialResolver, RequestMeta } from '../../platform/auth/credentials.js';
 import { IdentityRepository } from './identity.repository.js';
 import { IdentityService } from './identity.service.js';
 import { SessionService } from './session.service.js';
 import { LoginThrottle } from './login-throttle.js';
 import type { IdentityContext } from './identity.context.js';
+import { AuditRepository } from './audit/audit.repository.js';
+import { AuditService } from './audit/audit.service.js';
+import { SigningKeys } from './tokens/signing-keys.js';
+import { TokenService } from './tokens/token.service.js';
+import { OidcVerifier } from './tokens/oidc-verifier.js';
 import { postLoginRoute } from './routes/post-login.js';
 import { getSessionRoute } from './routes/get-session.js';
 import { deleteSessionRoute } from './routes/delete-session.js';
 import { getPrincipalRoute } from './routes/get-principal.js';
 import { deleteAllSessionsRoute } from './routes/delete-all-sessions.js';
+import { postTokenRoute } from './routes/post-token.js';
+import { getJwksRoute } from './routes/get-jwks.js';
+import { getAuditRoute } from './routes/get-audit.js';
 
 export { identityMigrations } from './identity.migrations.js';
 export { IdentityService } from './identity.service.js';
@@ -31,24 +40,64 @@ export interface IdentityModule {
 
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
-export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: AppConfig): IdentityModule {
+export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: AppConfig, log: FastifyBaseLogger): IdentityModule {
+  const { identity: idc } = config;
   const repo = new IdentityRepository(db, dialect);
   const identity = new IdentityService(repo);
-  const throttle = new LoginThrottle(repo, config.identity.loginThrottle);
-  const sessions = new SessionService(repo, throttle, {
-    ttlSeconds: config.identity.sessionTtlSeconds,
-    passwordLoginEnabled: config.identity.provider === 'local',
+  const audit = new AuditService(new AuditRepository(db, dialect), log);
+  const throttle = new LoginThrottle(repo, idc.loginThrottle);
+  const sessions = new SessionService(
+    repo,
+    throttle,
+    { ttlSeconds: idc.sessionTtlSeconds, passwordLoginEnabled: idc.provider === 'local' },
+    audit,
+  );
+  const signingKeys = new SigningKeys(db, dialect, {
+    algorithm: idc.tokens.algorithm,
+    rotationSeconds: idc.tokens.rotationSeconds,
+    tokenTtlSeconds: idc.tokens.ttlSeconds,
+    clockSkewSeconds: idc.tokens.clockSkewSeconds,
   });
+  const tenantIds = new Map<string, string>();
+  const oidc =
+    idc.provider === 'oidc' && idc.oidc
+      ? new OidcVerifier({ ...idc.oidc, clockSkewSeconds: idc.tokens.clockSkewSeconds }, async (name) => {
+          if (!tenantIds.has(name)) {
+            const t = await repo.findTenant(name);
+            if (!t) return undefined;
+            tenantIds.set(name, t.id);
+          }
+          return tenantIds.get(name);
+        })
+      : undefined;
+  const tokens = new TokenService(signingKeys, idc.tokens, oidc);
   const context: IdentityContext = {
     identity,
     sessions,
+    tokens,
+    signingKeys,
+    audit,
     cookieName: SESSION_COOKIE,
-    sessionTtlSeconds: config.identity.sessionTtlSeconds,
+    sessionTtlSeconds: idc.sessionTtlSeconds,
   };
+  const keyUse = (meta: RequestMeta, actor: string, tenantId: string | null, outcome: 'success' | 'failure') => ({
+    tenantId,
+    actor,
+    action: 'apikey.use',
+    outcome,
+    remoteAddress: meta.ip,
+    userAgent: meta.userAgent ?? '',
+  });
   const resolver: CredentialResolver = {
     sessionCookie: SESSION_COOKIE,
-    fromApiKey: (key) => identity.principalFromApiKey(key),
+    async fromApiKey(key, meta) {
+      const p = await identity.principalFromApiKey(key);
+      if (p) audit.recordKeyUse(keyUse(meta, p.loginName, p.tenantId, 'success'), `${p.tenantId}/${p.loginName}`);
+      else audit.recordKeyUse(keyUse(meta, '(unknown or expired key)', null, 'failure'), 'invalid');
+      return p;
+    },
     fromSession: (id) => sessions.principalFromSession(id),
+    fromBearer: (token) => tokens.verify(token),
   };
   let purgeTimer: NodeJS.Timeout | undefined;
   return {
@@ -59,7 +108,9 @@ export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: 
     },
     async routes(app) {
       purgeTimer = setInterval(() => {
-        sessions.purgeExpired(config.identity.loginThrottle.windowSeconds).catch((err) => app.log.warn({ err }, 'session purge failed'));
+        Promise.all([sessions.purgeExpired(idc.loginThrottle.windowSeconds), signingKeys.purge()]).catch((err) =>
+          app.log.warn({ err }, 'identity purge failed'),
+        );
       }, PURGE_INTERVAL_MS);
       purgeTimer.unref();
       postLoginRoute(app, context);
@@ -67,6 +118,9 @@ export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: 
       deleteSessionRoute(app, context);
       getPrincipalRoute(app);
       deleteAllSessionsRoute(app, context);
+      postTokenRoute(app, context);
+      getJwksRoute(app, context);
+      getAuditRoute(app, context);
     },
   };
 }

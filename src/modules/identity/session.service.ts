@@ -4,6 +4,7 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { IdentityRepository } from './identity.repository.js';
 import type { User } from './identity.tables.js';
 import { LoginThrottle } from './login-throttle.js';
+import type { AuditService } from './audit/audit.service.js';
 
 /** The session record of the spec (interface-spec, Session record). */
 export interface SessionRecord {
@@ -45,23 +46,34 @@ export class SessionService {
     private readonly repo: IdentityRepository,
     private readonly throttle: LoginThrottle,
     private readonly settings: SessionSettings,
+    private readonly audit: AuditService,
   ) {}
 
   /** Password login. Unknown tenant or user costs one password verification too (no user enumeration). */
   async login(input: LoginInput): Promise<{ sessionId: string; record: SessionRecord }> {
+    const auditBase = { actor: input.username, action: 'login', remoteAddress: input.ip, userAgent: input.userAgent };
     if (!this.settings.passwordLoginEnabled) throw ERRORS.passwordLoginDisabled();
     const userKey = LoginThrottle.userKey(input.tenantname, input.username);
     const addressKey = LoginThrottle.addressKey(input.ip);
-    await this.throttle.assertAllowed(userKey, addressKey);
-
     const user = await this.repo.findUser(input.tenantname, input.username);
+    const tenantId = user?.tenantId ?? (await this.repo.findTenant(input.tenantname))?.id ?? null;
+    try {
+      await this.throttle.assertAllowed(userKey, addressKey);
+    } catch (err) {
+      await this.audit.record({ ...auditBase, tenantId, outcome: 'failure', detail: { reason: 'throttled' } });
+      throw err;
+    }
+
     const hash = user?.passwordHash ?? (await this.getDummyHash());
     const passwordOk = await verifyPassword(input.password, hash);
     if (!user || !user.passwordHash || !passwordOk || !user.active) {
       await this.throttle.recordFailure(userKey, addressKey);
+      const reason = !tenantId ? 'unknown tenant' : !user ? 'unknown user' : !user.active ? 'inactive user' : 'wrong password';
+      await this.audit.record({ ...auditBase, tenantId, outcome: 'failure', detail: { reason } });
       throw ERRORS.authenticationFailed();
     }
     await this.throttle.recordSuccess(userKey);
+    await this.audit.record({ ...auditBase, tenantId, outcome: 'success' });
 
     const sessionId = randomToken(32);
     const csrfToken = randomToken(24);
@@ -98,8 +110,14 @@ export class SessionService {
     return toSessionRecord(live.user, live.csrfToken, live.expiresOn);
   }
 
-  async logout(sessionId: string | undefined): Promise<void> {
-    if (sessionId && sessionId.length <= 256) await this.repo.deleteSession(sha256Hex(sessionId));
+  async logout(sessionId: string | undefined, meta: { ip: string; userAgent: string }): Promise<void> {
+    if (!sessionId || sessionId.length > 256) return;
+    const idHash = sha256Hex(sessionId);
+    const live = await this.repo.findLiveSession(idHash, Date.now());
+    await this.repo.deleteSession(idHash);
+    if (live) {
+      await this.audit.record({ tenantId: live.user.tenantId, actor: live.user.loginName, action: 'logout', outcome: 'success', remoteAddress: meta.ip, userAgent: meta.userAgent });
+    }
   }
 
   /** Removes dead sessions and old throttle windows; runs on a timer, any instance may do it. */

@@ -15,6 +15,18 @@ export function deleteAllSessionsRoute(app: FastifyInstance, ctx: IdentityContex
         response: { 200: Type.Object({ deleted: Type.Integer() }), ...errorResponses(401, 403) },
       },
     },
-    async (request) => ({ deleted: await ctx.sessions.endAllSessions(request.principal.tenantId) }),
+    async (request) => {
+      const deleted = await ctx.sessions.endAllSessions(request.principal.tenantId);
+      await ctx.audit.record({
+        tenantId: request.principal.tenantId,
+        actor: request.principal.loginName,
+        action: 'sessions.endAll',
+        outcome: 'success',
+        remoteAddress: request.ip,
+        userAgent: String(request.headers['user-agent'] ?? ''),
+        detail: { deleted },
+      });
+      return { deleted };
+    },
   );
 }

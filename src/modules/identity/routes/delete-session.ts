@@ -14,7 +14,7 @@ export function deleteSessionRoute(app: FastifyInstance, ctx: IdentityContext): 
       },
     },
     async (request, reply) => {
-      await ctx.sessions.logout(request.cookies[ctx.cookieName]);
+      await ctx.sessions.logout(request.cookies[ctx.cookieName], { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '') });
       reply.clearCookie(ctx.cookieName, { path: '/' });
       return { loggedOut: true };
     },

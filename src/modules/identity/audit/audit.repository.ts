@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../../../platform/db/dialects/dialect.js';
+import type { IdentityTables } from '../identity.tables.js';
+
+export interface AuditEntry {
+  tenantId: string | null;
+  actor: string;
+  action: string;
+  outcome: 'success' | 'failure';
+  remoteAddress: string;
+  userAgent: string;
+  detail?: Record<string, unknown>;
+}
+
+export interface AuditRecord extends Omit<AuditEntry, 'tenantId'> {
+  id: string;
+  at: string;
+}
+
+export class AuditRepository {
+  private readonly db: Kysely<IdentityTables>;
+
+  constructor(db: Kysely<any>, private readonly dialect: Dialect) {
+    this.db = db as Kysely<IdentityTables>;
+  }
+
+  async insert(e: AuditEntry): Promise<void> {
+    await this.db
+      .insertInto('audit_log')
+      .values({
+        id: randomUUID(),
+        tenant_id: e.tenantId,
+        at: Date.now(),
+        actor: e.actor.slice(0, 256),
+        action: e.action,
+        outcome: e.outcome,
+        remote_address: e.remoteAddress.slice(0, 64),
+        user_agent: e.userAgent.slice(0, 512),
+        detail: this.dialect.toJson(e.detail ?? {}),
+      })
+      .execute();
+  }
+
+  /** Newest first, one tenant only. */
+  async list(tenantId: string, start: number, limit: number): Promise<{ total: number; items: AuditRecord[] }> {
+    const base = this.db.selectFrom('audit_log').where('tenant_id', '=', tenantId);
+    const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await base.selectAll().orderBy('at', 'desc').orderBy('id').offset(start).limit(limit).execute();
+    return {
+      total: Number(n),
+      items: rows.map((r) => ({
+        id: r.id,
+        at: new Date(Number(r.at)).toISOString(),
+        actor: r.actor,
+        action: r.action,
+        outcome: r.outcome as 'success' | 'failure',
+        remoteAddress: r.remote_address,
+        userAgent: r.user_agent,
+        detail: this.dialect.fromJson<Record<string, unknown>>(r.detail),
+      })),
+    };
+  }
+}

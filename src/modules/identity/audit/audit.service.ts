@@ -1,0 +1,36 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { AuditEntry, AuditRepository } from './audit.repository.js';
+
+const KEY_USE_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * Who did what, when and from where: logins, failures, logouts, token minting and API-key use.
+ * A failing audit write is logged and never fails the request it describes.
+ */
+export class AuditService {
+  /** API-key use is recorded once per key and address per interval, not on every request. */
+  private readonly recentKeyUse = new Map<string, number>();
+
+  constructor(private readonly repo: AuditRepository, private readonly log: FastifyBaseLogger) {}
+
+  async record(entry: AuditEntry): Promise<void> {
+    try {
+      await this.repo.insert(entry);
+    } catch (err) {
+      this.log.warn({ err, action: entry.action }, 'audit write failed');
+    }
+  }
+
+  recordKeyUse(entry: AuditEntry, keyId: string, now = Date.now()): void {
+    const mark = `${keyId}|${entry.remoteAddress}`;
+    const last = this.recentKeyUse.get(mark);
+    if (last !== undefined && now - last < KEY_USE_INTERVAL_MS) return;
+    if (this.recentKeyUse.size > 10_000) this.recentKeyUse.clear();
+    this.recentKeyUse.set(mark, now);
+    void this.record(entry);
+  }
+
+  list(tenantId: string, start: number, limit: number) {
+    return this.repo.list(tenantId, start, limit);
+  }
+}
