@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../platform/auth/principal.js';
+import { ERRORS } from '../../platform/errors/error-catalogue.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { CompiledListQuery, ListQueryInput } from '../../platform/query/query.types.js';
 import { buildDocument, principalGrantees, type ItemDocument } from './item-document.js';
@@ -76,6 +77,8 @@ export class StorageService {
 
   /** A page of the items the caller may read; a store that does not exist is an empty one. */
   async list(p: Principal, storeId: string, q: ListQuery): Promise<{ total: number; items: StoreItem[] }> {
+    // AJV lets a coerced Infinity ("1e400") through integer/maximum; SQL must never see it.
+    if (!Number.isSafeInteger(q.start)) throw ERRORS.validation([{ path: 'querystring.start', message: 'must be <= 2147483647' }]);
     const compiled = this.compile({
       query: q.query,
       filter: q.filter,
