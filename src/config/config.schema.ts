@@ -67,6 +67,8 @@ export const ConfigSchema = Type.Object(
       {
         provider: Type.Union([Type.Literal('local'), Type.Literal('oidc')], { default: 'local' }),
         sessionTtlSeconds: Type.Integer({ minimum: 10, maximum: 31536000, default: 1800 }),
+        /** How long an instance may reuse an API-key lookup; changes to a key reach every instance within this. 0: no cache. */
+        apiKeyCacheSeconds: Type.Number({ minimum: 0, maximum: 60, default: 2 }),
         oidc: Type.Optional(
           Type.Object(
             {

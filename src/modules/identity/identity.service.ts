@@ -33,7 +33,13 @@ export interface ApiKeyChange {
 
 /** Users, API keys and tenants: provisioning from config, the admin CLI, and API-key credentials. */
 export class IdentityService {
-  constructor(private readonly repo: IdentityRepository) {}
+  /** Recent API-key lookups by key hash: keys are checked on every request, and change rarely. */
+  private readonly keyCache = new Map<string, { key: ApiKey; until: number }>();
+
+  constructor(
+    private readonly repo: IdentityRepository,
+    private readonly apiKeyCacheMs = 0,
+  ) {}
 
   async setUser(tenant: string, loginName: string, change: UserChange): Promise<void> {
     const { password, passwordHash, ...fields } = change;
@@ -126,17 +132,32 @@ export class IdentityService {
   }
 
   async principalFromApiKey(key: string): Promise<Principal | null> {
-    const found = await this.repo.findApiKeyByHash(hashApiKey(key));
-    if (!found) return null;
-    if (found.expiresOn !== null && found.expiresOn <= Date.now()) return null;
+    const hash = hashApiKey(key);
+    const now = Date.now();
+    let found = this.keyCache.get(hash);
+    if (!found || found.until <= now) {
+      const row = await this.repo.findApiKeyByHash(hash);
+      if (!row) {
+        this.keyCache.delete(hash);
+        return null;
+      }
+      found = { key: row, until: now + this.apiKeyCacheMs };
+      if (this.apiKeyCacheMs > 0) {
+        if (this.keyCache.size >= 10_000) this.keyCache.delete(this.keyCache.keys().next().value!);
+        this.keyCache.set(hash, found);
+      }
+    }
+    const apiKey = found.key;
+    // Expiry is checked on every use, cached or not.
+    if (apiKey.expiresOn !== null && apiKey.expiresOn <= now) return null;
     return {
       kind: 'apiKey',
-      tenantId: found.tenantId,
-      tenant: found.tenant,
-      loginName: found.name,
-      organisations: found.organisations,
-      roles: found.roles,
-      rights: found.rights,
+      tenantId: apiKey.tenantId,
+      tenant: apiKey.tenant,
+      loginName: apiKey.name,
+      organisations: apiKey.organisations,
+      roles: apiKey.roles,
+      rights: apiKey.rights,
     };
   }
 }

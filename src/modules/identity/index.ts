@@ -43,7 +43,7 @@ const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: AppConfig, log: FastifyBaseLogger): IdentityModule {
   const { identity: idc } = config;
   const repo = new IdentityRepository(db, dialect);
-  const identity = new IdentityService(repo);
+  const identity = new IdentityService(repo, idc.apiKeyCacheSeconds * 1000);
   const audit = new AuditService(new AuditRepository(db, dialect), log);
   const throttle = new LoginThrottle(repo, idc.loginThrottle);
   const sessions = new SessionService(
