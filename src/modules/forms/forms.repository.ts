@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { prepareQuery } from '../../platform/db/prepared-query.js';
 import type { FormsTables, StoredForm } from './forms.tables.js';
 
 const FORM_COLUMNS = ['form_id', 'version', 'name', 'config', 'created_on', 'created_by'] as const;
@@ -20,31 +21,27 @@ export type DeleteVersionResult = { deleted: number } | 'no-form' | 'no-version'
  */
 export class FormsRepository {
   private readonly db: Kysely<FormsTables>;
+  // Single-form reads are the hot path: built and compiled once.
+  private readonly latest;
+  private readonly exact;
 
   constructor(db: Kysely<any>) {
     this.db = db as Kysely<FormsTables>;
+    // The latest version: one backward seek on the primary key (tenant_id, form_id, version).
+    this.latest = prepareQuery<StoredForm, [string, string]>(db, (p) =>
+      this.db.selectFrom('form_versions').select(FORM_COLUMNS).where('tenant_id', '=', p(0)).where('form_id', '=', p(1)).orderBy('version', 'desc').limit(1),
+    );
+    this.exact = prepareQuery<StoredForm, [string, string, number]>(db, (p) =>
+      this.db.selectFrom('form_versions').select(FORM_COLUMNS).where('tenant_id', '=', p(0)).where('form_id', '=', p(1)).where('version', '=', p(2)),
+    );
   }
 
-  /** The latest version: one backward seek on the primary key (tenant_id, form_id, version). */
   async findLatest(tenantId: string, formId: string): Promise<StoredForm | undefined> {
-    return this.db
-      .selectFrom('form_versions')
-      .select(FORM_COLUMNS)
-      .where('tenant_id', '=', tenantId)
-      .where('form_id', '=', formId)
-      .orderBy('version', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    return (await this.latest(tenantId, formId))[0];
   }
 
   async findVersion(tenantId: string, formId: string, version: number): Promise<StoredForm | undefined> {
-    return this.db
-      .selectFrom('form_versions')
-      .select(FORM_COLUMNS)
-      .where('tenant_id', '=', tenantId)
-      .where('form_id', '=', formId)
-      .where('version', '=', version)
-      .executeTakeFirst();
+    return (await this.exact(tenantId, formId, version))[0];
   }
 
   /** Every version of the form, oldest first. */
