@@ -35,6 +35,7 @@ const CONFIG = {
         { loginName: 'bob', password: 'bob-secret' },
         { loginName: 'ghost', password: 'ghost-secret', active: false },
         { loginName: 'locked', password: 'locked-secret' },
+        { loginName: 'umlaut', password: 'pässwörd-✓' },
       ],
     },
     { name: 'other', users: [{ loginName: 'alice', password: 'other-alice' }] },
@@ -131,6 +132,21 @@ describeEachEngine('session login', (engine) => {
     });
     expect(res.statusCode).toBe(415);
     expect(res.json().error).toMatchObject({ messageKey: 'CORE_ERROR_UNSUPPORTED_MEDIA_TYPE', code: 415 });
+  });
+
+  it('takes a charset parameter and UTF-8 values, and refuses text/plain or no content type with 415', async () => {
+    const ok = await t.request({
+      method: 'POST',
+      url: '/cxf/svc-core/authentication',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+      payload: form({ tenantname: 'acme', username: 'umlaut', password: 'pässwörd-✓' }),
+    });
+    expect(ok.statusCode).toBe(200);
+    for (const headers of [{ 'content-type': 'text/plain' }, {}]) {
+      const res = await t.request({ method: 'POST', url: '/cxf/svc-core/authentication', headers, payload: 'tenantname=acme&username=umlaut&password=x' });
+      expect(res.statusCode).toBe(415);
+      expect(res.json().error.code).toBe(415);
+    }
   });
 
   it.each([

@@ -62,12 +62,12 @@ export const ERRORS = {
       name: 'INVALID_JSON',
       message: `The JSON could not be parsed: ${detail}`,
     }),
-  unsupportedMediaType: (expected: string) =>
+  unsupportedMediaType: (expected?: string) =>
     new AppError(415, {
       messageKey: 'CORE_ERROR_UNSUPPORTED_MEDIA_TYPE',
       name: 'UNSUPPORTED_MEDIA_TYPE',
-      message: `Content-Type must be ${expected}`,
-      properties: { expected },
+      message: expected ? `Content-Type must be ${expected}` : 'Unsupported Content-Type',
+      properties: expected ? { expected } : {},
     }),
   payloadTooLarge: (limitBytes: number) =>
     new AppError(413, {

@@ -44,7 +44,7 @@ export function toAppError(err: unknown, request: FastifyRequest): AppError {
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return ERRORS.payloadTooLarge(request.routeOptions.bodyLimit ?? 0);
   }
-  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return ERRORS.unsupportedMediaType('application/json');
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return ERRORS.unsupportedMediaType();
   if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (fe instanceof SyntaxError && fe.statusCode === 400)) {
     const status = request.routeOptions.config?.invalidJsonStatus ?? 400;
     return ERRORS.invalidJson(status, code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'empty body' : 'malformed JSON');
