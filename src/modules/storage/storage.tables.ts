@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Row shapes of the storage module's tables, as Kysely sees them. JSON columns arrive per dialect. */
 
 /** A store: the named index `svc-store-<storeId>` of the spec, created on first write. */
@@ -11,7 +13,7 @@ export interface StoreRow {
 
 /** One item. `seq` gives creation order (the default list order) and keys the access rows. */
 export interface StoreItemRow {
-  seq: number;
+  seq: Generated<number>;
   tenant_id: string;
   store_id: string;
   item_id: string;

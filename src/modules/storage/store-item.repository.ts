@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBoo
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { ItemDocument } from './item-document.js';
 import { restrictionGrantees } from './item-document.js';
+import { StatementCache } from './statement-cache.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
 
 /** An item row with its document decoded. */
@@ -26,6 +27,8 @@ export interface ListPage {
 }
 
 type Db = Kysely<StorageTables>;
+type ItemRowRead = Omit<StoreItemRow, 'seq' | 'tenant_id' | 'store_id' | 'item_id'> & { seq: number };
+type ItemRowWith<K extends string> = ItemRowRead & Record<K, unknown>;
 type Mode = 'r' | 'w';
 const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'] as const;
 
@@ -35,6 +38,7 @@ const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updat
  */
 export class StoreItemRepository {
   private readonly db: Db;
+  private readonly statements = new StatementCache();
 
   constructor(db: Kysely<any>, private readonly dialect: Dialect) {
     this.db = db as Db;
@@ -44,7 +48,7 @@ export class StoreItemRepository {
     return this.db.transaction().execute(fn);
   }
 
-  private toRecord(row: Pick<StoreItemRow, 'seq' | 'doc' | 'created_on' | 'created_by' | 'updated_on' | 'updated_by'>): ItemRecord {
+  private toRecord(row: ItemRowRead): ItemRecord {
     return {
       seq: Number(row.seq),
       doc: this.dialect.fromJson<ItemDocument>(row.doc),
@@ -56,20 +60,26 @@ export class StoreItemRepository {
   }
 
   /** `exists(an access row of this mode for one of the grantees)` for the item aliased `i`. */
-  private granted(mode: Mode, grantees: string[]): RawBuilder<SqlBool> {
+  private granted(mode: Mode, grantees: unknown[]): RawBuilder<SqlBool> {
     return sql<SqlBool>`exists (select 1 from storage_item_access a where a.tenant_id = i.tenant_id and a.store_id = i.store_id and a.mode = ${mode} and a.grantee in (${sql.join(grantees)}) and a.item_seq = i.seq)`;
   }
 
   /** The item and whether the grantees may read it; undefined when the item (or its store) does not exist. */
   async findWithReadAccess(key: ItemKey, grantees: string[]): Promise<{ record: ItemRecord; canRead: boolean } | undefined> {
-    const row = await this.db
-      .selectFrom('storage_items as i')
-      .select(ITEM_COLUMNS)
-      .select(this.granted('r', grantees).as('can_read'))
-      .where('i.tenant_id', '=', key.tenantId)
-      .where('i.store_id', '=', key.storeId)
-      .where('i.item_id', '=', key.itemId)
-      .executeTakeFirst();
+    const rows = await this.statements.run<ItemRowWith<'can_read'>>(
+      this.db,
+      `read:${grantees.length}`,
+      (p) =>
+        this.db
+          .selectFrom('storage_items as i')
+          .select(ITEM_COLUMNS)
+          .select(this.granted('r', grantees.map((_, n) => p(3 + n))).as('can_read'))
+          .where('i.tenant_id', '=', p(0))
+          .where('i.store_id', '=', p(1))
+          .where('i.item_id', '=', p(2)),
+      [key.tenantId, key.storeId, key.itemId, ...grantees],
+    );
+    const row = rows[0];
     return row ? { record: this.toRecord(row), canRead: this.dialect.fromBool(row.can_read) } : undefined;
   }
 
@@ -116,31 +126,41 @@ export class StoreItemRepository {
 
   /** Creates the store (its index `svc-store-<storeId>`) unless it exists. */
   async ensureStore(trx: Db, tenantId: string, storeId: string, now: number, by: string): Promise<void> {
-    await trx
-      .insertInto('storage_stores')
-      .values({ tenant_id: tenantId, store_id: storeId, index_name: `svc-store-${storeId}`, created_on: now, created_by: by })
-      .onConflict((oc) => oc.columns(['tenant_id', 'store_id']).doNothing())
-      .execute();
+    await this.statements.run(
+      trx,
+      'ensure-store',
+      (p) =>
+        trx
+          .insertInto('storage_stores')
+          .values({ tenant_id: p(0), store_id: p(1), index_name: p(2), created_on: p(3), created_by: p(4) })
+          .onConflict((oc) => oc.columns(['tenant_id', 'store_id']).doNothing()),
+      [tenantId, storeId, `svc-store-${storeId}`, now, by],
+    );
   }
 
   /** Inserts the item unless one with its id exists; answers the new seq, or undefined when it existed. */
   async insertIfAbsent(trx: Db, key: ItemKey, doc: ItemDocument, now: number, by: string): Promise<number | undefined> {
-    const row = await trx
-      .insertInto('storage_items')
-      .values({
-        tenant_id: key.tenantId,
-        store_id: key.storeId,
-        item_id: key.itemId,
-        doc: this.dialect.toJson(doc),
-        created_on: now,
-        created_by: by,
-        updated_on: now,
-        updated_by: by,
-      } as any)
-      .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'item_id']).doNothing())
-      .returning('seq')
-      .executeTakeFirst();
-    return row ? Number(row.seq) : undefined;
+    const rows = await this.statements.run<{ seq: number }>(
+      trx,
+      'insert-item',
+      (p) =>
+        trx
+          .insertInto('storage_items')
+          .values({
+            tenant_id: p(0),
+            store_id: p(1),
+            item_id: p(2),
+            doc: p(3),
+            created_on: p(4),
+            created_by: p(5),
+            updated_on: p(4),
+            updated_by: p(5),
+          })
+          .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'item_id']).doNothing())
+          .returning('seq'),
+      [key.tenantId, key.storeId, key.itemId, this.dialect.toJson(doc), now, by],
+    );
+    return rows[0] ? Number(rows[0].seq) : undefined;
   }
 
   /**
@@ -176,7 +196,7 @@ export class StoreItemRepository {
   async update(trx: Db, seq: number, doc: ItemDocument, now: number, by: string): Promise<void> {
     await trx
       .updateTable('storage_items')
-      .set({ doc: this.dialect.toJson(doc), updated_on: now, updated_by: by } as any)
+      .set({ doc: this.dialect.toJson(doc), updated_on: now, updated_by: by })
       .where('seq', '=', seq)
       .execute();
   }
@@ -184,11 +204,19 @@ export class StoreItemRepository {
   /** Writes the access rows of the item's restrictions, replacing any it had. */
   async writeAccess(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, replace: boolean): Promise<void> {
     if (replace) await trx.deleteFrom('storage_item_access').where('item_seq', '=', seq).execute();
-    const rows = [
-      ...restrictionGrantees(doc.readRestriction).map((g) => ({ mode: 'r' as const, grantee: g })),
-      ...restrictionGrantees(doc.writeRestriction).map((g) => ({ mode: 'w' as const, grantee: g })),
-    ].map((r) => ({ tenant_id: key.tenantId, store_id: key.storeId, item_seq: seq, ...r }));
-    await trx.insertInto('storage_item_access').values(rows).execute();
+    const grants = [
+      ...restrictionGrantees(doc.readRestriction).map((g) => ['r', g]),
+      ...restrictionGrantees(doc.writeRestriction).map((g) => ['w', g]),
+    ];
+    await this.statements.run(
+      trx,
+      `insert-access:${grants.length}`,
+      (p) =>
+        trx
+          .insertInto('storage_item_access')
+          .values(grants.map((_, n) => ({ tenant_id: p(0), store_id: p(1), item_seq: p(2), mode: p(3 + 2 * n), grantee: p(4 + 2 * n) }))),
+      [key.tenantId, key.storeId, seq, ...grants.flat()],
+    );
   }
 
   async delete(trx: Db, seq: number): Promise<void> {
