@@ -1,4 +1,23 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { FieldTarget } from '../../query/query.types.js';
+import type { ValueTest } from '../../query/query-ast.js';
+
+export type QueryColumnType = 'text' | 'number' | 'boolean' | 'datetime';
+
+/**
+ * SQL of the list-query compiler (platform/query). Every value is a bound parameter; `column` is a trusted
+ * reference (`alias.column`); path segments are checked again before they become a JSON path.
+ */
+export interface QueryDialect {
+  /** True when some scalar at the JSON path (the value itself, or any element of an array value) passes a test. */
+  jsonAny(column: string, path: string[], tests: ValueTest[]): RawBuilder<SqlBool>;
+  /** True when the column value passes a test; never NULL. `datetime` columns hold epoch milliseconds. */
+  columnAny(column: string, type: QueryColumnType, tests: ValueTest[]): RawBuilder<SqlBool>;
+  /** Case-insensitive LIKE (escape character backslash) over the JSON text of the target. */
+  textLike(target: FieldTarget, pattern: string): RawBuilder<SqlBool>;
+  /** ORDER BY items: missing and null values last, numbers numerically before strings in code point order. */
+  orderBy(target: FieldTarget, direction: 'ASC' | 'DESC'): RawBuilder<unknown>[];
+}
 
 /**
  * Everything that differs between SQLite and PostgreSQL lives behind this interface.
@@ -23,4 +42,6 @@ export interface Dialect {
   isRetryableConflict(err: unknown): boolean;
   /** The schema that unqualified table names resolve to (PostgreSQL's search_path); undefined on SQLite. */
   currentSchema(db: Kysely<any>): Promise<string | undefined>;
+  /** SQL of the list-query compiler: JSON extraction, typed comparison, dates, sorting. */
+  readonly query: QueryDialect;
 }

@@ -1,11 +1,13 @@
 import { sql } from 'kysely';
 import type { Dialect } from './dialect.js';
+import { postgresQuery } from './query-postgres.js';
 
 export const postgresDialect: Dialect = {
   name: 'postgres',
   jsonColumnType: 'jsonb',
   bigintColumnType: 'bigint',
   toJson: (value) => JSON.stringify(value),
+  query: postgresQuery,
   fromJson: <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T)),
   fromBool: (value) => value === true || value === 1 || value === 't',
   toBool: (value) => value,

@@ -1,10 +1,12 @@
 import type { Dialect } from './dialect.js';
+import { sqliteQuery } from './query-sqlite.js';
 
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   jsonColumnType: 'text',
   bigintColumnType: 'integer',
   toJson: (value) => JSON.stringify(value),
+  query: sqliteQuery,
   fromJson: <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T)),
   fromBool: (value) => value === 1 || value === true || value === '1',
   toBool: (value) => (value ? 1 : 0),

@@ -1,0 +1,97 @@
+// SQLite SQL of the list-query compiler. json_each yields typed values (type column: integer, real, text,
+// true, false, null, array, object); dates are read with unixepoch() behind a shape guard, never raising.
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { QueryColumnType, QueryDialect } from './dialect.js';
+import type { ValueTest } from '../../query/query-ast.js';
+import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql } from '../../query/sql-parts.js';
+
+/** `$."a"."b"`: keys quoted, so dots, colons and spaces inside a key are safe (quotes and backslashes are refused). */
+export function sqliteJsonPath(path: string[]): string {
+  return '$' + checkedPath(path).map((s) => `."${s}"`).join('');
+}
+
+/** Epoch milliseconds of an ISO date text, or NULL (also for texts such as 'now' that SQLite would accept). */
+function epochMs(text: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(CASE WHEN ${text} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' THEN round(unixepoch(${text}, 'subsec') * 1000) END)`;
+}
+
+function elementTest(test: ValueTest): RawBuilder<SqlBool> | null {
+  const type = sql`q__e.type`;
+  const value = sql`q__e.value`;
+  switch (test.kind) {
+    case 'number':
+      return allOf([sql<SqlBool>`${type} IN ('integer', 'real')`, ...test.conds.map((c) => sql<SqlBool>`${value} ${opSql(c.op)} ${c.value}`)]);
+    case 'string':
+      return allOf([sql<SqlBool>`${type} = 'text'`, ...test.conds.map((c) => sql<SqlBool>`${value} ${opSql(c.op)} ${c.value}`)]);
+    case 'stringCi':
+      return sql<SqlBool>`(${type} = 'text' AND lower(${value}) = lower(${test.value}))`;
+    case 'like':
+      return sql<SqlBool>`(${type} = 'text' AND lower(${value}) LIKE lower(${test.pattern}) ESCAPE '\\')`;
+    case 'boolean':
+      return test.value ? sql<SqlBool>`${type} = 'true'` : sql<SqlBool>`${type} = 'false'`;
+    case 'instant':
+      if (test.columnsOnly) return null;
+      return allOf([sql<SqlBool>`${type} = 'text'`, ...test.conds.map((c) => sql<SqlBool>`${epochMs(value)} ${opSql(c.op)} ${c.value}`)]);
+    case 'present':
+      return sql<SqlBool>`${type} <> 'null'`;
+  }
+}
+
+function columnTest(col: RawBuilder<unknown>, type: QueryColumnType, test: ValueTest): RawBuilder<SqlBool> | null {
+  const cmp = (left: RawBuilder<unknown>, conds: Array<{ op: '=' | '>' | '>=' | '<' | '<='; value: unknown }>) =>
+    allOf(conds.map((c) => sql<SqlBool>`${left} ${opSql(c.op)} ${c.value}`));
+  switch (test.kind) {
+    case 'present':
+      return sql<SqlBool>`${col} IS NOT NULL`;
+    case 'number':
+      return type === 'number' ? cmp(col, test.conds) : null;
+    case 'boolean':
+      return type === 'boolean' ? sql<SqlBool>`${col} = ${test.value ? 1 : 0}` : null;
+    case 'instant':
+      if (type === 'datetime') return cmp(col, test.conds);
+      return type === 'text' ? cmp(epochMs(col), test.conds) : null;
+    case 'string':
+      return type === 'text' ? cmp(col, test.conds) : null;
+    case 'stringCi':
+      return type === 'text' ? sql<SqlBool>`lower(${col}) = lower(${test.value})` : null;
+    case 'like':
+      return type === 'text' ? sql<SqlBool>`lower(${col}) LIKE lower(${test.pattern}) ESCAPE '\\'` : null;
+  }
+}
+
+export const sqliteQuery: QueryDialect = {
+  jsonAny(column, path, tests) {
+    const parts = tests.map(elementTest).filter((p): p is RawBuilder<SqlBool> => p !== null);
+    if (parts.length === 0) return FALSE;
+    const col = columnRef(column);
+    const p = sqliteJsonPath(path);
+    // json_each over a scalar yields the scalar itself, over an array its elements; objects are not values.
+    return sql<SqlBool>`EXISTS (SELECT 1 FROM json_each(${col}, ${p}) AS q__e WHERE json_type(${col}, ${p}) <> 'object' AND ${anyOf(parts)})`;
+  },
+
+  columnAny(column, type, tests) {
+    const col = columnRef(column);
+    const parts = tests.map((t) => columnTest(col, type, t)).filter((p): p is RawBuilder<SqlBool> => p !== null);
+    return parts.length === 0 ? FALSE : sql<SqlBool>`COALESCE(${anyOf(parts)}, FALSE)`;
+  },
+
+  textLike(target, pattern) {
+    const text = target.kind === 'json' ? sql`(${columnRef(target.column)} -> ${sqliteJsonPath(target.path)})` : sql`CAST(${columnRef(target.column)} AS TEXT)`;
+    return sql<SqlBool>`COALESCE(lower(${text}) LIKE lower(${pattern}) ESCAPE '\\', FALSE)`;
+  },
+
+  orderBy(target, direction) {
+    const dir = directionSql(direction);
+    if (target.kind === 'column') {
+      const col = columnRef(target.column);
+      return [sql`(${col} IS NULL) ASC`, sql`${col} ${dir}`];
+    }
+    const col = columnRef(target.column);
+    const p = sqliteJsonPath(target.path);
+    return [
+      sql`(json_extract(${col}, ${p}) IS NULL) ASC`,
+      sql`(CASE json_type(${col}, ${p}) WHEN 'integer' THEN 0 WHEN 'real' THEN 0 WHEN 'true' THEN 0 WHEN 'false' THEN 0 WHEN 'text' THEN 1 ELSE 2 END) ${dir}`,
+      sql`json_extract(${col}, ${p}) ${dir}`,
+    ];
+  },
+};

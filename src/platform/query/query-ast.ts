@@ -1,0 +1,65 @@
+// The engine-independent form of `query` and `filter`: both parse to this tree, which compiles to SQL.
+
+export type CompareOp = '=' | '>' | '>=' | '<' | '<=';
+
+export interface Comparison<T> {
+  op: CompareOp;
+  value: T;
+}
+
+/**
+ * One way a single scalar may match. Comparisons of one test apply to the same scalar (a range on an array
+ * needs one element inside both bounds). A property matches when any scalar at it (the value itself or an
+ * element of an array value) passes any test of the predicate.
+ */
+export type ValueTest =
+  | { kind: 'number'; conds: Comparison<number>[] }
+  /** Case-sensitive, lexical (code point order). */
+  | { kind: 'string'; conds: Comparison<string>[] }
+  /** Case-insensitive equality. */
+  | { kind: 'stringCi'; value: string }
+  /** Case-insensitive SQL LIKE pattern, escape character backslash. */
+  | { kind: 'like'; pattern: string }
+  | { kind: 'boolean'; value: boolean }
+  /**
+   * Compared as instants (epoch milliseconds). Stored strings that read as ISO dates take part; other stored
+   * values do not match. `columnsOnly`: applies to datetime columns only, not to JSON values (equality on JSON
+   * strings stays string equality).
+   */
+  | { kind: 'instant'; conds: Comparison<number>[]; columnsOnly?: boolean }
+  /** Any non-null value. */
+  | { kind: 'present' };
+
+export type QueryNode =
+  | { type: 'and'; items: QueryNode[] }
+  | { type: 'or'; items: QueryNode[] }
+  | { type: 'not'; item: QueryNode }
+  | { type: 'predicate'; property: string; tests: ValueTest[] }
+  /** A bare term: case-insensitive LIKE pattern over the JSON text of the item. */
+  | { type: 'text'; pattern: string }
+  | { type: 'all' }
+  | { type: 'none' };
+
+export const ALL: QueryNode = { type: 'all' };
+export const NONE: QueryNode = { type: 'none' };
+
+export function and(items: QueryNode[]): QueryNode {
+  const kept = items.filter((n) => n.type !== 'all');
+  if (kept.some((n) => n.type === 'none')) return NONE;
+  if (kept.length === 0) return ALL;
+  return kept.length === 1 ? kept[0] : { type: 'and', items: kept };
+}
+
+export function or(items: QueryNode[]): QueryNode {
+  const kept = items.filter((n) => n.type !== 'none');
+  if (kept.some((n) => n.type === 'all')) return ALL;
+  if (kept.length === 0) return NONE;
+  return kept.length === 1 ? kept[0] : { type: 'or', items: kept };
+}
+
+export function not(item: QueryNode): QueryNode {
+  if (item.type === 'all') return NONE;
+  if (item.type === 'none') return ALL;
+  if (item.type === 'not') return item.item;
+  return { type: 'not', item };
+}

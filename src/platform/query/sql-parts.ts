@@ -1,0 +1,43 @@
+// Engine-neutral SQL helpers for the dialects' query implementations.
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { isSafePathSegment } from './values.js';
+import { QUERY_ERRORS } from './query.errors.js';
+
+const COLUMN_REF = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+
+/** A trusted column reference from a resolver (`alias.column`), quoted as identifiers. */
+export function columnRef(column: string): RawBuilder<unknown> {
+  // A resolver bug, not user input: fail loudly (500) rather than build SQL from it.
+  if (!COLUMN_REF.test(column)) throw new Error(`query: invalid column reference ${JSON.stringify(column)}`);
+  return sql.ref(column);
+}
+
+/** Path segments checked again here, since a resolver may build them from user input. */
+export function checkedPath(path: string[]): string[] {
+  for (const segment of path) {
+    if (!isSafePathSegment(segment)) throw QUERY_ERRORS.invalidProperty('property', 'invalid property path');
+  }
+  return path;
+}
+
+export const TRUE: RawBuilder<SqlBool> = sql<SqlBool>`(1 = 1)`;
+export const FALSE: RawBuilder<SqlBool> = sql<SqlBool>`(1 = 0)`;
+
+export function anyOf(parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> {
+  if (parts.length === 0) return FALSE;
+  return parts.length === 1 ? parts[0] : sql<SqlBool>`(${sql.join(parts, sql` OR `)})`;
+}
+
+export function allOf(parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> {
+  if (parts.length === 0) return TRUE;
+  return parts.length === 1 ? parts[0] : sql<SqlBool>`(${sql.join(parts, sql` AND `)})`;
+}
+
+/** SQL comparison operators come from a closed set, never from input. */
+export function opSql(op: '=' | '>' | '>=' | '<' | '<='): RawBuilder<unknown> {
+  return sql.raw(({ '=': '=', '>': '>', '>=': '>=', '<': '<', '<=': '<=' } as const)[op]);
+}
+
+export function directionSql(direction: 'ASC' | 'DESC'): RawBuilder<unknown> {
+  return sql.raw(direction === 'DESC' ? 'DESC' : 'ASC');
+}
