@@ -72,4 +72,27 @@ describeEachEngine('storage concurrency', (engine) => {
     expect(new Set(results.map((r) => r.json().id)).size).toBe(30);
     expect((await owner.list('many')).json().total).toBe(30);
   });
+
+  it('a refused write among concurrent ones changes nothing and does not undo the others', async () => {
+    await owner.put('mixed', 'locked', { value: 'keep', readRestriction: { roles: ['OWNER'] }, writeRestriction: { user: 'someone-else' } });
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 ? owner.put('mixed', 'locked', bodyFor(i)) : owner.put('mixed', `free-${i}`, bodyFor(i)))),
+    );
+    results.forEach((r, i) => expect(r.statusCode).toBe(i % 2 ? 403 : 200));
+    const list = (await owner.list('mixed')).json();
+    expect(list.total).toBe(21);
+    expect(list.items.find((x: any) => x.id === 'locked').value).toBe('keep');
+    const access = await t.database.db
+      .selectFrom('storage_item_access as a')
+      .innerJoin('storage_items as i', 'i.seq', 'a.item_seq')
+      .select(['a.mode', 'a.grantee'])
+      .where('i.item_id', '=', 'locked')
+      .orderBy('a.mode')
+      .execute();
+    expect(access).toEqual([
+      { mode: 'r', grantee: 'role:OWNER' },
+      { mode: 'w', grantee: 'user:someone-else' },
+    ]);
+    for (let i = 0; i < 40; i += 2) await expectConsistent('mixed', `free-${i}`);
+  });
 });

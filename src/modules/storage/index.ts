@@ -3,6 +3,7 @@
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
 import { StoreItemRepository } from './store-item.repository.js';
 import { StorageService } from './storage.service.js';
+import { WriteBatcher } from './write-batcher.js';
 import { createListQueryCompiler } from './storage.query.js';
 import { postItemRoute } from './routes/post-item.js';
 import { putItemRoutes } from './routes/put-item.js';
@@ -18,7 +19,9 @@ export const STORAGE_BODY_LIMIT = 5 * 1024 * 1024;
 
 export function createStorageModule(deps: ModuleDeps): PlatformModule {
   const repo = new StoreItemRepository(deps.db, deps.dialect);
-  const service = new StorageService(repo, deps.dialect, createListQueryCompiler(deps.dialect));
+  // SQLite has one writer: concurrent item writes share a commit. PostgreSQL runs them side by side.
+  const writes = new WriteBatcher(deps.db, deps.dialect.name === 'sqlite' ? 64 : 1);
+  const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect));
   const options: StorageRouteOptions = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
   return {
     name: 'storage',

@@ -5,6 +5,7 @@ import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { CompiledListQuery, ListQueryInput } from '../../platform/query/query.types.js';
 import { buildDocument, principalGrantees, type ItemDocument } from './item-document.js';
 import type { ItemKey, ItemRecord, StoreItemRepository } from './store-item.repository.js';
+import type { WriteBatcher } from './write-batcher.js';
 import { STORAGE_ERRORS } from './storage.errors.js';
 import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody } from './storage.schemas.js';
 
@@ -15,32 +16,52 @@ export type ListQueryCompiler = (input: ListQueryInput) => CompiledListQuery;
 class ConcurrentChange extends Error {}
 
 const MAX_ATTEMPTS = 8;
+const KNOWN_STORES_MAX = 10_000;
 
 /**
  * The rules of the storage API. Access comes from the item's restrictions only (no owner, no admin
  * bypass): readRestriction decides reads, writeRestriction updates and deletes.
  */
 export class StorageService {
+  /**
+   * Stores seen committed by this process: a write to one skips the "create the store" statement. Stores are
+   * never deleted while the service runs, so the set cannot go stale; another instance just keeps its own.
+   */
+  private readonly knownStores = new Set<string>();
+
   constructor(
     private readonly repo: StoreItemRepository,
+    private readonly writes: WriteBatcher,
     private readonly dialect: Dialect,
     private readonly compile: ListQueryCompiler,
   ) {}
 
   /** Creates an item under a new UUID; answers the id. */
   async create(p: Principal, storeId: string, body: StoreItemBody): Promise<string> {
-    return this.retrying(async () => {
+    const known = this.isKnownStore(p.tenantId, storeId);
+    const id = await this.retrying(async () => {
       const key = { tenantId: p.tenantId, storeId, itemId: randomUUID() };
       const doc = buildDocument(key.itemId, body);
-      return this.repo.transaction(async (trx) => {
+      return this.writes.run(async (trx) => {
         const now = Date.now();
-        await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
+        if (!known) await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
         const seq = await this.repo.insertIfAbsent(trx, key, doc, now, p.loginName);
         if (seq === undefined) throw new ConcurrentChange(); // a UUID collision: draw again
         await this.repo.writeAccess(trx, key, seq, doc, false);
         return key.itemId;
       });
     });
+    this.rememberStore(p.tenantId, storeId);
+    return id;
+  }
+
+  private isKnownStore(tenantId: string, storeId: string): boolean {
+    return this.knownStores.has(`${tenantId}\u0000${storeId}`);
+  }
+
+  private rememberStore(tenantId: string, storeId: string): void {
+    if (this.knownStores.size >= KNOWN_STORES_MAX) this.knownStores.clear();
+    this.knownStores.add(`${tenantId}\u0000${storeId}`);
   }
 
   /** Creates the item under the path id, or replaces it when the caller may write it; answers it as stored. */
@@ -48,10 +69,11 @@ export class StorageService {
     const key = { tenantId: p.tenantId, storeId, itemId };
     const doc = buildDocument(itemId, body);
     const grantees = principalGrantees(p);
+    const known = this.isKnownStore(p.tenantId, storeId);
     const record = await this.retrying(() =>
-      this.repo.transaction(async (trx): Promise<ItemRecord> => {
+      this.writes.run(async (trx): Promise<ItemRecord> => {
         const now = Date.now();
-        await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
+        if (!known) await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
         const seq = await this.repo.insertIfAbsent(trx, key, doc, now, p.loginName);
         if (seq !== undefined) {
           await this.repo.writeAccess(trx, key, seq, doc, false);
@@ -65,6 +87,7 @@ export class StorageService {
         return { ...existing, doc, updatedOn: now, updatedBy: p.loginName };
       }),
     );
+    this.rememberStore(p.tenantId, storeId);
     return toStoreItem(record);
   }
 
@@ -96,7 +119,7 @@ export class StorageService {
     const key: ItemKey = { tenantId: p.tenantId, storeId, itemId };
     const grantees = principalGrantees(p);
     const record = await this.retrying(() =>
-      this.repo.transaction(async (trx) => {
+      this.writes.run(async (trx) => {
         const existing = await this.repo.lock(trx, key);
         if (!existing) throw STORAGE_ERRORS.itemNotFound(storeId, itemId);
         if (!(await this.repo.hasAccess(trx, key, existing.seq, 'w', grantees))) throw STORAGE_ERRORS.noWriteAccess(storeId, itemId);

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { ItemDocument } from './item-document.js';
 import { restrictionGrantees } from './item-document.js';
@@ -42,10 +42,6 @@ export class StoreItemRepository {
 
   constructor(db: Kysely<any>, private readonly dialect: Dialect) {
     this.db = db as Db;
-  }
-
-  transaction<T>(fn: (trx: Transaction<StorageTables>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
   }
 
   private toRecord(row: ItemRowRead): ItemRecord {

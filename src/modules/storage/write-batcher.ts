@@ -1,0 +1,73 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { StorageTables } from './storage.tables.js';
+
+type Job<T> = (trx: Transaction<StorageTables>) => Promise<T>;
+interface Pending {
+  job: Job<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * Group commit for an engine with a single writer (SQLite): write transactions that arrive while another
+ * batch runs share one transaction, each inside its own savepoint. A job that fails is rolled back to its
+ * savepoint alone and rejected with its own error; the others commit together. Every job answers only after
+ * the commit, so an answered write is a committed write. With `maxBatch` 1 (PostgreSQL, whose concurrent
+ * transactions already share WAL flushes) each job is simply its own transaction.
+ */
+export class WriteBatcher {
+  private queue: Pending[] = [];
+  private running = false;
+
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly maxBatch: number,
+  ) {}
+
+  run<T>(job: Job<T>): Promise<T> {
+    if (this.maxBatch <= 1) return (this.db as Kysely<StorageTables>).transaction().execute(job);
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.running) {
+        this.running = true;
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length) await this.runBatch(this.queue.splice(0, this.maxBatch));
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async runBatch(batch: Pending[]): Promise<void> {
+    const outcomes: Outcome[] = [];
+    try {
+      await (this.db as Kysely<StorageTables>).transaction().execute(async (trx) => {
+        for (const p of batch) {
+          await sql`savepoint storage_write`.execute(trx);
+          try {
+            outcomes.push({ ok: true, value: await p.job(trx) });
+          } catch (error) {
+            await sql`rollback to savepoint storage_write`.execute(trx);
+            outcomes.push({ ok: false, error });
+          }
+          await sql`release savepoint storage_write`.execute(trx);
+        }
+      });
+    } catch (error) {
+      // The commit (or the transaction itself) failed: nothing of this batch is stored.
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    batch.forEach((p, n) => {
+      const o = outcomes[n];
+      if (o.ok) p.resolve(o.value);
+      else p.reject(o.error);
+    });
+  }
+}
