@@ -109,16 +109,21 @@ class Converter {
   }
 
   leaf(leaf: LTerm | LRange, defaultField: string | undefined): Clause {
-    const field = leaf.field !== IMPLICIT ? unescapeLucene(leaf.field) : defaultField;
+    // The grammar reads `-field:value` as a field named `-field`: the sign is the clause's prefix.
+    const signed = leaf.field !== IMPLICIT && /^[-+!]/.test(leaf.field);
+    const prefix = signed ? leaf.field[0] : isTerm(leaf) ? leaf.prefix : null;
+    const rawField = signed ? leaf.field.slice(1) : leaf.field;
+    if (signed && (rawField === '' || (isTerm(leaf) && leaf.prefix))) throw QUERY_ERRORS.invalidQuery('a field name is missing');
+    const field = rawField !== IMPLICIT ? unescapeLucene(rawField) : defaultField;
+    const occur: Occur = prefix === '+' ? 'must' : prefix === '-' || prefix === '!' ? 'mustNot' : 'should';
     if (isRange(leaf)) {
       if (field === undefined) throw QUERY_ERRORS.invalidQuery('a range needs a field: field:[a TO b]');
-      return { node: this.range(validateProperty(field, PATH), leaf), occur: 'should' };
+      return { node: this.range(validateProperty(field, PATH), leaf), occur };
     }
     if (leaf.regex) throw QUERY_ERRORS.invalidQuery('regular expressions are not supported');
     if (leaf.similarity != null || leaf.proximity != null) {
       throw QUERY_ERRORS.invalidQuery('fuzzy and proximity searches (~) are not supported');
     }
-    const occur: Occur = leaf.prefix === '+' ? 'must' : leaf.prefix === '-' || leaf.prefix === '!' ? 'mustNot' : 'should';
     const raw = checkValueLength(leaf.term, PATH);
     const comparison = leaf.quoted ? undefined : /^(>=|<=|>|<)(.*)$/s.exec(raw);
     if (field === undefined) {

@@ -11,6 +11,7 @@ export function guardQueryString(query: string): string {
   if (query.length > QUERY_LIMITS.queryLength) {
     throw QUERY_ERRORS.invalidQuery(`the query is limited to ${QUERY_LIMITS.queryLength} characters`);
   }
+  if (query.includes('\u0000')) throw QUERY_ERRORS.invalidQuery('the query must not contain NUL characters');
   let out = '';
   let depth = 0;
   let inRange = false;
@@ -62,7 +63,12 @@ export function guardQueryString(query: string): string {
       }
       continue;
     }
-    if (ch === '[' || ch === '{') {
+    if (word === '' && (ch === '-' || ch === '!' || ch === '+') && query[i + 1] === '(') {
+      // The grammar takes prefixes on terms only; `-(group)` is `NOT (group)`.
+      if (ch === '+') throw QUERY_ERRORS.invalidQuery('+ before a group is not supported; join it with AND');
+      out = out.slice(0, -1) + 'NOT ';
+      tokens.push('NOT');
+    } else if (ch === '[' || ch === '{') {
       inRange = true;
       rangeStart = out.length - 1;
       word += ch;
@@ -70,7 +76,7 @@ export function guardQueryString(query: string): string {
       throw QUERY_ERRORS.invalidQuery(
         ch === '/' ? 'regular expressions are not supported (escape / as \\/)' : 'fuzzy and proximity searches (~) are not supported',
       );
-    } else if (ch === '^' && (word === '' || !/^\d+(\.\d+)?(\s|\)|$)/.test(query.slice(i + 1, i + 24)))) {
+    } else if (ch === '^' && (word === '' || !/^(0\.\d+|\d+)(\s|\)|$)/.test(query.slice(i + 1, i + 24)))) {
       throw QUERY_ERRORS.invalidQuery('^ needs a number (boost)');
     } else if (ch === ']' || ch === '}') {
       throw QUERY_ERRORS.invalidQuery(`unexpected ${ch}`);

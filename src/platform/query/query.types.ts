@@ -7,7 +7,10 @@ import type { Dialect } from '../db/dialects/dialect.js';
 export type FieldTarget =
   /** A value inside a JSON document column; `column` is a trusted SQL reference such as `i.doc`. */
   | { kind: 'json'; column: string; path: string[] }
-  /** A plain column; `column` is a trusted SQL reference such as `a.custom_id`. */
+  /**
+   * A plain column; `column` is a trusted SQL reference such as `a.custom_id`. `datetime` columns hold epoch
+   * milliseconds (`dialect.bigintColumnType`); a `text` column holding ISO 8601 strings also compares as dates.
+   */
   | { kind: 'column'; column: string; type: 'text' | 'number' | 'boolean' | 'datetime' };
 
 /** Maps a dotted property (`value.status`, `customFields.x`, `attributes.ns:key`) to SQL; null: unknown (matches as missing). */

@@ -28,10 +28,12 @@ export function isSafePathSegment(segment: string): boolean {
   return segment.length > 0 && segment.length <= QUERY_LIMITS.propertyLength && !BAD_PATH_CHARS.test(segment);
 }
 
+/** Value length limit; NUL is refused (PostgreSQL text cannot hold it, and no stored string contains it). */
 export function checkValueLength(value: string, path: string): string {
   if (value.length > QUERY_LIMITS.valueLength) {
     throw QUERY_ERRORS.invalidFilter(path, `values are limited to ${QUERY_LIMITS.valueLength} characters`);
   }
+  if (value.includes('\u0000')) throw QUERY_ERRORS.invalidFilter(path, 'values must not contain NUL characters');
   return value;
 }
 

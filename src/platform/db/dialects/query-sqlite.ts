@@ -12,7 +12,9 @@ export function sqliteJsonPath(path: string[]): string {
 
 /** Epoch milliseconds of an ISO date text, or NULL (also for texts such as 'now' that SQLite would accept). */
 function epochMs(text: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`(CASE WHEN ${text} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' THEN round(unixepoch(${text}, 'subsec') * 1000) END)`;
+  // date() rolls 2026-02-30 over to 03-02; comparing it with the text refuses such days, as PostgreSQL does.
+  return sql`(CASE WHEN ${text} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' AND date(substr(${text}, 1, 10)) = substr(${text}, 1, 10)
+    THEN round(unixepoch(${text}, 'subsec') * 1000) END)`;
 }
 
 function elementTest(test: ValueTest): RawBuilder<SqlBool> | null {
