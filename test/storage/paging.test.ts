@@ -51,4 +51,32 @@ describeEachEngine('storage paging', (engine) => {
   it('the owner sees every item', async () => {
     expect(await allPages(owner, 25)).toHaveLength(90);
   });
+
+  it.each([
+    ['value.group|ASC', 7],
+    ['value.group|DESC,value.name|ASC', 11],
+    ['value.n|DESC', 9],
+    ['nonexistent|ASC', 8],
+  ])('pages of the list sorted by %s (size %i) are full and concatenate with no duplicates or gaps', async (sort, size) => {
+    const pages = await allPages(kim, size, { sort });
+    const full = (await kim.list('paged', { sort, limit: 1000 })).json().items.map((i: any) => i.id);
+    expect(pages).toEqual(full);
+    expect(new Set(pages).size).toBe(60);
+    expect([...pages].sort()).toEqual([...visible].sort());
+  });
+
+  it('a filter keeps pages full and totals true with hidden items interleaved', async () => {
+    const filter = JSON.stringify([{ property: 'value.group', operator: 'in', value: [1, 2] }]);
+    const ids: string[] = [];
+    let total = -1;
+    for (let start = 0; ; start += 4) {
+      const body = (await kim.list('paged', { filter, sort: 'value.n|DESC', start, limit: 4 })).json();
+      total = body.total;
+      ids.push(...body.items.map((i: any) => i.id));
+      if (body.items.length < 4) break;
+    }
+    const expected = visible.filter((id) => [1, 2].includes(Number(id.slice(2)) % 4)).reverse();
+    expect(total).toBe(expected.length);
+    expect(ids).toEqual(expected);
+  });
 });

@@ -1,6 +1,6 @@
 // How list parameters reach SQL: the fields of an item as read, mapped for the platform's query compiler.
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
-import type { FieldTarget, QueryContext } from '../../platform/query/query.types.js';
+import { compileListQuery, type FieldTarget, type QueryContext } from '../../platform/query/index.js';
 import type { ListQueryCompiler } from './storage.service.js';
 
 /** Fields kept inside the `doc` JSON column (with everything beneath them). */
@@ -28,8 +28,8 @@ export function storeItemQueryContext(dialect: Dialect): QueryContext {
   };
 }
 
-/** Placeholder until platform/query exports compileListQuery: no query, filter or sort yet. */
+/** query, filter, sort and time zone of a list read, compiled against the item aliased `i`. */
 export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
-  void storeItemQueryContext(dialect);
-  return () => ({ orderBy: [] });
+  const ctx = storeItemQueryContext(dialect);
+  return (input) => compileListQuery(input, ctx);
 }
