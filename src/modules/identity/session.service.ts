@@ -1,3 +1,5 @@
+import type { Static } from '@sinclair/typebox';
+import type { SessionRecordSchema } from './identity.schemas.js';
 import { ERRORS } from '../../platform/errors/error-catalogue.js';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../../platform/crypto/secrets.js';
 import type { Principal } from '../../platform/auth/principal.js';
@@ -7,19 +9,7 @@ import { LoginThrottle } from './login-throttle.js';
 import type { AuditService } from './audit/audit.service.js';
 
 /** The session record of the spec (interface-spec, Session record). */
-export interface SessionRecord {
-  loginName: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  organisations: string[];
-  inactiveOrganisations: string[];
-  roles: string[];
-  rights: string[];
-  principals: Record<string, string[]>;
-  customData: Record<string, unknown>;
-  expirationDate: number;
-}
+export type SessionRecord = Static<typeof SessionRecordSchema>;
 
 export const USER_PRINCIPAL_CLASS = 'svc.core.UserPrincipal';
 
