@@ -27,9 +27,10 @@ export class FormsRepository {
 
   constructor(db: Kysely<any>) {
     this.db = db as Kysely<FormsTables>;
-    // The latest version: one backward seek on the primary key (tenant_id, form_id, version).
+    // The latest version: one backward seek on the primary key (tenant_id, form_id, version). LIMIT is a
+    // literal: SQLite plans `LIMIT ?` without the early stop and is about three times slower here.
     this.latest = prepareQuery<StoredForm, [string, string]>(db, (p) =>
-      this.db.selectFrom('form_versions').select(FORM_COLUMNS).where('tenant_id', '=', p(0)).where('form_id', '=', p(1)).orderBy('version', 'desc').limit(1),
+      this.db.selectFrom('form_versions').select(FORM_COLUMNS).where('tenant_id', '=', p(0)).where('form_id', '=', p(1)).orderBy('version', 'desc').limit(sql.lit(1)),
     );
     this.exact = prepareQuery<StoredForm, [string, string, number]>(db, (p) =>
       this.db.selectFrom('form_versions').select(FORM_COLUMNS).where('tenant_id', '=', p(0)).where('form_id', '=', p(1)).where('version', '=', p(2)),
