@@ -12,14 +12,15 @@ export function sqliteJsonPath(path: string[]): string {
 
 /** Epoch milliseconds of an ISO date text, or NULL (also for texts such as 'now' that SQLite would accept). */
 function epochMs(text: RawBuilder<unknown>): RawBuilder<unknown> {
-  // date() rolls 2026-02-30 over to 03-02; comparing it with the text refuses such days, as PostgreSQL does.
+  // date() rolls 2026-02-30 over to 03-02; comparing it with the text refuses such days. Hour 24, year 0 and a
+  // lower-case z, which SQLite would read, are refused as PostgreSQL refuses them.
   return sql`(CASE WHEN ${text} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' AND date(substr(${text}, 1, 10)) = substr(${text}, 1, 10)
+      AND substr(${text}, 1, 4) <> '0000' AND substr(${text}, 12, 2) < '24' AND ${text} NOT GLOB '*z'
     THEN round(unixepoch(${text}, 'subsec') * 1000) END)`;
 }
 
-function elementTest(test: ValueTest): RawBuilder<SqlBool> | null {
-  const type = sql`q__e.type`;
-  const value = sql`q__e.value`;
+/** A test on one JSON value, given its json_type() and its SQL value (json_extract() or json_each's value). */
+function elementTest(test: ValueTest, type: RawBuilder<unknown>, value: RawBuilder<unknown>): RawBuilder<SqlBool> | null {
   switch (test.kind) {
     case 'number':
       return allOf([sql<SqlBool>`${type} IN ('integer', 'real')`, ...test.conds.map((c) => sql<SqlBool>`${value} ${opSql(c.op)} ${c.value}`)]);
@@ -63,12 +64,19 @@ function columnTest(col: RawBuilder<unknown>, type: QueryColumnType, test: Value
 
 export const sqliteQuery: QueryDialect = {
   jsonAny(column, path, tests) {
-    const parts = tests.map(elementTest).filter((p): p is RawBuilder<SqlBool> => p !== null);
-    if (parts.length === 0) return FALSE;
     const col = columnRef(column);
     const p = sqliteJsonPath(path);
-    // json_each over a scalar yields the scalar itself, over an array its elements; objects are not values.
-    return sql<SqlBool>`EXISTS (SELECT 1 FROM json_each(${col}, ${p}) AS q__e WHERE json_type(${col}, ${p}) <> 'object' AND ${anyOf(parts)})`;
+    const on = (type: RawBuilder<unknown>, value: RawBuilder<unknown>) =>
+      tests.map((t) => elementTest(t, type, value)).filter((x): x is RawBuilder<SqlBool> => x !== null);
+    const scalar = on(sql`json_type(${col}, ${p})`, sql`json_extract(${col}, ${p})`);
+    if (scalar.length === 0) return FALSE;
+    const element = on(sql`q__e.type`, sql`q__e.value`);
+    // A scalar is tested directly (the common case, no table function); an array by its elements; an object is
+    // no value; a missing path has type NULL and fails every test.
+    return sql<SqlBool>`(CASE json_type(${col}, ${p})
+      WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each(${col}, ${p}) AS q__e WHERE ${anyOf(element)})
+      WHEN 'object' THEN FALSE
+      ELSE COALESCE(${anyOf(scalar)}, FALSE) END)`;
   },
 
   columnAny(column, type, tests) {
