@@ -107,12 +107,27 @@ export class StoreItemRepository {
     if (compiled.where) base = base.where(compiled.where);
 
     if (limit === 0) return { total: await this.count(base), records: [] };
-    // The window count rides along with the page: one pass over the matching items.
-    let page = base.select(ITEM_COLUMNS).select(sql<number>`count(*) over ()`.as('total'));
+    // Phase 1 orders and counts narrow rows (seq only; the window count rides along: one pass over the
+    // matches). Phase 2 reads the documents of the page alone, so sorting never drags every document along.
+    let page = base.select(['i.seq', sql<number>`count(*) over ()`.as('total')]);
     for (const o of compiled.orderBy) page = page.orderBy(o);
     const rows = await page.orderBy('i.seq').limit(limit).offset(start).execute();
     if (rows.length === 0) return { total: start > 0 ? await this.count(base) : 0, records: [] };
-    return { total: Number(rows[0].total), records: rows.map((r) => this.toRecord(r)) };
+    const seqs = rows.map((r) => Number(r.seq));
+    const docs = await this.db
+      .selectFrom('storage_items as i')
+      .select(ITEM_COLUMNS)
+      .where('i.tenant_id', '=', tenantId)
+      .where('i.store_id', '=', storeId)
+      .where('i.seq', 'in', seqs)
+      .execute();
+    const bySeq = new Map(docs.map((d) => [Number(d.seq), d]));
+    // An item deleted between the two statements is left out (the page is short by exactly that item).
+    const records = seqs.flatMap((seq) => {
+      const row = bySeq.get(seq);
+      return row ? [this.toRecord(row)] : [];
+    });
+    return { total: Number(rows[0].total), records };
   }
 
   private async count(base: SelectQueryBuilder<any, any, any>): Promise<number> {
