@@ -313,6 +313,16 @@ describeEachEngine('query compiler SQL', (engine) => {
     expect(await ids({})).toEqual(ALL);
   });
 
+  it('inputs at the limits still run as one statement on the engine', async () => {
+    const values = Array.from({ length: 1000 }, (_, i) => String(i));
+    // '7' is stored as a string and matches the string '7'; -1 is not among the values.
+    expect(await ids({ filter: filter('n', 'in', values) })).toEqual([1, 2, 3, 4, 5]);
+    const dates = Array.from({ length: 100 }, (_, i) => ({ property: `date`, operator: 'gte', value: `2026-03-${String((i % 28) + 1).padStart(2, '0')}T00:00` }));
+    expect(await ids({ filter: JSON.stringify(dates.slice(0, 99).concat({ property: 'n', operator: 'lte', value: 10 } as any)), timezoneName: 'Europe/Berlin' })).toEqual([1, 2, 6]);
+    const query = Array.from({ length: 32 }, (_, i) => `name:*${i}*`).join(' OR ');
+    expect(await ids({ query })).toEqual([]);
+  });
+
   it('errors of the parameters are AppErrors, raised before any SQL runs', () => {
     expect(() => compileListQuery({ filter: '[' }, ctx)).toThrow(expect.objectContaining({ statusCode: 500 }));
     expect(() => compileListQuery({ filter: '[{"property":"a","operator":"nope"}]' }, ctx)).toThrow(expect.objectContaining({ statusCode: 400 }));

@@ -61,6 +61,7 @@ describe('parseFilter: errors', () => {
     ['in without an array', [{ property: 'a', operator: 'in', value: 'x' }], 400],
     ['in with an object', [{ property: 'a', operator: 'in', value: [{}] }], 400],
     ['in too long', [{ property: 'a', operator: 'in', value: Array(QUERY_LIMITS.inValues + 1).fill(1) }], 400],
+    ['in values too many in all', Array(3).fill({ property: 'a', operator: 'in', value: Array(Math.ceil(QUERY_LIMITS.inValues / 2)).fill(1) }), 400],
     ['exists without a boolean', [{ property: 'a', operator: 'exists', value: 'true' }], 400],
     ['exists without value', [{ property: 'a', operator: 'exists' }], 400],
     ['like with a number', [{ property: 'a', operator: 'like', value: 5 }], 400],

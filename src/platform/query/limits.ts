@@ -10,7 +10,7 @@ export const QUERY_LIMITS = {
   filterLength: 65_536,
   /** Conditions of one filter array. */
   filterConditions: 100,
-  /** Elements of an `in` value. */
+  /** Elements of all `in` values of one filter together. */
   inValues: 1000,
   /** Characters of one string value (filter value, query term). */
   valueLength: 1024,

@@ -53,7 +53,13 @@ export function parseFilter(input: string | FilterCondition[] | undefined | null
   if (data.length > QUERY_LIMITS.filterConditions) {
     throw QUERY_ERRORS.invalidFilter('filter', `at most ${QUERY_LIMITS.filterConditions} conditions`);
   }
-  return data.map((c, i) => normalizeCondition(c, `filter/${i}`));
+  const conditions = data.map((c, i) => normalizeCondition(c, `filter/${i}`));
+  // Each value becomes bound parameters; the engines cap their number per statement.
+  const inValues = conditions.reduce((n, c) => n + (Array.isArray(c.value) ? c.value.length : 0), 0);
+  if (inValues > QUERY_LIMITS.inValues) {
+    throw QUERY_ERRORS.invalidFilter('filter', `in takes at most ${QUERY_LIMITS.inValues} values in all`);
+  }
+  return conditions;
 }
 
 function normalizeCondition(raw: unknown, path: string): NormalizedCondition {

@@ -24,13 +24,24 @@ export const TRUE: RawBuilder<SqlBool> = sql<SqlBool>`(1 = 1)`;
 export const FALSE: RawBuilder<SqlBool> = sql<SqlBool>`(1 = 0)`;
 
 export function anyOf(parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> {
-  if (parts.length === 0) return FALSE;
-  return parts.length === 1 ? parts[0] : sql<SqlBool>`(${sql.join(parts, sql` OR `)})`;
+  return parts.length === 0 ? FALSE : balanced(parts, sql` OR `);
 }
 
 export function allOf(parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> {
-  if (parts.length === 0) return TRUE;
-  return parts.length === 1 ? parts[0] : sql<SqlBool>`(${sql.join(parts, sql` AND `)})`;
+  return parts.length === 0 ? TRUE : balanced(parts, sql` AND `);
+}
+
+// `a OR b OR c ...` parses into a left-deep tree; SQLite refuses expression trees deeper than 1000. Long lists are
+// joined as a balanced tree of groups instead, so depth grows with the logarithm of the count.
+const GROUP = 32;
+
+function balanced(parts: RawBuilder<SqlBool>[], joiner: RawBuilder<unknown>): RawBuilder<SqlBool> {
+  if (parts.length === 1) return parts[0];
+  if (parts.length <= GROUP) return sql<SqlBool>`(${sql.join(parts, joiner)})`;
+  const size = Math.ceil(parts.length / GROUP);
+  const groups: RawBuilder<SqlBool>[] = [];
+  for (let i = 0; i < parts.length; i += size) groups.push(balanced(parts.slice(i, i + size), joiner));
+  return balanced(groups, joiner);
 }
 
 /** SQL comparison operators come from a closed set, never from input. */

@@ -10,6 +10,8 @@ import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql } from
 // several times cheaper than a regular expression on PostgreSQL.
 const TIMES = ['99:99', '99:99:99', ...Array.from({ length: 9 }, (_, i) => `99:99:99.${'9'.repeat(i + 1)}`)];
 const DATE_SHAPES = ['9999-99-99', ...TIMES.flatMap((t) => ['', 'Z', '-99:99'].map((zone) => `9999-99-99T${t}${zone}`))];
+// A constant of this file (digits, 9, T, Z, -, : and .), so it is written into the SQL rather than bound each time.
+const DATE_SHAPES_SQL = sql.raw(`'{${DATE_SHAPES.join(',')}}'::text[]`);
 
 /**
  * Epoch milliseconds of an ISO date text, or NULL. Shape, then field ranges (month, day of the month, hour, minute,
@@ -24,7 +26,7 @@ function epochMs(text: RawBuilder<unknown>): RawBuilder<unknown> {
   const day = int(9, 2);
   const hasZone = sql`(length(${t}) > 10 AND (right(${t}, 1) = 'Z' OR substr(${t}, length(${t}) - 5, 1) IN ('+', '-')))`;
   const hasOffset = sql`(length(${t}) > 16 AND substr(${t}, length(${t}) - 5, 1) IN ('+', '-'))`;
-  return sql`(CASE WHEN translate(${t}, '0123456789 +', '9999999999T-') = ANY(${DATE_SHAPES}::text[]) THEN
+  return sql`(CASE WHEN translate(${t}, '0123456789 +', '9999999999T-') = ANY(${DATE_SHAPES_SQL}) THEN
     CASE WHEN ${month} NOT BETWEEN 1 AND 12 OR ${day} NOT BETWEEN 1 AND 31 OR ${year} = 0 THEN NULL
       WHEN ${day} > 28 AND ${day} > (CASE ${month} WHEN 2 THEN (CASE WHEN ${year} % 4 = 0 AND (${year} % 100 <> 0 OR ${year} % 400 = 0) THEN 29 ELSE 28 END)
         WHEN 4 THEN 30 WHEN 6 THEN 30 WHEN 9 THEN 30 WHEN 11 THEN 30 ELSE 31 END) THEN NULL
