@@ -29,6 +29,7 @@ describe('parseQueryString: syntax', () => {
     ['"a phrase"', text('%a phrase%')],
     ['"50%_off*"', text('%50\\%\\_off*%')],
     ['"say \\"hi\\""', text('%say \\\\"hi\\\\"%')], // searched as it appears in JSON text: say \"hi\"
+    ['"😀 ü"', text('%😀 ü%')],
     ['a AND b', { type: 'and', items: [text('%a%'), text('%b%')] }],
     ['a && b', { type: 'and', items: [text('%a%'), text('%b%')] }],
     ['a OR b', { type: 'or', items: [text('%a%'), text('%b%')] }],

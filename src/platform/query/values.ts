@@ -59,10 +59,12 @@ export function toLikePattern(text: string, options: LikeOptions, path: string):
     for (const c of encoded) out += escapeLikeChar(c);
     lastWasStar = false;
   };
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (options.backslashEscapes && ch === '\\' && i + 1 < text.length) {
-      literal(text[++i]);
+  // By code point: a surrogate pair must reach JSON.stringify whole, or it comes out as two \u escapes.
+  const chars = Array.from(text);
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i];
+    if (options.backslashEscapes && ch === '\\' && i + 1 < chars.length) {
+      literal(chars[++i]);
     } else if (options.literal || (ch !== '*' && ch !== '?')) {
       literal(ch);
     } else if (ch === '?') {
