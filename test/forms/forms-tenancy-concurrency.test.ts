@@ -1,6 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { sql } from 'kysely';
+import type { InjectOptions } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import { createDatabase } from '../../src/platform/db/database.js';
+import { ADMIN_PASSWORD, describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { ADMIN_KEY, FORMS_CONFIG, OTHER_TENANT_ADMIN_KEY, addVersion, call, formBody, historyVersions } from './forms-fixtures.js';
+
+/** A second service instance with its own connection pool on the PostgreSQL schema of `t`. */
+async function secondPostgresInstance(t: TestApp) {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(t.database.db);
+  const database = createDatabase({ url: inject('pgUrl'), dataDir: '', pgSchema: rows[0].schema, poolSize: 5 });
+  const config = parseConfig({ ...FORMS_CONFIG, server: { logLevel: 'silent' }, identity: { bootstrapAdminPassword: ADMIN_PASSWORD } });
+  const built = await buildApp(config, { database, logger: false });
+  return {
+    request: (opts: InjectOptions) => built.app.inject(opts),
+    async close() {
+      await built.close();
+      await database.destroy();
+    },
+  };
+}
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -58,6 +78,28 @@ describeEachEngine('Forms API tenancy and concurrency', (engine) => {
       // Each stored version holds what its own writer sent.
       const byVersion = new Map(results.map((r) => [r.json().version, r.json().name]));
       for (const f of history) expect(f.name).toBe(byVersion.get(f.version));
+    });
+
+    // PostgreSQL is the scale-out path; two SQLite connections in one process would block each other's event loop.
+    it.skipIf(engine !== 'postgres')('two service instances on one database hand out distinct versions of one form', async () => {
+      const other = await secondPostgresInstance(t);
+      try {
+        const write = (i: number) => {
+          const opts: InjectOptions = {
+            method: 'POST',
+            url: '/cxf/svc-forms/forms/shared',
+            headers: { 'x-apikey': ADMIN_KEY },
+            payload: formBody(`i${i}`),
+          };
+          return i % 2 ? t.request(opts) : other.request(opts);
+        };
+        const results = await Promise.all(range(1, 30).map(write));
+        for (const r of results) expect(r.statusCode, r.body).toBe(200);
+        expect(results.map((r) => r.json().version).sort((a, b) => a - b)).toEqual(range(1, 30));
+        expect(await historyVersions(t, 'shared')).toEqual(range(1, 30));
+      } finally {
+        await other.close();
+      }
     });
 
     it('concurrent deletes and adds on one form keep the numbering and lose nothing', async () => {
