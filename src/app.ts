@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppConfig } from './config/config.schema.js';
 import { createDatabase, type Database } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrations.js';
-import { installErrorHandler } from './platform/errors/error-handler.js';
+import { frameworkErrorHandler, installErrorHandler } from './platform/errors/error-handler.js';
 import { authPlugin } from './platform/auth/auth-plugin.js';
 import type { ModuleDeps, PlatformModule } from './platform/module.js';
 import { createIdentityModule } from './modules/identity/index.js';
@@ -47,6 +47,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     bodyLimit: config.server.bodyLimitBytes,
     ajv: { customOptions: { allErrors: false, coerceTypes: 'array', useDefaults: true, removeAdditional: false } },
     return503OnClosing: true,
+    // Ids are validated by each route's schema (with a clear 400); the router only stops absurd lengths.
+    routerOptions: { maxParamLength: 2048 },
+    frameworkErrors: frameworkErrorHandler,
   });
   try {
     const moduleDeps: ModuleDeps = { db: database.db, dialect: database.dialect, config, log: app.log };

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 
 /**
  * A real OIDC issuer on loopback with its own keys: discovery document and JWKS over HTTP.

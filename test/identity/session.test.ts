@@ -220,12 +220,19 @@ describeEachEngine('session login', (engine) => {
 });
 
 describe('error object', () => {
-  it('answers an unknown route with the error object, never a stack', async () => {
+  it('answers an unknown route, a bad URL and an absurd path parameter with the error object, never a stack', async () => {
     const t = await startTestApp('sqlite');
     try {
       const res = await t.request({ method: 'GET', url: '/nope?x=1' });
       expect(res.statusCode).toBe(404);
       expect(res.json().error).toMatchObject({ code: 404, name: 'NOT_FOUND', properties: {} });
+      const long = await t.request({ method: 'GET', url: `/cxf/svc-forms/forms/${'a'.repeat(5000)}`, headers: { 'x-apikey': 'x' } });
+      expect(long.statusCode).toBe(414);
+      expect(long.json().error).toMatchObject({ code: 414, messageKey: 'CORE_ERROR_URI_TOO_LONG' });
+      expect(long.body).not.toContain('aaaa');
+      const bad = await t.request({ method: 'GET', url: '/cxf/svc-forms/forms/%E0%A4%A' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error.code).toBe(400);
     } finally {
       await t.close();
     }

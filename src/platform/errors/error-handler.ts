@@ -63,6 +63,15 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   return reply.code(error.statusCode).headers(error.headers).type('application/json; charset=utf-8').send({ error: error.body });
 }
 
+/** Errors Fastify raises before routing (bad URL encoding, over-long path parameters): the same error object. */
+export function frameworkErrorHandler(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const error =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError(414, { messageKey: 'CORE_ERROR_URI_TOO_LONG', name: 'URI_TOO_LONG', message: 'A path parameter is too long' })
+      : ERRORS.badRequest('Malformed request URL');
+  void sendError(reply, error);
+}
+
 /** The one place where errors are rendered. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
