@@ -19,9 +19,11 @@ export const STORAGE_BODY_LIMIT = 5 * 1024 * 1024;
 
 export function createStorageModule(deps: ModuleDeps): PlatformModule {
   const repo = new StoreItemRepository(deps.db, deps.dialect);
-  // SQLite has one writer: concurrent item writes share a commit. PostgreSQL runs them side by side.
-  const writes = new WriteBatcher(deps.db, deps.dialect.name === 'sqlite' ? 64 : 1);
-  const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect));
+  // The write strategy suits the engine: SQLite has one writer, so concurrent item writes share a commit;
+  // PostgreSQL runs them side by side and can create an item with its access rows in one statement.
+  const sqlite = deps.dialect.name === 'sqlite';
+  const writes = new WriteBatcher(deps.db, sqlite ? 64 : 1);
+  const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect), { oneStatementCreate: !sqlite });
   const options: StorageRouteOptions = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
   return {
     name: 'storage',

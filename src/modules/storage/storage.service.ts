@@ -16,6 +16,12 @@ export type ListQueryCompiler = (input: ListQueryInput) => CompiledListQuery;
 class ConcurrentChange extends Error {}
 
 const MAX_ATTEMPTS = 8;
+
+/** How writes reach the database; the composition root picks what suits the engine. */
+export interface WriteStrategy {
+  /** A create in a known store as one statement with its access rows (needs data-modifying CTEs: PostgreSQL). */
+  oneStatementCreate: boolean;
+}
 const KNOWN_STORES_MAX = 10_000;
 
 /**
@@ -34,6 +40,7 @@ export class StorageService {
     private readonly writes: WriteBatcher,
     private readonly dialect: Dialect,
     private readonly compile: ListQueryCompiler,
+    private readonly strategy: WriteStrategy,
   ) {}
 
   /** Creates an item under a new UUID; answers the id. */
@@ -42,6 +49,10 @@ export class StorageService {
     const id = await this.retrying(async () => {
       const key = { tenantId: p.tenantId, storeId, itemId: randomUUID() };
       const doc = buildDocument(key.itemId, body);
+      if (known && this.strategy.oneStatementCreate) {
+        if (!(await this.repo.insertWithAccessInOneStatement(key, doc, Date.now(), p.loginName))) throw new ConcurrentChange();
+        return key.itemId;
+      }
       return this.writes.run(async (trx) => {
         const now = Date.now();
         if (!known) await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
