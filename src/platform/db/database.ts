@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -6,6 +7,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Dialect } from './dialects/dialect.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
+import { PREPARED_MARK } from './prepared-query.js';
 
 export interface DatabaseOptions {
   /** postgres://... selects PostgreSQL; otherwise SQLite in dataDir (or sqliteFile). */
@@ -66,6 +68,26 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
   };
 }
 
+/**
+ * Statements marked by prepareQuery run as named prepared statements: PostgreSQL parses and plans them
+ * once per connection instead of on every call. Only marked statements, so the number of prepared
+ * statements per connection stays bounded by the code's hot queries.
+ */
+function prepareMarkedStatements(client: pg.PoolClient, statementNames: Map<string, string>): void {
+  const query = client.query.bind(client) as (...args: any[]) => any;
+  (client as any).query = (config: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof config === 'string' && config.startsWith(PREPARED_MARK) && typeof values !== 'function') {
+      let name = statementNames.get(config);
+      if (!name) {
+        name = `svc_${createHash('sha1').update(config).digest('hex').slice(0, 24)}`;
+        if (statementNames.size < 10_000) statementNames.set(config, name);
+      }
+      return query({ name, text: config, values }, callback);
+    }
+    return query(config, values, callback);
+  };
+}
+
 function createPostgres(options: DatabaseOptions): Database {
   const types = {
     getTypeParser: (oid: number, format?: any) => {
@@ -82,6 +104,8 @@ function createPostgres(options: DatabaseOptions): Database {
   });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => undefined);
+  const statementNames = new Map<string, string>();
+  pool.on('connect', (client) => prepareMarkedStatements(client, statementNames));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   const safe = (() => {
     try {
