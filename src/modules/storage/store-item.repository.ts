@@ -103,7 +103,7 @@ export class StoreItemRepository {
       .selectFrom('storage_items as i')
       .where('i.tenant_id', '=', tenantId)
       .where('i.store_id', '=', storeId)
-      .where('i.seq', 'in', readable);
+      .where(this.isReadable(readable));
     if (compiled.where) base = base.where(compiled.where);
 
     if (limit === 0) return { total: await this.count(base), records: [] };
@@ -128,6 +128,17 @@ export class StoreItemRepository {
       return row ? [this.toRecord(row)] : [];
     });
     return { total: Number(rows[0].total), records };
+  }
+
+  /**
+   * `i.seq` is among the readable seqs. SQLite plans `IN (subquery)` from the access index. PostgreSQL would
+   * merge-join it against a scan of every item in `seq` order (1.2 s at 1,000,000 items); as `= ANY(ARRAY(...))`
+   * the readable seqs are collected once from the access index and probed by primary key (measured 27 -> 5.5 ms
+   * at 100,000 items). The one engine difference of this module's SQL; it belongs in the dialect when the
+   * platform grows such a helper.
+   */
+  private isReadable(readable: SelectQueryBuilder<any, any, any>): RawBuilder<SqlBool> {
+    return this.dialect.name === 'postgres' ? sql<SqlBool>`i.seq = any(array(${readable}))` : sql<SqlBool>`i.seq in (${readable})`;
   }
 
   private async count(base: SelectQueryBuilder<any, any, any>): Promise<number> {
