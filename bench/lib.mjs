@@ -10,13 +10,33 @@ import Fastify from 'fastify';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** A bare Fastify route that answers `body` as JSON: the baseline every figure is compared with. */
-export async function startBaseline(body, port = 0) {
-  const app = Fastify({ logger: false });
-  app.get('/*', async () => body);
-  app.post('/*', async () => body);
-  await app.listen({ host: '127.0.0.1', port });
-  return { url: `http://127.0.0.1:${app.server.address().port}`, close: () => app.close() };
+/**
+ * A bare Fastify route that answers `body` as JSON: the baseline every figure is compared with. It runs in
+ * its own process, as the service does; `{ inProcess: true }` runs it inside the load generator instead.
+ */
+export async function startBaseline(body, port = 0, { inProcess = false } = {}) {
+  if (inProcess) {
+    const app = Fastify({ logger: false });
+    app.get('/*', async () => body);
+    app.post('/*', async () => body);
+    await app.listen({ host: '127.0.0.1', port });
+    return { url: `http://127.0.0.1:${app.server.address().port}`, close: () => app.close() };
+  }
+  const child = spawn(process.execPath, [join(ROOT, 'bench/baseline-server.mjs')], {
+    env: { ...process.env, BASELINE_BODY: JSON.stringify(body), PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const actualPort = await new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
+    child.stdout.once('data', (d) => resolve(Number(String(d).trim())));
+  });
+  return {
+    url: `http://127.0.0.1:${actualPort}`,
+    async close() {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    },
+  };
 }
 
 /**

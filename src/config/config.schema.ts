@@ -67,8 +67,11 @@ export const ConfigSchema = Type.Object(
       {
         provider: Type.Union([Type.Literal('local'), Type.Literal('oidc')], { default: 'local' }),
         sessionTtlSeconds: Type.Integer({ minimum: 10, maximum: 31536000, default: 1800 }),
-        /** How long an instance may reuse an API-key lookup; changes to a key reach every instance within this. 0: no cache. */
-        apiKeyCacheSeconds: Type.Number({ minimum: 0, maximum: 60, default: 2 }),
+        /**
+         * How long an instance may reuse an API key's or a session user's grants (roles, rights, organisations,
+         * active flag); changes reach every instance within this. Session validity is checked on every call. 0: no cache.
+         */
+        credentialCacheSeconds: Type.Number({ minimum: 0, maximum: 60, default: 2 }),
         oidc: Type.Optional(
           Type.Object(
             {

@@ -25,12 +25,6 @@ export interface ApiKeyFields {
   expiresOn?: number | null;
 }
 
-export interface SessionWithUser {
-  user: User;
-  csrfToken: string;
-  expiresOn: number;
-}
-
 /** All SQL of the identity module. Every query names its tenant. */
 export class IdentityRepository {
   private readonly db: Kysely<IdentityTables>;
@@ -38,6 +32,7 @@ export class IdentityRepository {
   // Credential lookups run on every request: built and compiled once.
   private readonly apiKeyByHash;
   private readonly liveSession;
+  private readonly userById;
 
   constructor(db: Kysely<any>, private readonly dialect: Dialect) {
     this.db = db as Kysely<IdentityTables>;
@@ -49,16 +44,20 @@ export class IdentityRepository {
         .select('t.name as tenant_name')
         .where('k.key_hash', '=', p(0)),
     );
-    this.liveSession = prepareQuery<UserRow & { tenant_name: string; csrf_token: string; session_expires_on: number }, [string, number]>(db, (p) =>
+    this.liveSession = prepareQuery<{ user_id: string; csrf_token: string; expires_on: number }, [string, number]>(db, (p) =>
       this.db
-        .selectFrom('sessions as s')
-        .innerJoin('users as u', 'u.id', 's.user_id')
-        .innerJoin('tenants as t', 't.id', 's.tenant_id')
+        .selectFrom('sessions')
+        .select(['user_id', 'csrf_token', 'expires_on'])
+        .where('id_hash', '=', p(0))
+        .where('expires_on', '>', p(1)),
+    );
+    this.userById = prepareQuery<UserRow & { tenant_name: string }, [string]>(db, (p) =>
+      this.db
+        .selectFrom('users as u')
+        .innerJoin('tenants as t', 't.id', 'u.tenant_id')
         .selectAll('u')
-        .select(['t.name as tenant_name', 's.csrf_token', 's.expires_on as session_expires_on'])
-        .where('s.id_hash', '=', p(0))
-        .where('s.expires_on', '>', p(1))
-        .where('u.active', '=', 1),
+        .select('t.name as tenant_name')
+        .where('u.id', '=', p(0)),
     );
   }
 
@@ -250,11 +249,15 @@ export class IdentityRepository {
       .execute();
   }
 
-  /** A live session of an active user; expired sessions are not returned. */
-  async findLiveSession(idHash: string, now: number): Promise<SessionWithUser | undefined> {
+  /** A session that has not expired (its user is read separately, see findUserById). */
+  async findLiveSession(idHash: string, now: number): Promise<{ userId: string; csrfToken: string; expiresOn: number } | undefined> {
     const [row] = await this.liveSession(idHash, now);
-    if (!row) return undefined;
-    return { user: this.toUser(row), csrfToken: row.csrf_token, expiresOn: Number(row.session_expires_on) };
+    return row ? { userId: row.user_id, csrfToken: row.csrf_token, expiresOn: Number(row.expires_on) } : undefined;
+  }
+
+  async findUserById(id: string): Promise<User | undefined> {
+    const [row] = await this.userById(id);
+    return row ? this.toUser(row) : undefined;
   }
 
   async extendSession(idHash: string, expiresOn: number): Promise<void> {

@@ -43,13 +43,13 @@ const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: AppConfig, log: FastifyBaseLogger): IdentityModule {
   const { identity: idc } = config;
   const repo = new IdentityRepository(db, dialect);
-  const identity = new IdentityService(repo, idc.apiKeyCacheSeconds * 1000);
+  const identity = new IdentityService(repo, idc.credentialCacheSeconds * 1000);
   const audit = new AuditService(new AuditRepository(db, dialect), log);
   const throttle = new LoginThrottle(repo, idc.loginThrottle);
   const sessions = new SessionService(
     repo,
     throttle,
-    { ttlSeconds: idc.sessionTtlSeconds, passwordLoginEnabled: idc.provider === 'local' },
+    { ttlSeconds: idc.sessionTtlSeconds, passwordLoginEnabled: idc.provider === 'local', userCacheMs: idc.credentialCacheSeconds * 1000 },
     audit,
   );
   const signingKeys = new SigningKeys(db, dialect, {

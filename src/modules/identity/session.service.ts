@@ -16,6 +16,8 @@ export const USER_PRINCIPAL_CLASS = 'svc.core.UserPrincipal';
 export interface SessionSettings {
   ttlSeconds: number;
   passwordLoginEnabled: boolean;
+  /** How long a session's user (grants, active flag) may be reused; the session itself is checked every call. */
+  userCacheMs: number;
 }
 
 export interface LoginInput {
@@ -31,6 +33,7 @@ const EXTEND_GRANULARITY_MS = 15_000;
 
 export class SessionService {
   private dummyHash?: Promise<string>;
+  private readonly users = new Map<string, { user: User | undefined; until: number }>();
 
   constructor(
     private readonly repo: IdentityRepository,
@@ -85,13 +88,26 @@ export class SessionService {
     const now = Date.now();
     const live = await this.repo.findLiveSession(idHash, now);
     if (!live) return null;
+    const user = await this.sessionUser(live.userId, now);
+    if (!user?.active) return null;
     let expiresOn = live.expiresOn;
     const target = now + this.settings.ttlSeconds * 1000;
     if (target - expiresOn >= EXTEND_GRANULARITY_MS) {
       await this.repo.extendSession(idHash, target);
       expiresOn = target;
     }
-    return { user: live.user, csrfToken: live.csrfToken, expiresOn, sessionKey: idHash };
+    return { user, csrfToken: live.csrfToken, expiresOn, sessionKey: idHash };
+  }
+
+  private async sessionUser(userId: string, now: number): Promise<User | undefined> {
+    const hit = this.users.get(userId);
+    if (hit && hit.until > now) return hit.user;
+    const user = await this.repo.findUserById(userId);
+    if (this.settings.userCacheMs > 0) {
+      if (this.users.size >= 10_000) this.users.delete(this.users.keys().next().value!);
+      this.users.set(userId, { user, until: now + this.settings.userCacheMs });
+    }
+    return user;
   }
 
   async check(sessionId: string | undefined): Promise<SessionRecord> {
@@ -105,8 +121,9 @@ export class SessionService {
     const idHash = sha256Hex(sessionId);
     const live = await this.repo.findLiveSession(idHash, Date.now());
     await this.repo.deleteSession(idHash);
-    if (live) {
-      await this.audit.record({ tenantId: live.user.tenantId, actor: live.user.loginName, action: 'logout', outcome: 'success', remoteAddress: meta.ip, userAgent: meta.userAgent });
+    const user = live ? await this.repo.findUserById(live.userId) : undefined;
+    if (user) {
+      await this.audit.record({ tenantId: user.tenantId, actor: user.loginName, action: 'logout', outcome: 'success', remoteAddress: meta.ip, userAgent: meta.userAgent });
     }
   }
 
