@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { StorageTables } from './storage.tables.js';
 
 type Job<T> = (trx: Transaction<StorageTables>) => Promise<T>;
@@ -8,6 +8,10 @@ interface Pending {
   reject(error: unknown): void;
 }
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+const SAVEPOINT = CompiledQuery.raw('savepoint storage_write');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint storage_write');
+const RELEASE = CompiledQuery.raw('release savepoint storage_write');
 
 /**
  * Group commit for an engine with a single writer (SQLite): write transactions that arrive while another
@@ -48,15 +52,20 @@ export class WriteBatcher {
     const outcomes: Outcome[] = [];
     try {
       await (this.db as Kysely<StorageTables>).transaction().execute(async (trx) => {
+        // A batch of one needs no savepoint: its failure rolls back the transaction, which is only its own.
+        if (batch.length === 1) {
+          outcomes.push({ ok: true, value: await batch[0].job(trx) });
+          return;
+        }
         for (const p of batch) {
-          await sql`savepoint storage_write`.execute(trx);
+          await trx.executeQuery(SAVEPOINT);
           try {
             outcomes.push({ ok: true, value: await p.job(trx) });
           } catch (error) {
-            await sql`rollback to savepoint storage_write`.execute(trx);
+            await trx.executeQuery(ROLLBACK_TO);
             outcomes.push({ ok: false, error });
           }
-          await sql`release savepoint storage_write`.execute(trx);
+          await trx.executeQuery(RELEASE);
         }
       });
     } catch (error) {
