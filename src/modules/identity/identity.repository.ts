@@ -17,6 +17,13 @@ export interface UserFields {
   active?: boolean;
 }
 
+export interface LiveSession {
+  userId: string;
+  tenantId: string;
+  csrfToken: string;
+  expiresOn: number;
+}
+
 export interface ApiKeyFields {
   keyHash: string;
   organisations?: string[];
@@ -44,10 +51,10 @@ export class IdentityRepository {
         .select('t.name as tenant_name')
         .where('k.key_hash', '=', p(0)),
     );
-    this.liveSession = prepareQuery<{ user_id: string; csrf_token: string; expires_on: number }, [string, number]>(db, (p) =>
+    this.liveSession = prepareQuery<{ user_id: string; tenant_id: string; csrf_token: string; expires_on: number }, [string, number]>(db, (p) =>
       this.db
         .selectFrom('sessions')
-        .select(['user_id', 'csrf_token', 'expires_on'])
+        .select(['user_id', 'tenant_id', 'csrf_token', 'expires_on'])
         .where('id_hash', '=', p(0))
         .where('expires_on', '>', p(1)),
     );
@@ -250,9 +257,9 @@ export class IdentityRepository {
   }
 
   /** A session that has not expired (its user is read separately, see findUserById). */
-  async findLiveSession(idHash: string, now: number): Promise<{ userId: string; csrfToken: string; expiresOn: number } | undefined> {
+  async findLiveSession(idHash: string, now: number): Promise<LiveSession | undefined> {
     const [row] = await this.liveSession(idHash, now);
-    return row ? { userId: row.user_id, csrfToken: row.csrf_token, expiresOn: Number(row.expires_on) } : undefined;
+    return row ? { userId: row.user_id, tenantId: row.tenant_id, csrfToken: row.csrf_token, expiresOn: Number(row.expires_on) } : undefined;
   }
 
   async findUserById(id: string): Promise<User | undefined> {

@@ -39,6 +39,8 @@ export interface IdentityModule {
 }
 
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
+/** Session rows kept in memory where one process owns the database (bounded staleness is not an issue there). */
+const SESSION_CACHE_MS = 60_000;
 
 export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: AppConfig, log: FastifyBaseLogger): IdentityModule {
   const { identity: idc } = config;
@@ -49,7 +51,12 @@ export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: 
   const sessions = new SessionService(
     repo,
     throttle,
-    { ttlSeconds: idc.sessionTtlSeconds, passwordLoginEnabled: idc.provider === 'local', userCacheMs: idc.credentialCacheSeconds * 1000 },
+    {
+      ttlSeconds: idc.sessionTtlSeconds,
+      passwordLoginEnabled: idc.provider === 'local',
+      userCacheMs: idc.credentialCacheSeconds * 1000,
+      sessionCacheMs: dialect.singleInstance ? SESSION_CACHE_MS : 0,
+    },
     audit,
   );
   const signingKeys = new SigningKeys(db, dialect, {

@@ -3,7 +3,7 @@ import type { SessionRecordSchema } from './identity.schemas.js';
 import { ERRORS } from '../../platform/errors/error-catalogue.js';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../../platform/crypto/secrets.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import type { IdentityRepository } from './identity.repository.js';
+import type { IdentityRepository, LiveSession } from './identity.repository.js';
 import type { User } from './identity.tables.js';
 import { LoginThrottle } from './login-throttle.js';
 import type { AuditService } from './audit/audit.service.js';
@@ -16,8 +16,13 @@ export const USER_PRINCIPAL_CLASS = 'svc.core.UserPrincipal';
 export interface SessionSettings {
   ttlSeconds: number;
   passwordLoginEnabled: boolean;
-  /** How long a session's user (grants, active flag) may be reused; the session itself is checked every call. */
+  /** How long a session's user (grants, active flag) may be reused. */
   userCacheMs: number;
+  /**
+   * How long this process may reuse a session row. Only where one process owns the database: then every
+   * logout, extension and "end all" passes through this service and the cache stays exact. 0 elsewhere.
+   */
+  sessionCacheMs: number;
 }
 
 export interface LoginInput {
@@ -34,6 +39,7 @@ const EXTEND_GRANULARITY_MS = 15_000;
 export class SessionService {
   private dummyHash?: Promise<string>;
   private readonly users = new Map<string, { user: User | undefined; until: number }>();
+  private readonly liveSessions = new Map<string, LiveSession & { until: number }>();
 
   constructor(
     private readonly repo: IdentityRepository,
@@ -86,17 +92,31 @@ export class SessionService {
   async touch(sessionId: string): Promise<{ user: User; csrfToken: string; expiresOn: number; sessionKey: string } | null> {
     const idHash = sha256Hex(sessionId);
     const now = Date.now();
-    const live = await this.repo.findLiveSession(idHash, now);
+    const live = await this.liveSession(idHash, now);
     if (!live) return null;
     const user = await this.sessionUser(live.userId, now);
     if (!user?.active) return null;
-    let expiresOn = live.expiresOn;
     const target = now + this.settings.ttlSeconds * 1000;
-    if (target - expiresOn >= EXTEND_GRANULARITY_MS) {
+    if (target - live.expiresOn >= EXTEND_GRANULARITY_MS) {
       await this.repo.extendSession(idHash, target);
-      expiresOn = target;
+      live.expiresOn = target;
     }
-    return { user, csrfToken: live.csrfToken, expiresOn, sessionKey: idHash };
+    return { user, csrfToken: live.csrfToken, expiresOn: live.expiresOn, sessionKey: idHash };
+  }
+
+  private async liveSession(idHash: string, now: number): Promise<LiveSession | undefined> {
+    const hit = this.liveSessions.get(idHash);
+    if (hit && hit.until > now) return hit.expiresOn > now ? hit : undefined;
+    const live = await this.repo.findLiveSession(idHash, now);
+    if (!live) {
+      this.liveSessions.delete(idHash);
+      return undefined;
+    }
+    if (this.settings.sessionCacheMs > 0) {
+      if (this.liveSessions.size >= 100_000) this.liveSessions.delete(this.liveSessions.keys().next().value!);
+      this.liveSessions.set(idHash, { ...live, until: now + this.settings.sessionCacheMs });
+    }
+    return live;
   }
 
   private async sessionUser(userId: string, now: number): Promise<User | undefined> {
@@ -120,6 +140,7 @@ export class SessionService {
     if (!sessionId || sessionId.length > 256) return;
     const idHash = sha256Hex(sessionId);
     const live = await this.repo.findLiveSession(idHash, Date.now());
+    this.liveSessions.delete(idHash);
     await this.repo.deleteSession(idHash);
     const user = live ? await this.repo.findUserById(live.userId) : undefined;
     if (user) {
@@ -136,6 +157,7 @@ export class SessionService {
 
   /** Ends every session of a tenant; the next call of each answers 401 on every instance. */
   endAllSessions(tenantId: string): Promise<number> {
+    for (const [key, s] of this.liveSessions) if (s.tenantId === tenantId) this.liveSessions.delete(key);
     return this.repo.deleteTenantSessions(tenantId);
   }
 

@@ -25,6 +25,11 @@ export interface QueryDialect {
  */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
+  /**
+   * True when one service process owns the database (the embedded SQLite file), so a per-process cache of
+   * shared state (sessions) stays exact; false when several instances may share it (PostgreSQL).
+   */
+  readonly singleInstance: boolean;
   /** Column type for JSON documents (TEXT on SQLite, jsonb on PostgreSQL). */
   readonly jsonColumnType: 'text' | 'jsonb';
   /** Column type for epoch-millisecond timestamps and other 64-bit integers. */

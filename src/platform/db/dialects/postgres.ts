@@ -4,6 +4,7 @@ import { postgresQuery } from './query-postgres.js';
 
 export const postgresDialect: Dialect = {
   name: 'postgres',
+  singleInstance: false,
   jsonColumnType: 'jsonb',
   bigintColumnType: 'bigint',
   toJson: (value) => JSON.stringify(value),

@@ -3,6 +3,7 @@ import { sqliteQuery } from './query-sqlite.js';
 
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
+  singleInstance: true,
   jsonColumnType: 'text',
   bigintColumnType: 'integer',
   toJson: (value) => JSON.stringify(value),
