@@ -4,7 +4,8 @@
 //        the bench creates its own database there and drops it afterwards);
 //        SIZES=10000,100000,1000000 (store sizes for the list scenario; the read/create comparison runs at 100000
 //        or at the largest size below it); ROUNDS (3), DURATION (5 s), CONNECTIONS (50);
-//        SCENARIOS=read,create,list (default all).
+//        SCENARIOS=read,create,list (default all); BASELINE_IN_PROCESS=1 runs the bare route inside this load
+//        generator process (as bench/lib.mjs did before it moved the baseline into its own process).
 // Seeding: directly through SQL into the service's database while the service is stopped (SQLite file in its
 // data dir, or the PostgreSQL database), in exactly the shape the repository writes: one storage_items row and
 // two storage_item_access rows ('r' and 'w', `role:role-<k>`) per item; restrictions spread over 50 roles.
@@ -21,6 +22,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const SIZES = (process.env.SIZES ?? '10000,100000,1000000').split(',').map(Number).sort((a, b) => a - b);
+const baselineOptions = { inProcess: process.env.BASELINE_IN_PROCESS === '1' };
 const SCENARIOS = new Set((process.env.SCENARIOS ?? 'read,create,list').split(','));
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROLES = 50;
@@ -184,13 +186,15 @@ async function readAndCreate(service) {
   if (res.status !== 200) throw new Error(`read: ${res.status}`);
   const item = await res.json();
   const createBody = JSON.stringify({ ...docOf(1), id: undefined });
-  const baseRead = await startBaseline(item);
-  const baseCreate = await startBaseline({ id: '3b0c4f47-0c36-4bd8-9a53-7f1f2b38c0de' });
+  const baseRead = await startBaseline(item, 0, baselineOptions);
+  const baseCreate = await startBaseline({ id: '3b0c4f47-0c36-4bd8-9a53-7f1f2b38c0de' }, 0, baselineOptions);
   try {
     const scenarios = {};
     if (SCENARIOS.has('read')) {
       scenarios['bare route GET (item JSON)'] = { url: `${baseRead.url}/x` };
       scenarios['GET item by id (X-APIKey)'] = { url: `${service.url}/cxf/svc-core/storage/store/${STORE}/${itemId}`, headers: reader };
+      // The platform's floor for an authenticated request (API key, no storage SQL), for reference.
+      scenarios['GET .../authentication/principal (X-APIKey)'] = { url: `${service.url}/cxf/svc-core/authentication/principal`, headers: reader };
     }
     if (SCENARIOS.has('create')) {
       scenarios['bare route POST (id JSON)'] = { url: `${baseCreate.url}/x`, method: 'POST', headers: { 'content-type': 'application/json' }, body: createBody };
@@ -225,9 +229,11 @@ try {
       if (size === readSize && (SCENARIOS.has('read') || SCENARIOS.has('create'))) {
         const results = await readAndCreate(service);
         const entries = Object.entries(results);
-        for (let i = 0; i < entries.length; i += 2) {
-          printTable(`${engineName}, store of ${size} items, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s`, Object.fromEntries(entries.slice(i, i + 2)), entries[i][0]);
-        }
+        const title = `${engineName}, store of ${size} items, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s, baseline ${baselineOptions.inProcess ? 'in the load generator' : 'in its own process'}`;
+        const reads = entries.filter(([k]) => k.startsWith('bare route GET') || k.startsWith('GET'));
+        const creates = entries.filter(([k]) => k.startsWith('bare route POST') || k.startsWith('POST'));
+        if (reads.length) printTable(title, Object.fromEntries(reads), reads[0][0]);
+        if (creates.length) printTable(title, Object.fromEntries(creates), creates[0][0]);
       }
       if (SCENARIOS.has('list')) listRows.push(...(await listScenario(service, size)));
     } finally {

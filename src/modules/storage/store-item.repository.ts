@@ -134,8 +134,8 @@ export class StoreItemRepository {
    * `i.seq` is among the readable seqs. SQLite plans `IN (subquery)` from the access index. PostgreSQL would
    * merge-join it against a scan of every item in `seq` order (1.2 s at 1,000,000 items); as `= ANY(ARRAY(...))`
    * the readable seqs are collected once from the access index and probed by primary key (measured 27 -> 5.5 ms
-   * at 100,000 items). The one engine difference of this module's SQL; it belongs in the dialect when the
-   * platform grows such a helper.
+   * at 100,000 items). Besides insertWithAccessInOneStatement (picked by the composition root), the one engine
+   * difference of this module's SQL; it belongs in the dialect once the platform grows such a helper.
    */
   private isReadable(readable: SelectQueryBuilder<any, any, any>): RawBuilder<SqlBool> {
     return this.dialect.name === 'postgres' ? sql<SqlBool>`i.seq = any(array(${readable}))` : sql<SqlBool>`i.seq in (${readable})`;
