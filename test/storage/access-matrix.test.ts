@@ -112,6 +112,18 @@ describeEachEngine('storage access matrix', (engine) => {
     expect((await kim.remove('sep', 'only-read')).statusCode).toBe(403);
   });
 
+  it('an item granted through several of the caller grants is listed and counted once', async () => {
+    const kim = client(t, callers.apiKey);
+    const multi = { organisations: ['orgA'], roles: ['roleA', 'OWNER'], rights: ['rightA'] };
+    for (const id of ['m1', 'm2', 'm3']) await owner.put('multi', id, { value: id, readRestriction: multi, writeRestriction: OWNER_ONLY });
+    for (const params of [{}, { sort: 'value|DESC' }, { filter: '[{"property":"value","operator":"ne","value":"x"}]' }, { start: 1, limit: 1 }]) {
+      const body = (await kim.list('multi', params)).json();
+      expect(body.total).toBe(3);
+      const expected = 'sort' in params ? ['m3', 'm2', 'm1'] : 'start' in params ? ['m2'] : ['m1', 'm2', 'm3'];
+      expect(body.items.map((i: any) => i.id)).toEqual(expected);
+    }
+  });
+
   it('the creator gets no access of its own: only the restrictions count', async () => {
     const kim = client(t, callers.apiKey);
     const { id } = (await kim.create('creator', { value: 1, readRestriction: OWNER_ONLY, writeRestriction: OWNER_ONLY })).json();

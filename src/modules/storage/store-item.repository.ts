@@ -99,6 +99,7 @@ export class StoreItemRepository {
       .where('a.store_id', '=', storeId)
       .where('a.mode', '=', 'r')
       .where('a.grantee', 'in', grantees);
+    if (!compiled.where && compiled.orderBy.length === 0) return this.listInCreationOrder(tenantId, storeId, readable, start, limit);
     let base = this.db
       .selectFrom('storage_items as i')
       .where('i.tenant_id', '=', tenantId)
@@ -113,7 +114,45 @@ export class StoreItemRepository {
     for (const o of compiled.orderBy) page = page.orderBy(o);
     const rows = await page.orderBy('i.seq').limit(limit).offset(start).execute();
     if (rows.length === 0) return { total: start > 0 ? await this.count(base) : 0, records: [] };
-    const seqs = rows.map((r) => Number(r.seq));
+    return { total: Number(rows[0].total), records: await this.fetchPage(tenantId, storeId, rows.map((r) => Number(r.seq))) };
+  }
+
+  /**
+   * Without query, filter or sort, the page and the total come from the access index alone: every access row
+   * belongs to an item of its tenant and store (written and deleted in the item's transaction), so the items
+   * table is touched only for the page's documents. At 1,000,000 items this spares reading the 20,000 rows a
+   * reader of 1 role in 50 may see.
+   */
+  private async listInCreationOrder(
+    tenantId: string,
+    storeId: string,
+    readable: SelectQueryBuilder<any, any, any>,
+    start: number,
+    limit: number,
+  ): Promise<ListPage> {
+    const distinctSeqs = readable.distinct().as('r');
+    const countAll = () =>
+      this.db
+        .selectFrom(distinctSeqs)
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirst()
+        .then((r) => Number(r?.n ?? 0));
+    if (limit === 0) return { total: await countAll(), records: [] };
+    // One statement for the page and its total, as in the general path: both see the same snapshot.
+    const rows = await this.db
+      .selectFrom(distinctSeqs)
+      .select(['r.item_seq', sql<number>`count(*) over ()`.as('total')])
+      .orderBy('r.item_seq')
+      .limit(limit)
+      .offset(start)
+      .execute();
+    if (rows.length === 0) return { total: start > 0 ? await countAll() : 0, records: [] };
+    return { total: Number(rows[0].total), records: await this.fetchPage(tenantId, storeId, rows.map((r) => Number(r.item_seq))) };
+  }
+
+  /** The documents of a page, in the page's order. */
+  private async fetchPage(tenantId: string, storeId: string, seqs: number[]): Promise<ItemRecord[]> {
+    if (seqs.length === 0) return [];
     const docs = await this.db
       .selectFrom('storage_items as i')
       .select(ITEM_COLUMNS)
@@ -123,11 +162,10 @@ export class StoreItemRepository {
       .execute();
     const bySeq = new Map(docs.map((d) => [Number(d.seq), d]));
     // An item deleted between the two statements is left out (the page is short by exactly that item).
-    const records = seqs.flatMap((seq) => {
+    return seqs.flatMap((seq) => {
       const row = bySeq.get(seq);
       return row ? [this.toRecord(row)] : [];
     });
-    return { total: Number(rows[0].total), records };
   }
 
   /**
