@@ -116,7 +116,8 @@ describeEachEngine('storage access matrix', (engine) => {
     const kim = client(t, callers.apiKey);
     const multi = { organisations: ['orgA'], roles: ['roleA', 'OWNER'], rights: ['rightA'] };
     for (const id of ['m1', 'm2', 'm3']) await owner.put('multi', id, { value: id, readRestriction: multi, writeRestriction: OWNER_ONLY });
-    for (const params of [{}, { sort: 'value|DESC' }, { filter: '[{"property":"value","operator":"ne","value":"x"}]' }, { start: 1, limit: 1 }]) {
+    const variants: Array<Record<string, string | number>> = [{}, { sort: 'value|DESC' }, { filter: '[{"property":"value","operator":"ne","value":"x"}]' }, { start: 1, limit: 1 }];
+    for (const params of variants) {
       const body = (await kim.list('multi', params)).json();
       expect(body.total).toBe(3);
       const expected = 'sort' in params ? ['m3', 'm2', 'm1'] : 'start' in params ? ['m2'] : ['m1', 'm2', 'm3'];
