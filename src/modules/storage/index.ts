@@ -21,9 +21,10 @@ export function createStorageModule(deps: ModuleDeps): PlatformModule {
   const repo = new StoreItemRepository(deps.db, deps.dialect);
   // The write strategy suits the engine: SQLite has one writer, so concurrent item writes share a commit;
   // PostgreSQL runs them side by side and can create an item with its access rows in one statement.
-  const sqlite = deps.dialect.name === 'sqlite';
-  const writes = new WriteBatcher(deps.db, sqlite ? 64 : 1);
-  const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect), { oneStatementCreate: !sqlite });
+  const writes = new WriteBatcher(deps.db, deps.dialect.singleWriter ? 64 : 1);
+  const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect), {
+    oneStatementCreate: deps.dialect.writableCte,
+  });
   const options: StorageRouteOptions = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
   return {
     name: 'storage',

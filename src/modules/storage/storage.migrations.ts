@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { ModuleMigration } from '../../platform/db/migrations.js';
 
 export const storageMigrations: ModuleMigration[] = [
@@ -15,14 +14,9 @@ export const storageMigrations: ModuleMigration[] = [
         .addPrimaryKeyConstraint('storage_stores_pk', ['tenant_id', 'store_id'])
         .execute();
 
-      // SQLite: `integer primary key` is the rowid (cheapest key there is); PostgreSQL: an identity column.
-      // The migration is the one place where the column type itself differs, so it branches here.
-      let items = db.schema.createTable('storage_items');
-      items =
-        d.name === 'sqlite'
-          ? items.addColumn('seq', 'integer', (c) => c.primaryKey())
-          : items.addColumn('seq', 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity());
-      await items
+      // `seq` orders items by creation and keys the access rows (SQLite: the rowid itself).
+      await d
+        .addSerialPrimaryKey(db.schema.createTable('storage_items'), 'seq')
         .addColumn('tenant_id', 'text', (c) => c.notNull())
         .addColumn('store_id', 'text', (c) => c.notNull())
         .addColumn('item_id', 'text', (c) => c.notNull())
@@ -39,7 +33,7 @@ export const storageMigrations: ModuleMigration[] = [
 
       // The primary key is the lookup "which items may these grantees read in this store"; on SQLite the
       // table is that index itself (WITHOUT ROWID), which halves the b-trees an item write touches.
-      let access = db.schema
+      const access = db.schema
         .createTable('storage_item_access')
         .addColumn('tenant_id', 'text', (c) => c.notNull())
         .addColumn('store_id', 'text', (c) => c.notNull())
@@ -47,8 +41,7 @@ export const storageMigrations: ModuleMigration[] = [
         .addColumn('grantee', 'text', (c) => c.notNull())
         .addColumn('item_seq', d.bigintColumnType, (c) => c.notNull().references('storage_items.seq').onDelete('cascade'))
         .addPrimaryKeyConstraint('storage_item_access_pk', ['tenant_id', 'store_id', 'mode', 'grantee', 'item_seq']);
-      if (d.name === 'sqlite') access = access.modifyEnd(sql`without rowid`);
-      await access.execute();
+      await d.keyOnlyTable(access).execute();
       // Replacing an item's access rows and the cascade on delete look rows up by item.
       await db.schema.createIndex('storage_item_access_item_idx').on('storage_item_access').column('item_seq').execute();
     },

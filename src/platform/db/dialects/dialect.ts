@@ -1,4 +1,4 @@
-import type { Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { FieldTarget } from '../../query/query.types.js';
 import type { ValueTest } from '../../query/query-ast.js';
 
@@ -49,4 +49,15 @@ export interface Dialect {
   currentSchema(db: Kysely<any>): Promise<string | undefined>;
   /** SQL of the list-query compiler: JSON extraction, typed comparison, dates, sorting. */
   readonly query: QueryDialect;
+
+  /** One writer at a time (SQLite): concurrent writes do better grouped into one commit than queued. */
+  readonly singleWriter: boolean;
+  /** Data-modifying statements inside WITH (PostgreSQL), so dependent inserts can be one statement. */
+  readonly writableCte: boolean;
+  /** Adds an auto-incrementing 64-bit integer primary key (SQLite: the rowid; PostgreSQL: an identity column). */
+  addSerialPrimaryKey<T extends CreateTableBuilder<any, any>>(table: T, column: string): T;
+  /** A table that is all key keeps its rows in the primary-key b-tree (SQLite WITHOUT ROWID; PostgreSQL as is). */
+  keyOnlyTable<T extends CreateTableBuilder<any, any>>(table: T): T;
+  /** `column IN (subquery)` in the form the engine's planner answers by key probes (PostgreSQL: `= ANY(ARRAY(...))`). */
+  inSubquery(column: RawBuilder<unknown>, subquery: SelectQueryBuilder<any, any, any>): RawBuilder<SqlBool>;
 }

@@ -19,4 +19,9 @@ export const postgresDialect: Dialect = {
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
     return rows[0]?.schema;
   },
+  singleWriter: false,
+  writableCte: true,
+  addSerialPrimaryKey: (table, column) => table.addColumn(column, 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity()) as typeof table,
+  keyOnlyTable: (table) => table,
+  inSubquery: (column, subquery) => sql`${column} = any(array(${subquery}))`,
 };

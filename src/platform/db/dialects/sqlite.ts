@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Dialect } from './dialect.js';
 import { sqliteQuery } from './query-sqlite.js';
 
@@ -17,4 +18,9 @@ export const sqliteDialect: Dialect = {
   },
   isRetryableConflict: (err) => (err as { code?: string })?.code === 'SQLITE_BUSY',
   currentSchema: async () => undefined,
+  singleWriter: true,
+  writableCte: false,
+  addSerialPrimaryKey: (table, column) => table.addColumn(column, 'integer', (c) => c.primaryKey()) as typeof table,
+  keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
+  inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
 };
