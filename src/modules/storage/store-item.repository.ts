@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBoo
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { ItemDocument } from './item-document.js';
 import { restrictionGrantees } from './item-document.js';
-import { StatementCache } from './statement-cache.js';
+import { PreparedQueries } from '../../platform/db/prepared-query.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
 
 /** An item row with its document decoded. */
@@ -38,7 +38,7 @@ const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updat
  */
 export class StoreItemRepository {
   private readonly db: Db;
-  private readonly statements = new StatementCache();
+  private readonly statements = new PreparedQueries();
 
   constructor(db: Kysely<any>, private readonly dialect: Dialect) {
     this.db = db as Db;

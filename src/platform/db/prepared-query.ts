@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import type { CompiledQuery, Compilable, Kysely } from 'kysely';
 
 const MARK = '\u0000svc-param:';
 
@@ -9,6 +9,26 @@ const MARK = '\u0000svc-param:';
  */
 export const PREPARED_MARK = '/*prepared*/ ';
 
+type Placeholder = (index: number) => any;
+
+interface Prepared<Row> {
+  compiled: CompiledQuery<Row>;
+  /** For each parameter of the compiled query: the index of the argument it takes, or null (a constant). */
+  slots: Array<number | null>;
+}
+
+function prepare<Row>(build: (p: Placeholder) => Compilable<Row>): Prepared<Row> {
+  const built = build((i) => `${MARK}${i}`).compile();
+  const slots = built.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARK) ? Number(v.slice(MARK.length)) : null));
+  return { compiled: { ...built, sql: PREPARED_MARK + built.sql }, slots };
+}
+
+async function execute<Row>(db: Kysely<any>, { compiled, slots }: Prepared<Row>, args: readonly unknown[]): Promise<Row[]> {
+  const parameters = compiled.parameters.map((v, i) => (slots[i] === null ? v : args[slots[i]!]));
+  const result = await db.executeQuery<Row>({ ...compiled, parameters } as CompiledQuery<Row>);
+  return result.rows;
+}
+
 /**
  * A query built and compiled once, run many times with new parameter values. For hot paths
  * (credential lookups on every request) where Kysely's build-and-compile would cost more than the query.
@@ -16,19 +36,28 @@ export const PREPARED_MARK = '/*prepared*/ ';
  */
 export function prepareQuery<Row, Args extends unknown[]>(
   db: Kysely<any>,
-  build: (p: (index: number) => any) => Compilable<Row>,
+  build: (p: Placeholder) => Compilable<Row>,
 ): (...args: Args) => Promise<Row[]> {
-  let compiled: CompiledQuery<Row> | undefined;
-  let slots: Array<number | null> = [];
-  return async (...args: Args) => {
-    if (!compiled) {
-      const built = build((i) => `${MARK}${i}`).compile();
-      compiled = { ...built, sql: PREPARED_MARK + built.sql };
-      slots = compiled.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARK) ? Number(v.slice(MARK.length)) : null));
+  let prepared: Prepared<Row> | undefined;
+  return (...args: Args) => execute(db, (prepared ??= prepare(build)), args);
+}
+
+/**
+ * Prepared queries by shape: `key` names the shape, including anything that changes the SQL (e.g. the
+ * length of an IN list), and the first run of a key builds and compiles it.
+ */
+export class PreparedQueries {
+  private readonly entries = new Map<string, Prepared<any>>();
+
+  constructor(private readonly max = 500) {}
+
+  run<Row>(db: Kysely<any>, key: string, build: (p: Placeholder) => Compilable<Row>, args: readonly unknown[]): Promise<Row[]> {
+    let entry = this.entries.get(key) as Prepared<Row> | undefined;
+    if (!entry) {
+      entry = prepare(build);
+      if (this.entries.size >= this.max) this.entries.clear();
+      this.entries.set(key, entry);
     }
-    const base = compiled;
-    const parameters = base.parameters.map((v, i) => (slots[i] === null ? v : args[slots[i]!]));
-    const result = await db.executeQuery<Row>({ ...base, parameters } as CompiledQuery<Row>);
-    return result.rows;
-  };
+    return execute(db, entry, args);
+  }
 }
