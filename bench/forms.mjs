@@ -135,7 +135,7 @@ async function runEngine(engine) {
       const headers = { 'x-apikey': API_KEY };
       const sample = await (await fetch(`${service.url}/cxf/svc-forms/forms/${formId(4242 % FORMS)}`, { headers })).json();
       if (sample.version !== VERSIONS || sample.config?.metaData?.version !== VERSIONS) throw new Error(`unexpected form: ${JSON.stringify(sample).slice(0, 300)}`);
-      const baseline = process.env.BASELINE === 'process' ? await startBaselineProcess(sample) : await startBaseline(sample);
+      const baseline = process.env.BASELINE === 'process' ? await startBaselineProcess(sample) : await startBaseline(sample, 0, { inProcess: true });
       // Every request reads a random form, so the load is not one hot row.
       const randomRead = (prefix) => [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${prefix}${formId(Math.floor(Math.random() * FORMS))}` }) }];
       try {
