@@ -6,6 +6,7 @@ import type { CompiledListQuery, ListQueryInput } from '../../platform/query/que
 import { buildDocument, principalGrantees, type ItemDocument } from './item-document.js';
 import type { ItemKey, ItemRecord, StoreItemRepository } from './store-item.repository.js';
 import type { WriteBatcher } from './write-batcher.js';
+import { itemJson } from './item-json.js';
 import { STORAGE_ERRORS } from './storage.errors.js';
 import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody } from './storage.schemas.js';
 
@@ -102,11 +103,12 @@ export class StorageService {
     return toStoreItem(record);
   }
 
-  async read(p: Principal, storeId: string, itemId: string): Promise<StoreItem> {
+  /** The item as read (StoreItemSchema), as JSON text: the stored document is spliced, not parsed (item-json.ts). */
+  async read(p: Principal, storeId: string, itemId: string): Promise<string> {
     const found = await this.repo.findWithReadAccess({ tenantId: p.tenantId, storeId, itemId }, principalGrantees(p));
     if (!found) throw STORAGE_ERRORS.itemNotFound(storeId, itemId);
     if (!found.canRead) throw STORAGE_ERRORS.noReadAccess(storeId, itemId);
-    return toStoreItem(found.record);
+    return itemJson(found.item);
   }
 
   /** A page of the items the caller may read; a store that does not exist is an empty one. */

@@ -15,6 +15,15 @@ export interface ItemRecord {
   updatedBy: string;
 }
 
+/** An item row with its document as JSON text, for the read that answers it without parsing it. */
+export interface ItemText {
+  docText: string;
+  createdOn: number;
+  createdBy: string;
+  updatedOn: number;
+  updatedBy: string;
+}
+
 export interface ItemKey {
   tenantId: string;
   storeId: string;
@@ -28,7 +37,7 @@ export interface ListPage {
 
 type Db = Kysely<StorageTables>;
 type ItemRowRead = Omit<StoreItemRow, 'seq' | 'tenant_id' | 'store_id' | 'item_id'> & { seq: number };
-type ItemRowWith<K extends string> = ItemRowRead & Record<K, unknown>;
+type ItemTextRow = Pick<StoreItemRow, 'created_on' | 'created_by' | 'updated_on' | 'updated_by'> & { doc_text: string; can_read: unknown };
 type Mode = 'r' | 'w';
 const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'] as const;
 
@@ -60,15 +69,18 @@ export class StoreItemRepository {
     return sql<SqlBool>`exists (select 1 from storage_item_access a where a.tenant_id = i.tenant_id and a.store_id = i.store_id and a.mode = ${mode} and a.grantee in (${sql.join(grantees)}) and a.item_seq = i.seq)`;
   }
 
-  /** The item and whether the grantees may read it; undefined when the item (or its store) does not exist. */
-  async findWithReadAccess(key: ItemKey, grantees: string[]): Promise<{ record: ItemRecord; canRead: boolean } | undefined> {
-    const rows = await this.statements.run<ItemRowWith<'can_read'>>(
+  /**
+   * The item, its document as JSON text, and whether the grantees may read it; undefined when the item (or its
+   * store) does not exist.
+   */
+  async findWithReadAccess(key: ItemKey, grantees: string[]): Promise<{ item: ItemText; canRead: boolean } | undefined> {
+    const rows = await this.statements.run<ItemTextRow>(
       this.db,
       `read:${grantees.length}`,
       (p) =>
         this.db
           .selectFrom('storage_items as i')
-          .select(ITEM_COLUMNS)
+          .select([this.dialect.jsonText('i.doc').as('doc_text'), 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'])
           .select(this.granted('r', grantees.map((_, n) => p(3 + n))).as('can_read'))
           .where('i.tenant_id', '=', p(0))
           .where('i.store_id', '=', p(1))
@@ -76,7 +88,15 @@ export class StoreItemRepository {
       [key.tenantId, key.storeId, key.itemId, ...grantees],
     );
     const row = rows[0];
-    return row ? { record: this.toRecord(row), canRead: this.dialect.fromBool(row.can_read) } : undefined;
+    if (!row) return undefined;
+    const item: ItemText = {
+      docText: row.doc_text,
+      createdOn: Number(row.created_on),
+      createdBy: row.created_by,
+      updatedOn: Number(row.updated_on),
+      updatedBy: row.updated_by,
+    };
+    return { item, canRead: this.dialect.fromBool(row.can_read) };
   }
 
   /**

@@ -7,7 +7,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Dialect } from './dialects/dialect.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
-import { PREPARED_MARK } from './prepared-query.js';
+import { PREPARED_MARK, registerDirectReader } from './prepared-query.js';
 
 export interface DatabaseOptions {
   /** postgres://... selects PostgreSQL; otherwise SQLite in dataDir (or sqliteFile). */
@@ -43,7 +43,15 @@ function createSqlite(options: DatabaseOptions): Database {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('cache_size = -65536');
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const statements = withStatementCache(sqlite);
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
+  // Prepared reads run synchronously on the connection unless a transaction holds it (that one must finish
+  // first, as Kysely's connection mutex would make them wait): no mutex, no promise hops.
+  registerDirectReader(db, (text, parameters) => {
+    if (sqlite.inTransaction || !sqlite.open) return undefined;
+    const stmt = statements.prepare(text);
+    return stmt.reader ? stmt.all(parameters as unknown[]) : undefined;
+  });
   return { db, dialect: sqliteDialect, describe: `sqlite:${file}`, destroy: () => db.destroy() };
 }
 

@@ -23,8 +23,27 @@ function prepare<Row>(build: (p: Placeholder) => Compilable<Row>): Prepared<Row>
   return { compiled: { ...built, sql: PREPARED_MARK + built.sql }, slots };
 }
 
+/**
+ * Runs a reading statement on the spot, without Kysely's connection hand-over, or answers undefined when it
+ * cannot (not a reading statement, or the connection is inside a transaction): the caller then goes through Kysely.
+ */
+export type DirectReader = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+
+const directReaders = new WeakMap<Kysely<any>, DirectReader>();
+
+/**
+ * Lets prepared statements on `db` (the root instance; never a transaction's) skip Kysely's connection
+ * acquisition. For SQLite (database.ts): its single synchronous connection answers a read at once, and
+ * between two awaits no other query is half-run on it, so only an open transaction has to be waited for.
+ */
+export function registerDirectReader(db: Kysely<any>, reader: DirectReader): void {
+  directReaders.set(db, reader);
+}
+
 async function execute<Row>(db: Kysely<any>, { compiled, slots }: Prepared<Row>, args: readonly unknown[]): Promise<Row[]> {
   const parameters = compiled.parameters.map((v, i) => (slots[i] === null ? v : args[slots[i]!]));
+  const direct = directReaders.get(db)?.(compiled.sql, parameters);
+  if (direct) return direct as Row[];
   const result = await db.executeQuery<Row>({ ...compiled, parameters } as CompiledQuery<Row>);
   return result.rows;
 }

@@ -3,7 +3,11 @@ import { errorResponses } from '../../../platform/http/schemas.js';
 import { ItemParamsSchema, StoreItemSchema, type ItemParams } from '../storage.schemas.js';
 import type { StorageRouteOptions } from './route-options.js';
 
-/** Item read: 404 when missing, 403 when its readRestriction does not grant the caller. */
+/**
+ * Item read: 404 when missing, 403 when its readRestriction does not grant the caller. The service answers the
+ * item as JSON text already in the shape of StoreItemSchema, which Fastify sends as it is (a string payload
+ * with a JSON content type is not serialised again); the schema still documents the answer.
+ */
 export function getItemRoute(app: FastifyInstance, o: StorageRouteOptions): void {
   app.get<{ Params: ItemParams }>(
     `${o.prefix}/:storeId/:itemId`,
@@ -15,6 +19,9 @@ export function getItemRoute(app: FastifyInstance, o: StorageRouteOptions): void
         response: { 200: StoreItemSchema, ...errorResponses(400, 401, 403, 404, 500) },
       },
     },
-    async (request) => o.service.read(request.principal, request.params.storeId, request.params.itemId),
+    async (request, reply) => {
+      const json = await o.service.read(request.principal, request.params.storeId, request.params.itemId);
+      return reply.type('application/json; charset=utf-8').send(json);
+    },
   );
 }

@@ -60,4 +60,9 @@ export interface Dialect {
   keyOnlyTable<T extends CreateTableBuilder<any, any>>(table: T): T;
   /** `column IN (subquery)` in the form the engine's planner answers by key probes (PostgreSQL: `= ANY(ARRAY(...))`). */
   inSubquery(column: RawBuilder<unknown>, subquery: SelectQueryBuilder<any, any, any>): RawBuilder<SqlBool>;
+  /**
+   * A JSON column as its JSON text, for answers that splice the stored document instead of parsing and
+   * re-serialising it (SQLite: the TEXT as stored; PostgreSQL: jsonb's text form).
+   */
+  jsonText(column: string): RawBuilder<string>;
 }

@@ -24,4 +24,5 @@ export const postgresDialect: Dialect = {
   addSerialPrimaryKey: (table, column) => table.addColumn(column, 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity()) as typeof table,
   keyOnlyTable: (table) => table,
   inSubquery: (column, subquery) => sql`${column} = any(array(${subquery}))`,
+  jsonText: (column) => sql<string>`${sql.ref(column)}::text`,
 };

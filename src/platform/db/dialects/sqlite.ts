@@ -23,4 +23,5 @@ export const sqliteDialect: Dialect = {
   addSerialPrimaryKey: (table, column) => table.addColumn(column, 'integer', (c) => c.primaryKey()) as typeof table,
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
+  jsonText: (column) => sql<string>`${sql.ref(column)}`,
 };
