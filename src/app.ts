@@ -57,8 +57,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     const modules: PlatformModule[] = createModules(moduleDeps);
 
     await migrateToLatest(database.db, database.dialect, allMigrations);
+    const firstStart = await identity.context.identity.isEmpty();
     await identity.context.identity.provision(config.tenants);
-    const boot = await identity.context.identity.bootstrapAdmin(config.identity.bootstrapAdminPassword);
+    const bootstrapPassword = firstStart
+      ? (await identity.context.identity.bootstrapAdmin(config.identity.bootstrapAdminPassword)).generatedPassword
+      : undefined;
 
     installErrorHandler(app);
     await app.register(cookie);
@@ -95,7 +98,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     return {
       app,
       database,
-      bootstrapPassword: boot.generatedPassword,
+      bootstrapPassword,
       async close() {
         await app.close();
         await identity.close();

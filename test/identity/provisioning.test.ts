@@ -42,6 +42,29 @@ describeEachEngine('provisioning and bootstrap', (engine) => {
     }
   });
 
+  it('creates the bootstrap admin on the first start beside configured users, but not over a configured admin', async () => {
+    const db1 = await openTestDatabase(engine);
+    try {
+      await run(db1, { identity: { bootstrapAdminPassword: 'boot-pw' }, tenants: [{ name: 'acme', users: [{ loginName: 'alice', password: 'a-pw' }] }] }, async (t) => {
+        await login(t, 'default', 'admin', 'boot-pw');
+        await login(t, 'acme', 'alice', 'a-pw');
+      });
+    } finally {
+      await db1.destroy();
+    }
+    const db2 = await openTestDatabase(engine);
+    try {
+      const own = { tenants: [{ name: 'default', users: [{ loginName: 'admin', password: 'own-pw', roles: ['ADMIN'] }] }] };
+      await run(db2, { ...own, identity: { bootstrapAdminPassword: 'boot-pw' } }, async (t) => {
+        expect(t.bootstrapPassword).toBeUndefined();
+        const s = await login(t, 'default', 'admin', 'own-pw');
+        expect(s.record.roles).toEqual(['ADMIN']);
+      });
+    } finally {
+      await db2.destroy();
+    }
+  });
+
   it('applies the config at every start as an idempotent upsert that deletes nothing', async () => {
     const database = await openTestDatabase(engine);
     const keyHash = createHash('sha256').update('k-hashed-123456').digest('hex');
@@ -80,8 +103,9 @@ describeEachEngine('provisioning and bootstrap', (engine) => {
         const k1 = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers: { 'x-apikey': 'k-one-123456' } });
         expect(k1.statusCode).toBe(200);
       });
-      const users = await database.db.selectFrom('users').select('login_name').execute();
-      expect(users).toHaveLength(2);
+      const users = await database.db.selectFrom('users').select('login_name').orderBy('login_name').execute();
+      // alice and bob, plus the bootstrap admin of the first start (tenant default).
+      expect(users.map((u) => u.login_name)).toEqual(['admin', 'alice', 'bob']);
     } finally {
       await database.destroy();
     }

@@ -120,12 +120,17 @@ export class IdentityService {
     }
   }
 
+  /** True before the first start has put any user in the database. */
+  async isEmpty(): Promise<boolean> {
+    return (await this.repo.countUsers()) === 0;
+  }
+
   /**
-   * On a database without users: tenant `default` with user `admin` (decisions.md section 0).
-   * Returns the generated password when none was given, so the caller can print it once.
+   * First start (decisions.md section 0): tenant `default` with user `admin`, unless the config provisioned that
+   * user itself. Returns the generated password when none was given, so the caller can print it once.
    */
   async bootstrapAdmin(password?: string): Promise<{ created: boolean; generatedPassword?: string }> {
-    if ((await this.repo.countUsers()) > 0) return { created: false };
+    if (await this.repo.findUser(BOOTSTRAP_TENANT, BOOTSTRAP_ADMIN)) return { created: false };
     const generated = password ? undefined : randomToken(18);
     await this.setUser(BOOTSTRAP_TENANT, BOOTSTRAP_ADMIN, { password: password ?? generated, roles: BOOTSTRAP_ROLES });
     return { created: true, generatedPassword: generated };
