@@ -3,6 +3,7 @@ import { hashPassword, isPasswordHash, randomToken, sha256Hex, verifyPassword } 
 import type { Principal } from '../../platform/auth/principal.js';
 import type { IdentityRepository, UserFields } from './identity.repository.js';
 import type { ApiKey, User } from './identity.tables.js';
+import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 
 export const BOOTSTRAP_TENANT = 'default';
 export const BOOTSTRAP_ADMIN = 'admin';
@@ -34,7 +35,7 @@ export interface ApiKeyChange {
 /** Users, API keys and tenants: provisioning from config, the admin CLI, and API-key credentials. */
 export class IdentityService {
   /** Recent API-key lookups by key hash: keys are checked on every request, and change rarely. */
-  private readonly keyCache = new Map<string, { key: ApiKey; until: number }>();
+  private readonly keyCache = new ExpiringMap<string, ApiKey>(10_000);
 
   constructor(
     private readonly repo: IdentityRepository,
@@ -139,20 +140,12 @@ export class IdentityService {
   async principalFromApiKey(key: string): Promise<Principal | null> {
     const hash = hashApiKey(key);
     const now = Date.now();
-    let found = this.keyCache.get(hash);
-    if (!found || found.until <= now) {
-      const row = await this.repo.findApiKeyByHash(hash);
-      if (!row) {
-        this.keyCache.delete(hash);
-        return null;
-      }
-      found = { key: row, until: now + this.apiKeyCacheMs };
-      if (this.apiKeyCacheMs > 0) {
-        if (this.keyCache.size >= 10_000) this.keyCache.delete(this.keyCache.keys().next().value!);
-        this.keyCache.set(hash, found);
-      }
+    let apiKey = this.keyCache.get(hash, now);
+    if (!apiKey) {
+      apiKey = await this.repo.findApiKeyByHash(hash);
+      if (!apiKey) return null;
+      if (this.apiKeyCacheMs > 0) this.keyCache.set(hash, apiKey, now + this.apiKeyCacheMs);
     }
-    const apiKey = found.key;
     // Expiry is checked on every use, cached or not.
     if (apiKey.expiresOn !== null && apiKey.expiresOn <= now) return null;
     return {

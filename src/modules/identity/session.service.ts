@@ -6,6 +6,7 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { IdentityRepository, LiveSession } from './identity.repository.js';
 import type { User } from './identity.tables.js';
 import { LoginThrottle } from './login-throttle.js';
+import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 import type { AuditService } from './audit/audit.service.js';
 
 /** The session record of the spec (interface-spec, Session record). */
@@ -38,8 +39,8 @@ const EXTEND_GRANULARITY_MS = 15_000;
 
 export class SessionService {
   private dummyHash?: Promise<string>;
-  private readonly users = new Map<string, { user: User | undefined; until: number }>();
-  private readonly liveSessions = new Map<string, LiveSession & { until: number }>();
+  private readonly users = new ExpiringMap<string, User>(10_000);
+  private readonly liveSessions = new ExpiringMap<string, LiveSession>(100_000);
 
   constructor(
     private readonly repo: IdentityRepository,
@@ -105,28 +106,19 @@ export class SessionService {
   }
 
   private async liveSession(idHash: string, now: number): Promise<LiveSession | undefined> {
-    const hit = this.liveSessions.get(idHash);
-    if (hit && hit.until > now) return hit.expiresOn > now ? hit : undefined;
+    const hit = this.liveSessions.get(idHash, now);
+    if (hit) return hit.expiresOn > now ? hit : undefined;
     const live = await this.repo.findLiveSession(idHash, now);
-    if (!live) {
-      this.liveSessions.delete(idHash);
-      return undefined;
-    }
-    if (this.settings.sessionCacheMs > 0) {
-      if (this.liveSessions.size >= 100_000) this.liveSessions.delete(this.liveSessions.keys().next().value!);
-      this.liveSessions.set(idHash, { ...live, until: now + this.settings.sessionCacheMs });
-    }
+    // The cached object is the one touch() slides forward, so cache and database agree on the expiry.
+    if (live && this.settings.sessionCacheMs > 0) this.liveSessions.set(idHash, live, now + this.settings.sessionCacheMs);
     return live;
   }
 
   private async sessionUser(userId: string, now: number): Promise<User | undefined> {
-    const hit = this.users.get(userId);
-    if (hit && hit.until > now) return hit.user;
+    const hit = this.users.get(userId, now);
+    if (hit) return hit;
     const user = await this.repo.findUserById(userId);
-    if (this.settings.userCacheMs > 0) {
-      if (this.users.size >= 10_000) this.users.delete(this.users.keys().next().value!);
-      this.users.set(userId, { user, until: now + this.settings.userCacheMs });
-    }
+    if (user && this.settings.userCacheMs > 0) this.users.set(userId, user, now + this.settings.userCacheMs);
     return user;
   }
 
@@ -157,7 +149,7 @@ export class SessionService {
 
   /** Ends every session of a tenant; the next call of each answers 401 on every instance. */
   endAllSessions(tenantId: string): Promise<number> {
-    for (const [key, s] of this.liveSessions) if (s.tenantId === tenantId) this.liveSessions.delete(key);
+    this.liveSessions.deleteWhere((s) => s.tenantId === tenantId);
     return this.repo.deleteTenantSessions(tenantId);
   }
 
