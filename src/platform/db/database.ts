@@ -8,6 +8,7 @@ import type { Dialect } from './dialects/dialect.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
 import { PREPARED_MARK, registerDirectReader } from './prepared-query.js';
+import { sqliteReadBatcher } from './sqlite-read-batch.js';
 
 export interface DatabaseOptions {
   /** postgres://... selects PostgreSQL; otherwise SQLite in dataDir (or sqliteFile). */
@@ -45,13 +46,8 @@ function createSqlite(options: DatabaseOptions): Database {
   sqlite.pragma('cache_size = -65536');
   const statements = withStatementCache(sqlite);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
-  // Prepared reads run synchronously on the connection unless a transaction holds it (that one must finish
-  // first, as Kysely's connection mutex would make them wait): no mutex, no promise hops.
-  registerDirectReader(db, (text, parameters) => {
-    if (sqlite.inTransaction || !sqlite.open) return undefined;
-    const stmt = statements.prepare(text);
-    return stmt.reader ? stmt.all(parameters as unknown[]) : undefined;
-  });
+  // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
+  registerDirectReader(db, sqliteReadBatcher(sqlite, (text) => statements.prepare(text)));
   return { db, dialect: sqliteDialect, describe: `sqlite:${file}`, destroy: () => db.destroy() };
 }
 

@@ -24,17 +24,18 @@ function prepare<Row>(build: (p: Placeholder) => Compilable<Row>): Prepared<Row>
 }
 
 /**
- * Runs a reading statement on the spot, without Kysely's connection hand-over, or answers undefined when it
- * cannot (not a reading statement, or the connection is inside a transaction): the caller then goes through Kysely.
+ * Runs a reading statement without Kysely's connection hand-over (now, or batched with others), or answers
+ * undefined, at once or as the promise's value, when it cannot (not a reading statement, or the connection is
+ * inside a transaction): the caller then goes through Kysely.
  */
-export type DirectReader = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+export type DirectReader = (sql: string, parameters: readonly unknown[]) => Promise<unknown[] | undefined> | unknown[] | undefined;
 
 const directReaders = new WeakMap<Kysely<any>, DirectReader>();
 
 /**
  * Lets prepared statements on `db` (the root instance; never a transaction's) skip Kysely's connection
- * acquisition. For SQLite (database.ts): its single synchronous connection answers a read at once, and
- * between two awaits no other query is half-run on it, so only an open transaction has to be waited for.
+ * acquisition. For SQLite (database.ts, sqlite-read-batch.ts): its single synchronous connection answers reads
+ * between two awaits, when no other query is half-run on it, so only an open transaction has to be waited for.
  */
 export function registerDirectReader(db: Kysely<any>, reader: DirectReader): void {
   directReaders.set(db, reader);
@@ -43,7 +44,10 @@ export function registerDirectReader(db: Kysely<any>, reader: DirectReader): voi
 async function execute<Row>(db: Kysely<any>, { compiled, slots }: Prepared<Row>, args: readonly unknown[]): Promise<Row[]> {
   const parameters = compiled.parameters.map((v, i) => (slots[i] === null ? v : args[slots[i]!]));
   const direct = directReaders.get(db)?.(compiled.sql, parameters);
-  if (direct) return direct as Row[];
+  if (direct) {
+    const rows = await direct;
+    if (rows) return rows as Row[];
+  }
   const result = await db.executeQuery<Row>({ ...compiled, parameters } as CompiledQuery<Row>);
   return result.rows;
 }
