@@ -9,6 +9,7 @@ import { createDatabase, type Database } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrations.js';
 import { frameworkErrorHandler, installErrorHandler } from './platform/errors/error-handler.js';
 import { authPlugin } from './platform/auth/auth-plugin.js';
+import { trackInFlight } from './platform/http/in-flight.js';
 import type { ModuleDeps, PlatformModule } from './platform/module.js';
 import { createIdentityModule } from './modules/identity/index.js';
 import { allMigrations, createModules } from './modules/registry.js';
@@ -51,6 +52,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
   });
+  const inFlight = trackInFlight(app);
   try {
     const moduleDeps: ModuleDeps = { db: database.db, dialect: database.dialect, config, log: app.log };
     const identity = createIdentityModule(database.db, database.dialect, config, app.log);
@@ -101,6 +103,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       bootstrapPassword,
       async close() {
         await app.close();
+        await inFlight.drained(config.server.shutdownGraceSeconds * 1000);
         await identity.close();
         for (const m of modules) await m.close?.();
         if (!deps.database) await database.destroy();

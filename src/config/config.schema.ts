@@ -51,6 +51,8 @@ export const ConfigSchema = Type.Object(
         trustProxy: Type.Boolean({ default: false }),
         bodyLimitBytes: Type.Integer({ minimum: 1024, default: 1048576 }),
         logLevel: Type.String({ default: 'info' }),
+        /** On shutdown, how long requests already running may take to finish before the database closes. */
+        shutdownGraceSeconds: Type.Number({ minimum: 0, maximum: 600, default: 10 }),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -1,0 +1,37 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+export interface InFlightRequests {
+  /** Resolves once every request that has started has reached its answer, or after `timeoutMs`. */
+  drained(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * Requests from `onRequest` until their answer is handed to `onSend`, so a shutdown can let handlers finish
+ * before the database closes. The closing server stops taking requests and resolves as soon as the last
+ * connection is gone, but a handler whose client hung up still runs on: without this it would meet a closed
+ * database and log a failure for work that was merely interrupted.
+ */
+export function trackInFlight(app: FastifyInstance): InFlightRequests {
+  const running = new Set<FastifyRequest>();
+  let onIdle: (() => void) | undefined;
+  app.addHook('onRequest', (request, _reply, done) => {
+    running.add(request);
+    done();
+  });
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    if (running.delete(request) && running.size === 0) onIdle?.();
+    done(null, payload);
+  });
+  return {
+    async drained(timeoutMs) {
+      if (running.size === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        onIdle = resolve;
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      clearTimeout(timer);
+      onIdle = undefined;
+    },
+  };
+}

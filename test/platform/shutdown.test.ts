@@ -1,0 +1,84 @@
+import { request as httpRequest } from 'node:http';
+import { Writable } from 'node:stream';
+import { afterEach, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { buildApp, type App } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import type { Database } from '../../src/platform/db/database.js';
+import { describeEachEngine, openTestDatabase } from '../helpers/test-app.js';
+
+const KEY = 'k-shutdown-reader-0123';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// A shutdown lets requests that are already running finish before the database goes away, also when their
+// client has hung up: those would otherwise meet a closed database and log failures for interrupted work.
+describeEachEngine('shutdown with a request still running', (engine) => {
+  let database: Database | undefined;
+  let built: App | undefined;
+
+  afterEach(async () => {
+    await built?.close().catch(() => undefined);
+    await database?.destroy();
+    built = database = undefined;
+  });
+
+  it('waits for the running handler, whose client has gone, before it answers', async () => {
+    database = await openTestDatabase(engine);
+    const logs: Array<{ level: number; msg: string }> = [];
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
+        done();
+      },
+    });
+    const config = parseConfig({
+      server: { shutdownGraceSeconds: 30 },
+      identity: { bootstrapAdminPassword: 'admin-pass-1' },
+      tenants: [{ name: 'default', apiKeys: [{ name: 'reader', key: KEY, roles: ['READER'] }] }],
+    });
+    built = await buildApp(config, { database, logger: { level: 'warn', stream } });
+    await built.app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (built.app.server.address() as { port: number }).port;
+    const headers = { 'x-apikey': KEY, 'content-type': 'application/json' };
+    const created = await built.app.inject({
+      method: 'POST',
+      url: '/cxf/svc-core/storage/store/s1',
+      headers,
+      payload: { value: 1, readRestriction: { roles: ['READER'] }, writeRestriction: { roles: ['READER'] } },
+    });
+    expect(created.statusCode).toBe(200);
+    const itemUrl = `/cxf/svc-core/storage/store/s1/${created.json().id}`;
+
+    // Hold the database so that the next read has to wait: SQLite's one connection inside a transaction,
+    // PostgreSQL's item table under an exclusive lock.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let holding!: () => void;
+    const held = new Promise<void>((r) => (holding = r));
+    const blocker = database.db.transaction().execute(async (trx) => {
+      if (engine === 'postgres') await sql`lock table storage_items in access exclusive mode`.execute(trx);
+      else await trx.selectFrom('storage_items').select('seq').execute();
+      holding();
+      await gate;
+    });
+    await held;
+
+    const client = httpRequest({ host: '127.0.0.1', port, path: itemUrl, headers });
+    client.on('error', () => undefined);
+    client.end();
+    await sleep(300); // the request reaches its handler and waits for the database
+    client.destroy(); // the client hangs up
+
+    let closed = false;
+    const closing = built.close().then(() => (closed = true));
+    await sleep(300);
+    expect(closed).toBe(false); // the handler still runs: the shutdown waits for it
+
+    release();
+    await blocker;
+    await closing;
+    expect(closed).toBe(true);
+    built = undefined;
+    expect(logs.filter((l) => l.level >= 50)).toEqual([]);
+  });
+});
