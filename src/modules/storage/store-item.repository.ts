@@ -3,6 +3,7 @@ import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { ItemDocument } from './item-document.js';
 import { restrictionGrantees } from './item-document.js';
 import { PreparedQueries } from '../../platform/db/prepared-query.js';
+import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-batch.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
 
 /** An item row with its document decoded. */
@@ -39,6 +40,12 @@ type Db = Kysely<StorageTables>;
 type ItemRowRead = Omit<StoreItemRow, 'seq' | 'tenant_id' | 'store_id' | 'item_id'> & { seq: number };
 type ItemTextRow = Pick<StoreItemRow, 'created_on' | 'created_by' | 'updated_on' | 'updated_by'> & { doc_text: string; can_read: unknown };
 type Mode = 'r' | 'w';
+interface ReadRequest {
+  key: ItemKey;
+  grantees: string[];
+}
+/** Item reads answered by one statement at most (its JSON parameter stays well below a megabyte). */
+const READ_BATCH_MAX = 500;
 const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'] as const;
 
 /**
@@ -48,6 +55,7 @@ const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updat
 export class StoreItemRepository {
   private readonly db: Db;
   private readonly statements = new PreparedQueries();
+  private readonly readBatch = batchPerTurn<ReadRequest, ItemTextRow | undefined>((entries) => this.readItems(entries), READ_BATCH_MAX);
 
   constructor(db: Kysely<any>, private readonly dialect: Dialect) {
     this.db = db as Db;
@@ -64,30 +72,13 @@ export class StoreItemRepository {
     };
   }
 
-  /** `exists(an access row of this mode for one of the grantees)` for the item aliased `i`. */
-  private granted(mode: Mode, grantees: unknown[]): RawBuilder<SqlBool> {
-    return sql<SqlBool>`exists (select 1 from storage_item_access a where a.tenant_id = i.tenant_id and a.store_id = i.store_id and a.mode = ${mode} and a.grantee in (${sql.join(grantees)}) and a.item_seq = i.seq)`;
-  }
-
   /**
    * The item, its document as JSON text, and whether the grantees may read it; undefined when the item (or its
-   * store) does not exist.
+   * store) does not exist. Reads that arrive in the same turn of the event loop are answered by one statement
+   * (`readItems`).
    */
   async findWithReadAccess(key: ItemKey, grantees: string[]): Promise<{ item: ItemText; canRead: boolean } | undefined> {
-    const rows = await this.statements.run<ItemTextRow>(
-      this.db,
-      `read:${grantees.length}`,
-      (p) =>
-        this.db
-          .selectFrom('storage_items as i')
-          .select([this.dialect.jsonText('i.doc').as('doc_text'), 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'])
-          .select(this.granted('r', grantees.map((_, n) => p(3 + n))).as('can_read'))
-          .where('i.tenant_id', '=', p(0))
-          .where('i.store_id', '=', p(1))
-          .where('i.item_id', '=', p(2)),
-      [key.tenantId, key.storeId, key.itemId, ...grantees],
-    );
-    const row = rows[0];
+    const row = await this.readBatch({ key, grantees });
     if (!row) return undefined;
     const item: ItemText = {
       docText: row.doc_text,
@@ -97,6 +88,33 @@ export class StoreItemRepository {
       updatedBy: row.updated_by,
     };
     return { item, canRead: this.dialect.fromBool(row.can_read) };
+  }
+
+  /**
+   * Many item reads, each with its own key and grantees, as one statement: the requests become a derived table
+   * `r` (from one JSON parameter) joined to the items by their unique key, with each one's access decided by
+   * the same indexed lookup as everywhere. One round trip and one statement for a burst of concurrent reads
+   * (PostgreSQL: 15% -> 54% of a bare route; docs/benchmarks/storage.md).
+   */
+  private async readItems(entries: TurnBatchEntry<ReadRequest, ItemTextRow | undefined>[]): Promise<void> {
+    const requests = entries.map(({ input }, n) => ({ n, t: input.key.tenantId, s: input.key.storeId, k: input.key.itemId, g: input.grantees }));
+    const rows = await this.statements.run<ItemTextRow & { n: number }>(
+      this.db,
+      'read-items',
+      (p) =>
+        (this.db as Kysely<any>)
+          .selectFrom(this.dialect.jsonRecords(p(0), { n: 'integer', t: 'text', s: 'text', k: 'text', g: 'list' }).as('r'))
+          .innerJoin('storage_items as i', (j) => j.onRef('i.tenant_id', '=', 'r.t').onRef('i.store_id', '=', 'r.s').onRef('i.item_id', '=', 'r.k'))
+          .select(['r.n', this.dialect.jsonText('i.doc').as('doc_text'), 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'])
+          .select(
+            sql<SqlBool>`exists (select 1 from storage_item_access a where a.tenant_id = i.tenant_id and a.store_id = i.store_id and a.mode = 'r' and ${this.dialect.inList(sql.ref('a.grantee'), sql.ref('r.g'))} and a.item_seq = i.seq)`.as(
+              'can_read',
+            ),
+          ),
+      [JSON.stringify(requests)],
+    );
+    const byRequest = new Map(rows.map((row) => [Number(row.n), row]));
+    entries.forEach((entry, n) => entry.resolve(byRequest.get(n)));
   }
 
   /**

@@ -1,11 +1,10 @@
 import type SQLite from 'better-sqlite3';
+import { batchPerTurn, type TurnBatchEntry } from '../async/turn-batch.js';
 import type { DirectReader } from './prepared-query.js';
 
-interface PendingRead {
+interface Read {
   stmt: SQLite.Statement;
   parameters: readonly unknown[];
-  resolve(rows: unknown[] | undefined): void;
-  reject(error: unknown): void;
 }
 
 /**
@@ -23,26 +22,23 @@ interface PendingRead {
  * committed yet.
  */
 export function sqliteReadBatcher(sqlite: SQLite.Database, prepare: (text: string) => SQLite.Statement): DirectReader {
-  let pending: PendingRead[] = [];
   let begin: SQLite.Statement | undefined;
   let commit: SQLite.Statement | undefined;
   let rollback: SQLite.Statement | undefined;
 
-  const runAll = (batch: PendingRead[]) => {
+  const runAll = (batch: TurnBatchEntry<Read, unknown[] | undefined>[]) => {
     for (const read of batch) {
       try {
-        read.resolve(read.stmt.all(read.parameters as unknown[]));
+        read.resolve(read.input.stmt.all(read.input.parameters as unknown[]));
       } catch (error) {
         read.reject(error);
       }
     }
   };
 
-  const flush = () => {
-    const batch = pending;
-    pending = [];
+  const read = batchPerTurn<Read, unknown[] | undefined>((batch) => {
     if (!sqlite.open || sqlite.inTransaction) {
-      for (const read of batch) read.resolve(undefined);
+      for (const r of batch) r.resolve(undefined);
       return;
     }
     if (batch.length === 1) return runAll(batch);
@@ -62,15 +58,11 @@ export function sqliteReadBatcher(sqlite: SQLite.Database, prepare: (text: strin
         // Nothing left to do here; the next batch sees the open transaction and defers to Kysely.
       }
     }
-  };
+  });
 
   return (text, parameters) => {
     if (!sqlite.open) return undefined;
     const stmt = prepare(text);
-    if (!stmt.reader) return undefined;
-    return new Promise((resolve, reject) => {
-      if (pending.length === 0) setImmediate(flush);
-      pending.push({ stmt, parameters, resolve, reject });
-    });
+    return stmt.reader ? read({ stmt, parameters }) : undefined;
   };
 }

@@ -65,4 +65,21 @@ export interface Dialect {
    * re-serialising it (SQLite: the TEXT as stored; PostgreSQL: jsonb's text form).
    */
   jsonText(column: string): RawBuilder<string>;
+  /**
+   * The objects of a JSON array parameter as a derived table, parenthesised for an alias: one column per entry
+   * of `columns`, an `integer`, a `text`, or a `list` (a JSON array of strings, tested with `inList`). For one
+   * statement that answers many callers at once (a batch of lookups by key). Column names are identifiers.
+   */
+  jsonRecords(param: unknown, columns: Record<string, JsonRecordColumn>): RawBuilder<unknown>;
+  /** `value` equals one of the strings of a `list` column of `jsonRecords`. */
+  inList(value: RawBuilder<unknown>, list: RawBuilder<unknown>): RawBuilder<SqlBool>;
+}
+
+export type JsonRecordColumn = 'integer' | 'text' | 'list';
+
+/** The column names of a `jsonRecords` table, checked: they become SQL identifiers and JSON paths. */
+export function jsonRecordColumns(columns: Record<string, JsonRecordColumn>): Array<[string, JsonRecordColumn]> {
+  const entries = Object.entries(columns);
+  for (const [name] of entries) if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a column name: ${name}`);
+  return entries;
 }

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Dialect } from './dialect.js';
+import { sql, type SqlBool } from 'kysely';
+import { jsonRecordColumns, type Dialect } from './dialect.js';
 import { postgresQuery } from './query-postgres.js';
 
 export const postgresDialect: Dialect = {
@@ -25,4 +25,11 @@ export const postgresDialect: Dialect = {
   keyOnlyTable: (table) => table,
   inSubquery: (column, subquery) => sql`${column} = any(array(${subquery}))`,
   jsonText: (column) => sql<string>`${sql.ref(column)}::text`,
+  jsonRecords: (param, columns) => {
+    const defs = jsonRecordColumns(columns).map(([name, type]) => sql.raw(`${name} ${PG_RECORD_TYPES[type]}`));
+    return sql`(select * from jsonb_to_recordset(${param}::jsonb) as x(${sql.join(defs)}))`;
+  },
+  inList: (value, list) => sql<SqlBool>`${value} = any(${list})`,
 };
+
+const PG_RECORD_TYPES = { integer: 'integer', text: 'text', list: 'text[]' } as const;

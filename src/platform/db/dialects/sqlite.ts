@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Dialect } from './dialect.js';
+import { sql, type SqlBool } from 'kysely';
+import { jsonRecordColumns, type Dialect } from './dialect.js';
 import { sqliteQuery } from './query-sqlite.js';
 
 export const sqliteDialect: Dialect = {
@@ -24,4 +24,10 @@ export const sqliteDialect: Dialect = {
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
   jsonText: (column) => sql<string>`${sql.ref(column)}`,
+  jsonRecords: (param, columns) => {
+    const cols = jsonRecordColumns(columns).map(([name]) => sql`json_extract(value, ${sql.lit(`$.${name}`)}) as ${sql.id(name)}`);
+    return sql`(select ${sql.join(cols)} from json_each(${param}))`;
+  },
+  // A list column holds the JSON text of the array.
+  inList: (value, list) => sql<SqlBool>`${value} in (select value from json_each(${list}))`,
 };

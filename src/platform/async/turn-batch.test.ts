@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { batchPerTurn } from './turn-batch.js';
+
+describe('batchPerTurn', () => {
+  it('hands the calls of one turn to one flush, in call order, and answers each with its own value', async () => {
+    const flushes: number[][] = [];
+    const double = batchPerTurn<number, number>((entries) => {
+      flushes.push(entries.map((e) => e.input));
+      for (const e of entries) e.resolve(e.input * 2);
+    });
+    const first = await Promise.all([double(1), double(2), double(3)]);
+    const second = await double(4);
+    expect(first).toEqual([2, 4, 6]);
+    expect(second).toBe(8);
+    expect(flushes).toEqual([[1, 2, 3], [4]]);
+  });
+
+  it('splits a turn into batches of at most maxBatch', async () => {
+    const sizes: number[] = [];
+    const echo = batchPerTurn<number, number>((entries) => {
+      sizes.push(entries.length);
+      for (const e of entries) e.resolve(e.input);
+    }, 4);
+    expect(await Promise.all(Array.from({ length: 10 }, (_, i) => echo(i)))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(sizes).toEqual([4, 4, 2]);
+  });
+
+  it('rejects what a failing flush left unsettled, and only that', async () => {
+    const call = batchPerTurn<number, number>(async (entries) => {
+      entries[0]!.resolve(0);
+      throw new Error('lost connection');
+    });
+    const [a, b] = await Promise.allSettled([call(1), call(2)]);
+    expect(a).toEqual({ status: 'fulfilled', value: 0 });
+    expect(b).toMatchObject({ status: 'rejected', reason: new Error('lost connection') });
+    const sync = batchPerTurn<number, number>(() => {
+      throw new Error('bad statement');
+    });
+    await expect(sync(1)).rejects.toThrow('bad statement');
+  });
+
+  it('waits for the end of the poll phase: calls from separate I/O callbacks of one turn share a flush', async () => {
+    const sizes: number[] = [];
+    const call = batchPerTurn<number, number>((entries) => {
+      sizes.push(entries.length);
+      for (const e of entries) e.resolve(e.input);
+    });
+    // Two timers due at once run in one timers phase, each followed by its microtasks, before the check phase.
+    const both = await new Promise<number[]>((resolve) => {
+      const results: Promise<number>[] = [];
+      setTimeout(() => results.push(call(1)), 0);
+      setTimeout(() => {
+        results.push(call(2));
+        void Promise.all(results).then(resolve);
+      }, 0);
+    });
+    expect(both).toEqual([1, 2]);
+    expect(sizes).toEqual([2]);
+  });
+});
