@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { prepareQuery } from '../../src/platform/db/prepared-query.js';
+import { PreparedQueries, prepareQuery } from '../../src/platform/db/prepared-query.js';
 import type { Database } from '../../src/platform/db/database.js';
 import { openTestDatabase } from '../helpers/test-app.js';
 
@@ -61,6 +61,23 @@ describe('prepared reads on SQLite, batched per turn of the event loop', () => {
     expect(await read(3000)).toEqual([{ id: 3000, name: 'committed' }]);
     await database.db.updateTable('things').set({ name: 'renamed' }).where('id', '=', 3000).execute();
     expect(await read(3000)).toEqual([{ id: 3000, name: 'renamed' }]);
+  });
+
+  it('runs a statement that already serves a batch at once, but never inside an open transaction', async () => {
+    const statements = new PreparedQueries();
+    const readNow = (id: number) =>
+      statements.run<{ name: string }>(database.db, 'now', (p) => database.db.selectFrom('things').select('name').where('id', '=', p(0)), [id], { batched: true });
+    expect(await readNow(5)).toEqual([{ name: 'thing 5' }]);
+    let during: Promise<unknown> | undefined;
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await trx.insertInto('things').values({ id: 4000, name: 'uncommitted' }).execute();
+        during = readNow(4000);
+        await new Promise((r) => setImmediate(r));
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await during).toEqual([]);
   });
 
   it('settles reads still waiting for their turn when the database is closed', async () => {

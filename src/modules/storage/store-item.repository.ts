@@ -112,6 +112,7 @@ export class StoreItemRepository {
             ),
           ),
       [JSON.stringify(requests)],
+      { batched: true },
     );
     const byRequest = new Map(rows.map((row) => [Number(row.n), row]));
     entries.forEach((entry, n) => entry.resolve(byRequest.get(n)));

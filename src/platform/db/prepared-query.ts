@@ -28,7 +28,19 @@ function prepare<Row>(build: (p: Placeholder) => Compilable<Row>): Prepared<Row>
  * undefined, at once or as the promise's value, when it cannot (not a reading statement, or the connection is
  * inside a transaction): the caller then goes through Kysely.
  */
-export type DirectReader = (sql: string, parameters: readonly unknown[]) => Promise<unknown[] | undefined> | unknown[] | undefined;
+export type DirectReader = (
+  sql: string,
+  parameters: readonly unknown[],
+  options: RunOptions,
+) => Promise<unknown[] | undefined> | unknown[] | undefined;
+
+export interface RunOptions {
+  /**
+   * The statement already answers a batch of callers (collected per turn of the event loop): run it without
+   * waiting for the other reads of the turn, which would only add a turn of latency.
+   */
+  batched?: boolean;
+}
 
 const directReaders = new WeakMap<Kysely<any>, DirectReader>();
 
@@ -41,9 +53,9 @@ export function registerDirectReader(db: Kysely<any>, reader: DirectReader): voi
   directReaders.set(db, reader);
 }
 
-async function execute<Row>(db: Kysely<any>, { compiled, slots }: Prepared<Row>, args: readonly unknown[]): Promise<Row[]> {
+async function execute<Row>(db: Kysely<any>, { compiled, slots }: Prepared<Row>, args: readonly unknown[], options: RunOptions = {}): Promise<Row[]> {
   const parameters = compiled.parameters.map((v, i) => (slots[i] === null ? v : args[slots[i]!]));
-  const direct = directReaders.get(db)?.(compiled.sql, parameters);
+  const direct = directReaders.get(db)?.(compiled.sql, parameters, options);
   if (direct) {
     const rows = await direct;
     if (rows) return rows as Row[];
@@ -74,13 +86,13 @@ export class PreparedQueries {
 
   constructor(private readonly max = 500) {}
 
-  run<Row>(db: Kysely<any>, key: string, build: (p: Placeholder) => Compilable<Row>, args: readonly unknown[]): Promise<Row[]> {
+  run<Row>(db: Kysely<any>, key: string, build: (p: Placeholder) => Compilable<Row>, args: readonly unknown[], options?: RunOptions): Promise<Row[]> {
     let entry = this.entries.get(key) as Prepared<Row> | undefined;
     if (!entry) {
       entry = prepare(build);
       if (this.entries.size >= this.max) this.entries.clear();
       this.entries.set(key, entry);
     }
-    return execute(db, entry, args);
+    return execute(db, entry, args, options);
   }
 }
