@@ -41,7 +41,13 @@ const REDACT = [
 /** The composition root: opens the database, migrates, provisions, and wires modules into one Fastify app. */
 export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<App> {
   const database =
-    deps.database ?? createDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize });
+    deps.database ??
+    createDatabase({
+      url: config.database.url,
+      dataDir: config.database.dataDir,
+      poolSize: config.database.poolSize,
+      sqliteCacheMiB: config.database.sqliteCacheMiB,
+    });
   const app = Fastify({
     logger: deps.logger ?? { level: config.server.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
     trustProxy: config.server.trustProxy,

@@ -70,7 +70,7 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
     return;
   }
 
-  const database = createDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 2 });
+  const database = createDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 2, sqliteCacheMiB: config.database.sqliteCacheMiB });
   try {
     await migrateToLatest(database.db, database.dialect, allMigrations);
     const identity = new IdentityService(new IdentityRepository(database.db, database.dialect));

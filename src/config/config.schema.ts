@@ -62,6 +62,11 @@ export const ConfigSchema = Type.Object(
         url: Type.Optional(Type.String()),
         dataDir: Type.String({ default: './data' }),
         poolSize: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+        /**
+         * SQLite's page cache in MiB (one connection). Lists over large stores re-read the pages of every readable
+         * item: with more items than fit, they come from the OS cache instead (docs/benchmarks/storage.md).
+         */
+        sqliteCacheMiB: Type.Integer({ minimum: 2, maximum: 65536, default: 64 }),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -39,6 +39,8 @@ describe('config file', () => {
     [{ tenants: [{ name: 'a', users: [{ loginName: 'x' }, { loginName: 'y' }, { loginName: 'z', roles: 'ADMIN' }] }] }, 'tenants[0].users[2].roles: expected array'],
     [{ tenants: [{ name: 'a', users: [{ password: 'p' }] }] }, 'tenants[0].users[0].loginName: expected required property'],
     [{ server: { port: 'eighty' } }, 'server.port: expected integer'],
+    [{ database: { sqliteCacheMiB: 1 } }, 'database.sqliteCacheMiB'],
+    [{ server: { shutdownGraceSeconds: -1 } }, 'server.shutdownGraceSeconds'],
     [{ identity: { provider: 'ldap' } }, 'identity.provider'],
     [{ tenants: [{ name: 'a', surprise: 1 }] }, 'tenants[0].surprise: unexpected property'],
     [{ tenants: [{ name: 'a', apiKeys: [{ name: 'k', key: 'k-12345678', expiresOn: 'tomorrow' }] }] }, 'tenants[0].apiKeys[0].expiresOn'],

@@ -16,6 +16,8 @@ export interface DatabaseOptions {
   dataDir: string;
   sqliteFile?: string;
   poolSize?: number;
+  /** SQLite's page cache in MiB (default 64). */
+  sqliteCacheMiB?: number;
   /** PostgreSQL schema to use (tests isolate themselves this way). */
   pgSchema?: string;
 }
@@ -43,7 +45,7 @@ function createSqlite(options: DatabaseOptions): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('cache_size = -65536');
+  sqlite.pragma(`cache_size = ${-Math.round((options.sqliteCacheMiB ?? 64) * 1024)}`);
   const statements = withStatementCache(sqlite);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
   // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
