@@ -4,7 +4,8 @@
 //        the bench creates its own database there and drops it afterwards);
 //        SIZES=10000,100000,1000000 (store sizes for the list scenario; the read/create comparison runs at 100000
 //        or at the largest size below it); ROUNDS (3), DURATION (5 s), CONNECTIONS (50);
-//        SCENARIOS=read,create,list (default all); BASELINE_IN_PROCESS=1 runs the bare route inside this load
+//        SCENARIOS=read,create,list (default all); SQLITE_CACHE_MIB (the service's database.sqliteCacheMiB);
+//        BASELINE_IN_PROCESS=1 runs the bare route inside this load
 //        generator process (as bench/lib.mjs did before it moved the baseline into its own process).
 // Seeding: directly through SQL into the service's database while the service is stopped (SQLite file in its
 // data dir, or the PostgreSQL database), in exactly the shape the repository writes: one storage_items row and
@@ -45,6 +46,7 @@ const configFile = join(root, 'config.json');
 writeFileSync(
   configFile,
   JSON.stringify({
+    ...(process.env.SQLITE_CACHE_MIB ? { database: { sqliteCacheMiB: Number(process.env.SQLITE_CACHE_MIB) } } : {}),
     tenants: [
       {
         name: 'bench',
