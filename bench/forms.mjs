@@ -8,14 +8,11 @@
 // A third scenario, the API-key principal endpoint, shows the floor that credential resolution alone sets.
 // Seeding: direct multi-row INSERTs through Kysely in one transaction, on the service's own database, between a
 // first start of the service (which migrates and provisions the tenant and key) and the measured start.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { ROOT, compare, printTable, startBaseline, startService } from './lib.mjs';
+import { compare, printTable, startBaseline, startService } from './lib.mjs';
 import { createDatabase } from '../dist/platform/db/database.js';
 import { storedConfigJson } from '../dist/modules/forms/form-definition.js';
 
@@ -33,24 +30,6 @@ const work = mkdtempSync(join(tmpdir(), 'svc-bench-forms-'));
 const configFile = join(work, 'config.json');
 // A reader without any forms role or right: single-form reads are open to every authenticated caller.
 writeFileSync(configFile, JSON.stringify({ tenants: [{ name: 'bench', apiKeys: [{ name: 'reader', key: API_KEY, roles: ['USER'] }] }] }));
-
-/** startBaseline in a child process, so that it does not share the load generator's event loop. */
-async function startBaselineProcess(body) {
-  const code = `import { startBaseline } from ${JSON.stringify(pathToFileURL(join(ROOT, 'bench/lib.mjs')).href)};
-    const b = await startBaseline(JSON.parse(process.env.BASELINE_BODY)); console.log(b.url);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
-    env: { ...process.env, BASELINE_BODY: JSON.stringify(body) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const [chunk] = await once(child.stdout, 'data');
-  return {
-    url: String(chunk).trim(),
-    async close() {
-      child.kill('SIGTERM');
-      if (child.exitCode === null) await once(child, 'exit');
-    },
-  };
-}
 
 const formId = (i) => `form-${String(i).padStart(5, '0')}`;
 
@@ -135,7 +114,7 @@ async function runEngine(engine) {
       const headers = { 'x-apikey': API_KEY };
       const sample = await (await fetch(`${service.url}/cxf/svc-forms/forms/${formId(4242 % FORMS)}`, { headers })).json();
       if (sample.version !== VERSIONS || sample.config?.metaData?.version !== VERSIONS) throw new Error(`unexpected form: ${JSON.stringify(sample).slice(0, 300)}`);
-      const baseline = process.env.BASELINE === 'process' ? await startBaselineProcess(sample) : await startBaseline(sample, 0, { inProcess: true });
+      const baseline = await startBaseline(sample, 0, { inProcess: process.env.BASELINE !== 'process' });
       // Every request reads a random form, so the load is not one hot row.
       const randomRead = (prefix) => [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${prefix}${formId(Math.floor(Math.random() * FORMS))}` }) }];
       try {
