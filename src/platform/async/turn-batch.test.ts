@@ -25,18 +25,29 @@ describe('batchPerTurn', () => {
     expect(sizes).toEqual([4, 4, 2]);
   });
 
-  it('rejects what a failing flush left unsettled, and only that', async () => {
+  it('runs what a failing batch left unsettled again one by one, so only the failing input fails', async () => {
+    const flushes: number[][] = [];
     const call = batchPerTurn<number, number>(async (entries) => {
-      entries[0]!.resolve(0);
-      throw new Error('lost connection');
+      flushes.push(entries.map((e) => e.input));
+      if (entries.some((e) => e.input < 0)) {
+        if (entries[0]!.input >= 0) entries[0]!.resolve(entries[0]!.input); // settled before the failure: not run again
+        throw new Error('negative input');
+      }
+      for (const e of entries) e.resolve(e.input);
     });
-    const [a, b] = await Promise.allSettled([call(1), call(2)]);
-    expect(a).toEqual({ status: 'fulfilled', value: 0 });
-    expect(b).toMatchObject({ status: 'rejected', reason: new Error('lost connection') });
+    const results = await Promise.allSettled([call(1), call(-2), call(3)]);
+    expect(results).toEqual([
+      { status: 'fulfilled', value: 1 },
+      { status: 'rejected', reason: new Error('negative input') },
+      { status: 'fulfilled', value: 3 },
+    ]);
+    expect(flushes).toEqual([[1, -2, 3], [-2], [3]]);
     const sync = batchPerTurn<number, number>(() => {
       throw new Error('bad statement');
     });
     await expect(sync(1)).rejects.toThrow('bad statement');
+    const both = await Promise.allSettled([sync(1), sync(2)]);
+    expect(both.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   });
 
   it('waits for the end of the poll phase: calls from separate I/O callbacks of one turn share a flush', async () => {
