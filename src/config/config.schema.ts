@@ -79,6 +79,8 @@ export const ConfigSchema = Type.Object(
          * active flag); changes reach every instance within this. Session validity is checked on every call. 0: no cache.
          */
         credentialCacheSeconds: Type.Number({ minimum: 0, maximum: 60, default: 2 }),
+        /** Audit records older than this many days are deleted by the periodic purge; 0 keeps them forever. */
+        auditRetentionDays: Type.Integer({ minimum: 0, maximum: 36500, default: 90 }),
         oidc: Type.Optional(
           Type.Object(
             {

@@ -93,4 +93,11 @@ export const identityMigrations: ModuleMigration[] = [
       await db.schema.createIndex('audit_log_tenant_at_idx').on('audit_log').columns(['tenant_id', 'at']).execute();
     },
   },
+  {
+    // Retention deletes by age across tenants (identity.auditRetentionDays).
+    name: '2026-11-22-identity-003-audit-at-index',
+    async up(db) {
+      await db.schema.createIndex('audit_log_at_idx').on('audit_log').column('at').execute();
+    },
+  },
 ];

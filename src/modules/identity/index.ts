@@ -115,7 +115,7 @@ export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: 
     },
     async routes(app) {
       purgeTimer = setInterval(() => {
-        Promise.all([sessions.purgeExpired(idc.loginThrottle.windowSeconds), signingKeys.purge()]).catch((err) =>
+        Promise.all([sessions.purgeExpired(idc.loginThrottle.windowSeconds), signingKeys.purge(), audit.purge(idc.auditRetentionDays)]).catch((err) =>
           app.log.warn({ err }, 'identity purge failed'),
         );
       }, PURGE_INTERVAL_MS);

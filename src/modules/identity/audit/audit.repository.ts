@@ -42,6 +42,12 @@ export class AuditRepository {
       .execute();
   }
 
+  /** Deletes the records older than `before` (epoch ms); answers how many. */
+  async deleteOlderThan(before: number): Promise<number> {
+    const result = await this.db.deleteFrom('audit_log').where('at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Newest first, one tenant only. */
   async list(tenantId: string, start: number, limit: number): Promise<{ total: number; items: AuditRecord[] }> {
     const base = this.db.selectFrom('audit_log').where('tenant_id', '=', tenantId);

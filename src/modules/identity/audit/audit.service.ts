@@ -30,6 +30,12 @@ export class AuditService {
     void this.record(entry);
   }
 
+  /** Applies the retention: records older than `retentionDays` go (0 keeps everything). */
+  async purge(retentionDays: number, now = Date.now()): Promise<number> {
+    if (retentionDays <= 0) return 0;
+    return this.repo.deleteOlderThan(now - retentionDays * 86_400_000);
+  }
+
   list(tenantId: string, start: number, limit: number) {
     return this.repo.list(tenantId, start, limit);
   }
