@@ -102,9 +102,12 @@ export class StoreItemRepository {
       this.db,
       'read-items',
       (p) =>
-        (this.db as Kysely<any>)
-          .selectFrom(this.dialect.jsonRecords(p(0), { n: 'integer', t: 'text', s: 'text', k: 'text', g: 'list' }).as('r'))
-          .innerJoin('storage_items as i', (j) => j.onRef('i.tenant_id', '=', 'r.t').onRef('i.store_id', '=', 'r.s').onRef('i.item_id', '=', 'r.k'))
+        this.dialect
+          .joinByKey((this.db as Kysely<any>).selectFrom(this.dialect.jsonRecords(p(0), { n: 'integer', t: 'text', s: 'text', k: 'text', g: 'list' }).as('r')), 'storage_items', 'i', [
+            ['tenant_id', 'r.t'],
+            ['store_id', 'r.s'],
+            ['item_id', 'r.k'],
+          ])
           .select(['r.n', this.dialect.jsonText('i.doc').as('doc_text'), 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'])
           .select(
             sql<SqlBool>`exists (select 1 from storage_item_access a where a.tenant_id = i.tenant_id and a.store_id = i.store_id and a.mode = 'r' and ${this.dialect.inList(sql.ref('a.grantee'), sql.ref('r.g'))} and a.item_seq = i.seq)`.as(

@@ -73,6 +73,13 @@ export interface Dialect {
   jsonRecords(param: unknown, columns: Record<string, JsonRecordColumn>): RawBuilder<unknown>;
   /** `value` equals one of the strings of a `list` column of `jsonRecords`. */
   inList(value: RawBuilder<unknown>, list: RawBuilder<unknown>): RawBuilder<SqlBool>;
+  /**
+   * Joins, as `alias`, the row of `table` whose key columns equal columns of the records already in the query
+   * (`key`: [table column, record column reference]), by one index probe per record. PostgreSQL: a LATERAL
+   * subquery with LIMIT 1, because its planner guesses 100 records for `jsonRecords` and would otherwise hash-join
+   * a scan of the whole table whenever the table is small enough; SQLite: a plain join, which it runs that way.
+   */
+  joinByKey<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, table: string, alias: string, key: Array<[column: string, recordColumn: string]>): QB;
 }
 
 export type JsonRecordColumn = 'integer' | 'text' | 'list';

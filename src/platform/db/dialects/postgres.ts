@@ -1,4 +1,4 @@
-import { sql, type SqlBool } from 'kysely';
+import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { jsonRecordColumns, type Dialect } from './dialect.js';
 import { postgresQuery } from './query-postgres.js';
 
@@ -30,6 +30,15 @@ export const postgresDialect: Dialect = {
     return sql`(select * from jsonb_to_recordset(${param}::jsonb) as x(${sql.join(defs)}))`;
   },
   inList: (value, list) => sql<SqlBool>`${value} = any(${list})`,
+  joinByKey: (qb, table, alias, key) =>
+    (qb as SelectQueryBuilder<any, any, any>).innerJoinLateral(
+      (eb) =>
+        key
+          .reduce((q, [column, record]) => q.whereRef(`k.${column}`, '=', record), eb.selectFrom(`${table} as k`).selectAll())
+          .limit(sql.lit(1))
+          .as(alias),
+      (join) => join.onTrue(),
+    ) as typeof qb,
 };
 
 const PG_RECORD_TYPES = { integer: 'integer', text: 'text', list: 'text[]' } as const;

@@ -1,4 +1,4 @@
-import { sql, type SqlBool } from 'kysely';
+import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { jsonRecordColumns, type Dialect } from './dialect.js';
 import { sqliteQuery } from './query-sqlite.js';
 
@@ -30,4 +30,8 @@ export const sqliteDialect: Dialect = {
   },
   // A list column holds the JSON text of the array.
   inList: (value, list) => sql<SqlBool>`${value} in (select value from json_each(${list}))`,
+  joinByKey: (qb, table, alias, key) =>
+    (qb as SelectQueryBuilder<any, any, any>).innerJoin(`${table} as ${alias}`, (join) =>
+      key.reduce((j, [column, record]) => j.onRef(`${alias}.${column}`, '=', record), join),
+    ) as typeof qb,
 };
