@@ -16,7 +16,7 @@ import { deleteFormRoute } from './routes/delete-form.js';
 export { formsMigrations } from './forms.migrations.js';
 
 export function createFormsModule(deps: ModuleDeps): PlatformModule {
-  const ctx: FormsContext = { forms: new FormsService(new FormsRepository(deps.db)) };
+  const ctx: FormsContext = { forms: new FormsService(new FormsRepository(deps.db, deps.dialect)) };
   return {
     name: 'forms',
     async register(app) {
