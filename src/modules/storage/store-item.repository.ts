@@ -46,6 +46,14 @@ interface ReadRequest {
 }
 /** Item reads answered by one statement at most (its JSON parameter stays well below a megabyte). */
 const READ_BATCH_MAX = 500;
+interface NewItem {
+  key: ItemKey;
+  doc: ItemDocument;
+  now: number;
+  by: string;
+}
+/** Creates written by one statement at most (items may be large: the batch stays a modest transaction). */
+const INSERT_BATCH_MAX = 64;
 const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'] as const;
 
 /**
@@ -56,6 +64,7 @@ export class StoreItemRepository {
   private readonly db: Db;
   private readonly statements = new PreparedQueries();
   private readonly readBatch = batchPerTurn<ReadRequest, ItemTextRow | undefined>((entries) => this.readItems(entries), READ_BATCH_MAX);
+  private readonly insertBatched = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_MAX);
 
   constructor(db: Kysely<any>, private readonly dialect: Dialect) {
     this.db = db as Db;
@@ -324,29 +333,52 @@ export class StoreItemRepository {
   }
 
   /**
-   * Inserts a new item with its access rows in ONE statement (a data-modifying CTE: PostgreSQL only), so a
-   * create in a store that exists is one round trip that commits by itself. Answers false when the id existed.
+   * Inserts the item with its access rows unless one with its id exists (PostgreSQL: needs data-modifying CTEs);
+   * answers whether it was inserted. Creates that arrive in the same turn of the event loop share one statement,
+   * and so one transaction and one WAL flush (`insertBatch`).
    */
-  async insertWithAccessInOneStatement(key: ItemKey, doc: ItemDocument, now: number, by: string): Promise<boolean> {
-    const grants = this.grantsOf(doc);
-    const rows = await this.statements.run<{ item_seq: number }>(
+  insertWithAccessInOneStatement(key: ItemKey, doc: ItemDocument, now: number, by: string): Promise<boolean> {
+    return this.insertBatched({ key, doc, now, by });
+  }
+
+  /**
+   * Many creates as one statement: the new items travel as one JSON parameter, are inserted in their order, and
+   * each inserted one gets its access rows; an id that exists already is skipped and answered false. If the
+   * statement fails, batchPerTurn runs each create again on its own, so one bad create fails only itself.
+   */
+  private async insertBatch(entries: TurnBatchEntry<NewItem, boolean>[]): Promise<void> {
+    const records = entries.map(({ input: { key, doc, now, by } }, n) => ({
+      n,
+      t: key.tenantId,
+      s: key.storeId,
+      k: key.itemId,
+      d: doc,
+      c: now,
+      b: by,
+      g: this.grantsOf(doc).map(([mode, grantee]) => ({ mode, grantee })),
+    }));
+    const rows = await this.statements.run<{ n: number }>(
       this.db,
-      `insert-item-with-access:${grants.length}`,
+      'insert-items-with-access',
       (p) => {
-        const values = sql.join(grants.map((_, n) => sql`(${p(6 + 2 * n)}, ${p(7 + 2 * n)})`));
-        const statement = sql<{ item_seq: number }>`with ins as (
+        const statement = sql<{ n: number }>`with r as (
+            select * from jsonb_to_recordset(${p(0)}::jsonb) as x(n integer, t text, s text, k text, d jsonb, c bigint, b text, g jsonb)),
+          ins as (
             insert into storage_items (tenant_id, store_id, item_id, doc, created_on, created_by, updated_on, updated_by)
-            values (${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(4)}, ${p(5)})
+            select t, s, k, d, c, b, c, b from r order by n
             on conflict (tenant_id, store_id, item_id) do nothing
-            returning seq)
-          insert into storage_item_access (tenant_id, store_id, mode, grantee, item_seq)
-          select ${p(0)}, ${p(1)}, v.mode, v.grantee, ins.seq from ins cross join (values ${values}) as v (mode, grantee)
-          returning item_seq`;
+            returning seq, tenant_id, store_id, item_id),
+          done as (select r.n, r.g, ins.seq, ins.tenant_id, ins.store_id from ins join r on r.t = ins.tenant_id and r.s = ins.store_id and r.k = ins.item_id),
+          acc as (
+            insert into storage_item_access (tenant_id, store_id, mode, grantee, item_seq)
+            select done.tenant_id, done.store_id, a.mode, a.grantee, done.seq from done cross join jsonb_to_recordset(done.g) as a(mode text, grantee text))
+          select n from done`;
         return { compile: () => statement.compile(this.db) };
       },
-      [key.tenantId, key.storeId, key.itemId, this.dialect.toJson(doc), now, by, ...grants.flat()],
+      [JSON.stringify(records)],
     );
-    return rows.length > 0;
+    const inserted = new Set(rows.map((row) => Number(row.n)));
+    entries.forEach((entry, n) => entry.resolve(inserted.has(n)));
   }
 
   async delete(trx: Db, seq: number): Promise<void> {

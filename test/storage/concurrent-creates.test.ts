@@ -1,0 +1,52 @@
+// Creates that arrive together in a known store may share one statement (PostgreSQL, store-item.repository.ts
+// insertBatch); each must still store its own item, in its own tenant, with its own access rows.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { apiKeyCaller, client, OWNER_KEY, STORAGE_CONFIG } from './storage-kit.js';
+
+describeEachEngine('storage creates arriving together', (engine) => {
+  let t: TestApp;
+  const acme = () => client(t, apiKeyCaller('owner', OWNER_KEY));
+  const globex = () => client(t, apiKeyCaller('globex', 'k-globex-owner-0123'));
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, STORAGE_CONFIG);
+  });
+  afterAll(() => t.close());
+
+  it('stores every one of many concurrent creates with its own value, tenant and access rows', async () => {
+    const body = (i: number) => ({ value: { i }, readRestriction: { roles: ['OWNER', `r-${i}`] }, writeRestriction: { roles: ['OWNER'] } });
+    // The stores exist before the burst, so the creates take the known-store path.
+    expect((await acme().create('burst', body(-1))).statusCode).toBe(200);
+    expect((await globex().create('burst', body(-2))).statusCode).toBe(200);
+
+    const n = 40;
+    const callerOf = (i: number) => (i % 2 ? globex() : acme());
+    const created = await Promise.all(Array.from({ length: n }, (_, i) => callerOf(i).create('burst', body(i))));
+    const ids = created.map((res, i) => {
+      expect({ i, status: res.statusCode }).toEqual({ i, status: 200 });
+      return res.json().id as string;
+    });
+    expect(new Set(ids).size).toBe(n);
+
+    for (let i = 0; i < n; i++) {
+      const own = await callerOf(i).read('burst', ids[i]!);
+      expect(own.statusCode).toBe(200);
+      expect(own.json()).toMatchObject({ id: ids[i], value: { i } });
+      const other = await callerOf(i + 1).read('burst', ids[i]!); // the other tenant does not see it
+      expect(other.statusCode).toBe(404);
+      const rows = await t.database.db
+        .selectFrom('storage_items as i')
+        .innerJoin('storage_item_access as a', 'a.item_seq', 'i.seq')
+        .select(['a.mode', 'a.grantee', 'a.tenant_id', 'i.tenant_id as item_tenant'])
+        .where('i.item_id', '=', ids[i]!)
+        .orderBy('a.mode')
+        .orderBy('a.grantee')
+        .execute();
+      expect(rows.map((r) => `${r.mode} ${r.grantee}`)).toEqual(['r role:OWNER', `r role:r-${i}`, 'w role:OWNER']);
+      expect(rows.every((r) => r.tenant_id === r.item_tenant)).toBe(true);
+    }
+    const list = await acme().list('burst', { limit: 100 });
+    expect(list.json().total).toBe(n / 2 + 1);
+  });
+});
