@@ -17,18 +17,18 @@ describeEachEngine('dialect jsonRecords and inList', (engine) => {
   it('turns a JSON array of objects into typed rows, with list columns tested by inList', async () => {
     const { db, dialect } = database;
     const records = JSON.stringify([
-      { n: 0, name: "it's", tags: ['a', 'b'] },
-      { n: 1, name: 'ünïcode "quoted"', tags: [] },
-      { n: 2, name: null, tags: ['b'] },
+      { n: 0, name: "it's", tags: ['a', 'b'], at: 1795350000000 },
+      { n: 1, name: 'ünïcode "quoted"', tags: [], at: 0 },
+      { n: 2, name: null, tags: ['b'], at: -1 },
     ]);
-    const table = dialect.jsonRecords(records, { n: 'integer', name: 'text', tags: 'list' });
-    const { rows } = await sql<{ n: number; name: string | null; has_b: unknown }>`
-      select r.n, r.name, case when ${dialect.inList(sql.lit('b'), sql.ref('r.tags'))} then 1 else 0 end as has_b
+    const table = dialect.jsonRecords(records, { n: 'integer', name: 'text', tags: 'list', at: 'bigint' });
+    const { rows } = await sql<{ n: number; name: string | null; has_b: unknown; at: unknown }>`
+      select r.n, r.name, case when ${dialect.inList(sql.lit('b'), sql.ref('r.tags'))} then 1 else 0 end as has_b, r.at
       from ${table} as r order by r.n`.execute(db);
-    expect(rows.map((r) => ({ n: Number(r.n), name: r.name, hasB: Number(r.has_b) }))).toEqual([
-      { n: 0, name: "it's", hasB: 1 },
-      { n: 1, name: 'ünïcode "quoted"', hasB: 0 },
-      { n: 2, name: null, hasB: 1 },
+    expect(rows.map((r) => ({ n: Number(r.n), name: r.name, hasB: Number(r.has_b), at: Number(r.at) }))).toEqual([
+      { n: 0, name: "it's", hasB: 1, at: 1795350000000 },
+      { n: 1, name: 'ünïcode "quoted"', hasB: 0, at: 0 },
+      { n: 2, name: null, hasB: 1, at: -1 },
     ]);
   });
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
-import { prepareQuery } from '../../platform/db/prepared-query.js';
+import { PreparedQueries, prepareQuery } from '../../platform/db/prepared-query.js';
+import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-batch.js';
 import type { ApiKey, ApiKeyRow, IdentityTables, User, UserRow } from './identity.tables.js';
 
 export interface UserFields {
@@ -33,12 +34,25 @@ export interface ApiKeyFields {
 }
 
 /** All SQL of the identity module. Every query names its tenant. */
+interface LiveSessionRow {
+  user_id: string;
+  tenant_id: string;
+  csrf_token: string;
+  expires_on: number;
+}
+/** Session checks answered by one statement at most. */
+const SESSION_BATCH_MAX = 500;
+
 export class IdentityRepository {
   private readonly db: Kysely<IdentityTables>;
 
   // Credential lookups run on every request: built and compiled once.
   private readonly apiKeyByHash;
-  private readonly liveSession;
+  private readonly statements = new PreparedQueries(10);
+  private readonly liveSession = batchPerTurn<{ idHash: string; now: number }, LiveSessionRow | undefined>(
+    (entries) => this.findLiveSessions(entries),
+    SESSION_BATCH_MAX,
+  );
   private readonly userById;
 
   constructor(db: Kysely<any>, private readonly dialect: Dialect) {
@@ -50,13 +64,6 @@ export class IdentityRepository {
         .selectAll('k')
         .select('t.name as tenant_name')
         .where('k.key_hash', '=', p(0)),
-    );
-    this.liveSession = prepareQuery<{ user_id: string; tenant_id: string; csrf_token: string; expires_on: number }, [string, number]>(db, (p) =>
-      this.db
-        .selectFrom('sessions')
-        .select(['user_id', 'tenant_id', 'csrf_token', 'expires_on'])
-        .where('id_hash', '=', p(0))
-        .where('expires_on', '>', p(1)),
     );
     this.userById = prepareQuery<UserRow & { tenant_name: string }, [string]>(db, (p) =>
       this.db
@@ -256,10 +263,33 @@ export class IdentityRepository {
       .execute();
   }
 
-  /** A session that has not expired (its user is read separately, see findUserById). */
+  /**
+   * A session that has not expired (its user is read separately, see findUserById). Checks that arrive in the
+   * same turn of the event loop share one statement: on PostgreSQL, where every call checks the database, one
+   * round trip for a burst of session-authenticated requests.
+   */
   async findLiveSession(idHash: string, now: number): Promise<LiveSession | undefined> {
-    const [row] = await this.liveSession(idHash, now);
+    const row = await this.liveSession({ idHash, now });
     return row ? { userId: row.user_id, tenantId: row.tenant_id, csrfToken: row.csrf_token, expiresOn: Number(row.expires_on) } : undefined;
+  }
+
+  private async findLiveSessions(entries: TurnBatchEntry<{ idHash: string; now: number }, LiveSessionRow | undefined>[]): Promise<void> {
+    const records = entries.map(({ input }, n) => ({ n, h: input.idHash, c: input.now }));
+    const rows = await this.statements.run<LiveSessionRow & { n: number }>(
+      this.db,
+      'live-sessions',
+      (p) =>
+        this.dialect
+          .joinByKey((this.db as Kysely<any>).selectFrom(this.dialect.jsonRecords(p(0), { n: 'integer', h: 'text', c: 'bigint' }).as('r')), 'sessions', 's', [
+            ['id_hash', 'r.h'],
+          ])
+          .whereRef('s.expires_on', '>', 'r.c')
+          .select(['r.n', 's.user_id', 's.tenant_id', 's.csrf_token', 's.expires_on']),
+      [JSON.stringify(records)],
+      { batched: true },
+    );
+    const byRequest = new Map(rows.map(({ n, ...row }) => [Number(n), row]));
+    entries.forEach((entry, n) => entry.resolve(byRequest.get(n)));
   }
 
   async findUserById(id: string): Promise<User | undefined> {

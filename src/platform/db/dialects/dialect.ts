@@ -67,8 +67,9 @@ export interface Dialect {
   jsonText(column: string): RawBuilder<string>;
   /**
    * The objects of a JSON array parameter as a derived table, parenthesised for an alias: one column per entry
-   * of `columns`, an `integer`, a `text`, or a `list` (a JSON array of strings, tested with `inList`). For one
-   * statement that answers many callers at once (a batch of lookups by key). Column names are identifiers.
+   * of `columns`, an `integer` (32-bit), a `bigint`, a `text`, or a `list` (a JSON array of strings, tested with
+   * `inList`). For one statement that answers many callers at once (a batch of lookups by key). Column names are
+   * identifiers.
    */
   jsonRecords(param: unknown, columns: Record<string, JsonRecordColumn>): RawBuilder<unknown>;
   /** `value` equals one of the strings of a `list` column of `jsonRecords`. */
@@ -82,7 +83,7 @@ export interface Dialect {
   joinByKey<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, table: string, alias: string, key: Array<[column: string, recordColumn: string]>): QB;
 }
 
-export type JsonRecordColumn = 'integer' | 'text' | 'list';
+export type JsonRecordColumn = 'integer' | 'bigint' | 'text' | 'list';
 
 /** The column names of a `jsonRecords` table, checked: they become SQL identifiers and JSON paths. */
 export function jsonRecordColumns(columns: Record<string, JsonRecordColumn>): Array<[string, JsonRecordColumn]> {

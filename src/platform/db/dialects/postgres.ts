@@ -41,4 +41,4 @@ export const postgresDialect: Dialect = {
     ) as typeof qb,
 };
 
-const PG_RECORD_TYPES = { integer: 'integer', text: 'text', list: 'text[]' } as const;
+const PG_RECORD_TYPES = { integer: 'integer', bigint: 'bigint', text: 'text', list: 'text[]' } as const;
