@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { hash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>
@@ -33,7 +33,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 /** Fast hash for high-entropy secrets (session ids, API keys): they need lookup, not stretching. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  // The one-shot form: no Hash object per call (a third of the cost; this runs on every API-key request).
+  return hash('sha256', value, 'hex');
 }
 
 export function randomToken(bytes = 32): string {
