@@ -49,4 +49,16 @@ describeEachEngine('storage creates arriving together', (engine) => {
     const list = await acme().list('burst', { limit: 100 });
     expect(list.json().total).toBe(n / 2 + 1);
   });
+
+  it('stores large items created together (more than one statement holds) whole', async () => {
+    const big = (i: number) => ({ value: { i, text: String(i).repeat(1_500_000) }, readRestriction: { roles: ['OWNER'] }, writeRestriction: { roles: ['OWNER'] } });
+    expect((await acme().create('big', { value: 0, readRestriction: { roles: ['OWNER'] }, writeRestriction: { roles: ['OWNER'] } })).statusCode).toBe(200);
+    const created = await Promise.all([1, 2, 3, 4].map((i) => acme().create('big', big(i))));
+    for (const [n, res] of created.entries()) {
+      expect(res.statusCode).toBe(200);
+      const read = await acme().read('big', res.json().id);
+      expect(read.statusCode).toBe(200);
+      expect(read.json().value).toEqual({ i: n + 1, text: String(n + 1).repeat(1_500_000) });
+    }
+  });
 });

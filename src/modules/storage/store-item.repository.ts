@@ -49,11 +49,13 @@ const READ_BATCH_MAX = 500;
 interface NewItem {
   key: ItemKey;
   doc: ItemDocument;
+  /** The document as JSON, serialised once: it is the batch's weight and goes into its parameter as is. */
+  docJson: string;
   now: number;
   by: string;
 }
-/** Creates written by one statement at most (items may be large: the batch stays a modest transaction). */
-const INSERT_BATCH_MAX = 64;
+/** Creates written by one statement at most, and the documents' size of one statement (items reach 5 MB). */
+const INSERT_BATCH_LIMITS = { maxBatch: 64, maxWeight: 4 * 1024 * 1024, weigh: (item: NewItem) => item.docJson.length };
 const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'] as const;
 
 /**
@@ -64,7 +66,7 @@ export class StoreItemRepository {
   private readonly db: Db;
   private readonly statements = new PreparedQueries();
   private readonly readBatch = batchPerTurn<ReadRequest, ItemTextRow | undefined>((entries) => this.readItems(entries), READ_BATCH_MAX);
-  private readonly insertBatched = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_MAX);
+  private readonly insertBatched = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
 
   constructor(db: Kysely<any>, private readonly dialect: Dialect) {
     this.db = db as Db;
@@ -338,7 +340,7 @@ export class StoreItemRepository {
    * and so one transaction and one WAL flush (`insertBatch`).
    */
   insertWithAccessInOneStatement(key: ItemKey, doc: ItemDocument, now: number, by: string): Promise<boolean> {
-    return this.insertBatched({ key, doc, now, by });
+    return this.insertBatched({ key, doc, docJson: this.dialect.toJson(doc), now, by });
   }
 
   /**
@@ -347,16 +349,12 @@ export class StoreItemRepository {
    * statement fails, batchPerTurn runs each create again on its own, so one bad create fails only itself.
    */
   private async insertBatch(entries: TurnBatchEntry<NewItem, boolean>[]): Promise<void> {
-    const records = entries.map(({ input: { key, doc, now, by } }, n) => ({
-      n,
-      t: key.tenantId,
-      s: key.storeId,
-      k: key.itemId,
-      d: doc,
-      c: now,
-      b: by,
-      g: this.grantsOf(doc).map(([mode, grantee]) => ({ mode, grantee })),
-    }));
+    // Built as text so that each document is serialised once (it may be megabytes).
+    const records = entries.map(({ input: { key, doc, docJson, now, by } }, n) => {
+      const grants = this.grantsOf(doc).map(([mode, grantee]) => ({ mode, grantee }));
+      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants });
+      return `${rest.slice(0, -1)},"d":${docJson}}`;
+    });
     const rows = await this.statements.run<{ n: number }>(
       this.db,
       'insert-items-with-access',
@@ -375,7 +373,7 @@ export class StoreItemRepository {
           select n from done`;
         return { compile: () => statement.compile(this.db) };
       },
-      [JSON.stringify(records)],
+      [`[${records.join(',')}]`],
     );
     const inserted = new Set(rows.map((row) => Number(row.n)));
     entries.forEach((entry, n) => entry.resolve(inserted.has(n)));

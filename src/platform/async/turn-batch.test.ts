@@ -25,6 +25,19 @@ describe('batchPerTurn', () => {
     expect(sizes).toEqual([4, 4, 2]);
   });
 
+  it('splits a turn by weight too, and lets an entry heavier than the limit go alone', async () => {
+    const batches: number[][] = [];
+    const call = batchPerTurn<number, number>(
+      (entries) => {
+        batches.push(entries.map((e) => e.input));
+        for (const e of entries) e.resolve(e.input);
+      },
+      { maxBatch: 10, maxWeight: 10, weigh: (n) => n },
+    );
+    await Promise.all([4, 5, 2, 30, 1, 9].map((n) => call(n)));
+    expect(batches).toEqual([[4, 5], [2], [30], [1, 9]]);
+  });
+
   it('runs what a failing batch left unsettled again one by one, so only the failing input fails', async () => {
     const flushes: number[][] = [];
     const call = batchPerTurn<number, number>(async (entries) => {
