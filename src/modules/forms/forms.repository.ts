@@ -1,12 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import { PreparedQueries, prepareQuery } from '../../platform/db/prepared-query.js';
-import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-batch.js';
+import { prepareQuery } from '../../platform/db/prepared-query.js';
+import { batchedLookup } from '../../platform/db/batched-lookup.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { FormsTables, StoredForm } from './forms.tables.js';
 
 const FORM_COLUMNS = ['form_id', 'version', 'name', 'config', 'created_on', 'created_by'] as const;
-/** Latest-version reads answered by one statement at most. */
-const LATEST_BATCH_MAX = 500;
 
 export interface NewVersion {
   name: string;
@@ -26,18 +24,32 @@ export type DeleteVersionResult = { deleted: number } | 'no-form' | 'no-version'
 export class FormsRepository {
   private readonly db: Kysely<FormsTables>;
   // Single-form reads are the hot path: built and compiled once.
-  private readonly statements = new PreparedQueries(10);
-  private readonly latest = batchPerTurn<{ tenantId: string; formId: string }, StoredForm | undefined>(
-    (entries) => this.readLatest(entries),
-    LATEST_BATCH_MAX,
-  );
+  private readonly latest;
   private readonly exact;
 
-  constructor(
-    db: Kysely<any>,
-    private readonly dialect: Dialect,
-  ) {
+  constructor(db: Kysely<any>, dialect: Dialect) {
     this.db = db as Kysely<FormsTables>;
+    // The latest version of many forms, each of its own tenant, as one statement per turn of the event loop:
+    // each request finds its head (the latest version number), then that version by primary key. One round
+    // trip for a burst of concurrent reads on PostgreSQL (docs/benchmarks/forms.md).
+    this.latest = batchedLookup<{ tenantId: string; formId: string }, StoredForm>(db, dialect, {
+      name: 'latest',
+      columns: { t: 'text', f: 'text' },
+      record: ({ tenantId, formId }) => ({ t: tenantId, f: formId }),
+      query: (records) => {
+        const heads = dialect.joinByKey(records, 'form_heads', 'h', [
+          ['tenant_id', 'r.t'],
+          ['form_id', 'r.f'],
+        ]);
+        return dialect
+          .joinByKey(heads, 'form_versions', 'v', [
+            ['tenant_id', 'h.tenant_id'],
+            ['form_id', 'h.form_id'],
+            ['version', 'h.latest_version'],
+          ])
+          .select(['r.n', 'v.form_id', 'v.version', 'v.name', 'v.config', 'v.created_on', 'v.created_by']);
+      },
+    });
     this.exact = prepareQuery<StoredForm, [string, string, number]>(db, (p) =>
       this.db.selectFrom('form_versions').select(FORM_COLUMNS).where('tenant_id', '=', p(0)).where('form_id', '=', p(1)).where('version', '=', p(2)),
     );
@@ -46,37 +58,6 @@ export class FormsRepository {
   /** The latest version of the form; reads arriving in the same turn of the event loop share one statement. */
   async findLatest(tenantId: string, formId: string): Promise<StoredForm | undefined> {
     return this.latest({ tenantId, formId });
-  }
-
-  /**
-   * The latest versions of many forms, each of its own tenant, as one statement: the requests become a derived
-   * table; each finds its head (the latest version number) and that version by primary key. One round trip for
-   * a burst of concurrent reads on PostgreSQL (docs/benchmarks/forms.md).
-   */
-  private async readLatest(entries: TurnBatchEntry<{ tenantId: string; formId: string }, StoredForm | undefined>[]): Promise<void> {
-    const requests = entries.map(({ input }, n) => ({ n, t: input.tenantId, f: input.formId }));
-    const rows = await this.statements.run<StoredForm & { n: number }>(
-      this.db,
-      'latest',
-      (p) => {
-        const records = (this.db as Kysely<any>).selectFrom(this.dialect.jsonRecords(p(0), { n: 'integer', t: 'text', f: 'text' }).as('r'));
-        const heads = this.dialect.joinByKey(records, 'form_heads', 'h', [
-          ['tenant_id', 'r.t'],
-          ['form_id', 'r.f'],
-        ]);
-        return this.dialect
-          .joinByKey(heads, 'form_versions', 'v', [
-            ['tenant_id', 'h.tenant_id'],
-            ['form_id', 'h.form_id'],
-            ['version', 'h.latest_version'],
-          ])
-          .select(['r.n', 'v.form_id', 'v.version', 'v.name', 'v.config', 'v.created_on', 'v.created_by']);
-      },
-      [JSON.stringify(requests)],
-      { batched: true },
-    );
-    const byRequest = new Map(rows.map(({ n, ...form }) => [Number(n), form as StoredForm]));
-    entries.forEach((entry, n) => entry.resolve(byRequest.get(n)));
   }
 
   async findVersion(tenantId: string, formId: string, version: number): Promise<StoredForm | undefined> {

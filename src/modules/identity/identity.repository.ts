@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
-import { PreparedQueries, prepareQuery } from '../../platform/db/prepared-query.js';
-import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-batch.js';
+import { prepareQuery } from '../../platform/db/prepared-query.js';
+import { batchedLookup } from '../../platform/db/batched-lookup.js';
 import type { ApiKey, ApiKeyRow, IdentityTables, User, UserRow } from './identity.tables.js';
 
 export interface UserFields {
@@ -33,26 +33,20 @@ export interface ApiKeyFields {
   expiresOn?: number | null;
 }
 
-/** All SQL of the identity module. Every query names its tenant. */
 interface LiveSessionRow {
   user_id: string;
   tenant_id: string;
   csrf_token: string;
   expires_on: number;
 }
-/** Session checks answered by one statement at most. */
-const SESSION_BATCH_MAX = 500;
 
+/** All SQL of the identity module. Every query names its tenant. */
 export class IdentityRepository {
   private readonly db: Kysely<IdentityTables>;
 
   // Credential lookups run on every request: built and compiled once.
   private readonly apiKeyByHash;
-  private readonly statements = new PreparedQueries(10);
-  private readonly liveSession = batchPerTurn<{ idHash: string; now: number }, LiveSessionRow | undefined>(
-    (entries) => this.findLiveSessions(entries),
-    SESSION_BATCH_MAX,
-  );
+  private readonly liveSession;
   private readonly userById;
 
   constructor(db: Kysely<any>, private readonly dialect: Dialect) {
@@ -65,6 +59,18 @@ export class IdentityRepository {
         .select('t.name as tenant_name')
         .where('k.key_hash', '=', p(0)),
     );
+    // Session checks of one turn of the event loop share one statement: on PostgreSQL, where every call checks
+    // the database, one round trip for a burst of session-authenticated requests.
+    this.liveSession = batchedLookup<{ idHash: string; now: number }, LiveSessionRow>(db, dialect, {
+      name: 'live-sessions',
+      columns: { h: 'text', c: 'bigint' },
+      record: ({ idHash, now }) => ({ h: idHash, c: now }),
+      query: (records) =>
+        dialect
+          .joinByKey(records, 'sessions', 's', [['id_hash', 'r.h']])
+          .whereRef('s.expires_on', '>', 'r.c')
+          .select(['r.n', 's.user_id', 's.tenant_id', 's.csrf_token', 's.expires_on']),
+    });
     this.userById = prepareQuery<UserRow & { tenant_name: string }, [string]>(db, (p) =>
       this.db
         .selectFrom('users as u')
@@ -263,33 +269,10 @@ export class IdentityRepository {
       .execute();
   }
 
-  /**
-   * A session that has not expired (its user is read separately, see findUserById). Checks that arrive in the
-   * same turn of the event loop share one statement: on PostgreSQL, where every call checks the database, one
-   * round trip for a burst of session-authenticated requests.
-   */
+  /** A session that has not expired (its user is read separately, see findUserById). */
   async findLiveSession(idHash: string, now: number): Promise<LiveSession | undefined> {
     const row = await this.liveSession({ idHash, now });
     return row ? { userId: row.user_id, tenantId: row.tenant_id, csrfToken: row.csrf_token, expiresOn: Number(row.expires_on) } : undefined;
-  }
-
-  private async findLiveSessions(entries: TurnBatchEntry<{ idHash: string; now: number }, LiveSessionRow | undefined>[]): Promise<void> {
-    const records = entries.map(({ input }, n) => ({ n, h: input.idHash, c: input.now }));
-    const rows = await this.statements.run<LiveSessionRow & { n: number }>(
-      this.db,
-      'live-sessions',
-      (p) =>
-        this.dialect
-          .joinByKey((this.db as Kysely<any>).selectFrom(this.dialect.jsonRecords(p(0), { n: 'integer', h: 'text', c: 'bigint' }).as('r')), 'sessions', 's', [
-            ['id_hash', 'r.h'],
-          ])
-          .whereRef('s.expires_on', '>', 'r.c')
-          .select(['r.n', 's.user_id', 's.tenant_id', 's.csrf_token', 's.expires_on']),
-      [JSON.stringify(records)],
-      { batched: true },
-    );
-    const byRequest = new Map(rows.map(({ n, ...row }) => [Number(n), row]));
-    entries.forEach((entry, n) => entry.resolve(byRequest.get(n)));
   }
 
   async findUserById(id: string): Promise<User | undefined> {

@@ -3,6 +3,7 @@ import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { ItemDocument } from './item-document.js';
 import { restrictionGrantees } from './item-document.js';
 import { PreparedQueries } from '../../platform/db/prepared-query.js';
+import { batchedLookup } from '../../platform/db/batched-lookup.js';
 import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-batch.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
 
@@ -44,8 +45,6 @@ interface ReadRequest {
   key: ItemKey;
   grantees: string[];
 }
-/** Item reads answered by one statement at most (its JSON parameter stays well below a megabyte). */
-const READ_BATCH_MAX = 500;
 interface NewItem {
   key: ItemKey;
   doc: ItemDocument;
@@ -65,11 +64,34 @@ const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updat
 export class StoreItemRepository {
   private readonly db: Db;
   private readonly statements = new PreparedQueries();
-  private readonly readBatch = batchPerTurn<ReadRequest, ItemTextRow | undefined>((entries) => this.readItems(entries), READ_BATCH_MAX);
+  /**
+   * Item reads, each with its own key and grantees; those of one turn are one statement: the requests joined to
+   * the items by their unique key, each one's access decided by the same indexed lookup as everywhere
+   * (PostgreSQL: 15% -> 54% of a bare route; docs/benchmarks/storage.md).
+   */
+  private readonly readItem: (request: ReadRequest) => Promise<ItemTextRow | undefined>;
   private readonly insertBatched = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
 
   constructor(db: Kysely<any>, private readonly dialect: Dialect) {
     this.db = db as Db;
+    this.readItem = batchedLookup<ReadRequest, ItemTextRow>(db, this.dialect, {
+      name: 'read-items',
+      columns: { t: 'text', s: 'text', k: 'text', g: 'list' },
+      record: ({ key, grantees }) => ({ t: key.tenantId, s: key.storeId, k: key.itemId, g: grantees }),
+      query: (records) =>
+        this.dialect
+          .joinByKey(records, 'storage_items', 'i', [
+            ['tenant_id', 'r.t'],
+            ['store_id', 'r.s'],
+            ['item_id', 'r.k'],
+          ])
+          .select(['r.n', this.dialect.jsonText('i.doc').as('doc_text'), 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'])
+          .select(
+            sql<SqlBool>`exists (select 1 from storage_item_access a where a.tenant_id = i.tenant_id and a.store_id = i.store_id and a.mode = 'r' and ${this.dialect.inList(sql.ref('a.grantee'), sql.ref('r.g'))} and a.item_seq = i.seq)`.as(
+              'can_read',
+            ),
+          ),
+    });
   }
 
   private toRecord(row: ItemRowRead): ItemRecord {
@@ -86,10 +108,10 @@ export class StoreItemRepository {
   /**
    * The item, its document as JSON text, and whether the grantees may read it; undefined when the item (or its
    * store) does not exist. Reads that arrive in the same turn of the event loop are answered by one statement
-   * (`readItems`).
+   * (`readItem`).
    */
   async findWithReadAccess(key: ItemKey, grantees: string[]): Promise<{ item: ItemText; canRead: boolean } | undefined> {
-    const row = await this.readBatch({ key, grantees });
+    const row = await this.readItem({ key, grantees });
     if (!row) return undefined;
     const item: ItemText = {
       docText: row.doc_text,
@@ -99,37 +121,6 @@ export class StoreItemRepository {
       updatedBy: row.updated_by,
     };
     return { item, canRead: this.dialect.fromBool(row.can_read) };
-  }
-
-  /**
-   * Many item reads, each with its own key and grantees, as one statement: the requests become a derived table
-   * `r` (from one JSON parameter) joined to the items by their unique key, with each one's access decided by
-   * the same indexed lookup as everywhere. One round trip and one statement for a burst of concurrent reads
-   * (PostgreSQL: 15% -> 54% of a bare route; docs/benchmarks/storage.md).
-   */
-  private async readItems(entries: TurnBatchEntry<ReadRequest, ItemTextRow | undefined>[]): Promise<void> {
-    const requests = entries.map(({ input }, n) => ({ n, t: input.key.tenantId, s: input.key.storeId, k: input.key.itemId, g: input.grantees }));
-    const rows = await this.statements.run<ItemTextRow & { n: number }>(
-      this.db,
-      'read-items',
-      (p) =>
-        this.dialect
-          .joinByKey((this.db as Kysely<any>).selectFrom(this.dialect.jsonRecords(p(0), { n: 'integer', t: 'text', s: 'text', k: 'text', g: 'list' }).as('r')), 'storage_items', 'i', [
-            ['tenant_id', 'r.t'],
-            ['store_id', 'r.s'],
-            ['item_id', 'r.k'],
-          ])
-          .select(['r.n', this.dialect.jsonText('i.doc').as('doc_text'), 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'])
-          .select(
-            sql<SqlBool>`exists (select 1 from storage_item_access a where a.tenant_id = i.tenant_id and a.store_id = i.store_id and a.mode = 'r' and ${this.dialect.inList(sql.ref('a.grantee'), sql.ref('r.g'))} and a.item_seq = i.seq)`.as(
-              'can_read',
-            ),
-          ),
-      [JSON.stringify(requests)],
-      { batched: true },
-    );
-    const byRequest = new Map(rows.map((row) => [Number(row.n), row]));
-    entries.forEach((entry, n) => entry.resolve(byRequest.get(n)));
   }
 
   /**
