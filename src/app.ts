@@ -10,7 +10,7 @@ import { migrateToLatest } from './platform/db/migrations.js';
 import { frameworkErrorHandler, installErrorHandler } from './platform/errors/error-handler.js';
 import { authPlugin } from './platform/auth/auth-plugin.js';
 import { trackInFlight } from './platform/http/in-flight.js';
-import type { ModuleDeps, PlatformModule } from './platform/module.js';
+import type { PlatformModule } from './platform/module.js';
 import { createIdentityModule } from './modules/identity/index.js';
 import { allMigrations, createModules } from './modules/registry.js';
 
@@ -59,17 +59,14 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     frameworkErrors: frameworkErrorHandler,
   });
   const inFlight = trackInFlight(app);
+  const started: PlatformModule[] = [];
   try {
-    const moduleDeps: ModuleDeps = { db: database.db, dialect: database.dialect, config, log: app.log };
-    const identity = createIdentityModule(database.db, database.dialect, config, app.log);
-    const modules: PlatformModule[] = createModules(moduleDeps);
+    const { db, dialect, traits } = database;
+    const identity = createIdentityModule({ db, dialect, traits, config: config.identity, log: app.log });
+    const modules: PlatformModule[] = [identity, ...createModules({ db, dialect, traits, config, log: app.log, audit: identity.audit })];
 
-    await migrateToLatest(database.db, database.dialect, allMigrations);
-    const firstStart = await identity.context.identity.isEmpty();
-    await identity.context.identity.provision(config.tenants);
-    const bootstrapPassword = firstStart
-      ? (await identity.context.identity.bootstrapAdmin(config.identity.bootstrapAdminPassword)).generatedPassword
-      : undefined;
+    await migrateToLatest(db, dialect, allMigrations);
+    const { generatedPassword: bootstrapPassword } = await identity.provision(config.tenants);
 
     installErrorHandler(app);
     await app.register(cookie);
@@ -99,9 +96,13 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     // Everything under the API scope needs a credential unless a route says `public: true`.
     await app.register(async (api) => {
       await api.register(authPlugin, { resolver: identity.resolver });
-      await identity.routes(api);
-      for (const m of modules) await m.register(api);
+      for (const m of modules) await m.routes(api);
     });
+    // Background work (timers, listeners) starts once the routes stand, and stops in close().
+    for (const m of modules) {
+      started.push(m);
+      await m.start?.();
+    }
 
     return {
       app,
@@ -110,14 +111,19 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       async close() {
         await app.close();
         await inFlight.drained(config.server.shutdownGraceSeconds * 1000);
-        await identity.close();
-        for (const m of modules) await m.close?.();
+        await closeModules(started);
         if (!deps.database) await database.destroy();
       },
     };
   } catch (err) {
     await app.close().catch(() => undefined);
+    await closeModules(started).catch(() => undefined);
     if (!deps.database) await database.destroy().catch(() => undefined);
     throw err;
   }
+}
+
+/** Stops started modules in reverse order of their start. */
+async function closeModules(started: PlatformModule[]): Promise<void> {
+  for (const m of [...started].reverse()) await m.close?.();
 }

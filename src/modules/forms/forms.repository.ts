@@ -27,8 +27,8 @@ export class FormsRepository {
   private readonly latest;
   private readonly exact;
 
-  constructor(db: Kysely<any>, dialect: Dialect) {
-    this.db = db as Kysely<FormsTables>;
+  constructor(db: Kysely<FormsTables>, dialect: Dialect) {
+    this.db = db;
     // The latest version of many forms, each of its own tenant, as one statement per turn of the event loop:
     // each request finds its head (the latest version number), then that version by primary key. One round
     // trip for a burst of concurrent reads on PostgreSQL (docs/benchmarks/forms.md).

@@ -1,6 +1,7 @@
 // Forms: versioned form definitions per tenant, the /cxf/svc-forms endpoints.
 // It owns the form_heads and form_versions tables and reaches nothing but them.
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
+import type { FormsTables } from './forms.tables.js';
 import { FormsRepository } from './forms.repository.js';
 import { FormsService } from './forms.service.js';
 import type { FormsContext } from './forms.context.js';
@@ -15,11 +16,13 @@ import { deleteFormRoute } from './routes/delete-form.js';
 
 export { formsMigrations } from './forms.migrations.js';
 
-export function createFormsModule(deps: ModuleDeps): PlatformModule {
+export type FormsDeps = ModuleDeps<FormsTables>;
+
+export function createFormsModule(deps: FormsDeps): PlatformModule {
   const ctx: FormsContext = { forms: new FormsService(new FormsRepository(deps.db, deps.dialect)) };
   return {
     name: 'forms',
-    async register(app) {
+    routes(app) {
       listFormsRoute(app, ctx);
       addFormRoute(app, ctx);
       updateFormRoute(app, ctx);

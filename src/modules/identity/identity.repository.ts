@@ -49,8 +49,8 @@ export class IdentityRepository {
   private readonly liveSession;
   private readonly userById;
 
-  constructor(db: Kysely<any>, private readonly dialect: Dialect) {
-    this.db = db as Kysely<IdentityTables>;
+  constructor(db: Kysely<IdentityTables>, private readonly dialect: Dialect) {
+    this.db = db;
     this.apiKeyByHash = prepareQuery<ApiKeyRow & { tenant_name: string }, [string]>(db, (p) =>
       this.db
         .selectFrom('api_keys as k')

@@ -1,11 +1,11 @@
 // Identity: tenants, users, API keys, sessions, access tokens, OIDC and the audit log; the
 // /cxf/svc-core/authentication endpoints. It implements the platform's CredentialResolver, so every
 // other module sees one Principal whatever the credential was.
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { AppConfig } from '../../config/config.schema.js';
-import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import type { AppConfig, TenantConfig } from '../../config/config.schema.js';
+import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
+import type { AuditTrail } from '../../platform/audit/audit-trail.js';
 import type { CredentialResolver, RequestMeta } from '../../platform/auth/credentials.js';
+import type { IdentityTables } from './identity.tables.js';
 import { IdentityRepository } from './identity.repository.js';
 import { IdentityService } from './identity.service.js';
 import { SessionService } from './session.service.js';
@@ -31,19 +31,27 @@ export type { SessionRecord } from './session.service.js';
 
 export const SESSION_COOKIE = 'svc_session';
 
-export interface IdentityModule {
-  context: IdentityContext;
+export type IdentityConfig = AppConfig['identity'];
+export type IdentityDeps = ModuleDeps<IdentityTables, IdentityConfig>;
+
+/** The identity module: a platform module that also resolves credentials and keeps the audit trail. */
+export interface IdentityModule extends PlatformModule {
+  /** Handed to the auth plugin: every module's caller is resolved through it. */
   resolver: CredentialResolver;
-  routes(app: FastifyInstance): Promise<void>;
-  close(): Promise<void>;
+  /** The audit log, for other modules' records. */
+  audit: AuditTrail;
+  /**
+   * Applies the config's tenants, users and keys (an idempotent upsert) and, on an empty database, creates the
+   * bootstrap admin; answers the generated password when one was made.
+   */
+  provision(tenants: TenantConfig[]): Promise<{ generatedPassword?: string }>;
 }
 
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 /** Session rows kept in memory where one process owns the database (bounded staleness is not an issue there). */
 const SESSION_CACHE_MS = 60_000;
 
-export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: AppConfig, log: FastifyBaseLogger): IdentityModule {
-  const { identity: idc } = config;
+export function createIdentityModule({ db, dialect, traits, config: idc, log }: IdentityDeps): IdentityModule {
   const repo = new IdentityRepository(db, dialect);
   const identity = new IdentityService(repo, idc.credentialCacheSeconds * 1000);
   const audit = new AuditService(new AuditRepository(db, dialect), log);
@@ -55,7 +63,7 @@ export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: 
       ttlSeconds: idc.sessionTtlSeconds,
       passwordLoginEnabled: idc.provider === 'local',
       userCacheMs: idc.credentialCacheSeconds * 1000,
-      sessionCacheMs: dialect.singleInstance ? SESSION_CACHE_MS : 0,
+      sessionCacheMs: traits.singleInstance ? SESSION_CACHE_MS : 0,
     },
     audit,
   );
@@ -108,18 +116,27 @@ export function createIdentityModule(db: Kysely<any>, dialect: Dialect, config: 
   };
   let purgeTimer: NodeJS.Timeout | undefined;
   return {
-    context,
+    name: 'identity',
     resolver,
-    async close() {
-      if (purgeTimer) clearInterval(purgeTimer);
+    audit,
+    async provision(tenants) {
+      const firstStart = await identity.isEmpty();
+      await identity.provision(tenants);
+      return firstStart ? identity.bootstrapAdmin(idc.bootstrapAdminPassword) : {};
     },
-    async routes(app) {
+    start() {
       purgeTimer = setInterval(() => {
         Promise.all([sessions.purgeExpired(idc.loginThrottle.windowSeconds), signingKeys.purge(), audit.purge(idc.auditRetentionDays)]).catch((err) =>
-          app.log.warn({ err }, 'identity purge failed'),
+          log.warn({ err }, 'identity purge failed'),
         );
       }, PURGE_INTERVAL_MS);
       purgeTimer.unref();
+    },
+    close() {
+      if (purgeTimer) clearInterval(purgeTimer);
+      purgeTimer = undefined;
+    },
+    routes(app) {
       postLoginRoute(app, context);
       getSessionRoute(app, context);
       deleteSessionRoute(app, context);

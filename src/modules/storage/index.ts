@@ -1,6 +1,7 @@
 // Storage: restricted JSON items in named stores (/cxf/svc-core/storage); each store is the index
 // `svc-store-<storeId>` of the spec, kept as rows of one table per tenant, with access rows for the restrictions.
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
+import type { StorageTables } from './storage.tables.js';
 import { StoreItemRepository } from './store-item.repository.js';
 import { StorageService } from './storage.service.js';
 import { WriteBatcher } from './write-batcher.js';
@@ -17,18 +18,20 @@ export { storageMigrations } from './storage.migrations.js';
 /** Largest item body accepted (a larger one answers 413). */
 export const STORAGE_BODY_LIMIT = 5 * 1024 * 1024;
 
-export function createStorageModule(deps: ModuleDeps): PlatformModule {
+export type StorageDeps = ModuleDeps<StorageTables>;
+
+export function createStorageModule(deps: StorageDeps): PlatformModule {
   const repo = new StoreItemRepository(deps.db, deps.dialect);
   // The write strategy suits the engine: SQLite has one writer, so concurrent item writes share a commit;
   // PostgreSQL runs them side by side and can create an item with its access rows in one statement.
-  const writes = new WriteBatcher(deps.db, deps.dialect.singleWriter ? 64 : 1);
+  const writes = new WriteBatcher(deps.db, deps.traits.singleWriter ? 64 : 1);
   const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect), {
     oneStatementCreate: deps.dialect.writableCte,
   });
   const options: StorageRouteOptions = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
   return {
     name: 'storage',
-    async register(app) {
+    routes(app) {
       postItemRoute(app, options);
       putItemRoutes(app, options);
       getItemRoute(app, options);

@@ -72,8 +72,8 @@ export class StoreItemRepository {
   private readonly readItem: (request: ReadRequest) => Promise<ItemTextRow | undefined>;
   private readonly insertBatched = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
 
-  constructor(db: Kysely<any>, private readonly dialect: Dialect) {
-    this.db = db as Db;
+  constructor(db: Kysely<StorageTables>, private readonly dialect: Dialect) {
+    this.db = db;
     this.readItem = batchedLookup<ReadRequest, ItemTextRow>(db, this.dialect, {
       name: 'read-items',
       columns: { t: 'text', s: 'text', k: 'text', g: 'list' },

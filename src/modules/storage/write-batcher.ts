@@ -25,12 +25,12 @@ export class WriteBatcher {
   private running = false;
 
   constructor(
-    private readonly db: Kysely<any>,
+    private readonly db: Kysely<StorageTables>,
     private readonly maxBatch: number,
   ) {}
 
   run<T>(job: Job<T>): Promise<T> {
-    if (this.maxBatch <= 1) return (this.db as Kysely<StorageTables>).transaction().execute(job);
+    if (this.maxBatch <= 1) return this.db.transaction().execute(job);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) {
@@ -51,7 +51,7 @@ export class WriteBatcher {
   private async runBatch(batch: Pending[]): Promise<void> {
     const outcomes: Outcome[] = [];
     try {
-      await (this.db as Kysely<StorageTables>).transaction().execute(async (trx) => {
+      await this.db.transaction().execute(async (trx) => {
         // A batch of one needs no savepoint: its failure rolls back the transaction, which is only its own.
         if (batch.length === 1) {
           outcomes.push({ ok: true, value: await batch[0].job(trx) });

@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Dialect } from './dialects/dialect.js';
+import type { DeploymentTraits } from './deployment.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
 import { PREPARED_MARK, registerDirectReader } from './prepared-query.js';
@@ -25,6 +26,8 @@ export interface DatabaseOptions {
 export interface Database {
   db: Kysely<any>;
   dialect: Dialect;
+  /** How the service is deployed on this database (one owning process or several instances). */
+  traits: DeploymentTraits;
   /** Human-readable target, without credentials, for the start-up log. */
   describe: string;
   destroy(): Promise<void>;
@@ -50,7 +53,7 @@ function createSqlite(options: DatabaseOptions): Database {
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
   // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
   registerDirectReader(db, sqliteReadBatcher(sqlite, (text) => statements.prepare(text)));
-  return { db, dialect: sqliteDialect, describe: `sqlite:${file}`, destroy: () => db.destroy() };
+  return { db, dialect: sqliteDialect, traits: { singleInstance: true, singleWriter: true }, describe: `sqlite:${file}`, destroy: () => db.destroy() };
 }
 
 /**
@@ -121,5 +124,5 @@ function createPostgres(options: DatabaseOptions): Database {
       return 'postgres';
     }
   })();
-  return { db, dialect: postgresDialect, describe: safe, destroy: () => db.destroy() };
+  return { db, dialect: postgresDialect, traits: { singleInstance: false, singleWriter: false }, describe: safe, destroy: () => db.destroy() };
 }

@@ -19,11 +19,7 @@ export interface AuditRecord extends Omit<AuditEntry, 'tenantId'> {
 }
 
 export class AuditRepository {
-  private readonly db: Kysely<IdentityTables>;
-
-  constructor(db: Kysely<any>, private readonly dialect: Dialect) {
-    this.db = db as Kysely<IdentityTables>;
-  }
+  constructor(private readonly db: Kysely<IdentityTables>, private readonly dialect: Dialect) {}
 
   async insert(e: AuditEntry): Promise<void> {
     await this.db

@@ -34,8 +34,8 @@ export class SigningKeys {
   private loading?: Promise<void>;
   private creating?: Promise<SigningKey>;
 
-  constructor(db: Kysely<any>, private readonly dialect: Dialect, private readonly policy: KeyPolicy) {
-    this.db = db as Kysely<IdentityTables>;
+  constructor(db: Kysely<IdentityTables>, private readonly dialect: Dialect, private readonly policy: KeyPolicy) {
+    this.db = db;
   }
 
   /** The key to sign with now; creates one when none is current (any instance may, both stay valid). */

@@ -25,11 +25,6 @@ export interface QueryDialect {
  */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
-  /**
-   * True when one service process owns the database (the embedded SQLite file), so a per-process cache of
-   * shared state (sessions) stays exact; false when several instances may share it (PostgreSQL).
-   */
-  readonly singleInstance: boolean;
   /** Column type for JSON documents (TEXT on SQLite, jsonb on PostgreSQL). */
   readonly jsonColumnType: 'text' | 'jsonb';
   /** Column type for epoch-millisecond timestamps and other 64-bit integers. */
@@ -50,8 +45,6 @@ export interface Dialect {
   /** SQL of the list-query compiler: JSON extraction, typed comparison, dates, sorting. */
   readonly query: QueryDialect;
 
-  /** One writer at a time (SQLite): concurrent writes do better grouped into one commit than queued. */
-  readonly singleWriter: boolean;
   /** Data-modifying statements inside WITH (PostgreSQL), so dependent inserts can be one statement. */
   readonly writableCte: boolean;
   /** Adds an auto-incrementing 64-bit integer primary key (SQLite: the rowid; PostgreSQL: an identity column). */

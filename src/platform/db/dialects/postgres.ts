@@ -4,7 +4,6 @@ import { postgresQuery } from './query-postgres.js';
 
 export const postgresDialect: Dialect = {
   name: 'postgres',
-  singleInstance: false,
   jsonColumnType: 'jsonb',
   bigintColumnType: 'bigint',
   toJson: (value) => JSON.stringify(value),
@@ -19,7 +18,6 @@ export const postgresDialect: Dialect = {
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
     return rows[0]?.schema;
   },
-  singleWriter: false,
   writableCte: true,
   addSerialPrimaryKey: (table, column) => table.addColumn(column, 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity()) as typeof table,
   keyOnlyTable: (table) => table,

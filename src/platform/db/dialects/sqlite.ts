@@ -4,7 +4,6 @@ import { sqliteQuery } from './query-sqlite.js';
 
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
-  singleInstance: true,
   jsonColumnType: 'text',
   bigintColumnType: 'integer',
   toJson: (value) => JSON.stringify(value),
@@ -18,7 +17,6 @@ export const sqliteDialect: Dialect = {
   },
   isRetryableConflict: (err) => (err as { code?: string })?.code === 'SQLITE_BUSY',
   currentSchema: async () => undefined,
-  singleWriter: true,
   writableCte: false,
   addSerialPrimaryKey: (table, column) => table.addColumn(column, 'integer', (c) => c.primaryKey()) as typeof table,
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
