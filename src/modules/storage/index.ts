@@ -11,7 +11,7 @@ import { putItemRoutes } from './routes/put-item.js';
 import { getItemRoute } from './routes/get-item.js';
 import { getItemsRoute } from './routes/get-items.js';
 import { deleteItemRoute } from './routes/delete-item.js';
-import type { StorageRouteOptions } from './routes/route-options.js';
+import type { StorageContext } from './storage.context.js';
 
 export { storageMigrations } from './storage.migrations.js';
 
@@ -28,7 +28,7 @@ export function createStorageModule(deps: StorageDeps): PlatformModule {
   const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect), {
     oneStatementCreate: deps.dialect.writableCte,
   });
-  const options: StorageRouteOptions = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
+  const options: StorageContext = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
   return {
     name: 'storage',
     routes(app) {

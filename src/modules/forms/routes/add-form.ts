@@ -4,7 +4,8 @@ import { errorResponses } from '../../../platform/http/schemas.js';
 import { FORMS_RIGHTS, formsGuard } from '../forms.access.js';
 import type { FormsContext } from '../forms.context.js';
 import { FormBody, FormIdParams, FormResponse, strictValidatorCompiler } from '../forms.schemas.js';
-import { formJson, sendJsonText } from '../form-json.js';
+import { sendJsonText } from '../../../platform/http/json-text.js';
+import { formJson } from '../form-json.js';
 
 export function addFormRoute(app: FastifyInstance, ctx: FormsContext): void {
   app.post<{ Params: Static<typeof FormIdParams>; Body: Static<typeof FormBody> }>(

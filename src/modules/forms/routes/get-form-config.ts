@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { errorResponses } from '../../../platform/http/schemas.js';
 import type { FormsContext } from '../forms.context.js';
 import { AnyVersionParams, FormConfig, FormIdParams, strictValidatorCompiler } from '../forms.schemas.js';
-import { sendJsonText } from '../form-json.js';
+import { sendJsonText } from '../../../platform/http/json-text.js';
 
 /** The whole `config` entry of the latest version (decisions.md 11); any authenticated caller. */
 export function getFormConfigRoute(app: FastifyInstance, ctx: FormsContext): void {

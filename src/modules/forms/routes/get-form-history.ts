@@ -4,7 +4,8 @@ import { errorResponses } from '../../../platform/http/schemas.js';
 import { FORMS_RIGHTS, formsGuard } from '../forms.access.js';
 import type { FormsContext } from '../forms.context.js';
 import { FormIdParams, FormResponse, strictValidatorCompiler } from '../forms.schemas.js';
-import { formListJson, sendJsonText } from '../form-json.js';
+import { sendJsonText } from '../../../platform/http/json-text.js';
+import { formListJson } from '../form-json.js';
 
 export function getFormHistoryRoute(app: FastifyInstance, ctx: FormsContext): void {
   app.get<{ Params: Static<typeof FormIdParams> }>(

@@ -3,7 +3,8 @@ import type { Static } from '@sinclair/typebox';
 import { errorResponses } from '../../../platform/http/schemas.js';
 import type { FormsContext } from '../forms.context.js';
 import { AnyVersionParams, FormIdParams, FormResponse, strictValidatorCompiler } from '../forms.schemas.js';
-import { formJson, sendJsonText } from '../form-json.js';
+import { sendJsonText } from '../../../platform/http/json-text.js';
+import { formJson } from '../form-json.js';
 
 /** The form in its latest version; any authenticated caller. */
 export function getFormRoute(app: FastifyInstance, ctx: FormsContext): void {

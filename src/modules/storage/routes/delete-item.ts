@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../../../platform/http/schemas.js';
 import { ItemParamsSchema, StoreItemSchema, type ItemParams } from '../storage.schemas.js';
-import type { StorageRouteOptions } from './route-options.js';
+import type { StorageContext } from '../storage.context.js';
 
 /** Delete: needs write access; answers the deleted item. */
-export function deleteItemRoute(app: FastifyInstance, o: StorageRouteOptions): void {
+export function deleteItemRoute(app: FastifyInstance, o: StorageContext): void {
   app.delete<{ Params: ItemParams }>(
     `${o.prefix}/:storeId/:itemId`,
     {

@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../../../platform/http/schemas.js';
+import { sendJsonText } from '../../../platform/http/json-text.js';
 import { ItemParamsSchema, StoreItemSchema, type ItemParams } from '../storage.schemas.js';
-import type { StorageRouteOptions } from './route-options.js';
+import type { StorageContext } from '../storage.context.js';
 
 /**
  * Item read: 404 when missing, 403 when its readRestriction does not grant the caller. The service answers the
  * item as JSON text already in the shape of StoreItemSchema, which Fastify sends as it is (a string payload
  * with a JSON content type is not serialised again); the schema still documents the answer.
  */
-export function getItemRoute(app: FastifyInstance, o: StorageRouteOptions): void {
+export function getItemRoute(app: FastifyInstance, o: StorageContext): void {
   app.get<{ Params: ItemParams }>(
     `${o.prefix}/:storeId/:itemId`,
     {
@@ -20,8 +21,7 @@ export function getItemRoute(app: FastifyInstance, o: StorageRouteOptions): void
       },
     },
     async (request, reply) => {
-      const json = await o.service.read(request.principal, request.params.storeId, request.params.itemId);
-      return reply.type('application/json; charset=utf-8').send(json);
+      return sendJsonText(reply, await o.service.read(request.principal, request.params.storeId, request.params.itemId));
     },
   );
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../../../platform/http/schemas.js';
 import { ItemListSchema, ListQuerySchema, StoreParamsSchema, type ListQuery, type StoreParams } from '../storage.schemas.js';
-import type { StorageRouteOptions } from './route-options.js';
+import type { StorageContext } from '../storage.context.js';
 
 /** List read: the items the caller may read, filtered, sorted and paged in SQL. */
-export function getItemsRoute(app: FastifyInstance, o: StorageRouteOptions): void {
+export function getItemsRoute(app: FastifyInstance, o: StorageContext): void {
   app.get<{ Params: StoreParams; Querystring: ListQuery }>(
     `${o.prefix}/:storeId`,
     {

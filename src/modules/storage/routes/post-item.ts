@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../../../platform/http/schemas.js';
 import { CreatedItemSchema, StoreItemBodySchema, StoreParamsSchema, type StoreItemBody, type StoreParams } from '../storage.schemas.js';
-import type { StorageRouteOptions } from './route-options.js';
+import type { StorageContext } from '../storage.context.js';
 
 /** Create: a new item under a new UUID in the store (created on first write). */
-export function postItemRoute(app: FastifyInstance, o: StorageRouteOptions): void {
+export function postItemRoute(app: FastifyInstance, o: StorageContext): void {
   app.post<{ Params: StoreParams; Body: StoreItemBody }>(
     `${o.prefix}/:storeId`,
     {

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../../../platform/http/schemas.js';
 import { ItemParamsSchema, StoreItemBodySchema, StoreItemSchema, type ItemParams, type StoreItemBody } from '../storage.schemas.js';
-import type { StorageRouteOptions } from './route-options.js';
+import type { StorageContext } from '../storage.context.js';
 
 /** Create-or-update under the path id, by POST and by PUT (decisions.md section 5). */
-export function putItemRoutes(app: FastifyInstance, o: StorageRouteOptions): void {
+export function putItemRoutes(app: FastifyInstance, o: StorageContext): void {
   for (const method of ['POST', 'PUT'] as const) {
     app.route<{ Params: ItemParams; Body: StoreItemBody }>({
       method,

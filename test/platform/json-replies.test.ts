@@ -1,0 +1,88 @@
+// The pre-serialised replies (platform/http/json-text.ts) against what the routes promise: the text validates
+// against the route's response schema, says the same as Fastify's ordinary serializer would, and starts with `id`.
+import { describe, expect, it } from 'vitest';
+import Fastify from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { buildDocument } from '../../src/modules/storage/item-document.js';
+import { itemJson } from '../../src/modules/storage/item-json.js';
+import { toStoreItem } from '../../src/modules/storage/storage.service.js';
+import { StoreItemSchema, type StoreItemBody } from '../../src/modules/storage/storage.schemas.js';
+import { formJson } from '../../src/modules/forms/form-json.js';
+import { storedConfigJson } from '../../src/modules/forms/form-definition.js';
+import { FormResponse } from '../../src/modules/forms/forms.schemas.js';
+
+// The validator Fastify itself uses, with the schema keywords its schemas use (type arrays, formats).
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const validates = (schema: TSchema, value: unknown) => (ajv.validate(schema, value) ? '' : ajv.errorsText());
+
+/** A small seeded generator (mulberry32), so a failure names a reproducible case. */
+function random(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)];
+  const text = () => pick(['', 'a', 'name', '"quoted"', '\u00e4\u{1F600}', 'line\nbreak', '\u2028', 'id', 'moduleId']);
+  const value = (depth: number): unknown => {
+    const kind = depth > 3 ? pick(['s', 'n', 'b', 'z']) : pick(['s', 'n', 'b', 'z', 'a', 'o']);
+    if (kind === 's') return text();
+    if (kind === 'n') return pick([0, -1, 1.5, 1e21, 2 ** 53 - 1]);
+    if (kind === 'b') return next() < 0.5;
+    if (kind === 'z') return null;
+    if (kind === 'a') return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+    return Object.fromEntries(Array.from({ length: Math.floor(next() * 4) }, () => [text(), value(depth + 1)]));
+  };
+  return { next, pick, text, value };
+}
+
+/** What Fastify's serializer makes of `payload` under `schema`, parsed back. */
+async function ordinarySerializer(schema: TSchema, payload: unknown): Promise<unknown> {
+  const app = Fastify();
+  app.get('/', { schema: { response: { 200: schema } } }, async () => payload);
+  const res = await app.inject({ method: 'GET', url: '/' });
+  await app.close();
+  return res.json();
+}
+
+const firstKey = (text: string) => /^\{"([^"]*)"/.exec(text)?.[1];
+const meta = { createdOn: 1_700_000_000_123, createdBy: 'anna "a"', updatedOn: 1_700_000_100_456, updatedBy: 'bob\u2028' };
+
+describe('pre-serialised replies', () => {
+  for (let seed = 1; seed <= 40; seed++) {
+    it(`store item ${seed}: valid against StoreItemSchema, equal to the ordinary serializer, id first`, async () => {
+      const r = random(seed);
+      const restriction = () => (r.next() < 0.3 ? { user: 'u' } : { roles: ['a'], organisations: r.next() < 0.5 ? ['o'] : [] });
+      const body: Record<string, unknown> = { value: r.value(0), readRestriction: restriction(), writeRestriction: restriction() };
+      for (const field of ['moduleId', 'moduleInstanceId', 'name']) if (r.next() < 0.5) body[field] = r.text();
+      if (r.next() < 0.5) body.favorite = r.next() < 0.5;
+      if (r.next() < 0.5) body.extra = r.value(1);
+      const doc = buildDocument(`item-${seed}`, body as StoreItemBody);
+      const text = itemJson({ docText: JSON.stringify(doc), ...meta });
+      const parsed = JSON.parse(text);
+      expect(firstKey(text)).toBe('id');
+      expect(validates(StoreItemSchema, parsed)).toBe('');
+      expect(parsed).toStrictEqual(await ordinarySerializer(StoreItemSchema, toStoreItem({ seq: 1, doc, ...meta })));
+    });
+  }
+
+  for (let seed = 1; seed <= 20; seed++) {
+    it(`form ${seed}: valid against FormResponse, equal to the ordinary serializer, id first`, async () => {
+      const r = random(seed);
+      const components = Array.from({ length: 1 + Math.floor(r.next() * 3) }, () => ({ type: r.pick(['textfield', 'number']), label: r.text(), extra: r.value(1) }));
+      const config = storedConfigJson({ components, configuration: r.next() < 0.5 ? { x: r.value(1) } : undefined } as any, `form-${seed}`, seed);
+      const row = { form_id: `form-${seed}`, version: seed, name: r.text(), config, created_on: meta.createdOn, created_by: meta.createdBy };
+      const text = formJson(row);
+      const parsed = JSON.parse(text);
+      expect(firstKey(text)).toBe('id');
+      expect(validates(FormResponse, parsed)).toBe('');
+      const asObject = { id: row.form_id, version: row.version, name: row.name, config: JSON.parse(config), createdOn: new Date(meta.createdOn).toISOString(), createdBy: row.created_by };
+      expect(parsed).toStrictEqual(await ordinarySerializer(FormResponse, asObject));
+    });
+  }
+});
