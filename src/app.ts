@@ -68,7 +68,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     await migrateToLatest(db, dialect, allMigrations);
     const { generatedPassword: bootstrapPassword } = await identity.provision(config.tenants);
 
-    installErrorHandler(app);
+    installErrorHandler(app, dialect.toDomainError);
     await app.register(cookie);
     await app.register(formbody, { bodyLimit: 16 * 1024 });
     await app.register(swagger, {

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { prepareQuery } from '../../platform/db/prepared-query.js';
+import { forTenant } from '../../platform/db/tenant-scope.js';
 import { batchedLookup } from '../../platform/db/batched-lookup.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { FormsTables, StoredForm } from './forms.tables.js';
@@ -51,7 +52,7 @@ export class FormsRepository {
       },
     });
     this.exact = prepareQuery<StoredForm, [string, string, number]>(db, (p) =>
-      this.db.selectFrom('form_versions').select(FORM_COLUMNS).where('tenant_id', '=', p(0)).where('form_id', '=', p(1)).where('version', '=', p(2)),
+      forTenant(this.db, p(0)).selectFrom('form_versions').select(FORM_COLUMNS).where('form_id', '=', p(1)).where('version', '=', p(2)),
     );
   }
 
@@ -66,10 +67,9 @@ export class FormsRepository {
 
   /** Every version of the form, oldest first. */
   async findHistory(tenantId: string, formId: string): Promise<StoredForm[]> {
-    return this.db
+    return forTenant(this.db, tenantId)
       .selectFrom('form_versions')
       .select(FORM_COLUMNS)
-      .where('tenant_id', '=', tenantId)
       .where('form_id', '=', formId)
       .orderBy('version', 'asc')
       .execute();
@@ -120,27 +120,24 @@ export class FormsRepository {
   async deleteVersion(tenantId: string, formId: string, version: number): Promise<DeleteVersionResult> {
     return this.db.transaction().execute(async (trx) => {
       if (!(await lockHead(trx, tenantId, formId))) return 'no-form';
-      const gone = await trx
+      const gone = await forTenant(trx, tenantId)
         .deleteFrom('form_versions')
-        .where('tenant_id', '=', tenantId)
         .where('form_id', '=', formId)
         .where('version', '=', version)
         .returning('version')
         .executeTakeFirst();
       if (!gone) return 'no-version';
-      const { latest } = await trx
+      const { latest } = await forTenant(trx, tenantId)
         .selectFrom('form_versions')
         .select((eb) => eb.fn.max('version').as('latest'))
-        .where('tenant_id', '=', tenantId)
         .where('form_id', '=', formId)
         .executeTakeFirstOrThrow();
       if (latest === null || latest === undefined) {
-        await trx.deleteFrom('form_heads').where('tenant_id', '=', tenantId).where('form_id', '=', formId).execute();
+        await forTenant(trx, tenantId).deleteFrom('form_heads').where('form_id', '=', formId).execute();
       } else {
-        await trx
+        await forTenant(trx, tenantId)
           .updateTable('form_heads')
           .set({ latest_version: Number(latest) })
-          .where('tenant_id', '=', tenantId)
           .where('form_id', '=', formId)
           .execute();
       }
@@ -152,13 +149,12 @@ export class FormsRepository {
   async deleteForm(tenantId: string, formId: string): Promise<number[] | null> {
     return this.db.transaction().execute(async (trx) => {
       if (!(await lockHead(trx, tenantId, formId))) return null;
-      const gone = await trx
+      const gone = await forTenant(trx, tenantId)
         .deleteFrom('form_versions')
-        .where('tenant_id', '=', tenantId)
         .where('form_id', '=', formId)
         .returning('version')
         .execute();
-      await trx.deleteFrom('form_heads').where('tenant_id', '=', tenantId).where('form_id', '=', formId).execute();
+      await forTenant(trx, tenantId).deleteFrom('form_heads').where('form_id', '=', formId).execute();
       return gone.map((r) => Number(r.version)).sort((a, b) => a - b);
     });
   }
@@ -166,10 +162,9 @@ export class FormsRepository {
 
 /** A no-op update that takes the head's row lock (portable stand-in for SELECT ... FOR UPDATE). */
 async function lockHead(trx: Kysely<FormsTables>, tenantId: string, formId: string): Promise<boolean> {
-  const locked = await trx
+  const locked = await forTenant(trx, tenantId)
     .updateTable('form_heads')
     .set({ issued_version: sql<number>`issued_version` })
-    .where('tenant_id', '=', tenantId)
     .where('form_id', '=', formId)
     .returning('issued_version')
     .executeTakeFirst();

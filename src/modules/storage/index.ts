@@ -3,6 +3,7 @@
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
 import type { StorageTables } from './storage.tables.js';
 import { StoreItemRepository } from './store-item.repository.js';
+import { storageSqlFor } from './dialects/storage-sql.js';
 import { StorageService } from './storage.service.js';
 import { WriteBatcher } from './write-batcher.js';
 import { createListQueryCompiler } from './storage.query.js';
@@ -21,13 +22,11 @@ export const STORAGE_BODY_LIMIT = 5 * 1024 * 1024;
 export type StorageDeps = ModuleDeps<StorageTables>;
 
 export function createStorageModule(deps: StorageDeps): PlatformModule {
-  const repo = new StoreItemRepository(deps.db, deps.dialect);
+  const repo = new StoreItemRepository(deps.db, deps.dialect, storageSqlFor(deps.dialect));
   // The write strategy suits the engine: SQLite has one writer, so concurrent item writes share a commit;
-  // PostgreSQL runs them side by side and can create an item with its access rows in one statement.
+  // PostgreSQL runs them side by side and can create an item with its access rows in one statement (dialects/).
   const writes = new WriteBatcher(deps.db, deps.traits.singleWriter ? 64 : 1);
-  const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect), {
-    oneStatementCreate: deps.dialect.writableCte,
-  });
+  const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect));
   const options: StorageContext = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
   return {
     name: 'storage',

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../platform/auth/principal.js';
 import { ERRORS } from '../../platform/errors/error-catalogue.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import { UniqueViolation, WriteConflict } from '../../platform/db/db-errors.js';
 import type { CompiledListQuery, ListQueryInput } from '../../platform/query/query.types.js';
 import { buildDocument, principalGrantees, type ItemDocument } from './item-document.js';
 import type { ItemKey, ItemRecord, StoreItemRepository } from './store-item.repository.js';
@@ -18,11 +19,6 @@ class ConcurrentChange extends Error {}
 
 const MAX_ATTEMPTS = 8;
 
-/** How writes reach the database; the composition root picks what suits the engine. */
-export interface WriteStrategy {
-  /** A create in a known store as one statement with its access rows (needs data-modifying CTEs: PostgreSQL). */
-  oneStatementCreate: boolean;
-}
 const KNOWN_STORES_MAX = 10_000;
 
 /**
@@ -41,7 +37,6 @@ export class StorageService {
     private readonly writes: WriteBatcher,
     private readonly dialect: Dialect,
     private readonly compile: ListQueryCompiler,
-    private readonly strategy: WriteStrategy,
   ) {}
 
   /** Creates an item under a new UUID; answers the id. */
@@ -50,7 +45,7 @@ export class StorageService {
     const id = await this.retrying(async () => {
       const key = { tenantId: p.tenantId, storeId, itemId: randomUUID() };
       const doc = buildDocument(key.itemId, body);
-      if (known && this.strategy.oneStatementCreate) {
+      if (known && this.repo.createsInOneStatement) {
         if (!(await this.repo.insertWithAccessInOneStatement(key, doc, Date.now(), p.loginName))) throw new ConcurrentChange();
         return key.itemId;
       }
@@ -94,7 +89,7 @@ export class StorageService {
         const existing = await this.repo.lock(trx, key);
         if (!existing) throw new ConcurrentChange(); // deleted between our insert attempt and the lock
         if (!(await this.repo.hasAccess(trx, key, existing.seq, 'w', grantees))) throw STORAGE_ERRORS.noWriteAccess(storeId, itemId);
-        await this.repo.update(trx, existing.seq, doc, now, p.loginName);
+        await this.repo.update(trx, key, existing.seq, doc, now, p.loginName);
         await this.repo.writeAccess(trx, key, existing.seq, doc, true);
         return { ...existing, doc, updatedOn: now, updatedBy: p.loginName };
       }),
@@ -136,7 +131,7 @@ export class StorageService {
         const existing = await this.repo.lock(trx, key);
         if (!existing) throw STORAGE_ERRORS.itemNotFound(storeId, itemId);
         if (!(await this.repo.hasAccess(trx, key, existing.seq, 'w', grantees))) throw STORAGE_ERRORS.noWriteAccess(storeId, itemId);
-        await this.repo.delete(trx, existing.seq);
+        await this.repo.delete(trx, key, existing.seq);
         return existing;
       }),
     );
@@ -149,7 +144,8 @@ export class StorageService {
       try {
         return await fn();
       } catch (err) {
-        const retryable = err instanceof ConcurrentChange || this.dialect.isUniqueViolation(err) || this.dialect.isRetryableConflict(err);
+        const meaning = this.dialect.toDomainError(err);
+        const retryable = err instanceof ConcurrentChange || meaning instanceof UniqueViolation || meaning instanceof WriteConflict;
         if (!retryable || attempt >= MAX_ATTEMPTS) throw err;
         await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
       }

@@ -5,6 +5,8 @@ import { restrictionGrantees } from './item-document.js';
 import { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { batchedLookup } from '../../platform/db/batched-lookup.js';
 import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-batch.js';
+import { forTenant } from '../../platform/db/tenant-scope.js';
+import type { StorageSql } from './dialects/storage-sql.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
 
 /** An item row with its document decoded. */
@@ -72,7 +74,11 @@ export class StoreItemRepository {
   private readonly readItem: (request: ReadRequest) => Promise<ItemTextRow | undefined>;
   private readonly insertBatched = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
 
-  constructor(db: Kysely<StorageTables>, private readonly dialect: Dialect) {
+  constructor(
+    db: Kysely<StorageTables>,
+    private readonly dialect: Dialect,
+    private readonly storageSql: StorageSql,
+  ) {
     this.db = db;
     this.readItem = batchedLookup<ReadRequest, ItemTextRow>(db, this.dialect, {
       name: 'read-items',
@@ -136,17 +142,16 @@ export class StoreItemRepository {
     start: number,
     limit: number,
   ): Promise<ListPage> {
-    const readable = this.db
+    const tenant = forTenant(this.db, tenantId);
+    const readable = tenant
       .selectFrom('storage_item_access as a')
       .select('a.item_seq')
-      .where('a.tenant_id', '=', tenantId)
       .where('a.store_id', '=', storeId)
       .where('a.mode', '=', 'r')
       .where('a.grantee', 'in', grantees);
     if (!compiled.where && compiled.orderBy.length === 0) return this.listInCreationOrder(tenantId, storeId, readable, start, limit);
-    let base = this.db
+    let base = tenant
       .selectFrom('storage_items as i')
-      .where('i.tenant_id', '=', tenantId)
       .where('i.store_id', '=', storeId)
       .where(this.isReadable(readable));
     if (compiled.where) base = base.where(compiled.where);
@@ -197,10 +202,9 @@ export class StoreItemRepository {
   /** The documents of a page, in the page's order. */
   private async fetchPage(tenantId: string, storeId: string, seqs: number[]): Promise<ItemRecord[]> {
     if (seqs.length === 0) return [];
-    const docs = await this.db
+    const docs = await forTenant(this.db, tenantId)
       .selectFrom('storage_items as i')
       .select(ITEM_COLUMNS)
-      .where('i.tenant_id', '=', tenantId)
       .where('i.store_id', '=', storeId)
       .where('i.seq', 'in', seqs)
       .execute();
@@ -269,10 +273,9 @@ export class StoreItemRepository {
    * and answers it. Whoever changes an item's access rows holds this lock, so a check made after it is current.
    */
   async lock(trx: Db, key: ItemKey): Promise<ItemRecord | undefined> {
-    const row = await trx
+    const row = await forTenant(trx, key.tenantId)
       .updateTable('storage_items as i')
       .set({ updated_on: sql`updated_on` })
-      .where('i.tenant_id', '=', key.tenantId)
       .where('i.store_id', '=', key.storeId)
       .where('i.item_id', '=', key.itemId)
       .returning(['seq', 'doc', 'created_on', 'created_by', 'updated_on', 'updated_by'])
@@ -281,10 +284,9 @@ export class StoreItemRepository {
   }
 
   async hasAccess(trx: Db, key: ItemKey, seq: number, mode: Mode, grantees: string[]): Promise<boolean> {
-    const row = await trx
+    const row = await forTenant(trx, key.tenantId)
       .selectFrom('storage_item_access as a')
       .select('a.item_seq')
-      .where('a.tenant_id', '=', key.tenantId)
       .where('a.store_id', '=', key.storeId)
       .where('a.mode', '=', mode)
       .where('a.grantee', 'in', grantees)
@@ -294,10 +296,11 @@ export class StoreItemRepository {
     return row !== undefined;
   }
 
-  async update(trx: Db, seq: number, doc: ItemDocument, now: number, by: string): Promise<void> {
-    await trx
+  async update(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, now: number, by: string): Promise<void> {
+    await forTenant(trx, key.tenantId)
       .updateTable('storage_items')
       .set({ doc: this.dialect.toJson(doc), updated_on: now, updated_by: by })
+      .where('store_id', '=', key.storeId)
       .where('seq', '=', seq)
       .execute();
   }
@@ -312,7 +315,7 @@ export class StoreItemRepository {
 
   /** Writes the access rows of the item's restrictions, replacing any it had. */
   async writeAccess(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, replace: boolean): Promise<void> {
-    if (replace) await trx.deleteFrom('storage_item_access').where('item_seq', '=', seq).execute();
+    if (replace) await this.deleteAccess(trx, key, seq);
     const grants = this.grantsOf(doc);
     await this.statements.run(
       trx,
@@ -325,8 +328,13 @@ export class StoreItemRepository {
     );
   }
 
+  /** Whether creates can be one statement with their access rows (StorageSql.insertItemsWithAccess). */
+  get createsInOneStatement(): boolean {
+    return this.storageSql.insertItemsWithAccess !== undefined;
+  }
+
   /**
-   * Inserts the item with its access rows unless one with its id exists (PostgreSQL: needs data-modifying CTEs);
+   * Inserts the item with its access rows unless one with its id exists (StorageSql.insertItemsWithAccess);
    * answers whether it was inserted. Creates that arrive in the same turn of the event loop share one statement,
    * and so one transaction and one WAL flush (`insertBatch`).
    */
@@ -346,23 +354,14 @@ export class StoreItemRepository {
       const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants });
       return `${rest.slice(0, -1)},"d":${docJson}}`;
     });
+    const statement = this.storageSql.insertItemsWithAccess;
+    if (!statement) throw new Error('insertItemsWithAccess is not available on this engine');
     const rows = await this.statements.run<{ n: number }>(
       this.db,
       'insert-items-with-access',
       (p) => {
-        const statement = sql<{ n: number }>`with r as (
-            select * from jsonb_to_recordset(${p(0)}::jsonb) as x(n integer, t text, s text, k text, d jsonb, c bigint, b text, g jsonb)),
-          ins as (
-            insert into storage_items (tenant_id, store_id, item_id, doc, created_on, created_by, updated_on, updated_by)
-            select t, s, k, d, c, b, c, b from r order by n
-            on conflict (tenant_id, store_id, item_id) do nothing
-            returning seq, tenant_id, store_id, item_id),
-          done as (select r.n, r.g, ins.seq, ins.tenant_id, ins.store_id from ins join r on r.t = ins.tenant_id and r.s = ins.store_id and r.k = ins.item_id),
-          acc as (
-            insert into storage_item_access (tenant_id, store_id, mode, grantee, item_seq)
-            select done.tenant_id, done.store_id, a.mode, a.grantee, done.seq from done cross join jsonb_to_recordset(done.g) as a(mode text, grantee text))
-          select n from done`;
-        return { compile: () => statement.compile(this.db) };
+        const built = statement(p(0));
+        return { compile: () => built.compile(this.db) };
       },
       [`[${records.join(',')}]`],
     );
@@ -370,8 +369,12 @@ export class StoreItemRepository {
     entries.forEach((entry, n) => entry.resolve(inserted.has(n)));
   }
 
-  async delete(trx: Db, seq: number): Promise<void> {
-    await trx.deleteFrom('storage_item_access').where('item_seq', '=', seq).execute();
-    await trx.deleteFrom('storage_items').where('seq', '=', seq).execute();
+  async delete(trx: Db, key: ItemKey, seq: number): Promise<void> {
+    await this.deleteAccess(trx, key, seq);
+    await forTenant(trx, key.tenantId).deleteFrom('storage_items').where('store_id', '=', key.storeId).where('seq', '=', seq).execute();
+  }
+
+  private async deleteAccess(trx: Db, key: ItemKey, seq: number): Promise<void> {
+    await forTenant(trx, key.tenantId).deleteFrom('storage_item_access').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
   }
 }

@@ -1,6 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from './app-error.js';
 import { ERRORS, type FieldError } from './error-catalogue.js';
+import { UniqueViolation, WriteConflict, type DbError } from '../db/db-errors.js';
+
+/** Translates a driver error into what it means (the dialect's toDomainError). */
+export type DomainErrorOf = (err: unknown) => DbError | undefined;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -36,8 +40,12 @@ function validationErrors(err: FastifyError): FieldError[] {
 }
 
 /** Maps anything thrown to an AppError; unknown errors become a generic 500 (their cause is logged). */
-export function toAppError(err: unknown, request: FastifyRequest): AppError {
+export function toAppError(err: unknown, request: FastifyRequest, domainError: DomainErrorOf = () => undefined): AppError {
   if (isAppError(err)) return err;
+  // A driver error no service turned into its own answer: still not a 500 when it means something to the caller.
+  const meaning = domainError(err);
+  if (meaning instanceof UniqueViolation) return ERRORS.conflict('The resource exists already');
+  if (meaning instanceof WriteConflict) return ERRORS.conflict('A concurrent change won; try again');
   const fe = err as FastifyError;
   if (fe?.validation) return ERRORS.validation(validationErrors(fe));
   const code = fe?.code ?? '';
@@ -73,9 +81,9 @@ export function frameworkErrorHandler(err: FastifyError, _request: FastifyReques
 }
 
 /** The one place where errors are rendered. */
-export function installErrorHandler(app: FastifyInstance): void {
+export function installErrorHandler(app: FastifyInstance, domainError?: DomainErrorOf): void {
   app.setErrorHandler((err, request, reply) => {
-    const appError = toAppError(err, request);
+    const appError = toAppError(err, request, domainError);
     if (appError.statusCode >= 500) request.log.error({ err: appError.cause ?? err }, 'request failed');
     else request.log.debug({ err: appError.body }, 'request rejected');
     return sendError(reply, appError);

@@ -1,6 +1,7 @@
 import type { CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { FieldTarget } from '../../query/query.types.js';
 import type { ValueTest } from '../../query/query-ast.js';
+import type { DbError } from '../db-errors.js';
 
 export type QueryColumnType = 'text' | 'number' | 'boolean' | 'datetime';
 
@@ -36,17 +37,13 @@ export interface Dialect {
   /** Reads a boolean column as returned by the driver (SQLite answers 0/1). */
   fromBool(value: unknown): boolean;
   toBool(value: boolean): number | boolean;
-  /** True when a driver error is a unique-constraint violation. */
-  isUniqueViolation(err: unknown): boolean;
-  /** True when a driver error is a serialization/deadlock failure worth retrying. */
-  isRetryableConflict(err: unknown): boolean;
+  /** The domain error a driver error means (unique violation, write conflict), or undefined when none. */
+  toDomainError(err: unknown): DbError | undefined;
   /** The schema that unqualified table names resolve to (PostgreSQL's search_path); undefined on SQLite. */
   currentSchema(db: Kysely<any>): Promise<string | undefined>;
   /** SQL of the list-query compiler: JSON extraction, typed comparison, dates, sorting. */
   readonly query: QueryDialect;
 
-  /** Data-modifying statements inside WITH (PostgreSQL), so dependent inserts can be one statement. */
-  readonly writableCte: boolean;
   /** Adds an auto-incrementing 64-bit integer primary key (SQLite: the rowid; PostgreSQL: an identity column). */
   addSerialPrimaryKey<T extends CreateTableBuilder<any, any>>(table: T, column: string): T;
   /** A table that is all key keeps its rows in the primary-key b-tree (SQLite WITHOUT ROWID; PostgreSQL as is). */

@@ -1,6 +1,7 @@
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { jsonRecordColumns, type Dialect } from './dialect.js';
 import { postgresQuery } from './query-postgres.js';
+import { UniqueViolation, WriteConflict } from '../db-errors.js';
 
 export const postgresDialect: Dialect = {
   name: 'postgres',
@@ -11,14 +12,17 @@ export const postgresDialect: Dialect = {
   fromJson: <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T)),
   fromBool: (value) => value === true || value === 1 || value === 't',
   toBool: (value) => value,
-  isUniqueViolation: (err) => (err as { code?: string })?.code === '23505',
-  // serialization_failure, deadlock_detected
-  isRetryableConflict: (err) => ['40001', '40P01'].includes((err as { code?: string })?.code ?? ''),
+  toDomainError: (err) => {
+    const code = (err as { code?: string })?.code ?? '';
+    if (code === '23505') return new UniqueViolation(err);
+    // serialization_failure, deadlock_detected
+    if (code === '40001' || code === '40P01') return new WriteConflict(err);
+    return undefined;
+  },
   currentSchema: async (db) => {
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
     return rows[0]?.schema;
   },
-  writableCte: true,
   addSerialPrimaryKey: (table, column) => table.addColumn(column, 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity()) as typeof table,
   keyOnlyTable: (table) => table,
   inSubquery: (column, subquery) => sql`${column} = any(array(${subquery}))`,

@@ -1,6 +1,7 @@
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { jsonRecordColumns, type Dialect } from './dialect.js';
 import { sqliteQuery } from './query-sqlite.js';
+import { UniqueViolation, WriteConflict } from '../db-errors.js';
 
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
@@ -11,13 +12,13 @@ export const sqliteDialect: Dialect = {
   fromJson: <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T)),
   fromBool: (value) => value === 1 || value === true || value === '1',
   toBool: (value) => (value ? 1 : 0),
-  isUniqueViolation: (err) => {
+  toDomainError: (err) => {
     const code = (err as { code?: string })?.code ?? '';
-    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new UniqueViolation(err);
+    if (code === 'SQLITE_BUSY') return new WriteConflict(err);
+    return undefined;
   },
-  isRetryableConflict: (err) => (err as { code?: string })?.code === 'SQLITE_BUSY',
   currentSchema: async () => undefined,
-  writableCte: false,
   addSerialPrimaryKey: (table, column) => table.addColumn(column, 'integer', (c) => c.primaryKey()) as typeof table,
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,

@@ -1,0 +1,23 @@
+import type { RawBuilder } from 'kysely';
+import type { Dialect } from '../../../platform/db/dialects/dialect.js';
+import { postgresStorageSql } from './postgres.js';
+import { sqliteStorageSql } from './sqlite.js';
+
+/**
+ * The storage module's statements that differ by engine, over its own tables (the platform's Dialect holds the
+ * differences every module shares). Chosen once, by the dialect's name, in the module's index.
+ */
+export interface StorageSql {
+  /**
+   * One statement that creates many items, each with its access rows, and answers the record numbers (`n`) of
+   * those inserted (an item whose id exists already is skipped). `records` is the JSON text of an array of
+   * `{n, t: tenant, s: store, k: item id, d: document, c: epoch ms, b: login name, g: [{mode, grantee}]}`.
+   * Undefined where the engine has no data-modifying statements inside WITH (SQLite), whose writes run as
+   * separate statements of one transaction at no extra cost (no round trips).
+   */
+  readonly insertItemsWithAccess?: (records: unknown) => RawBuilder<{ n: number }>;
+}
+
+const BY_ENGINE: Record<Dialect['name'], StorageSql> = { sqlite: sqliteStorageSql, postgres: postgresStorageSql };
+
+export const storageSqlFor = (dialect: Dialect): StorageSql => BY_ENGINE[dialect.name];

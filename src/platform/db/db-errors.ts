@@ -1,0 +1,23 @@
+/**
+ * Driver errors that mean something to users, as each dialect recognises them (Dialect.toDomainError): code
+ * above the dialects tests these classes, never a driver's error codes.
+ */
+export abstract class DbError extends Error {
+  constructor(message: string, override readonly cause: unknown) {
+    super(message, { cause });
+  }
+}
+
+/** A unique constraint refused a row: the thing exists already (or a concurrent writer just made it). */
+export class UniqueViolation extends DbError {
+  constructor(cause: unknown) {
+    super('unique constraint violated', cause);
+  }
+}
+
+/** A concurrent transaction won (serialization failure, deadlock, busy database): the write may be run again. */
+export class WriteConflict extends DbError {
+  constructor(cause: unknown) {
+    super('concurrent write conflict', cause);
+  }
+}
