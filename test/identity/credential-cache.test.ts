@@ -1,20 +1,19 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { IdentityService } from '../../src/modules/identity/identity.service.js';
-import { IdentityRepository } from '../../src/modules/identity/identity.repository.js';
+import { createIdentityAdmin, type IdentityAdmin } from '../../src/modules/identity/index.js';
 import { describeEachEngine, login, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const KEY = 'k-cache-test-123456';
 
 describeEachEngine('credential cache', (engine) => {
   let t: TestApp;
-  let admin: IdentityService;
+  let admin: IdentityAdmin;
   beforeAll(async () => {
     t = await startTestApp(engine, {
       identity: { credentialCacheSeconds: 0.3 },
       tenants: [{ name: 'acme', users: [{ loginName: 'alice', password: 'alice-pw', roles: ['OLD'] }], apiKeys: [{ name: 'robot', key: KEY, roles: ['OLD'] }] }],
     });
     // The admin CLI's path: another process changing the same database.
-    admin = new IdentityService(new IdentityRepository(t.database.db, t.database.dialect));
+    admin = createIdentityAdmin(t.database.db, t.database.dialect);
   });
   afterAll(() => t.close());
 

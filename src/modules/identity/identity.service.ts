@@ -1,7 +1,7 @@
 import type { TenantConfig } from '../../config/config.schema.js';
 import { hashPassword, isPasswordHash, randomToken, sha256Hex, verifyPassword } from '../../platform/crypto/secrets.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import type { IdentityRepository, UserFields } from './identity.repository.js';
+import type { UsersRepository, UserFields } from './users.repository.js';
 import type { ApiKey, User } from './identity.tables.js';
 import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 
@@ -38,7 +38,7 @@ export class IdentityService {
   private readonly keyCache = new ExpiringMap<string, ApiKey>(10_000);
 
   constructor(
-    private readonly repo: IdentityRepository,
+    private readonly repo: UsersRepository,
     private readonly apiKeyCacheMs = 0,
   ) {}
 

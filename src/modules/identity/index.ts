@@ -4,10 +4,14 @@
 import type { AppConfig, TenantConfig } from '../../config/config.schema.js';
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
 import type { AuditTrail } from '../../platform/audit/audit-trail.js';
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { CredentialResolver, RequestMeta } from '../../platform/auth/credentials.js';
-import type { IdentityTables } from './identity.tables.js';
-import { IdentityRepository } from './identity.repository.js';
-import { IdentityService } from './identity.service.js';
+import type { ApiKey, IdentityTables, User } from './identity.tables.js';
+import { UsersRepository } from './users.repository.js';
+import { SessionsRepository } from './sessions.repository.js';
+import { LoginThrottleRepository } from './login-throttle.repository.js';
+import { IdentityService, type UserChange, type ApiKeyChange } from './identity.service.js';
 import { SessionService } from './session.service.js';
 import { LoginThrottle } from './login-throttle.js';
 import type { IdentityContext } from './identity.context.js';
@@ -26,7 +30,8 @@ import { getJwksRoute } from './routes/get-jwks.js';
 import { getAuditRoute } from './routes/get-audit.js';
 
 export { identityMigrations } from './identity.migrations.js';
-export { IdentityService } from './identity.service.js';
+export type { UserChange, ApiKeyChange } from './identity.service.js';
+export type { User, ApiKey } from './identity.tables.js';
 export type { SessionRecord } from './session.service.js';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -47,17 +52,32 @@ export interface IdentityModule extends PlatformModule {
   provision(tenants: TenantConfig[]): Promise<{ generatedPassword?: string }>;
 }
 
+/** What the admin CLI (or another process on the same database) may do to users and keys. */
+export interface IdentityAdmin {
+  listUsers(tenant?: string): Promise<User[]>;
+  setUser(tenant: string, loginName: string, change: UserChange): Promise<void>;
+  listApiKeys(tenant?: string): Promise<ApiKey[]>;
+  /** Creates or replaces a key; answers the new key when one was generated (shown once). */
+  setApiKey(tenant: string, name: string, change: ApiKeyChange): Promise<string | undefined>;
+}
+
+/** The identity administration of a database, without the HTTP module around it (the admin CLI's entry). */
+export function createIdentityAdmin(db: Kysely<IdentityTables>, dialect: Dialect): IdentityAdmin {
+  return new IdentityService(new UsersRepository(db, dialect));
+}
+
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 /** Session rows kept in memory where one process owns the database (bounded staleness is not an issue there). */
 const SESSION_CACHE_MS = 60_000;
 
 export function createIdentityModule({ db, dialect, traits, config: idc, log }: IdentityDeps): IdentityModule {
-  const repo = new IdentityRepository(db, dialect);
-  const identity = new IdentityService(repo, idc.credentialCacheSeconds * 1000);
+  const users = new UsersRepository(db, dialect);
+  const identity = new IdentityService(users, idc.credentialCacheSeconds * 1000);
   const audit = new AuditService(new AuditRepository(db, dialect), log);
-  const throttle = new LoginThrottle(repo, idc.loginThrottle);
+  const throttle = new LoginThrottle(new LoginThrottleRepository(db), idc.loginThrottle);
   const sessions = new SessionService(
-    repo,
+    users,
+    new SessionsRepository(db, dialect),
     throttle,
     {
       ttlSeconds: idc.sessionTtlSeconds,
@@ -78,14 +98,14 @@ export function createIdentityModule({ db, dialect, traits, config: idc, log }: 
     idc.provider === 'oidc' && idc.oidc
       ? new OidcVerifier({ ...idc.oidc, clockSkewSeconds: idc.tokens.clockSkewSeconds }, async (name) => {
           if (!tenantIds.has(name)) {
-            const t = await repo.findTenant(name);
+            const t = await users.findTenant(name);
             if (!t) return undefined;
             tenantIds.set(name, t.id);
           }
           return tenantIds.get(name);
         })
       : undefined;
-  const tokens = new TokenService(signingKeys, idc.tokens, oidc);
+  const tokens = new TokenService(signingKeys, idc.tokens, audit, oidc);
   const context: IdentityContext = {
     identity,
     sessions,
@@ -101,7 +121,7 @@ export function createIdentityModule({ db, dialect, traits, config: idc, log }: 
     action: 'apikey.use',
     outcome,
     remoteAddress: meta.ip,
-    userAgent: meta.userAgent ?? '',
+    userAgent: meta.userAgent,
   });
   const resolver: CredentialResolver = {
     sessionCookie: SESSION_COOKIE,

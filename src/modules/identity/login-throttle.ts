@@ -1,5 +1,5 @@
-import { ERRORS } from '../../platform/errors/error-catalogue.js';
-import type { IdentityRepository } from './identity.repository.js';
+import { IDENTITY_ERRORS } from './identity.errors.js';
+import type { LoginThrottleRepository } from './login-throttle.repository.js';
 
 export interface ThrottleSettings {
   maxFailuresPerUser: number;
@@ -12,7 +12,7 @@ export interface ThrottleSettings {
  * and answers 429 once a key has used up its failures for the current window.
  */
 export class LoginThrottle {
-  constructor(private readonly repo: IdentityRepository, private readonly settings: ThrottleSettings) {}
+  constructor(private readonly repo: LoginThrottleRepository, private readonly settings: ThrottleSettings) {}
 
   static userKey = (tenant: string, loginName: string) => `user:${tenant.toLowerCase()}/${loginName.toLowerCase()}`;
   static addressKey = (ip: string) => `addr:${ip}`;
@@ -27,7 +27,7 @@ export class LoginThrottle {
     for (const [key, max] of checks) {
       const state = await this.repo.loginFailures(key);
       if (state && state.windowStart > now - windowMs && state.failures >= max) {
-        throw ERRORS.tooManyRequests(Math.max(1, Math.ceil((state.windowStart + windowMs - now) / 1000)));
+        throw IDENTITY_ERRORS.loginThrottled(Math.max(1, Math.ceil((state.windowStart + windowMs - now) / 1000)));
       }
     }
   }
@@ -40,5 +40,10 @@ export class LoginThrottle {
 
   async recordSuccess(userKey: string): Promise<void> {
     await this.repo.clearLoginFailures(userKey);
+  }
+
+  /** Forgets windows that started before `windowStartBefore`; runs on the purge timer. */
+  purge(windowStartBefore: number): Promise<void> {
+    return this.repo.deleteStaleLoginFailures(windowStartBefore);
   }
 }

@@ -1,9 +1,12 @@
 import type { Static } from '@sinclair/typebox';
 import type { SessionRecordSchema } from './identity.schemas.js';
 import { ERRORS } from '../../platform/errors/error-catalogue.js';
+import { IDENTITY_ERRORS } from './identity.errors.js';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../../platform/crypto/secrets.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import type { IdentityRepository, LiveSession } from './identity.repository.js';
+import type { UsersRepository } from './users.repository.js';
+import type { SessionsRepository, LiveSession } from './sessions.repository.js';
+import type { RequestMeta } from '../../platform/auth/credentials.js';
 import type { User } from './identity.tables.js';
 import { LoginThrottle } from './login-throttle.js';
 import { ExpiringMap } from '../../platform/cache/expiring-map.js';
@@ -39,11 +42,12 @@ const EXTEND_GRANULARITY_MS = 15_000;
 
 export class SessionService {
   private dummyHash?: Promise<string>;
-  private readonly users = new ExpiringMap<string, User>(10_000);
+  private readonly userCache = new ExpiringMap<string, User>(10_000);
   private readonly liveSessions = new ExpiringMap<string, LiveSession>(100_000);
 
   constructor(
-    private readonly repo: IdentityRepository,
+    private readonly users: UsersRepository,
+    private readonly sessions: SessionsRepository,
     private readonly throttle: LoginThrottle,
     private readonly settings: SessionSettings,
     private readonly audit: AuditService,
@@ -52,11 +56,11 @@ export class SessionService {
   /** Password login. Unknown tenant or user costs one password verification too (no user enumeration). */
   async login(input: LoginInput): Promise<{ sessionId: string; record: SessionRecord }> {
     const auditBase = { actor: input.username, action: 'login', remoteAddress: input.ip, userAgent: input.userAgent };
-    if (!this.settings.passwordLoginEnabled) throw ERRORS.passwordLoginDisabled();
+    if (!this.settings.passwordLoginEnabled) throw IDENTITY_ERRORS.passwordLoginDisabled();
     const userKey = LoginThrottle.userKey(input.tenantname, input.username);
     const addressKey = LoginThrottle.addressKey(input.ip);
-    const user = await this.repo.findUser(input.tenantname, input.username);
-    const tenantId = user?.tenantId ?? (await this.repo.findTenant(input.tenantname))?.id ?? null;
+    const user = await this.users.findUser(input.tenantname, input.username);
+    const tenantId = user?.tenantId ?? (await this.users.findTenant(input.tenantname))?.id ?? null;
     try {
       await this.throttle.assertAllowed(userKey, addressKey);
     } catch (err) {
@@ -78,7 +82,7 @@ export class SessionService {
     const sessionId = randomToken(32);
     const csrfToken = randomToken(24);
     const expiresOn = Date.now() + this.settings.ttlSeconds * 1000;
-    await this.repo.createSession({
+    await this.sessions.createSession({
       idHash: sha256Hex(sessionId),
       user,
       csrfToken,
@@ -99,7 +103,7 @@ export class SessionService {
     if (!user?.active) return null;
     const target = now + this.settings.ttlSeconds * 1000;
     if (target - live.expiresOn >= EXTEND_GRANULARITY_MS) {
-      await this.repo.extendSession(idHash, target);
+      await this.sessions.extendSession(idHash, target);
       live.expiresOn = target;
     }
     return { user, csrfToken: live.csrfToken, expiresOn: live.expiresOn, sessionKey: idHash };
@@ -108,33 +112,33 @@ export class SessionService {
   private async liveSession(idHash: string, now: number): Promise<LiveSession | undefined> {
     const hit = this.liveSessions.get(idHash, now);
     if (hit) return hit.expiresOn > now ? hit : undefined;
-    const live = await this.repo.findLiveSession(idHash, now);
+    const live = await this.sessions.findLiveSession(idHash, now);
     // The cached object is the one touch() slides forward, so cache and database agree on the expiry.
     if (live && this.settings.sessionCacheMs > 0) this.liveSessions.set(idHash, live, now + this.settings.sessionCacheMs);
     return live;
   }
 
   private async sessionUser(userId: string, now: number): Promise<User | undefined> {
-    const hit = this.users.get(userId, now);
+    const hit = this.userCache.get(userId, now);
     if (hit) return hit;
-    const user = await this.repo.findUserById(userId);
-    if (user && this.settings.userCacheMs > 0) this.users.set(userId, user, now + this.settings.userCacheMs);
+    const user = await this.users.findUserById(userId);
+    if (user && this.settings.userCacheMs > 0) this.userCache.set(userId, user, now + this.settings.userCacheMs);
     return user;
   }
 
   async check(sessionId: string | undefined): Promise<SessionRecord> {
     const live = sessionId && sessionId.length <= 256 ? await this.touch(sessionId) : null;
-    if (!live) throw ERRORS.sessionInvalid();
+    if (!live) throw IDENTITY_ERRORS.sessionInvalid();
     return toSessionRecord(live.user, live.csrfToken, live.expiresOn);
   }
 
-  async logout(sessionId: string | undefined, meta: { ip: string; userAgent: string }): Promise<void> {
+  async logout(sessionId: string | undefined, meta: RequestMeta): Promise<void> {
     if (!sessionId || sessionId.length > 256) return;
     const idHash = sha256Hex(sessionId);
-    const live = await this.repo.findLiveSession(idHash, Date.now());
+    const live = await this.sessions.findLiveSession(idHash, Date.now());
     this.liveSessions.delete(idHash);
-    await this.repo.deleteSession(idHash);
-    const user = live ? await this.repo.findUserById(live.userId) : undefined;
+    await this.sessions.deleteSession(idHash);
+    const user = live ? await this.users.findUserById(live.userId) : undefined;
     if (user) {
       await this.audit.record({ tenantId: user.tenantId, actor: user.loginName, action: 'logout', outcome: 'success', remoteAddress: meta.ip, userAgent: meta.userAgent });
     }
@@ -143,14 +147,25 @@ export class SessionService {
   /** Removes dead sessions and old throttle windows; runs on a timer, any instance may do it. */
   async purgeExpired(throttleWindowSeconds: number): Promise<void> {
     const now = Date.now();
-    await this.repo.deleteExpiredSessions(now);
-    await this.repo.deleteStaleLoginFailures(now - throttleWindowSeconds * 1000);
+    await this.sessions.deleteExpiredSessions(now);
+    await this.throttle.purge(now - throttleWindowSeconds * 1000);
   }
 
-  /** Ends every session of a tenant; the next call of each answers 401 on every instance. */
-  endAllSessions(tenantId: string): Promise<number> {
+  /** Ends every session of the caller's tenant; the next call of each answers 401 on every instance. */
+  async endAllSessions(caller: Principal, meta: RequestMeta): Promise<number> {
+    const { tenantId } = caller;
     this.liveSessions.deleteWhere((s) => s.tenantId === tenantId);
-    return this.repo.deleteTenantSessions(tenantId);
+    const deleted = await this.sessions.deleteTenantSessions(tenantId);
+    await this.audit.record({
+      tenantId,
+      actor: caller.loginName,
+      action: 'sessions.endAll',
+      outcome: 'success',
+      remoteAddress: meta.ip,
+      userAgent: meta.userAgent,
+      detail: { deleted },
+    });
+    return deleted;
   }
 
   async principalFromSession(sessionId: string): Promise<Principal | null> {

@@ -5,6 +5,7 @@ import type { AppError } from '../errors/app-error.js';
 import type { CredentialResolver } from './credentials.js';
 import { hasRoleOrRight, type Principal } from './principal.js';
 import { safeEqual } from '../crypto/secrets.js';
+import { requestMeta } from '../http/request-meta.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,7 +22,7 @@ const UNSAFE_METHODS = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 
 /** Resolves the caller from X-APIKey, Authorization: Bearer or the session cookie, in that order. */
 export async function resolvePrincipal(request: FastifyRequest, resolver: CredentialResolver): Promise<Principal> {
-  const meta = { ip: request.ip, userAgent: request.headers['user-agent'] };
+  const meta = requestMeta(request);
   const apiKey = request.headers['x-apikey'];
   if (apiKey !== undefined) {
     const principal = typeof apiKey === 'string' && apiKey.length <= 1024 ? await resolver.fromApiKey(apiKey, meta) : null;

@@ -12,5 +12,5 @@ export interface CredentialResolver {
 
 export interface RequestMeta {
   ip: string;
-  userAgent?: string;
+  userAgent: string;
 }

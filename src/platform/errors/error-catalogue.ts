@@ -17,20 +17,6 @@ export const ERRORS = {
       name: 'AUTHENTICATION_UNAUTHORIZED',
       message: 'Authentication failed',
     }),
-  sessionInvalid: () =>
-    new AppError(401, {
-      messageKey: 'CORE_ERROR_SESSION_INVALID',
-      code: AUTH_CODE,
-      name: 'AUTHENTICATION_UNAUTHORIZED',
-      message: 'Session is invalid or has expired',
-    }),
-  passwordLoginDisabled: () =>
-    new AppError(401, {
-      messageKey: 'CORE_ERROR_PASSWORD_LOGIN_DISABLED',
-      code: AUTH_CODE,
-      name: 'AUTHENTICATION_UNAUTHORIZED',
-      message: 'Password login is disabled: an OIDC identity provider is in use',
-    }),
   csrfTokenInvalid: () =>
     new AppError(403, {
       messageKey: 'CORE_ERROR_CSRF_TOKEN_INVALID',

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { requireRoleOrRight } from '../../../platform/auth/auth-plugin.js';
 import { errorResponses } from '../../../platform/http/schemas.js';
+import { requestMeta } from '../../../platform/http/request-meta.js';
 import type { IdentityContext } from '../identity.context.js';
 
 export function deleteAllSessionsRoute(app: FastifyInstance, ctx: IdentityContext): void {
@@ -16,17 +17,7 @@ export function deleteAllSessionsRoute(app: FastifyInstance, ctx: IdentityContex
       },
     },
     async (request) => {
-      const deleted = await ctx.sessions.endAllSessions(request.principal.tenantId);
-      await ctx.audit.record({
-        tenantId: request.principal.tenantId,
-        actor: request.principal.loginName,
-        action: 'sessions.endAll',
-        outcome: 'success',
-        remoteAddress: request.ip,
-        userAgent: String(request.headers['user-agent'] ?? ''),
-        detail: { deleted },
-      });
-      return { deleted };
+      return { deleted: await ctx.sessions.endAllSessions(request.principal, requestMeta(request)) };
     },
   );
 }

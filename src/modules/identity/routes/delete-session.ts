@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { requestMeta } from '../../../platform/http/request-meta.js';
 import type { IdentityContext } from '../identity.context.js';
 
 export function deleteSessionRoute(app: FastifyInstance, ctx: IdentityContext): void {
@@ -14,7 +15,7 @@ export function deleteSessionRoute(app: FastifyInstance, ctx: IdentityContext): 
       },
     },
     async (request, reply) => {
-      await ctx.sessions.logout(request.cookies[ctx.cookieName], { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '') });
+      await ctx.sessions.logout(request.cookies[ctx.cookieName], requestMeta(request));
       reply.clearCookie(ctx.cookieName, { path: '/' });
       return { loggedOut: true };
     },

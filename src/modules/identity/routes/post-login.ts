@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { ERRORS } from '../../../platform/errors/error-catalogue.js';
 import { errorResponses } from '../../../platform/http/schemas.js';
 import { LoginBodySchema, SessionRecordSchema } from '../identity.schemas.js';
+import { requestMeta } from '../../../platform/http/request-meta.js';
 import type { IdentityContext } from '../identity.context.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -30,8 +31,7 @@ export function postLoginRoute(app: FastifyInstance, ctx: IdentityContext): void
         tenantname: request.body.tenantname,
         username: request.body.username,
         password: request.body.password,
-        ip: request.ip,
-        userAgent: String(request.headers['user-agent'] ?? ''),
+        ...requestMeta(request),
       });
       reply.setCookie(ctx.cookieName, sessionId, {
         httpOnly: true,

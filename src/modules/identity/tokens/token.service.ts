@@ -4,6 +4,9 @@ import type { Principal } from '../../../platform/auth/principal.js';
 import type { SigningKeys } from './signing-keys.js';
 import { ExpiringMap } from '../../../platform/cache/expiring-map.js';
 import type { OidcVerifier } from './oidc-verifier.js';
+import type { RequestMeta } from '../../../platform/auth/credentials.js';
+import type { AuditService } from '../audit/audit.service.js';
+import { IDENTITY_ERRORS } from '../identity.errors.js';
 
 export interface TokenSettings {
   issuer: string;
@@ -31,8 +34,26 @@ export class TokenService {
   constructor(
     private readonly keys: SigningKeys,
     private readonly settings: TokenSettings,
+    private readonly audit: AuditService,
     private readonly oidc?: OidcVerifier,
   ) {}
+
+  /** Mints a token for the caller of a request, from its session or API key, and records it in the audit log. */
+  async mintFor(caller: Principal, meta: RequestMeta): Promise<MintedToken> {
+    // A token cannot renew itself: minting needs the session or key behind it.
+    if (caller.kind === 'token') throw IDENTITY_ERRORS.tokenCannotMintTokens();
+    const minted = await this.mint(caller);
+    await this.audit.record({
+      tenantId: caller.tenantId,
+      actor: caller.loginName,
+      action: 'token.mint',
+      outcome: 'success',
+      remoteAddress: meta.ip,
+      userAgent: meta.userAgent,
+      detail: { via: caller.kind },
+    });
+    return minted;
+  }
 
   async mint(p: Principal): Promise<MintedToken> {
     const key = await this.keys.current();

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { prepareQuery } from '../../platform/db/prepared-query.js';
-import { batchedLookup } from '../../platform/db/batched-lookup.js';
 import type { ApiKey, ApiKeyRow, IdentityTables, User, UserRow } from './identity.tables.js';
 
 export interface UserFields {
@@ -18,13 +17,6 @@ export interface UserFields {
   active?: boolean;
 }
 
-export interface LiveSession {
-  userId: string;
-  tenantId: string;
-  csrfToken: string;
-  expiresOn: number;
-}
-
 export interface ApiKeyFields {
   keyHash: string;
   organisations?: string[];
@@ -33,46 +25,27 @@ export interface ApiKeyFields {
   expiresOn?: number | null;
 }
 
-interface LiveSessionRow {
-  user_id: string;
-  tenant_id: string;
-  csrf_token: string;
-  expires_on: number;
-}
-
-/** All SQL of the identity module. Every query names its tenant. */
-export class IdentityRepository {
-  private readonly db: Kysely<IdentityTables>;
-
+/**
+ * Tenants, users and API keys. Administration names the tenant (by name); the two per-request lookups do not
+ * need to: an API key is found by its hash and a session's user by its id, both unique across tenants, and the
+ * row found carries its tenant, which becomes the principal's.
+ */
+export class UsersRepository {
   // Credential lookups run on every request: built and compiled once.
   private readonly apiKeyByHash;
-  private readonly liveSession;
   private readonly userById;
 
-  constructor(db: Kysely<IdentityTables>, private readonly dialect: Dialect) {
-    this.db = db;
+  constructor(private readonly db: Kysely<IdentityTables>, private readonly dialect: Dialect) {
     this.apiKeyByHash = prepareQuery<ApiKeyRow & { tenant_name: string }, [string]>(db, (p) =>
-      this.db
+      db
         .selectFrom('api_keys as k')
         .innerJoin('tenants as t', 't.id', 'k.tenant_id')
         .selectAll('k')
         .select('t.name as tenant_name')
         .where('k.key_hash', '=', p(0)),
     );
-    // Session checks of one turn of the event loop share one statement: on PostgreSQL, where every call checks
-    // the database, one round trip for a burst of session-authenticated requests.
-    this.liveSession = batchedLookup<{ idHash: string; now: number }, LiveSessionRow>(db, dialect, {
-      name: 'live-sessions',
-      columns: { h: 'text', c: 'bigint' },
-      record: ({ idHash, now }) => ({ h: idHash, c: now }),
-      query: (records) =>
-        dialect
-          .joinByKey(records, 'sessions', 's', [['id_hash', 'r.h']])
-          .whereRef('s.expires_on', '>', 'r.c')
-          .select(['r.n', 's.user_id', 's.tenant_id', 's.csrf_token', 's.expires_on']),
-    });
     this.userById = prepareQuery<UserRow & { tenant_name: string }, [string]>(db, (p) =>
-      this.db
+      db
         .selectFrom('users as u')
         .innerJoin('tenants as t', 't.id', 'u.tenant_id')
         .selectAll('u')
@@ -253,81 +226,8 @@ export class IdentityRepository {
     return (await q.orderBy('t.name').orderBy('k.name').execute()).map((r) => this.toApiKey(r));
   }
 
-  async createSession(s: { idHash: string; user: User; csrfToken: string; expiresOn: number; remoteAddress: string; userAgent: string }) {
-    await this.db
-      .insertInto('sessions')
-      .values({
-        id_hash: s.idHash,
-        tenant_id: s.user.tenantId,
-        user_id: s.user.id,
-        csrf_token: s.csrfToken,
-        remote_address: s.remoteAddress,
-        user_agent: s.userAgent,
-        created_on: Date.now(),
-        expires_on: s.expiresOn,
-      })
-      .execute();
-  }
-
-  /** A session that has not expired (its user is read separately, see findUserById). */
-  async findLiveSession(idHash: string, now: number): Promise<LiveSession | undefined> {
-    const row = await this.liveSession({ idHash, now });
-    return row ? { userId: row.user_id, tenantId: row.tenant_id, csrfToken: row.csrf_token, expiresOn: Number(row.expires_on) } : undefined;
-  }
-
   async findUserById(id: string): Promise<User | undefined> {
     const [row] = await this.userById(id);
     return row ? this.toUser(row) : undefined;
-  }
-
-  async extendSession(idHash: string, expiresOn: number): Promise<void> {
-    await this.db.updateTable('sessions').set({ expires_on: expiresOn }).where('id_hash', '=', idHash).execute();
-  }
-
-  async deleteSession(idHash: string): Promise<void> {
-    await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
-  }
-
-  async deleteTenantSessions(tenantId: string): Promise<number> {
-    const r = await this.db.deleteFrom('sessions').where('tenant_id', '=', tenantId).executeTakeFirst();
-    return Number(r.numDeletedRows ?? 0);
-  }
-
-  async deleteExpiredSessions(now: number): Promise<number> {
-    const r = await this.db.deleteFrom('sessions').where('expires_on', '<=', now).executeTakeFirst();
-    return Number(r.numDeletedRows ?? 0);
-  }
-
-  /** Failures inside the current window for a throttle key. */
-  async loginFailures(key: string): Promise<{ failures: number; windowStart: number } | undefined> {
-    const row = await this.db
-      .selectFrom('login_failures')
-      .select(['failures', 'window_start'])
-      .where('throttle_key', '=', key)
-      .executeTakeFirst();
-    return row ? { failures: Number(row.failures), windowStart: Number(row.window_start) } : undefined;
-  }
-
-  /** Counts one failure; a window older than `windowStart` restarts at 1. One statement, so it is race-free. */
-  async recordLoginFailure(key: string, now: number, windowMs: number): Promise<void> {
-    const expired = now - windowMs;
-    await this.db
-      .insertInto('login_failures')
-      .values({ throttle_key: key, failures: 1, window_start: now })
-      .onConflict((oc) =>
-        oc.column('throttle_key').doUpdateSet({
-          failures: sql`case when login_failures.window_start < ${expired} then 1 else login_failures.failures + 1 end`,
-          window_start: sql`case when login_failures.window_start < ${expired} then ${now} else login_failures.window_start end`,
-        }),
-      )
-      .execute();
-  }
-
-  async deleteStaleLoginFailures(windowStartBefore: number): Promise<void> {
-    await this.db.deleteFrom('login_failures').where('window_start', '<', windowStartBefore).execute();
-  }
-
-  async clearLoginFailures(key: string): Promise<void> {
-    await this.db.deleteFrom('login_failures').where('throttle_key', '=', key).execute();
   }
 }
