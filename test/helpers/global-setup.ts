@@ -12,10 +12,11 @@ const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /**
  * Creates one PostgreSQL database for the whole run (each test file then works in its own schema)
- * and drops it afterwards. Without a reachable server the PostgreSQL half is skipped, loudly.
+ * and drops it afterwards. Without a reachable server the PostgreSQL half is skipped, loudly; in CI (`CI` set
+ * and not `false`/`0`) the run fails instead.
  */
-export default async function setup(project: TestProject) {
-  const adminUrl = process.env.SVC_TEST_PG_URL || DEFAULT_PG;
+export default async function setup(project: Pick<TestProject, 'provide'>, env: NodeJS.ProcessEnv = process.env) {
+  const adminUrl = env.SVC_TEST_PG_URL || DEFAULT_PG;
   const dbName = `svc_test_${Date.now().toString(36)}_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
   try {
@@ -24,6 +25,8 @@ export default async function setup(project: TestProject) {
   } catch (err) {
     await admin.end().catch(() => undefined);
     const why = (err as Error).message;
+    // In CI half a suite is a red run, not a banner: the PostgreSQL half is what scale-out deployments run.
+    if (isCi(env)) throw new Error(`CI=${env.CI}: PostgreSQL is required but not reachable at ${redact(adminUrl)} (${why})`);
     const banner = `\n*** PostgreSQL half SKIPPED: no PostgreSQL reachable at ${redact(adminUrl)} (${why}).\n*** Set SVC_TEST_PG_URL to run every integration test on PostgreSQL too.\n`;
     console.warn(banner);
     project.provide('pgUrl', '');
@@ -50,4 +53,9 @@ function redact(u: string): string {
   } catch {
     return 'postgres';
   }
+}
+
+export function isCi(env: NodeJS.ProcessEnv): boolean {
+  const ci = (env.CI ?? '').trim().toLowerCase();
+  return ci !== '' && ci !== 'false' && ci !== '0';
 }

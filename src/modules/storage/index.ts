@@ -3,7 +3,7 @@
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
 import type { StorageTables } from './storage.tables.js';
 import { StoreItemRepository } from './store-item.repository.js';
-import { storageSqlFor } from './dialects/storage-sql.js';
+import { storageSqlFor } from './dialects/index.js';
 import { StorageService } from './storage.service.js';
 import { WriteBatcher } from './write-batcher.js';
 import { createListQueryCompiler } from './storage.query.js';

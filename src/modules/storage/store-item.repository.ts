@@ -6,7 +6,7 @@ import { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { batchedLookup } from '../../platform/db/batched-lookup.js';
 import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-batch.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
-import type { StorageSql } from './dialects/storage-sql.js';
+import type { StorageSql } from './dialects/index.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
 
 /** An item row with its document decoded. */

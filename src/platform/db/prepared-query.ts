@@ -42,20 +42,24 @@ export interface RunOptions {
   batched?: boolean;
 }
 
-const directReaders = new WeakMap<Kysely<any>, DirectReader>();
+/** Where a root Kysely instance carries its direct reader: state of that instance, not of this module. */
+const DIRECT_READER = Symbol('svc.directReader');
+
+type WithDirectReader = Kysely<any> & { [DIRECT_READER]?: DirectReader };
 
 /**
- * Lets prepared statements on `db` (the root instance; never a transaction's) skip Kysely's connection
- * acquisition. For SQLite (database.ts, sqlite-read-batch.ts): its single synchronous connection answers reads
- * between two awaits, when no other query is half-run on it, so only an open transaction has to be waited for.
+ * Lets prepared statements on `db` (the root instance; never a transaction's, which is another instance) skip
+ * Kysely's connection acquisition. For SQLite (database.ts, sqlite-read-batch.ts): its single synchronous
+ * connection answers reads between two awaits, when no other query is half-run on it, so only an open
+ * transaction has to be waited for.
  */
 export function registerDirectReader(db: Kysely<any>, reader: DirectReader): void {
-  directReaders.set(db, reader);
+  Object.defineProperty(db, DIRECT_READER, { value: reader, enumerable: false });
 }
 
 async function execute<Row>(db: Kysely<any>, { compiled, slots }: Prepared<Row>, args: readonly unknown[], options: RunOptions = {}): Promise<Row[]> {
   const parameters = compiled.parameters.map((v, i) => (slots[i] === null ? v : args[slots[i]!]));
-  const direct = directReaders.get(db)?.(compiled.sql, parameters, options);
+  const direct = (db as WithDirectReader)[DIRECT_READER]?.(compiled.sql, parameters, options);
   if (direct) {
     const rows = await direct;
     if (rows) return rows as Row[];

@@ -63,3 +63,13 @@ export function not(item: QueryNode): QueryNode {
   if (item.type === 'not') return item.item;
   return { type: 'not', item };
 }
+
+/** Where a property lives in SQL. */
+export type FieldTarget =
+  /** A value inside a JSON document column; `column` is a trusted SQL reference such as `i.doc`. */
+  | { kind: 'json'; column: string; path: string[] }
+  /**
+   * A plain column; `column` is a trusted SQL reference such as `a.custom_id`. `datetime` columns hold epoch
+   * milliseconds (`dialect.bigintColumnType`); a `text` column holding ISO 8601 strings also compares as dates.
+   */
+  | { kind: 'column'; column: string; type: 'text' | 'number' | 'boolean' | 'datetime' };

@@ -3,15 +3,8 @@
 import type { RawBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../db/dialects/dialect.js';
 
-/** Where a property lives in SQL. */
-export type FieldTarget =
-  /** A value inside a JSON document column; `column` is a trusted SQL reference such as `i.doc`. */
-  | { kind: 'json'; column: string; path: string[] }
-  /**
-   * A plain column; `column` is a trusted SQL reference such as `a.custom_id`. `datetime` columns hold epoch
-   * milliseconds (`dialect.bigintColumnType`); a `text` column holding ISO 8601 strings also compares as dates.
-   */
-  | { kind: 'column'; column: string; type: 'text' | 'number' | 'boolean' | 'datetime' };
+export type { FieldTarget } from './query-ast.js';
+import type { FieldTarget } from './query-ast.js';
 
 /** Maps a dotted property (`value.status`, `customFields.x`, `attributes.ns:key`) to SQL; null: unknown (matches as missing). */
 export type FieldResolver = (property: string) => FieldTarget | null;

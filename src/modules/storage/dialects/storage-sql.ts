@@ -1,11 +1,8 @@
 import type { RawBuilder } from 'kysely';
-import type { Dialect } from '../../../platform/db/dialects/dialect.js';
-import { postgresStorageSql } from './postgres.js';
-import { sqliteStorageSql } from './sqlite.js';
 
 /**
  * The storage module's statements that differ by engine, over its own tables (the platform's Dialect holds the
- * differences every module shares). Chosen once, by the dialect's name, in the module's index.
+ * differences every module shares). Chosen once, by the dialect's name (dialects/index.ts).
  */
 export interface StorageSql {
   /**
@@ -17,7 +14,3 @@ export interface StorageSql {
    */
   readonly insertItemsWithAccess?: (records: unknown) => RawBuilder<{ n: number }>;
 }
-
-const BY_ENGINE: Record<Dialect['name'], StorageSql> = { sqlite: sqliteStorageSql, postgres: postgresStorageSql };
-
-export const storageSqlFor = (dialect: Dialect): StorageSql => BY_ENGINE[dialect.name];

@@ -1,6 +1,5 @@
 import type { CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
-import type { FieldTarget } from '../../query/query.types.js';
-import type { ValueTest } from '../../query/query-ast.js';
+import type { FieldTarget, ValueTest } from '../../query/query-ast.js';
 import type { DbError } from '../db-errors.js';
 
 export type QueryColumnType = 'text' | 'number' | 'boolean' | 'datetime';

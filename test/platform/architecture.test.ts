@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { checkArchitecture, readSources } from '../helpers/architecture.js';
+
+/**
+ * Module-level state that is allowed, each with its reason. Keep this list short: state that another instance
+ * or another tenant could need belongs in the database, and per-app state belongs to objects the composition
+ * root builds.
+ */
+const ALLOWED_MUTABLE_STATE = new Set([
+  // A memo of immutable Intl.DateTimeFormat objects by time-zone name: the same answer for every caller and app.
+  'src/platform/query/timezone.ts:formatters',
+]);
+
+describe('house rules (ARCHITECTURE.md), checked over the imports of src/', () => {
+  it('src/ keeps them: module faces only, platform below modules, no cycles, no module-level state', () => {
+    const files = readSources(join(import.meta.dirname, '../../src'));
+    expect(files.size).toBeGreaterThan(50);
+    expect(checkArchitecture(files, ALLOWED_MUTABLE_STATE)).toEqual([]);
+  });
+
+  it('every allow-listed binding still exists and is still state (the list cannot go stale)', () => {
+    const files = readSources(join(import.meta.dirname, '../../src'));
+    const found = checkArchitecture(files).filter((v) => v.rule === 'mutable-state');
+    const names = new Set(found.map((v) => `${v.file}:${/'(.+)'/.exec(v.detail)![1]}`));
+    for (const allowed of ALLOWED_MUTABLE_STATE) expect(names).toContain(allowed);
+  });
+
+  const fixture = (entries: Record<string, string>) => new Map(Object.entries(entries));
+
+  it('finds a module reaching into another module', () => {
+    const v = checkArchitecture(
+      fixture({
+        'src/modules/a/index.ts': `export const a = 1;`,
+        'src/modules/a/a.service.ts': `export class A {}`,
+        'src/modules/b/index.ts': `import { a } from '../a/index.js';\nimport type { A } from '../a/a.service.js';`,
+        'src/engine/rest/index.ts': `import { A } from '../../modules/a/a.service.js';`,
+        'src/app.ts': `import { A } from './modules/a/a.service.js';\nimport { a } from './modules/a/index.js';`,
+      }),
+    );
+    expect(v.map((x) => [x.rule, x.file])).toEqual([
+      ['module-boundary', 'src/modules/b/index.ts'],
+      ['module-boundary', 'src/engine/rest/index.ts'],
+      ['module-boundary', 'src/app.ts'],
+    ]);
+  });
+
+  it('finds platform code importing a module', () => {
+    const v = checkArchitecture(
+      fixture({
+        'src/modules/a/index.ts': `export const a = 1;`,
+        'src/platform/x/x.ts': `export { a } from '../../modules/a/index.js';`,
+        'src/platform/x/y.ts': `import { x } from './x.js';`,
+      }),
+    );
+    expect(v).toEqual([{ rule: 'platform-layer', file: 'src/platform/x/x.ts', detail: 'platform code imports src/modules/a/index.ts' }]);
+  });
+
+  it('finds import cycles, type-only ones included', () => {
+    const v = checkArchitecture(
+      fixture({
+        'src/platform/db/d.ts': `import type { T } from '../query/t.js';\nexport type D = T;`,
+        'src/platform/query/t.ts': `import type { D } from '../db/d.js';\nexport type T = string;`,
+        'src/platform/query/u.ts': `import type { T } from './t.js';`,
+      }),
+    );
+    expect(v).toEqual([{ rule: 'import-cycle', file: 'src/platform/db/d.ts', detail: 'import cycle: src/platform/db/d.ts -> src/platform/query/t.ts' }]);
+  });
+
+  it('finds module-level state that is changed, and leaves constant tables alone', () => {
+    const v = checkArchitecture(
+      fixture({
+        'src/platform/s.ts': [
+          `const registry = new WeakMap<object, number>();`,
+          `export function register(o: object) { registry.set(o, 1); }`,
+          `let counter = 0;`,
+          `export const next = () => ++counter;`,
+          `let flag = false;`,
+          `export function on() { flag = true; }`,
+          `const KINDS = new Set(['a', 'b']);`,
+          `export const isKind = (k: string) => KINDS.has(k);`,
+          `const list: string[] = [];`,
+          `export function local() { const list: string[] = []; list.push('x'); return list; }`,
+          `const cache: Record<string, number> = {};`,
+          `export function put(k: string) { cache[k] = 1; }`,
+        ].join('\n'),
+      }),
+    );
+    expect(v.map((x) => x.detail).sort()).toEqual(
+      ["module-level binding 'cache' is changed after it is made", "module-level binding 'counter' is changed after it is made", "module-level binding 'flag' is changed after it is made", "module-level binding 'registry' is changed after it is made"].sort(),
+    );
+  });
+});
