@@ -5,7 +5,7 @@ import type { StorageTables } from './storage.tables.js';
 import { StoreItemRepository } from './store-item.repository.js';
 import { storageSqlFor } from './dialects/index.js';
 import { StorageService } from './storage.service.js';
-import { WriteBatcher } from './write-batcher.js';
+import { WriteBatcher } from '../../platform/db/write-batcher.js';
 import { createListQueryCompiler } from './storage.query.js';
 import { postItemRoute } from './routes/post-item.js';
 import { putItemRoutes } from './routes/put-item.js';

@@ -6,7 +6,8 @@ import { UniqueViolation, WriteConflict } from '../../platform/db/db-errors.js';
 import type { CompiledListQuery, ListQueryInput } from '../../platform/query/query.types.js';
 import { buildDocument, principalGrantees, type ItemDocument } from './item-document.js';
 import type { ItemKey, ItemRecord, StoreItemRepository } from './store-item.repository.js';
-import type { WriteBatcher } from './write-batcher.js';
+import type { WriteBatcher } from '../../platform/db/write-batcher.js';
+import type { StorageTables } from './storage.tables.js';
 import { itemJson } from './item-json.js';
 import { STORAGE_ERRORS } from './storage.errors.js';
 import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody } from './storage.schemas.js';
@@ -34,7 +35,7 @@ export class StorageService {
 
   constructor(
     private readonly repo: StoreItemRepository,
-    private readonly writes: WriteBatcher,
+    private readonly writes: WriteBatcher<StorageTables>,
     private readonly dialect: Dialect,
     private readonly compile: ListQueryCompiler,
   ) {}

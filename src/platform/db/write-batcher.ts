@@ -1,17 +1,16 @@
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
-import type { StorageTables } from './storage.tables.js';
 
-type Job<T> = (trx: Transaction<StorageTables>) => Promise<T>;
-interface Pending {
-  job: Job<unknown>;
+type Job<Tables, T> = (trx: Transaction<Tables>) => Promise<T>;
+interface Pending<Tables> {
+  job: Job<Tables, unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-const SAVEPOINT = CompiledQuery.raw('savepoint storage_write');
-const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint storage_write');
-const RELEASE = CompiledQuery.raw('release savepoint storage_write');
+const SAVEPOINT = CompiledQuery.raw('savepoint batched_write');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint batched_write');
+const RELEASE = CompiledQuery.raw('release savepoint batched_write');
 
 /**
  * Group commit for an engine with a single writer (SQLite): write transactions that arrive while another
@@ -20,16 +19,16 @@ const RELEASE = CompiledQuery.raw('release savepoint storage_write');
  * the commit, so an answered write is a committed write. With `maxBatch` 1 (PostgreSQL, whose concurrent
  * transactions already share WAL flushes) each job is simply its own transaction.
  */
-export class WriteBatcher {
-  private queue: Pending[] = [];
+export class WriteBatcher<Tables> {
+  private queue: Pending<Tables>[] = [];
   private running = false;
 
   constructor(
-    private readonly db: Kysely<StorageTables>,
+    private readonly db: Kysely<Tables>,
     private readonly maxBatch: number,
   ) {}
 
-  run<T>(job: Job<T>): Promise<T> {
+  run<T>(job: Job<Tables, T>): Promise<T> {
     if (this.maxBatch <= 1) return this.db.transaction().execute(job);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
@@ -48,7 +47,7 @@ export class WriteBatcher {
     }
   }
 
-  private async runBatch(batch: Pending[]): Promise<void> {
+  private async runBatch(batch: Pending<Tables>[]): Promise<void> {
     const outcomes: Outcome[] = [];
     try {
       await this.db.transaction().execute(async (trx) => {
