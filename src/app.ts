@@ -10,6 +10,7 @@ import { migrateToLatest } from './platform/db/migrations.js';
 import { frameworkErrorHandler, installErrorHandler } from './platform/errors/error-handler.js';
 import { authPlugin } from './platform/auth/auth-plugin.js';
 import { trackInFlight } from './platform/http/in-flight.js';
+import { installInputIntegrity } from './platform/http/input-integrity.js';
 import type { PlatformModule } from './platform/module.js';
 import { createIdentityModule } from './modules/identity/index.js';
 import { allMigrations, createModules } from './modules/registry.js';
@@ -69,6 +70,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     const { generatedPassword: bootstrapPassword } = await identity.provision(config.tenants);
 
     installErrorHandler(app, dialect.toDomainError);
+    installInputIntegrity(app);
     await app.register(cookie);
     await app.register(formbody, { bodyLimit: 16 * 1024 });
     await app.register(swagger, {

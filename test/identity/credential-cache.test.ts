@@ -39,7 +39,7 @@ describeEachEngine('credential cache', (engine) => {
 
     // Logout is never cached: the very next call is refused.
     expect((await whoami({ cookie: s.cookie })).statusCode).toBe(200);
-    await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } });
+    await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf } });
     expect((await whoami({ cookie: s.cookie })).statusCode).toBe(401);
   });
 });

@@ -22,7 +22,7 @@ describeEachEngine('session checks arriving together', (engine) => {
     const acmeBob = await login(t, 'acme', 'bob', 'bob-secret-1');
     const globexAnn = await login(t, 'globex', 'ann', 'ann-secret-2');
     const ended = await login(t, 'acme', 'bob', 'bob-secret-1');
-    const out = await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: { cookie: ended.cookie } });
+    const out = await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: { cookie: ended.cookie, 'x-csrf-token': ended.csrf } });
     expect(out.statusCode).toBe(200);
 
     const cases = [

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { SessionRecordSchema } from './identity.schemas.js';
 import { ERRORS } from '../../platform/errors/error-catalogue.js';
 import { IDENTITY_ERRORS } from './identity.errors.js';
-import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../../platform/crypto/secrets.js';
+import { hashPassword, randomToken, safeEqual, sha256Hex, verifyPassword } from '../../platform/crypto/secrets.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { UsersRepository } from './users.repository.js';
 import type { SessionsRepository, LiveSession } from './sessions.repository.js';
@@ -132,10 +132,16 @@ export class SessionService {
     return toSessionRecord(live.user, live.csrfToken, live.expiresOn);
   }
 
-  async logout(sessionId: string | undefined, meta: RequestMeta): Promise<void> {
+  /**
+   * Ends the session of the cookie. A live session ends only with its own CSRF token (decisions.md section 2: a
+   * session's DELETE without `X-Csrf-Token` is 403); without a live session there is nothing to protect, and a
+   * repeated logout stays a success.
+   */
+  async logout(sessionId: string | undefined, csrfToken: string | undefined, meta: RequestMeta): Promise<void> {
     if (!sessionId || sessionId.length > 256) return;
     const idHash = sha256Hex(sessionId);
     const live = await this.sessions.findLiveSession(idHash, Date.now());
+    if (live && (typeof csrfToken !== 'string' || !safeEqual(csrfToken, live.csrfToken))) throw ERRORS.csrfTokenInvalid();
     this.liveSessions.delete(idHash);
     await this.sessions.deleteSession(idHash);
     const user = live ? await this.users.findUserById(live.userId) : undefined;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { requestMeta } from '../../../platform/http/request-meta.js';
+import { errorResponses } from '../../../platform/http/schemas.js';
 import type { IdentityContext } from '../identity.context.js';
 
 export function deleteSessionRoute(app: FastifyInstance, ctx: IdentityContext): void {
@@ -10,12 +11,13 @@ export function deleteSessionRoute(app: FastifyInstance, ctx: IdentityContext): 
       config: { public: true },
       schema: {
         tags: ['authentication'],
-        summary: 'Log out: the session ends on every instance at once; idempotent',
-        response: { 200: Type.Object({ loggedOut: Type.Boolean() }) },
+        summary: 'Log out (X-Csrf-Token required while the session lives): the session ends on every instance at once; idempotent',
+        response: { 200: Type.Object({ loggedOut: Type.Boolean() }), ...errorResponses(403) },
       },
     },
     async (request, reply) => {
-      await ctx.sessions.logout(request.cookies[ctx.cookieName], requestMeta(request));
+      const csrf = request.headers['x-csrf-token'];
+      await ctx.sessions.logout(request.cookies[ctx.cookieName], typeof csrf === 'string' ? csrf : undefined, requestMeta(request));
       reply.clearCookie(ctx.cookieName, { path: '/' });
       return { loggedOut: true };
     },

@@ -1,0 +1,95 @@
+// What a request may carry so that every engine stores it as sent: text without NUL or unpaired surrogates (PostgreSQL
+// cannot store them in text or jsonb, SQLite would), numbers a double can carry back. Checked once, for every
+// route, before schema validation; a refused request reaches no handler, so it changes nothing.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ERRORS, type FieldError } from '../errors/error-catalogue.js';
+
+/** NUL, or a surrogate half: the quick test; `unpaired` then decides. */
+const SUSPECT = /[\u0000\ud800-\udfff]/;
+const UNPAIRED = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const TEXT_PROBLEM = 'holds a NUL character (\\u0000) or an unpaired UTF-16 surrogate, which cannot be stored';
+const MAX_DEPTH = 256;
+
+const isUnstorable = (s: string) => SUSPECT.test(s) && UNPAIRED.test(s);
+
+const child = (path: string, key: string | number) =>
+  typeof key === 'number' ? `${path}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+
+/**
+ * The first string, key or number of a parsed value that cannot be stored as it is, as a field error (`path` in
+ * the validation errors' form: `body.value.items[2].name`); undefined when all can.
+ */
+export function findUnstorable(value: unknown, path: string, depth = 0): FieldError | undefined {
+  if (typeof value === 'string') return isUnstorable(value) ? { path, message: `text ${TEXT_PROBLEM}` } : undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : { path, message: 'number is beyond the range of a double (about 1.8e308)' };
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findUnstorable(value[i], child(path, i), depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return undefined; // streams, buffers: not parsed input
+  for (const key of Object.keys(value)) {
+    if (isUnstorable(key)) return { path, message: `a key ${TEXT_PROBLEM}` };
+    const found = findUnstorable((value as Record<string, unknown>)[key], child(path, key), depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Only text with a long exponent or a long run of digits can hold a number that a double turns into 0. */
+const MAYBE_UNDERFLOW = /[eE]-\d{3}|\d{300}/;
+
+/**
+ * The first number literal of a JSON text that parses to 0 although it is not zero (below the smallest double,
+ * about 5e-324); undefined when there is none. Strings are skipped, so text that looks like a number is not one.
+ */
+export function findUnderflow(text: string): string | undefined {
+  if (!MAYBE_UNDERFLOW.test(text)) return undefined;
+  const token = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+  for (let m = token.exec(text); m; m = token.exec(text)) {
+    const literal = m[0];
+    if (literal[0] === '"') continue;
+    const mantissa = literal.split(/[eE]/)[0];
+    if (Number(literal) === 0 && /[1-9]/.test(mantissa)) return literal;
+  }
+  return undefined;
+}
+
+function checkRequest(request: FastifyRequest): FieldError | undefined {
+  return findUnstorable(request.params, 'params') ?? findUnstorable(request.query, 'querystring') ?? findUnstorable(request.body, 'body');
+}
+
+/**
+ * The JSON body parser of every route (Fastify's own, with its prototype-poisoning protection) plus the two rules
+ * above, and the same text rule for path parameters, query strings and form bodies. An empty JSON body on a route
+ * that takes no body is no body (many clients send `Content-Type: application/json` on every request).
+ */
+export function installInputIntegrity(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (text.length === 0 && !request.routeOptions.schema?.body) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, (err: Error | null, value: unknown) => {
+      if (err) return done(err, undefined);
+      const underflow = findUnderflow(text);
+      if (underflow !== undefined) {
+        const shown = underflow.length > 40 ? `${underflow.slice(0, 20)}...${underflow.slice(-12)}` : underflow;
+        return done(ERRORS.validation([{ path: 'body', message: `number ${shown} is below the smallest double (about 5e-324) and would be stored as 0` }]), undefined);
+      }
+      done(null, value);
+    });
+  });
+  app.addHook('preValidation', async (request) => {
+    const problem = checkRequest(request);
+    if (problem) throw ERRORS.validation([problem]);
+  });
+}
