@@ -11,6 +11,7 @@ import { frameworkErrorHandler, installErrorHandler } from './platform/errors/er
 import { authPlugin } from './platform/auth/auth-plugin.js';
 import { trackInFlight } from './platform/http/in-flight.js';
 import { installInputIntegrity } from './platform/http/input-integrity.js';
+import { requireHostHeader, transportErrorHandler } from './platform/http/transport.js';
 import type { PlatformModule } from './platform/module.js';
 import { createIdentityModule } from './modules/identity/index.js';
 import { allMigrations, createModules } from './modules/registry.js';
@@ -58,6 +59,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     // Ids are validated by each route's schema (with a clear 400); the router only stops absurd lengths.
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler: transportErrorHandler,
+    http: { requireHostHeader: false },
   });
   const inFlight = trackInFlight(app);
   const started: PlatformModule[] = [];
@@ -71,6 +74,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
 
     installErrorHandler(app, dialect.toDomainError);
     installInputIntegrity(app);
+    requireHostHeader(app);
     await app.register(cookie);
     await app.register(formbody, { bodyLimit: 16 * 1024 });
     await app.register(swagger, {
