@@ -2,16 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import type { IdentityTables } from '../identity.tables.js';
+import type { AuditEntry } from '../../../platform/audit/audit-trail.js';
 
-export interface AuditEntry {
-  tenantId: string | null;
-  actor: string;
-  action: string;
-  outcome: 'success' | 'failure';
-  remoteAddress: string;
-  userAgent: string;
-  detail?: Record<string, unknown>;
-}
+export type { AuditEntry };
 
 export interface AuditRecord extends Omit<AuditEntry, 'tenantId'> {
   id: string;
