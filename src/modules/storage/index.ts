@@ -27,15 +27,15 @@ export function createStorageModule(deps: StorageDeps): PlatformModule {
   // PostgreSQL runs them side by side and can create an item with its access rows in one statement (dialects/).
   const writes = new WriteBatcher(deps.db, deps.traits.singleWriter ? 64 : 1);
   const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect));
-  const options: StorageContext = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
+  const ctx: StorageContext = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
   return {
     name: 'storage',
     routes(app) {
-      postItemRoute(app, options);
-      putItemRoutes(app, options);
-      getItemRoute(app, options);
-      getItemsRoute(app, options);
-      deleteItemRoute(app, options);
+      postItemRoute(app, ctx);
+      putItemRoutes(app, ctx);
+      getItemRoute(app, ctx);
+      getItemsRoute(app, ctx);
+      deleteItemRoute(app, ctx);
     },
   };
 }
