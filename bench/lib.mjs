@@ -1,7 +1,7 @@
 // Shared benchmark plumbing: start the built service and a bare Fastify baseline, load them with
 // autocannon in the same run, and report medians and ratios. Loopback only; every run is bounded.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,8 +22,11 @@ export async function startBaseline(body, port = 0, { inProcess = false } = {}) 
     await app.listen({ host: '127.0.0.1', port });
     return { url: `http://127.0.0.1:${app.server.address().port}`, close: () => app.close() };
   }
+  const text = JSON.stringify(body);
+  const bodyFile = text.length > 64 * 1024 ? join(mkdtempSync(join(tmpdir(), 'svc-baseline-')), 'body.json') : undefined;
+  if (bodyFile) writeFileSync(bodyFile, text);
   const child = spawn(process.execPath, [join(ROOT, 'bench/baseline-server.mjs')], {
-    env: { ...process.env, BASELINE_BODY: JSON.stringify(body), PORT: String(port) },
+    env: { ...process.env, ...(bodyFile ? { BASELINE_BODY_FILE: bodyFile } : { BASELINE_BODY: text }), PORT: String(port) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const actualPort = await new Promise((resolve, reject) => {

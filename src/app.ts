@@ -15,6 +15,7 @@ import { requireHostHeader, transportErrorHandler } from './platform/http/transp
 import type { PlatformModule } from './platform/module.js';
 import { createIdentityModule } from './modules/identity/index.js';
 import { allMigrations, createModules } from './modules/registry.js';
+import { createChangeFeed, type ChangeFeed } from './platform/events/index.js';
 
 export interface AppDeps {
   /** An already open database (tests, CLI); otherwise one is opened from config.database. */
@@ -64,12 +65,20 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   });
   const inFlight = trackInFlight(app);
   const started: PlatformModule[] = [];
+  let feed: ChangeFeed | undefined;
   try {
     const { db, dialect, traits } = database;
-    const identity = createIdentityModule({ db, dialect, traits, config: config.identity, log: app.log });
-    const modules: PlatformModule[] = [identity, ...createModules({ db, dialect, traits, config, log: app.log, audit: identity.audit })];
-
     await migrateToLatest(db, dialect, allMigrations);
+    feed = createChangeFeed({
+      db,
+      connectDedicated: database.connectDedicated,
+      schema: await dialect.currentSchema(db),
+      retentionHours: config.events.retentionHours,
+      log: app.log,
+    });
+    const identity = createIdentityModule({ db, dialect, traits, config: config.identity, log: app.log, feed });
+    const modules: PlatformModule[] = [identity, ...createModules({ db, dialect, traits, config, log: app.log, audit: identity.audit, feed })];
+
     const { generatedPassword: bootstrapPassword } = await identity.provision(config.tenants);
 
     installErrorHandler(app, dialect.toDomainError);
@@ -104,7 +113,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       await api.register(authPlugin, { resolver: identity.resolver });
       for (const m of modules) await m.routes(api);
     });
-    // Background work (timers, listeners) starts once the routes stand, and stops in close().
+    // Background work (timers, listeners) starts once the routes stand, and stops in close(); the feed first.
+    await feed.start();
     for (const m of modules) {
       started.push(m);
       await m.start?.();
@@ -118,12 +128,14 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
         await app.close();
         await inFlight.drained(config.server.shutdownGraceSeconds * 1000);
         await closeModules(started);
+        await feed?.close();
         if (!deps.database) await database.destroy();
       },
     };
   } catch (err) {
     await app.close().catch(() => undefined);
     await closeModules(started).catch(() => undefined);
+    await feed?.close().catch(() => undefined);
     if (!deps.database) await database.destroy().catch(() => undefined);
     throw err;
   }

@@ -129,9 +129,28 @@ export const ConfigSchema = Type.Object(
       { default: {}, additionalProperties: false },
     ),
     tenants: Type.Array(TenantConfigSchema, { default: [] }),
+    events: Type.Object(
+      {
+        /** How long the change feed keeps events for subscribers that resume (`Last-Event-ID`). */
+        retentionHours: Type.Number({ minimum: 0.01, maximum: 8760, default: 24 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    notifications: Type.Object(
+      {
+        /** Comment lines on idle streams, so proxies and clients see the connection alive. */
+        heartbeatSeconds: Type.Number({ minimum: 0.05, maximum: 3600, default: 15 }),
+        /** The reconnection delay the stream asks EventSource clients for. */
+        retryMs: Type.Integer({ minimum: 0, maximum: 600000, default: 3000 }),
+        /** Bytes a stream may have waiting for a slow client before it is closed (the client resumes). */
+        maxQueuedBytes: Type.Integer({ minimum: 1024, maximum: 1073741824, default: 1048576 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     // Sections owned by later modules; each module validates its own part.
     flow: Type.Optional(Type.Unknown()),
     engine: Type.Optional(Type.Unknown()),
+    /** Notification endpoints answer 503 in every tenant until an ADMIN switches maintenance off at run time. */
     maintenance: Type.Boolean({ default: false }),
   },
   { additionalProperties: false },

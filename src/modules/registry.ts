@@ -10,9 +10,11 @@ import type { AuditTrail } from '../platform/audit/audit-trail.js';
 import { identityMigrations } from './identity/index.js';
 import { createStorageModule, storageMigrations } from './storage/index.js';
 import { createFormsModule, formsMigrations } from './forms/index.js';
+import { createNotificationsModule, notificationsMigrations } from './notifications/index.js';
+import { eventsMigrations, type ChangeFeed } from '../platform/events/index.js';
 
 /** Every schema step of every module (the CLI migrates without building the HTTP app). */
-export const allMigrations: ModuleMigration[] = [...identityMigrations, ...storageMigrations, ...formsMigrations];
+export const allMigrations: ModuleMigration[] = [...eventsMigrations, ...identityMigrations, ...storageMigrations, ...formsMigrations, ...notificationsMigrations];
 
 /** What the composition root has to hand out; each module receives only its own slice of it. */
 export interface ModuleSources {
@@ -23,10 +25,15 @@ export interface ModuleSources {
   config: AppConfig;
   log: FastifyBaseLogger;
   audit: AuditTrail;
+  feed: ChangeFeed;
 }
 
 /** API modules besides identity, which the composition root builds first because it resolves credentials. */
-export function createModules({ db, dialect, traits, log }: ModuleSources): PlatformModule[] {
+export function createModules({ db, dialect, traits, log, config, feed }: ModuleSources): PlatformModule[] {
   const base = { dialect, traits, log };
-  return [createStorageModule({ ...base, db, config: undefined }), createFormsModule({ ...base, db, config: undefined })];
+  return [
+    createStorageModule({ ...base, db, config: undefined }),
+    createFormsModule({ ...base, db, config: undefined }),
+    createNotificationsModule({ ...base, db, feed, config: { maintenance: config.maintenance, ...config.notifications } }),
+  ];
 }

@@ -16,7 +16,10 @@ describeEachEngine('input integrity', (engine) => {
         {
           name: 'acme',
           users: [{ loginName: 'ann', password: 'ann-secret-1', roles: ['FORMS_ADMIN'] }],
-          apiKeys: [{ name: 'robot', key: KEY['x-apikey'], roles: ['FORMS_ADMIN', 'ADMIN'] }],
+          apiKeys: [
+            { name: 'robot', key: KEY['x-apikey'], roles: ['FORMS_ADMIN', 'ADMIN'] },
+            { name: 'notifier', key: 'k-integrity-notifier-01', roles: ['NOTIFICATION_ADMIN'] },
+          ],
         },
       ],
     });
@@ -100,6 +103,15 @@ describeEachEngine('input integrity', (engine) => {
     expect(res.statusCode).toBe(200);
     const read = await t.request({ method: 'GET', url: `${STORE}/integrity/${res.json().id}`, headers: KEY });
     expect(read.json().value).toEqual({ z: 0, nz: 0, e: 0, sub: 5e-324, small: 1e-300, big: 1.7976931348623157e308, int: 9007199254740991 });
+  });
+
+  it.each([
+    ['a path parameter', '/cxf/svc-core/notification/a%00b', 'params.notificationId'],
+    ['a query parameter', '/cxf/svc-core/notification?start=0&x=a%00b', 'querystring.x'],
+  ])('refuses NUL in %s with 400 naming it, on a route whose schema would let it through', async (_what, url, path) => {
+    const res = await t.request({ method: 'GET', url, headers: { 'x-apikey': 'k-integrity-notifier-01' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.properties.errors[0].path).toBe(path);
   });
 
   it('an empty body with a JSON content type on a DELETE is no body', async () => {

@@ -12,6 +12,9 @@ import { StoreItemSchema, type StoreItemBody } from '../../src/modules/storage/s
 import { formJson } from '../../src/modules/forms/form-json.js';
 import { storedConfigJson } from '../../src/modules/forms/form-definition.js';
 import { FormResponse } from '../../src/modules/forms/forms.schemas.js';
+import { notificationJson } from '../../src/modules/notifications/notification-json.js';
+import { normalise } from '../../src/modules/notifications/notifications.service.js';
+import { NotificationSchema } from '../../src/modules/notifications/notifications.schemas.js';
 
 // The validator Fastify itself uses, with the schema keywords its schemas use (type arrays, formats).
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -83,6 +86,29 @@ describe('pre-serialised replies', () => {
       expect(validates(FormResponse, parsed)).toBe('');
       const asObject = { id: row.form_id, version: row.version, name: row.name, config: JSON.parse(config), createdOn: new Date(meta.createdOn).toISOString(), createdBy: row.created_by };
       expect(parsed).toStrictEqual(await ordinarySerializer(FormResponse, asObject));
+    });
+  }
+
+  for (let seed = 1; seed <= 20; seed++) {
+    it(`notification ${seed}: valid against NotificationSchema, equal to the ordinary serializer, id first`, async () => {
+      const r = random(seed);
+      const input: Record<string, unknown> = {
+        subject: r.text() || 's',
+        recipients: [r.text() || 'r', 'R1', 'R1'],
+        recipientsType: r.pick(['user', 'role', 'organisation']),
+      };
+      if (r.next() < 0.5) input.priority = r.pick([0, 5, 10]);
+      for (const field of ['message', 'icon', 'type']) if (r.next() < 0.5) input[field] = r.text() || 'x';
+      if (r.next() < 0.5) input.typeSpecificData = { targetModule: r.text(), route: [r.text()], extra: r.value(1) };
+      if (r.next() < 0.5) input.unknownMember = r.value(1);
+      const stored = normalise(input as any, `n-${seed}`, meta.createdBy);
+      const text = notificationJson({ doc: JSON.stringify(stored), date: meta.updatedOn, version: seed });
+      const parsed = JSON.parse(text);
+      expect(firstKey(text)).toBe('id');
+      expect(validates(NotificationSchema, parsed)).toBe('');
+      expect(parsed.recipients.filter((x: string) => x === 'R1')).toEqual(['R1']);
+      const asObject = { ...stored, date: new Date(meta.updatedOn).toISOString(), version: seed };
+      expect(parsed).toStrictEqual(await ordinarySerializer(NotificationSchema, asObject));
     });
   }
 });

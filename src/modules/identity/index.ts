@@ -28,6 +28,8 @@ import { deleteAllSessionsRoute } from './routes/delete-all-sessions.js';
 import { postTokenRoute } from './routes/post-token.js';
 import { getJwksRoute } from './routes/get-jwks.js';
 import { getAuditRoute } from './routes/get-audit.js';
+import { SessionEndings } from './session-endings.js';
+import type { ChangeFeed } from '../../platform/events/index.js';
 
 export { identityMigrations } from './identity.migrations.js';
 export type { UserChange, ApiKeyChange } from './identity.service.js';
@@ -37,7 +39,8 @@ export type { SessionRecord } from './session.service.js';
 export const SESSION_COOKIE = 'svc_session';
 
 export type IdentityConfig = AppConfig['identity'];
-export type IdentityDeps = ModuleDeps<IdentityTables, IdentityConfig>;
+/** `feed`: the change feed, over which session endings reach every instance (absent in tools such as the CLI). */
+export type IdentityDeps = ModuleDeps<IdentityTables, IdentityConfig> & { feed?: ChangeFeed };
 
 /** The identity module: a platform module that also resolves credentials and keeps the audit trail. */
 export interface IdentityModule extends PlatformModule {
@@ -67,25 +70,28 @@ export function createIdentityAdmin(db: Kysely<IdentityTables>, dialect: Dialect
 }
 
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
-/** Session rows kept in memory where one process owns the database (bounded staleness is not an issue there). */
+/** Session rows kept in memory where one process owns the database, or while the change feed reports every ending. */
 const SESSION_CACHE_MS = 60_000;
 
-export function createIdentityModule({ db, dialect, traits, config: idc, log }: IdentityDeps): IdentityModule {
+export function createIdentityModule({ db, dialect, traits, config: idc, log, feed }: IdentityDeps): IdentityModule {
+  const sessionRows = new SessionsRepository(db, dialect);
   const users = new UsersRepository(db, dialect);
   const identity = new IdentityService(users, idc.credentialCacheSeconds * 1000);
   const audit = new AuditService(new AuditRepository(db, dialect), log);
   const throttle = new LoginThrottle(new LoginThrottleRepository(db), idc.loginThrottle);
   const sessions = new SessionService(
     users,
-    new SessionsRepository(db, dialect),
+    sessionRows,
     throttle,
     {
       ttlSeconds: idc.sessionTtlSeconds,
       passwordLoginEnabled: idc.provider === 'local',
       userCacheMs: idc.credentialCacheSeconds * 1000,
-      sessionCacheMs: traits.singleInstance ? SESSION_CACHE_MS : 0,
+      sessionCacheMs: SESSION_CACHE_MS,
+      singleInstance: traits.singleInstance,
     },
     audit,
+    feed ? new SessionEndings(db, feed, sessionRows) : undefined,
   );
   const signingKeys = new SigningKeys(db, dialect, {
     algorithm: idc.tokens.algorithm,
@@ -135,6 +141,7 @@ export function createIdentityModule({ db, dialect, traits, config: idc, log }: 
     fromBearer: (token) => tokens.verify(token),
   };
   let purgeTimer: NodeJS.Timeout | undefined;
+  let stopEndings: (() => void) | undefined;
   return {
     name: 'identity',
     resolver,
@@ -145,6 +152,7 @@ export function createIdentityModule({ db, dialect, traits, config: idc, log }: 
       return firstStart ? identity.bootstrapAdmin(idc.bootstrapAdminPassword) : {};
     },
     start() {
+      stopEndings = sessions.followEndings();
       purgeTimer = setInterval(() => {
         Promise.all([sessions.purgeExpired(idc.loginThrottle.windowSeconds), signingKeys.purge(), audit.purge(idc.auditRetentionDays)]).catch((err) =>
           log.warn({ err }, 'identity purge failed'),
@@ -153,6 +161,7 @@ export function createIdentityModule({ db, dialect, traits, config: idc, log }: 
       purgeTimer.unref();
     },
     close() {
+      stopEndings?.();
       if (purgeTimer) clearInterval(purgeTimer);
       purgeTimer = undefined;
     },

@@ -11,6 +11,7 @@ import type { User } from './identity.tables.js';
 import { LoginThrottle } from './login-throttle.js';
 import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 import type { AuditService } from './audit/audit.service.js';
+import type { SessionEndings } from './session-endings.js';
 
 /** The session record of the spec (interface-spec, Session record). */
 export type SessionRecord = Static<typeof SessionRecordSchema>;
@@ -23,10 +24,12 @@ export interface SessionSettings {
   /** How long a session's user (grants, active flag) may be reused. */
   userCacheMs: number;
   /**
-   * How long this process may reuse a session row. Only where one process owns the database: then every
-   * logout, extension and "end all" passes through this service and the cache stays exact. 0 elsewhere.
+   * How long this process may reuse a session row: where one process owns the database (every logout, extension
+   * and "end all" passes through this service), or while the change feed tells it of every ending on any instance.
    */
   sessionCacheMs: number;
+  /** One process owns the database: the session cache is exact without the feed. */
+  singleInstance: boolean;
 }
 
 export interface LoginInput {
@@ -51,7 +54,21 @@ export class SessionService {
     private readonly throttle: LoginThrottle,
     private readonly settings: SessionSettings,
     private readonly audit: AuditService,
+    private readonly endings?: SessionEndings,
   ) {}
+
+  /** Follows session endings on every instance (start of the module); returns the stop. */
+  followEndings(): () => void {
+    if (!this.endings) return () => undefined;
+    return this.endings.listen(
+      (tenantId, idHash) => (idHash ? this.liveSessions.delete(idHash) : this.liveSessions.deleteWhere((s) => s.tenantId === tenantId)),
+      () => this.liveSessions.clear(),
+    );
+  }
+
+  private get cacheSessions(): boolean {
+    return this.settings.sessionCacheMs > 0 && (this.settings.singleInstance || this.endings?.live === true);
+  }
 
   /** Password login. Unknown tenant or user costs one password verification too (no user enumeration). */
   async login(input: LoginInput): Promise<{ sessionId: string; record: SessionRecord }> {
@@ -110,11 +127,13 @@ export class SessionService {
   }
 
   private async liveSession(idHash: string, now: number): Promise<LiveSession | undefined> {
-    const hit = this.liveSessions.get(idHash, now);
-    if (hit) return hit.expiresOn > now ? hit : undefined;
+    const cache = this.cacheSessions;
+    const hit = cache ? this.liveSessions.get(idHash, now) : undefined;
+    // A cached expiry may lag behind an extension written by another instance: past it, the database decides.
+    if (hit && hit.expiresOn > now) return hit;
     const live = await this.sessions.findLiveSession(idHash, now);
     // The cached object is the one touch() slides forward, so cache and database agree on the expiry.
-    if (live && this.settings.sessionCacheMs > 0) this.liveSessions.set(idHash, live, now + this.settings.sessionCacheMs);
+    if (live && cache) this.liveSessions.set(idHash, live, now + this.settings.sessionCacheMs);
     return live;
   }
 
@@ -143,7 +162,8 @@ export class SessionService {
     const live = await this.sessions.findLiveSession(idHash, Date.now());
     if (live && (typeof csrfToken !== 'string' || !safeEqual(csrfToken, live.csrfToken))) throw ERRORS.csrfTokenInvalid();
     this.liveSessions.delete(idHash);
-    await this.sessions.deleteSession(idHash);
+    if (live && this.endings) await this.endings.endOne(live.tenantId, idHash);
+    else await this.sessions.deleteSession(idHash);
     const user = live ? await this.users.findUserById(live.userId) : undefined;
     if (user) {
       await this.audit.record({ tenantId: user.tenantId, actor: user.loginName, action: 'logout', outcome: 'success', remoteAddress: meta.ip, userAgent: meta.userAgent });
@@ -161,7 +181,7 @@ export class SessionService {
   async endAllSessions(caller: Principal, meta: RequestMeta): Promise<number> {
     const { tenantId } = caller;
     this.liveSessions.deleteWhere((s) => s.tenantId === tenantId);
-    const deleted = await this.sessions.deleteTenantSessions(tenantId);
+    const deleted = this.endings ? await this.endings.endTenant(tenantId) : await this.sessions.deleteTenantSessions(tenantId);
     await this.audit.record({
       tenantId,
       actor: caller.loginName,

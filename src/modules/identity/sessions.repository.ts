@@ -65,12 +65,12 @@ export class SessionsRepository {
     await this.db.updateTable('sessions').set({ expires_on: expiresOn }).where('id_hash', '=', idHash).execute();
   }
 
-  async deleteSession(idHash: string): Promise<void> {
-    await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+  async deleteSession(idHash: string, db: Kysely<IdentityTables> = this.db): Promise<void> {
+    await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
   }
 
-  async deleteTenantSessions(tenantId: string): Promise<number> {
-    const r = await this.db.deleteFrom('sessions').where('tenant_id', '=', tenantId).executeTakeFirst();
+  async deleteTenantSessions(tenantId: string, db: Kysely<IdentityTables> = this.db): Promise<number> {
+    const r = await db.deleteFrom('sessions').where('tenant_id', '=', tenantId).executeTakeFirst();
     return Number(r.numDeletedRows ?? 0);
   }
 

@@ -26,6 +26,10 @@ export class ExpiringMap<K, V> {
     this.entries.delete(key);
   }
 
+  clear(): void {
+    this.entries.clear();
+  }
+
   deleteWhere(matches: (value: V) => boolean): void {
     for (const [key, entry] of this.entries) if (matches(entry.value)) this.entries.delete(key);
   }

@@ -30,6 +30,11 @@ export interface Database {
   traits: DeploymentTraits;
   /** Human-readable target, without credentials, for the start-up log. */
   describe: string;
+  /**
+   * PostgreSQL only: a connection of its own, outside the pool, for work that holds one for the life of the
+   * instance (the change feed's LISTEN). The caller ends it.
+   */
+  connectDedicated?: () => Promise<pg.Client>;
   destroy(): Promise<void>;
 }
 
@@ -124,5 +129,10 @@ function createPostgres(options: DatabaseOptions): Database {
       return 'postgres';
     }
   })();
-  return { db, dialect: postgresDialect, traits: { singleInstance: false, singleWriter: false }, describe: safe, destroy: () => db.destroy() };
+  const connectDedicated = async () => {
+    const client = new pg.Client({ connectionString: options.url, options: options.pgSchema ? `-c search_path=${options.pgSchema}` : undefined });
+    await client.connect();
+    return client;
+  };
+  return { db, dialect: postgresDialect, traits: { singleInstance: false, singleWriter: false }, describe: safe, connectDedicated, destroy: () => db.destroy() };
 }

@@ -61,7 +61,12 @@ export function findUnderflow(text: string): string | undefined {
 }
 
 function checkRequest(request: FastifyRequest): FieldError | undefined {
-  return findUnstorable(request.params, 'params') ?? findUnstorable(request.query, 'querystring') ?? findUnstorable(request.body, 'body');
+  // The router's params and the query parser's object are not plain objects: copied, they are walked like a body.
+  return (
+    findUnstorable({ ...(request.params as object) }, 'params') ??
+    findUnstorable({ ...(request.query as object) }, 'querystring') ??
+    findUnstorable(request.body, 'body')
+  );
 }
 
 /**

@@ -1,0 +1,242 @@
+// Issue 9: the notification API under load, against a bare Fastify route in the same run.
+// Usage: npm run build && node bench/notifications.mjs
+// Env:   ENGINE=sqlite|postgres (default sqlite); PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres; the
+//        bench creates its own database there and drops it afterwards); NOTIFICATIONS (100000); SUBSCRIBERS (1000);
+//        SENDS (30); ROUNDS (3), DURATION (5 s), CONNECTIONS (50); SCENARIOS=list,fanout (default both).
+// List: NOTIFICATIONS seeded through SQL in the repository's shape; recipients cycle over 50 roles, 20 organisations
+// and 100 users; the reader (an API key with 3 roles and 2 organisations) may see about 5.6% of them.
+// Fan-out: SUBSCRIBERS streams of one key holding the role, one notification to the role per send; the time from the
+// send until the last subscriber has it. On PostgreSQL the same again with the subscribers on a second instance.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import { request as httpRequest, Agent } from 'node:http';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { compare, median, printTable, startBaseline, startService } from './lib.mjs';
+
+const ENGINE = process.env.ENGINE ?? 'sqlite';
+const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const NOTIFICATIONS = Number(process.env.NOTIFICATIONS ?? 100_000);
+const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 1000);
+const SENDS = Number(process.env.SENDS ?? 30);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const DURATION = Number(process.env.DURATION ?? 5);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
+const SCENARIOS = new Set((process.env.SCENARIOS ?? 'list,fanout').split(','));
+const READER_KEY = 'k-bench-notif-reader-0123';
+const WRITER_KEY = 'k-bench-notif-writer-0123';
+const LISTENER_KEY = 'k-bench-notif-listener-0123';
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+
+const root = mkdtempSync(join(tmpdir(), 'svc-bench-notif-'));
+const dataDir = join(root, 'data');
+const configFile = join(root, 'config.json');
+writeFileSync(
+  configFile,
+  JSON.stringify({
+    tenants: [
+      {
+        name: 'bench',
+        apiKeys: [
+          { name: 'reader', key: READER_KEY, roles: ['role-1', 'role-2', 'role-3'], organisations: ['org-1', 'org-2'] },
+          { name: 'writer', key: WRITER_KEY, roles: ['NOTIFICATION_ADMIN'] },
+          { name: 'listener', key: LISTENER_KEY, roles: ['role-fanout'] },
+        ],
+      },
+    ],
+  }),
+);
+
+let pgUrl;
+let pgDbName;
+if (ENGINE === 'postgres') {
+  pgDbName = `svc_bench_notif_${process.pid}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${pgDbName}`);
+  await admin.end();
+  const u = new URL(PG_ADMIN_URL);
+  u.pathname = `/${pgDbName}`;
+  pgUrl = u.toString();
+}
+const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: pgUrl } : { SVC_DATA_DIR: dataDir };
+
+/** The i-th notification: recipients cycle over users, roles and organisations. */
+function recipientsOf(i) {
+  const kind = ['role', 'organisation', 'user'][i % 3];
+  const name = kind === 'role' ? `role-${i % 50}` : kind === 'organisation' ? `org-${i % 20}` : `user-${i % 100}`;
+  return { kind, name };
+}
+const docOf = (i) => {
+  const { kind, name } = recipientsOf(i);
+  return { id: `n-${i}`, priority: 5, subject: `Notification ${i}`, message: `Something happened to order ${i}`, recipients: [name], recipientsType: kind, originator: 'seed', type: 'info' };
+};
+
+async function seed() {
+  const now = Date.now() - NOTIFICATIONS;
+  const t0 = performance.now();
+  if (ENGINE === 'sqlite') {
+    const db = new SQLite(join(dataDir, 'svc.sqlite'));
+    db.pragma('journal_mode = WAL');
+    const tenant = db.prepare(`select id from tenants where name = 'bench'`).get().id;
+    const ins = db.prepare(`insert into notifications (tenant_id, id, doc, date, version) values (?, ?, ?, ?, 1)`);
+    const rec = db.prepare(`insert into notification_recipients (tenant_id, kind, name, notification_seq) values (?, ?, ?, ?)`);
+    db.transaction(() => {
+      for (let i = 0; i < NOTIFICATIONS; i++) {
+        const seq = ins.run(tenant, `n-${i}`, JSON.stringify(docOf(i)), now + i).lastInsertRowid;
+        const { kind, name } = recipientsOf(i);
+        rec.run(tenant, kind, name, seq);
+      }
+    })();
+    db.exec('analyze');
+    db.close();
+  } else {
+    const c = new pg.Client({ connectionString: pgUrl });
+    await c.connect();
+    const tenant = (await c.query(`select id from tenants where name = 'bench'`)).rows[0].id;
+    await c.query(
+      `with src as (
+         select g, (array['role','organisation','user'])[g % 3 + 1] as kind,
+                case g % 3 when 0 then 'role-' || (g % 50) when 1 then 'org-' || (g % 20) else 'user-' || (g % 100) end as name
+         from generate_series(0, $2::int - 1) g),
+       ins as (
+         insert into notifications (tenant_id, id, doc, date, version)
+         select $1, 'n-' || g,
+                jsonb_build_object('id', 'n-' || g, 'priority', 5, 'subject', 'Notification ' || g, 'message', 'Something happened to order ' || g,
+                  'recipients', jsonb_build_array(name), 'recipientsType', kind, 'originator', 'seed', 'type', 'info')::text,
+                $3::bigint + g, 1
+         from src order by g
+         returning seq, id)
+       insert into notification_recipients (tenant_id, kind, name, notification_seq)
+       select $1, src.kind, src.name, ins.seq from ins join src on ins.id = 'n-' || src.g`,
+      [tenant, NOTIFICATIONS, now],
+    );
+    // As a deployment would be right after a bulk load: no manual ANALYZE (autovacuum is off here).
+    await c.end();
+  }
+  console.log(`${ENGINE}: seeded ${NOTIFICATIONS} notifications in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/** Opens `n` SSE streams; resolves with a function that answers when all have received an event with the subject. */
+async function subscribe(url, n) {
+  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  const arrivals = new Map();
+  const requests = [];
+  await Promise.all(
+    Array.from({ length: n }, () =>
+      new Promise((resolve, reject) => {
+        const req = httpRequest(`${url}/cxf/svc-core/notification/stream`, { agent, headers: { 'x-apikey': LISTENER_KEY } }, (res) => {
+          if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
+          res.setEncoding('utf8');
+          let buf = '';
+          res.on('data', (chunk) => {
+            buf += chunk;
+            let cut;
+            while ((cut = buf.indexOf('\n\n')) >= 0) {
+              const frame = buf.slice(0, cut);
+              buf = buf.slice(cut + 2);
+              const m = /"subject":"(send-\d+)"/.exec(frame);
+              if (m) {
+                const list = arrivals.get(m[1]) ?? [];
+                list.push(performance.now());
+                arrivals.set(m[1], list);
+              }
+            }
+          });
+          resolve();
+        });
+        req.on('error', reject);
+        req.end();
+        requests.push(req);
+      }),
+    ),
+  );
+  return { arrivals, close: () => requests.forEach((r) => r.destroy()) };
+}
+
+async function fanout(writerUrl, subscriberUrl, label) {
+  const subs = await subscribe(subscriberUrl, SUBSCRIBERS);
+  const lasts = [];
+  try {
+    for (let s = 0; s < SENDS; s++) {
+      const subject = `send-${s}`;
+      const t0 = performance.now();
+      const res = await fetch(`${writerUrl}/cxf/svc-core/notification`, {
+        method: 'POST',
+        headers: { 'x-apikey': WRITER_KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ subject, recipients: ['role-fanout'], recipientsType: 'role' }),
+      });
+      if (res.status !== 200) throw new Error(`add answered ${res.status}`);
+      await res.arrayBuffer();
+      const deadline = Date.now() + 10_000;
+      while ((subs.arrivals.get(subject)?.length ?? 0) < SUBSCRIBERS) {
+        if (Date.now() > deadline) throw new Error(`${label}: only ${subs.arrivals.get(subject)?.length ?? 0} of ${SUBSCRIBERS} got ${subject}`);
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      lasts.push(Math.max(...subs.arrivals.get(subject)) - t0);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    subs.close();
+  }
+  const sorted = [...lasts].sort((a, b) => a - b);
+  const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
+  console.log(`\n${label}: ${SUBSCRIBERS} subscribers, ${SENDS} sends; time from the add until the last subscriber has it: median ${median(lasts).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${sorted.at(-1).toFixed(1)} ms`);
+}
+
+const service = await startService({ port: await freePort(), configFile, env: serviceEnv });
+let second;
+try {
+  if (SCENARIOS.has('list')) {
+    await service.close();
+    await seed();
+    Object.assign(service, await startService({ port: await freePort(), configFile, env: serviceEnv }));
+    for (const limit of [1000, 50]) {
+      const url = `${service.url}/cxf/svc-core/notification?limit=${limit}`;
+      const answer = await (await fetch(url, { headers: { 'x-apikey': READER_KEY } })).json();
+      const baseline = await startBaseline(answer);
+      try {
+        const results = await compare(
+          {
+            'bare route (same list JSON)': { url: `${baseline.url}/x` },
+            [`GET /cxf/svc-core/notification?limit=${limit} (X-APIKey)`]: { url, headers: { 'x-apikey': READER_KEY } },
+          },
+          { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS },
+        );
+        printTable(
+          `${ENGINE}, ${NOTIFICATIONS} notifications, reader sees ${answer.total}, limit=${limit} (${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s)`,
+          results,
+          'bare route (same list JSON)',
+        );
+      } finally {
+        await baseline.close();
+      }
+    }
+  }
+  if (SCENARIOS.has('fanout')) {
+    await fanout(service.url, service.url, `${ENGINE}, one instance`);
+    if (ENGINE === 'postgres') {
+      second = await startService({ port: await freePort(), configFile, env: serviceEnv });
+      await fanout(service.url, second.url, 'postgres, writer on instance A, subscribers on instance B');
+    }
+  }
+} finally {
+  await second?.close();
+  await service.close();
+  rmSync(root, { recursive: true, force: true });
+  if (pgDbName) {
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${pgDbName} WITH (FORCE)`);
+    await admin.end();
+  }
+}

@@ -1,0 +1,57 @@
+import type { Kysely } from 'kysely';
+import type { ChangeFeed } from '../../platform/events/index.js';
+import type { IdentityTables } from './identity.tables.js';
+import type { SessionsRepository } from './sessions.repository.js';
+
+const TOPIC = 'identity.session';
+/** How long a logout waits for its own instance to hear the event (the server sends it to every instance at once). */
+const DELIVERY_WAIT_MS = 2_000;
+
+type SessionEnded = { idHash: string } | { tenant: true };
+
+/**
+ * Ending sessions where several instances share the database: the delete and an event in one transaction, so every
+ * instance can keep session rows in memory and still drop an ended one at once. Where one process owns the database
+ * (SQLite) every ending passes through that process anyway; the event costs nothing there.
+ */
+export class SessionEndings {
+  constructor(
+    private readonly db: Kysely<IdentityTables>,
+    private readonly feed: ChangeFeed,
+    private readonly sessions: SessionsRepository,
+  ) {}
+
+  /** True while every ending reaches this instance, i.e. while a cache of session rows is exact. */
+  get live(): boolean {
+    return this.feed.connected;
+  }
+
+  async endOne(tenantId: string, idHash: string): Promise<void> {
+    const event = await this.feed.transaction(this.db, async (trx, publish) => {
+      await this.sessions.deleteSession(idHash, trx);
+      return publish({ tenantId, topic: TOPIC, payload: { idHash } satisfies SessionEnded });
+    });
+    await this.feed.delivered(event, DELIVERY_WAIT_MS);
+  }
+
+  async endTenant(tenantId: string): Promise<number> {
+    const { deleted, event } = await this.feed.transaction(this.db, async (trx, publish) => {
+      const n = await this.sessions.deleteTenantSessions(tenantId, trx);
+      return { deleted: n, event: await publish({ tenantId, topic: TOPIC, payload: { tenant: true } satisfies SessionEnded }) };
+    });
+    await this.feed.delivered(event, DELIVERY_WAIT_MS);
+    return deleted;
+  }
+
+  /** Calls back for every ending on any instance, and when endings may have been missed. Returns the unsubscribe. */
+  listen(ended: (tenantId: string, idHash?: string) => void, missed: () => void): () => void {
+    const stops = [
+      this.feed.subscribe(TOPIC, (e) => {
+        const p = e.payload as SessionEnded;
+        ended(e.tenantId, 'idHash' in p ? p.idHash : undefined);
+      }),
+      this.feed.onResync(missed),
+    ];
+    return () => stops.forEach((stop) => stop());
+  }
+}

@@ -1,0 +1,38 @@
+import type { RecipientKind } from './notifications.schemas.js';
+
+/** A notification as stored: the written fields with their defaults applied. */
+export interface StoredNotification {
+  id: string;
+  priority: number;
+  subject: string;
+  message?: string;
+  recipients: string[];
+  recipientsType: RecipientKind;
+  originator: string;
+  icon?: string;
+  type: string;
+  typeSpecificData?: Record<string, unknown>;
+}
+
+/** As answered: with the server's date (ISO 8601 UTC) and version. */
+export interface Notification extends StoredNotification {
+  date: string;
+  version: number;
+}
+
+/** Who may see what: NOTIFICATION_ADMIN everything, others what names them, one of their roles or active organisations. */
+export type Visibility = { all: true } | { all: false; user: string; roles: string[]; organisations: string[] };
+
+export function canSee(v: Visibility, n: Pick<StoredNotification, 'recipients' | 'recipientsType'>): boolean {
+  if (v.all) return true;
+  switch (n.recipientsType) {
+    case 'user':
+      return n.recipients.includes(v.user);
+    case 'role':
+      return n.recipients.some((r) => v.roles.includes(r));
+    case 'organisation':
+      return n.recipients.some((r) => v.organisations.includes(r));
+    default:
+      return false;
+  }
+}

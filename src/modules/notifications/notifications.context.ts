@@ -1,0 +1,10 @@
+import type { NotificationsService } from './notifications.service.js';
+import type { MaintenanceSwitch } from './maintenance.js';
+import type { NotificationStreams } from './live/notification-streams.js';
+
+/** What the route files of the module need. */
+export interface NotificationsContext {
+  notifications: NotificationsService;
+  maintenance: MaintenanceSwitch;
+  streams: NotificationStreams;
+}

@@ -1,0 +1,37 @@
+import type { ModuleMigration } from '../../platform/db/migrations.js';
+
+export const notificationsMigrations: ModuleMigration[] = [
+  {
+    name: '2026-11-23-notifications-001-initial',
+    async up(db, d) {
+      await d
+        .addSerialPrimaryKey(db.schema.createTable('notifications'), 'seq')
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('doc', 'text', (c) => c.notNull())
+        .addColumn('date', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('notifications_tenant_id').on('notifications').columns(['tenant_id', 'id']).unique().execute();
+      // The list order: newest first.
+      await db.schema.createIndex('notifications_tenant_date').on('notifications').columns(['tenant_id', 'date', 'seq']).execute();
+      await d
+        .keyOnlyTable(
+          db.schema
+            .createTable('notification_recipients')
+            .addColumn('tenant_id', 'text', (c) => c.notNull())
+            .addColumn('kind', 'text', (c) => c.notNull())
+            .addColumn('name', 'text', (c) => c.notNull())
+            .addColumn('notification_seq', d.bigintColumnType, (c) => c.notNull())
+            .addPrimaryKeyConstraint('notification_recipients_pk', ['tenant_id', 'kind', 'name', 'notification_seq']),
+        )
+        .execute();
+      await db.schema.createIndex('notification_recipients_seq').on('notification_recipients').column('notification_seq').execute();
+      await db.schema
+        .createTable('notification_settings')
+        .addColumn('tenant_id', 'text', (c) => c.primaryKey())
+        .addColumn('maintenance', 'boolean', (c) => c.notNull())
+        .execute();
+    },
+  },
+];

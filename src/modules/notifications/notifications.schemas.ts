@@ -1,0 +1,65 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const RECIPIENT_KINDS = ['user', 'role', 'organisation'] as const;
+export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
+
+/** Caps that keep one notification a notification (a subject is a line, not a document). */
+export const LIMITS = { subject: 1_000, message: 100_000, recipients: 1_000, name: 256 } as const;
+
+/**
+ * A notification as written (interface-spec, Notification). `date` and `version` are the server's: accepted in a
+ * body (a client may send back what it read) and ignored. Other unknown members are ignored too.
+ */
+export const NotificationBody = Type.Object(
+  {
+    id: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.name, pattern: '^[^/?#]+$' })),
+    priority: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(5), Type.Literal(10)], { description: '0 silent, 5 toast (default), 10 popup' })),
+    subject: Type.String({ minLength: 1, maxLength: LIMITS.subject }),
+    message: Type.Optional(Type.String({ maxLength: LIMITS.message })),
+    recipients: Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.name }), { minItems: 1, maxItems: LIMITS.recipients }),
+    recipientsType: Type.Union(RECIPIENT_KINDS.map((k) => Type.Literal(k))),
+    originator: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.name })),
+    icon: Type.Optional(Type.String({ maxLength: LIMITS.name })),
+    type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'info (default), warn, error, link, ...: the list is open' })),
+    typeSpecificData: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: true },
+);
+export type NotificationInput = Static<typeof NotificationBody>;
+
+/** What the service returns: the stored fields with their defaults, plus the server's date and version. */
+export const NotificationSchema = Type.Object({
+  id: Type.String(),
+  priority: Type.Integer(),
+  subject: Type.String(),
+  message: Type.Optional(Type.String()),
+  recipients: Type.Array(Type.String()),
+  recipientsType: Type.String(),
+  originator: Type.String(),
+  icon: Type.Optional(Type.String()),
+  type: Type.String(),
+  typeSpecificData: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  date: Type.String({ format: 'date-time' }),
+  version: Type.Integer(),
+});
+
+export const NotificationListSchema = Type.Object({ total: Type.Integer(), items: Type.Array(NotificationSchema) });
+
+export const NotificationIdParams = Type.Object({ notificationId: Type.String({ minLength: 1, maxLength: LIMITS.name }) });
+export type NotificationIdParams = Static<typeof NotificationIdParams>;
+
+export const ListQuery = Type.Object({
+  start: Type.Integer({ minimum: 0, default: 0 }),
+  /** Cut to 10,000, as the storage list is. */
+  limit: Type.Integer({ minimum: 0, default: 1000 }),
+});
+export type ListQuery = Static<typeof ListQuery>;
+
+export const MaintenanceSchema = Type.Object({ active: Type.Boolean() }, { additionalProperties: false });
+export type Maintenance = Static<typeof MaintenanceSchema>;
+
+export const StreamQuery = Type.Object({
+  /** For clients that cannot set the Last-Event-ID header (EventSource polyfills); the header wins. */
+  lastEventId: Type.Optional(Type.String({ maxLength: 64 })),
+});
+export type StreamQuery = Static<typeof StreamQuery>;

@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Principal } from '../../platform/auth/principal.js';
+import { hasRole } from '../../platform/auth/principal.js';
+import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import { UniqueViolation } from '../../platform/db/db-errors.js';
+import type { ChangeFeed } from '../../platform/events/index.js';
+import { notificationJson } from './notification-json.js';
+import { ERRORS } from '../../platform/errors/error-catalogue.js';
+import { NOTIFICATION_ERRORS } from './notifications.errors.js';
+import type { NotificationsRepository } from './notifications.repository.js';
+import type { NotificationInput } from './notifications.schemas.js';
+import type { NotificationsTables } from './notifications.tables.js';
+import type { Notification, StoredNotification, Visibility } from './notification.js';
+
+export const NOTIFICATION_ADMIN = 'NOTIFICATION_ADMIN';
+export const NOTIFICATION_TOPIC = 'notification';
+const MAX_LIMIT = 10_000;
+
+/** What a `notification` event of the change feed carries. `previous` is set on updates: who saw it before. */
+export interface NotificationEvent {
+  action: 'add' | 'update' | 'delete';
+  notification: Notification;
+  previous?: Notification;
+}
+
+export function visibilityOf(p: Principal): Visibility {
+  if (hasRole(p, NOTIFICATION_ADMIN)) return { all: true };
+  return { all: false, user: p.loginName, roles: p.roles, organisations: p.organisations };
+}
+
+/** The rules of the notification API (decisions.md section 7); every write publishes its event in its transaction. */
+export class NotificationsService {
+  constructor(
+    private readonly db: Kysely<NotificationsTables>,
+    private readonly repo: NotificationsRepository,
+    private readonly feed: ChangeFeed,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async add(caller: Principal, input: NotificationInput): Promise<string> {
+    const stored = normalise(input, input.id ?? randomUUID(), input.originator ?? caller.loginName);
+    const doc = JSON.stringify(stored);
+    const date = Date.now();
+    try {
+      await this.feed.transaction(this.db, async (trx, publish) => {
+        await this.repo.insert(trx, caller.tenantId, stored, doc, date);
+        await publish({ tenantId: caller.tenantId, topic: NOTIFICATION_TOPIC, payload: { action: 'add', notification: answer(stored, date, 1) } });
+      });
+    } catch (err) {
+      if (err instanceof UniqueViolation || this.dialect.toDomainError(err) instanceof UniqueViolation) throw NOTIFICATION_ERRORS.exists(stored.id);
+      throw err;
+    }
+    return notificationJson({ doc, date, version: 1 });
+  }
+
+  /** Replaces the notification's fields; `originator` stays the original one unless the body names another. */
+  async update(caller: Principal, id: string, input: NotificationInput): Promise<string> {
+    if (input.id !== undefined && input.id !== id) throw NOTIFICATION_ERRORS.idMismatch(id, input.id);
+    return this.feed.transaction(this.db, async (trx, publish) => {
+      const current = await this.repo.lock(trx, caller.tenantId, id);
+      if (!current) throw NOTIFICATION_ERRORS.notFound(id);
+      const before = JSON.parse(current.doc) as StoredNotification;
+      const stored = normalise(input, id, input.originator ?? before.originator);
+      const doc = JSON.stringify(stored);
+      const date = Math.max(Date.now(), current.date + 1);
+      const version = current.version + 1;
+      await this.repo.update(trx, caller.tenantId, current.seq, stored, doc, date, version);
+      await publish({
+        tenantId: caller.tenantId,
+        topic: NOTIFICATION_TOPIC,
+        payload: { action: 'update', notification: answer(stored, date, version), previous: answer(before, current.date, current.version) },
+      });
+      return notificationJson({ doc, date, version });
+    });
+  }
+
+  async delete(caller: Principal, id: string): Promise<string> {
+    return this.feed.transaction(this.db, async (trx, publish) => {
+      const row = await this.repo.delete(trx, caller.tenantId, id);
+      if (!row) throw NOTIFICATION_ERRORS.notFound(id);
+      const notification = answer(JSON.parse(row.doc), row.date, row.version);
+      await publish({ tenantId: caller.tenantId, topic: NOTIFICATION_TOPIC, payload: { action: 'delete', notification } });
+      return notificationJson(row);
+    });
+  }
+
+  /** 404 both when it does not exist and when the caller may not see it (interface-spec, Errors 3). */
+  async get(caller: Principal, id: string): Promise<string> {
+    const row = await this.repo.get(caller.tenantId, id, visibilityOf(caller));
+    if (!row) throw NOTIFICATION_ERRORS.notFound(id);
+    return notificationJson(row);
+  }
+
+  async list(caller: Principal, start: number, limit: number): Promise<string> {
+    const { total, rows } = await this.repo.list(caller.tenantId, visibilityOf(caller), start, Math.min(limit, MAX_LIMIT));
+    return `{"total":${total},"items":[${rows.map(notificationJson).join(',')}]}`;
+  }
+}
+
+/** The stored form of a written notification: the spec's defaults applied, unknown members dropped, recipients once each. */
+export function normalise(input: NotificationInput, id: string, originator: string): StoredNotification {
+  const type = input.type ?? 'info';
+  if (type === 'link' && input.typeSpecificData !== undefined) assertLinkData(input.typeSpecificData);
+  const n: StoredNotification = {
+    id,
+    priority: input.priority ?? 5,
+    subject: input.subject,
+    ...(input.message !== undefined ? { message: input.message } : {}),
+    recipients: [...new Set(input.recipients)],
+    recipientsType: input.recipientsType,
+    originator,
+    ...(input.icon !== undefined ? { icon: input.icon } : {}),
+    type,
+    ...(input.typeSpecificData !== undefined ? { typeSpecificData: input.typeSpecificData } : {}),
+  };
+  return n;
+}
+
+/** Type link points into the GUI: `targetModule` a string and `route` a list of strings (interface-spec, Notification). */
+function assertLinkData(data: Record<string, unknown>): void {
+  const errors = [];
+  if (data.targetModule !== undefined && typeof data.targetModule !== 'string') errors.push({ path: '/typeSpecificData/targetModule', message: 'must be string' });
+  if (data.route !== undefined && !(Array.isArray(data.route) && data.route.every((r) => typeof r === 'string'))) {
+    errors.push({ path: '/typeSpecificData/route', message: 'must be an array of strings' });
+  }
+  if (errors.length) throw ERRORS.validation(errors);
+}
+
+function answer(n: StoredNotification, date: number, version: number): Notification {
+  return { ...n, date: new Date(date).toISOString(), version };
+}

@@ -1,0 +1,34 @@
+import type { Generated } from 'kysely';
+import type { EventsTables } from '../../platform/events/index.js';
+
+export interface NotificationsTable {
+  seq: Generated<number>;
+  tenant_id: string;
+  id: string;
+  /** The notification as written, defaults applied, without date and version: JSON text spliced into answers. */
+  doc: string;
+  /** Epoch milliseconds of the add or of the last update. */
+  date: number;
+  version: number;
+}
+
+/** One row per recipient: the index that makes "which notifications may this caller see" a range lookup. */
+export interface NotificationRecipientsTable {
+  tenant_id: string;
+  /** recipientsType: user, role or organisation. */
+  kind: string;
+  name: string;
+  notification_seq: number;
+}
+
+/** Per-tenant maintenance switch set at run time; no row means the config's `maintenance`. */
+export interface NotificationSettingsTable {
+  tenant_id: string;
+  maintenance: number | boolean;
+}
+
+export interface NotificationsTables extends EventsTables {
+  notifications: NotificationsTable;
+  notification_recipients: NotificationRecipientsTable;
+  notification_settings: NotificationSettingsTable;
+}

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import { sendJsonText } from '../../../platform/http/json-text.js';
+import { NOTIFICATION_RIGHTS, maintenanceGuard, notificationGuard } from '../notifications.access.js';
+import type { NotificationsContext } from '../notifications.context.js';
+import { NotificationIdParams, NotificationSchema } from '../notifications.schemas.js';
+
+export function deleteNotificationRoute(app: FastifyInstance, ctx: NotificationsContext): void {
+  app.delete<{ Params: NotificationIdParams }>(
+    '/cxf/svc-core/notification/:notificationId',
+    {
+      onRequest: [maintenanceGuard(ctx.maintenance), notificationGuard(NOTIFICATION_RIGHTS.delete)],
+      schema: {
+        tags: ['notifications'],
+        summary: 'Deletes a notification and answers it (role NOTIFICATION_ADMIN or right NOTIFICATION_DELETE)',
+        params: NotificationIdParams,
+        response: { 200: NotificationSchema, ...errorResponses(400, 401, 403, 404, 503) },
+      },
+    },
+    async (request, reply) => sendJsonText(reply, await ctx.notifications.delete(request.principal, request.params.notificationId)),
+  );
+}

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import { sendJsonText } from '../../../platform/http/json-text.js';
+import { maintenanceGuard } from '../notifications.access.js';
+import type { NotificationsContext } from '../notifications.context.js';
+import { NotificationIdParams, NotificationSchema } from '../notifications.schemas.js';
+
+export function getNotificationRoute(app: FastifyInstance, ctx: NotificationsContext): void {
+  app.get<{ Params: NotificationIdParams }>(
+    '/cxf/svc-core/notification/:notificationId',
+    {
+      onRequest: maintenanceGuard(ctx.maintenance),
+      schema: {
+        tags: ['notifications'],
+        summary: 'The notification, when the caller is among its recipients (else 404)',
+        params: NotificationIdParams,
+        response: { 200: NotificationSchema, ...errorResponses(400, 401, 404, 503) },
+      },
+    },
+    async (request, reply) => sendJsonText(reply, await ctx.notifications.get(request.principal, request.params.notificationId)),
+  );
+}

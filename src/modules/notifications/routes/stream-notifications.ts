@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import { maintenanceGuard } from '../notifications.access.js';
+import type { NotificationsContext } from '../notifications.context.js';
+import { visibilityOf } from '../notifications.service.js';
+import { StreamQuery } from '../notifications.schemas.js';
+
+export function streamNotificationsRoute(app: FastifyInstance, ctx: NotificationsContext): void {
+  app.get<{ Querystring: StreamQuery }>(
+    '/cxf/svc-core/notification/stream',
+    {
+      onRequest: maintenanceGuard(ctx.maintenance),
+      schema: {
+        tags: ['notifications'],
+        summary: 'Server-Sent Events: `notification` events (add, update, delete) the caller may see; resumes by Last-Event-ID',
+        querystring: StreamQuery,
+        headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 64 })) }),
+        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 503) },
+      },
+    },
+    async (request, reply) => {
+      reply.hijack();
+      const lastEventId = (request.headers['last-event-id'] as string | undefined) ?? request.query.lastEventId;
+      await ctx.streams.open(reply.raw, request.principal.tenantId, visibilityOf(request.principal), lastEventId);
+    },
+  );
+}

@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import { sendJsonText } from '../../../platform/http/json-text.js';
+import { NOTIFICATION_RIGHTS, maintenanceGuard, notificationGuard } from '../notifications.access.js';
+import type { NotificationsContext } from '../notifications.context.js';
+import { NotificationBody, NotificationIdParams, NotificationSchema, type NotificationInput } from '../notifications.schemas.js';
+
+export function updateNotificationRoute(app: FastifyInstance, ctx: NotificationsContext): void {
+  app.put<{ Params: NotificationIdParams; Body: NotificationInput }>(
+    '/cxf/svc-core/notification/:notificationId',
+    {
+      onRequest: [maintenanceGuard(ctx.maintenance), notificationGuard(NOTIFICATION_RIGHTS.update)],
+      schema: {
+        tags: ['notifications'],
+        summary: 'Updates a notification: new date, version + 1 (role NOTIFICATION_ADMIN or right NOTIFICATION_UPDATE)',
+        params: NotificationIdParams,
+        body: NotificationBody,
+        response: { 200: NotificationSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 503) },
+      },
+    },
+    async (request, reply) => sendJsonText(reply, await ctx.notifications.update(request.principal, request.params.notificationId, request.body)),
+  );
+}

@@ -1,0 +1,53 @@
+import type { Kysely, Transaction } from 'kysely';
+
+/** What a writer publishes: a topic, the tenant whose data changed, and a JSON payload. */
+export interface PublishedEvent {
+  tenantId: string;
+  topic: string;
+  payload: unknown;
+}
+
+/** A committed event as subscribers receive it. `id` grows by one per event of the tenant, in commit order. */
+export interface FeedEvent extends PublishedEvent {
+  id: number;
+  createdOn: number;
+}
+
+/** Stores an event with the transaction's other writes; it is delivered once (and only if) the transaction commits. */
+export type Publish = (event: PublishedEvent) => Promise<FeedEvent>;
+
+/** What a subscriber that reconnects may read back: the events after its last one, or why it cannot. */
+export type Replay =
+  | { kind: 'events'; events: FeedEvent[] }
+  /** Events after that id have been purged (older than the retention window). */
+  | { kind: 'expired' }
+  /** No event of the tenant ever had that id. */
+  | { kind: 'unknown' };
+
+/**
+ * The platform's change feed: events published inside a write's transaction, delivered after commit to every
+ * subscriber on every instance of the database (in-process on SQLite; LISTEN/NOTIFY on PostgreSQL), and kept for a
+ * retention window so that a subscriber can ask for what it missed.
+ */
+export interface ChangeFeed {
+  /** Runs `work` in one transaction; what it publishes is stored with its writes and sent only after commit. */
+  transaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>, publish: Publish) => Promise<T>): Promise<T>;
+  /** Calls `listener` with every committed event of the topic, per tenant in id order. Returns the unsubscribe. */
+  subscribe(topic: string, listener: (event: FeedEvent) => void): () => void;
+  /**
+   * Calls `listener` when deliveries may have had a gap (the PostgreSQL listener connection dropped and came back):
+   * holders of caches built on the feed drop them. Returns the unsubscribe.
+   */
+  onResync(listener: () => void): () => void;
+  /** True while every committed event reaches this instance; caches built on the feed are only safe then. */
+  readonly connected: boolean;
+  /**
+   * Resolves once this instance has delivered the event (at most `timeoutMs` later). A writer that must not answer
+   * before every instance knows (a logout) waits for its own instance: the server sends the event to all at once.
+   */
+  delivered(event: Pick<FeedEvent, 'tenantId' | 'id'>, timeoutMs: number): Promise<void>;
+  /** Events of the topic after `afterId`, oldest first, at most `limit`. */
+  replay(tenantId: string, topic: string, afterId: number, limit: number): Promise<Replay>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}

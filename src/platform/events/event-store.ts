@@ -1,0 +1,84 @@
+import { sql, type Kysely } from 'kysely';
+import type { EventsTables } from './events.tables.js';
+import type { FeedEvent, PublishedEvent, Replay } from './change-feed.js';
+
+type Row = { tenant_id: string; id: number; topic: string; payload: string; created_on: number };
+
+/** SQL of the change feed: the per-tenant counter, the event rows, replay and the retention purge. */
+export class EventStore {
+  constructor(private readonly db: Kysely<EventsTables>) {}
+
+  /**
+   * Inserts the event inside the caller's transaction. The counter row's update locks it until commit, so ids of a
+   * tenant commit in order and, rolled back together with their writes, leave no gaps.
+   */
+  async insert(trx: Kysely<EventsTables>, event: PublishedEvent, now: number): Promise<FeedEvent> {
+    const { last_id: id } = await trx
+      .insertInto('change_event_counters')
+      .values({ tenant_id: event.tenantId, last_id: 1 })
+      .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_id: sql<number>`change_event_counters.last_id + 1` }))
+      .returning('last_id')
+      .executeTakeFirstOrThrow();
+    const payload = JSON.stringify(event.payload ?? null);
+    await trx.insertInto('change_events').values({ tenant_id: event.tenantId, id: Number(id), topic: event.topic, payload, created_on: now }).execute();
+    return { ...event, id: Number(id), createdOn: now };
+  }
+
+  /** The last id of every tenant that has one. */
+  async counters(): Promise<Map<string, number>> {
+    const rows = await this.db.selectFrom('change_event_counters').select(['tenant_id', 'last_id']).execute();
+    return new Map(rows.map((r) => [r.tenant_id, Number(r.last_id)]));
+  }
+
+  async byId(tenantId: string, id: number): Promise<FeedEvent | undefined> {
+    const row = await this.db.selectFrom('change_events').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+    return row ? toEvent(row) : undefined;
+  }
+
+  /** Events of the tenant with afterId < id < beforeId, in id order (every topic: the gap filler of delivery). */
+  async between(tenantId: string, afterId: number, beforeId: number): Promise<FeedEvent[]> {
+    const rows = await this.db
+      .selectFrom('change_events')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('id', '>', afterId)
+      .where('id', '<', beforeId)
+      .orderBy('id')
+      .execute();
+    return rows.map(toEvent);
+  }
+
+  /** Every event created at or after `since`, per tenant in id order (catch-up after a lost listener). */
+  async createdSince(since: number): Promise<FeedEvent[]> {
+    const rows = await this.db.selectFrom('change_events').selectAll().where('created_on', '>=', since).orderBy('tenant_id').orderBy('id').execute();
+    return rows.map(toEvent);
+  }
+
+  async replay(tenantId: string, topic: string, afterId: number, limit: number): Promise<Replay> {
+    const counter = await this.db.selectFrom('change_event_counters').select('last_id').where('tenant_id', '=', tenantId).executeTakeFirst();
+    const last = Number(counter?.last_id ?? 0);
+    if (afterId > last) return { kind: 'unknown' };
+    if (afterId === last) return { kind: 'events', events: [] };
+    const oldest = await this.db.selectFrom('change_events').select((eb) => eb.fn.min('id').as('min')).where('tenant_id', '=', tenantId).executeTakeFirst();
+    const min = oldest?.min == null ? null : Number(oldest.min);
+    if (min === null || min > afterId + 1) return { kind: 'expired' };
+    const rows = await this.db
+      .selectFrom('change_events')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('id', '>', afterId)
+      .where('topic', '=', topic)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return { kind: 'events', events: rows.map(toEvent) };
+  }
+
+  async purge(createdBefore: number): Promise<void> {
+    await this.db.deleteFrom('change_events').where('created_on', '<', createdBefore).execute();
+  }
+}
+
+function toEvent(row: Row): FeedEvent {
+  return { tenantId: row.tenant_id, id: Number(row.id), topic: row.topic, payload: JSON.parse(row.payload), createdOn: Number(row.created_on) };
+}

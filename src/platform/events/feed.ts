@@ -1,0 +1,156 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely, Transaction } from 'kysely';
+import type { ChangeFeed, FeedEvent, Publish, Replay } from './change-feed.js';
+import type { EventStore } from './event-store.js';
+import type { EventsTables } from './events.tables.js';
+
+/**
+ * How events travel between the writers and the subscribers of the database: in-process where one process owns it,
+ * PostgreSQL's LISTEN/NOTIFY where several instances share it.
+ */
+export interface FeedTransport {
+  /** Inside the writing transaction, after the event row: PostgreSQL queues its NOTIFY (sent at commit). */
+  announce(trx: Kysely<EventsTables>, event: FeedEvent): Promise<void>;
+  /** After commit, with the transaction's events: the in-process transport delivers them here. */
+  committed(events: FeedEvent[]): void;
+  /** `receive` takes an event or a reference to one; `lost` is called when deliveries may have been missed. */
+  start(receive: (message: FeedEvent | { tenantId: string; id: number }) => void, lost: (since: number) => void): Promise<void>;
+  close(): Promise<void>;
+  readonly connected: boolean;
+}
+
+export interface FeedSettings {
+  retentionMs: number;
+  /** How often the retention purge runs. */
+  purgeIntervalMs: number;
+}
+
+export class Feed implements ChangeFeed {
+  private readonly listeners = new Map<string, Set<(event: FeedEvent) => void>>();
+  private readonly resyncListeners = new Set<() => void>();
+  /** Per tenant, the id of the last event delivered here: later ones wait for the gap to be read back. */
+  private readonly lastDelivered = new Map<string, number>();
+  private chain: Promise<void> = Promise.resolve();
+  private readonly waiters = new Set<{ tenantId: string; id: number; done: () => void }>();
+  private purgeTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Kysely<EventsTables>,
+    private readonly store: EventStore,
+    private readonly transport: FeedTransport,
+    private readonly settings: FeedSettings,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  get connected(): boolean {
+    return this.transport.connected;
+  }
+
+  async transaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>, publish: Publish) => Promise<T>): Promise<T> {
+    const events: FeedEvent[] = [];
+    const result = await db.transaction().execute(async (trx) => {
+      const own = trx as unknown as Kysely<EventsTables>;
+      const publish: Publish = async (event) => {
+        const stored = await this.store.insert(own, event, Date.now());
+        await this.transport.announce(own, stored);
+        events.push(stored);
+        return stored;
+      };
+      return work(trx, publish);
+    });
+    if (events.length > 0) this.transport.committed(events);
+    return result;
+  }
+
+  subscribe(topic: string, listener: (event: FeedEvent) => void): () => void {
+    let set = this.listeners.get(topic);
+    if (!set) this.listeners.set(topic, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  onResync(listener: () => void): () => void {
+    this.resyncListeners.add(listener);
+    return () => this.resyncListeners.delete(listener);
+  }
+
+  delivered(event: Pick<FeedEvent, 'tenantId' | 'id'>, timeoutMs: number): Promise<void> {
+    if ((this.lastDelivered.get(event.tenantId) ?? 0) >= event.id) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = {
+        tenantId: event.tenantId,
+        id: event.id,
+        done: () => {
+          clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve();
+        },
+      };
+      const timer = setTimeout(waiter.done, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  replay(tenantId: string, topic: string, afterId: number, limit: number): Promise<Replay> {
+    return this.store.replay(tenantId, topic, afterId, limit);
+  }
+
+  async start(): Promise<void> {
+    for (const [tenantId, last] of await this.store.counters()) this.lastDelivered.set(tenantId, last);
+    await this.transport.start(
+      (message) => this.enqueue(() => this.receive(message)),
+      (since) => this.enqueue(() => this.catchUp(since)),
+    );
+    const purge = () => this.store.purge(Date.now() - this.settings.retentionMs).catch((err) => this.log.warn({ err }, 'change feed purge failed'));
+    void purge();
+    this.purgeTimer = setInterval(purge, this.settings.purgeIntervalMs);
+    this.purgeTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.purgeTimer) clearInterval(this.purgeTimer);
+    this.purgeTimer = undefined;
+    await this.transport.close();
+    await this.chain;
+    for (const w of this.waiters) w.done();
+  }
+
+  /** Deliveries run one at a time, so a gap read back from the database is delivered before what follows it. */
+  private enqueue(step: () => Promise<void>): void {
+    this.chain = this.chain.then(step).catch((err) => this.log.warn({ err }, 'change feed delivery failed'));
+  }
+
+  private async receive(message: FeedEvent | { tenantId: string; id: number }): Promise<void> {
+    const last = this.lastDelivered.get(message.tenantId) ?? 0;
+    if (message.id <= last) return;
+    if (message.id > last + 1) for (const missed of await this.store.between(message.tenantId, last, message.id)) this.deliver(missed);
+    const event = 'topic' in message ? message : await this.store.byId(message.tenantId, message.id);
+    if (event) this.deliver(event);
+  }
+
+  /** After a lost connection: whatever committed meanwhile, read back; then caches built on the feed start over. */
+  private async catchUp(since: number): Promise<void> {
+    for (const event of await this.store.createdSince(since)) if (event.id > (this.lastDelivered.get(event.tenantId) ?? 0)) {
+      const last = this.lastDelivered.get(event.tenantId) ?? 0;
+      if (event.id > last + 1) for (const missed of await this.store.between(event.tenantId, last, event.id)) this.deliver(missed);
+      this.deliver(event);
+    }
+    for (const listener of this.resyncListeners) listener();
+  }
+
+  private deliver(event: FeedEvent): void {
+    const last = this.lastDelivered.get(event.tenantId) ?? 0;
+    if (event.id <= last) return;
+    this.lastDelivered.set(event.tenantId, event.id);
+    for (const w of this.waiters) if (w.tenantId === event.tenantId && w.id <= event.id) w.done();
+    const set = this.listeners.get(event.topic);
+    if (!set) return;
+    for (const listener of set) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.log.warn({ err, topic: event.topic }, 'change feed subscriber failed');
+      }
+    }
+  }
+}
