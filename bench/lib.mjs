@@ -65,6 +65,7 @@ export async function startService({ port, configFile, env = {} }) {
   }
   return {
     url,
+    pid: child.pid,
     async close() {
       child.kill('SIGTERM');
       await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));

@@ -144,11 +144,41 @@ export const ConfigSchema = Type.Object(
         retryMs: Type.Integer({ minimum: 0, maximum: 600000, default: 3000 }),
         /** Bytes a stream may have waiting for a slow client before it is closed (the client resumes). */
         maxQueuedBytes: Type.Integer({ minimum: 1024, maximum: 1073741824, default: 1048576 }),
+        /** How long a list answer may be reused while no notification of its tenant changes (any instance); 0: never. */
+        listCacheSeconds: Type.Number({ minimum: 0, maximum: 3600, default: 60 }),
       },
       { default: {}, additionalProperties: false },
     ),
     // Sections owned by later modules; each module validates its own part.
-    flow: Type.Optional(Type.Unknown()),
+    flow: Type.Object(
+      {
+        instances: Type.Array(
+          Type.Object(
+            {
+              id: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._~-]+$' }),
+              /** http(s) URL; targetPath is appended to its path. */
+              url: Type.String({ pattern: '^https?://[^\\s]+$' }),
+              auth: Type.Union(
+                [
+                  Type.Object({ type: Type.Literal('none') }, { additionalProperties: false }),
+                  Type.Object({ type: Type.Literal('basic'), username: Type.String(), password: Type.String() }, { additionalProperties: false }),
+                  Type.Object({ type: Type.Literal('bearer'), token: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+                ],
+                { default: { type: 'none' } },
+              ),
+              /** Time to the instance's response headers, and between body chunks: 504 (or a cut body) past it. */
+              timeoutSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 86400, default: 180 }),
+            },
+            { additionalProperties: false },
+          ),
+          { default: [] },
+        ),
+        connectionsPerInstance: Type.Integer({ minimum: 1, maximum: 4096, default: 128 }),
+        /** Which proxied calls the audit log records: off (default), errors (status >= 400), all. */
+        audit: Type.Union([Type.Literal('off'), Type.Literal('errors'), Type.Literal('all')], { default: 'off' }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     engine: Type.Optional(Type.Unknown()),
     /** Notification endpoints answer 503 in every tenant until an ADMIN switches maintenance off at run time. */
     maintenance: Type.Boolean({ default: false }),

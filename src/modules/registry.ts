@@ -11,6 +11,7 @@ import { identityMigrations } from './identity/index.js';
 import { createStorageModule, storageMigrations } from './storage/index.js';
 import { createFormsModule, formsMigrations } from './forms/index.js';
 import { createNotificationsModule, notificationsMigrations } from './notifications/index.js';
+import { createFlowModule } from './flow/index.js';
 import { eventsMigrations, type ChangeFeed } from '../platform/events/index.js';
 
 /** Every schema step of every module (the CLI migrates without building the HTTP app). */
@@ -29,11 +30,12 @@ export interface ModuleSources {
 }
 
 /** API modules besides identity, which the composition root builds first because it resolves credentials. */
-export function createModules({ db, dialect, traits, log, config, feed }: ModuleSources): PlatformModule[] {
+export function createModules({ db, dialect, traits, log, config, feed, audit }: ModuleSources): PlatformModule[] {
   const base = { dialect, traits, log };
   return [
     createStorageModule({ ...base, db, config: undefined }),
     createFormsModule({ ...base, db, config: undefined }),
     createNotificationsModule({ ...base, db, feed, config: { maintenance: config.maintenance, ...config.notifications } }),
+    createFlowModule({ ...base, db, audit, config: config.flow }),
   ];
 }

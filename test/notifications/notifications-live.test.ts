@@ -221,6 +221,18 @@ describe('maintenance from the config file', () => {
     expect(payload(got[0]).notification).toEqual(added);
     admin.close();
 
+    // A list answered (and kept) on B sees an add on A once the add's event has reached B, which is at once.
+    const listB = async () => (await b.app.inject({ method: 'GET', url: N, headers: { 'x-apikey': ADMIN_KEY } })).json();
+    const before = await listB();
+    const fresh = (await inject('POST', N, note('role', ['R1'], { subject: 'seen on B' }))).json();
+    let seen = false;
+    for (let i = 0; i < 100 && !seen; i++) {
+      seen = (await listB()).items.some((n: { id: string }) => n.id === fresh.id);
+      if (!seen) await sleep(5);
+    }
+    expect(seen).toBe(true);
+    expect((await listB()).total).toBe(before.total + 1);
+
     const switched = await a.app.inject({ method: 'PUT', url: '/cxf/svc-core/notification-maintenance', headers: { 'x-apikey': TENANT_ADMIN_KEY, 'content-type': 'application/json' }, payload: '{"active":true}' });
     expect(switched.statusCode).toBe(200);
     let status = 0;

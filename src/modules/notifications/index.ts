@@ -6,6 +6,7 @@ import type { NotificationsTables } from './notifications.tables.js';
 import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
 import { MaintenanceSwitch } from './maintenance.js';
+import { ListCache } from './list-cache.js';
 import { NotificationStreams } from './live/notification-streams.js';
 import type { NotificationsContext } from './notifications.context.js';
 import { addNotificationRoute } from './routes/add-notification.js';
@@ -24,6 +25,8 @@ export interface NotificationsConfig {
   heartbeatSeconds: number;
   retryMs: number;
   maxQueuedBytes: number;
+  /** How long a list answer may be reused while no notification of the tenant changes (0: never). */
+  listCacheSeconds: number;
 }
 
 export type NotificationsDeps = ModuleDeps<NotificationsTables, NotificationsConfig> & { feed: ChangeFeed };
@@ -36,7 +39,8 @@ export function createNotificationsModule(deps: NotificationsDeps): PlatformModu
     deps.log,
   );
   const maintenance = new MaintenanceSwitch(deps.db, repo, deps.feed, deps.config.maintenance, deps.log, (tenantId) => streams.endTenant(tenantId));
-  const ctx: NotificationsContext = { notifications: new NotificationsService(deps.db, repo, deps.feed, deps.dialect), maintenance, streams };
+  const lists = new ListCache(deps.feed, deps.config.listCacheSeconds * 1000);
+  const ctx: NotificationsContext = { notifications: new NotificationsService(deps.db, repo, deps.feed, deps.dialect, lists), maintenance, streams };
   return {
     name: 'notifications',
     routes(app) {
@@ -51,10 +55,12 @@ export function createNotificationsModule(deps: NotificationsDeps): PlatformModu
       maintenanceRoutes(app, ctx);
     },
     async start() {
+      lists.start();
       await maintenance.start();
       streams.start();
     },
     close() {
+      lists.close();
       streams.close();
       maintenance.close();
     },

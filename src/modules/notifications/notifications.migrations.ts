@@ -22,8 +22,10 @@ export const notificationsMigrations: ModuleMigration[] = [
             .addColumn('tenant_id', 'text', (c) => c.notNull())
             .addColumn('kind', 'text', (c) => c.notNull())
             .addColumn('name', 'text', (c) => c.notNull())
+            .addColumn('date', d.bigintColumnType, (c) => c.notNull())
             .addColumn('notification_seq', d.bigintColumnType, (c) => c.notNull())
-            .addPrimaryKeyConstraint('notification_recipients_pk', ['tenant_id', 'kind', 'name', 'notification_seq']),
+            // Per recipient, its notifications newest first: a caller's page and count come from this key alone.
+            .addPrimaryKeyConstraint('notification_recipients_pk', ['tenant_id', 'kind', 'name', 'date', 'notification_seq']),
         )
         .execute();
       await db.schema.createIndex('notification_recipients_seq').on('notification_recipients').column('notification_seq').execute();

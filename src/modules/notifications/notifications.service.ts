@@ -8,13 +8,16 @@ import type { ChangeFeed } from '../../platform/events/index.js';
 import { notificationJson } from './notification-json.js';
 import { ERRORS } from '../../platform/errors/error-catalogue.js';
 import { NOTIFICATION_ERRORS } from './notifications.errors.js';
+import { NOTIFICATION_TOPIC } from './notification-topic.js';
+import { listKey, type ListCache } from './list-cache.js';
+import type { FeedEvent } from '../../platform/events/index.js';
 import type { NotificationsRepository } from './notifications.repository.js';
 import type { NotificationInput } from './notifications.schemas.js';
 import type { NotificationsTables } from './notifications.tables.js';
 import type { Notification, StoredNotification, Visibility } from './notification.js';
 
 export const NOTIFICATION_ADMIN = 'NOTIFICATION_ADMIN';
-export const NOTIFICATION_TOPIC = 'notification';
+export { NOTIFICATION_TOPIC };
 const MAX_LIMIT = 10_000;
 
 /** What a `notification` event of the change feed carries. `previous` is set on updates: who saw it before. */
@@ -36,17 +39,28 @@ export class NotificationsService {
     private readonly repo: NotificationsRepository,
     private readonly feed: ChangeFeed,
     private readonly dialect: Dialect,
+    private readonly lists: ListCache,
   ) {}
+
+  /**
+   * After a write's commit: this instance's list answers of the tenant go at once, and the write answers once this
+   * instance has its event (the server sends it to every instance together), so its caller reads its own write.
+   */
+  private async written(event: FeedEvent): Promise<void> {
+    this.lists.invalidate(event.tenantId);
+    await this.feed.delivered(event, 2_000);
+  }
 
   async add(caller: Principal, input: NotificationInput): Promise<string> {
     const stored = normalise(input, input.id ?? randomUUID(), input.originator ?? caller.loginName);
     const doc = JSON.stringify(stored);
     const date = Date.now();
     try {
-      await this.feed.transaction(this.db, async (trx, publish) => {
+      const event = await this.feed.transaction(this.db, async (trx, publish) => {
         await this.repo.insert(trx, caller.tenantId, stored, doc, date);
-        await publish({ tenantId: caller.tenantId, topic: NOTIFICATION_TOPIC, payload: { action: 'add', notification: answer(stored, date, 1) } });
+        return publish({ tenantId: caller.tenantId, topic: NOTIFICATION_TOPIC, payload: { action: 'add', notification: answer(stored, date, 1) } });
       });
+      await this.written(event);
     } catch (err) {
       if (err instanceof UniqueViolation || this.dialect.toDomainError(err) instanceof UniqueViolation) throw NOTIFICATION_ERRORS.exists(stored.id);
       throw err;
@@ -57,7 +71,7 @@ export class NotificationsService {
   /** Replaces the notification's fields; `originator` stays the original one unless the body names another. */
   async update(caller: Principal, id: string, input: NotificationInput): Promise<string> {
     if (input.id !== undefined && input.id !== id) throw NOTIFICATION_ERRORS.idMismatch(id, input.id);
-    return this.feed.transaction(this.db, async (trx, publish) => {
+    const { event, text } = await this.feed.transaction(this.db, async (trx, publish) => {
       const current = await this.repo.lock(trx, caller.tenantId, id);
       if (!current) throw NOTIFICATION_ERRORS.notFound(id);
       const before = JSON.parse(current.doc) as StoredNotification;
@@ -66,23 +80,27 @@ export class NotificationsService {
       const date = Math.max(Date.now(), current.date + 1);
       const version = current.version + 1;
       await this.repo.update(trx, caller.tenantId, current.seq, stored, doc, date, version);
-      await publish({
+      const event = await publish({
         tenantId: caller.tenantId,
         topic: NOTIFICATION_TOPIC,
         payload: { action: 'update', notification: answer(stored, date, version), previous: answer(before, current.date, current.version) },
       });
-      return notificationJson({ doc, date, version });
+      return { event, text: notificationJson({ doc, date, version }) };
     });
+    await this.written(event);
+    return text;
   }
 
   async delete(caller: Principal, id: string): Promise<string> {
-    return this.feed.transaction(this.db, async (trx, publish) => {
+    const { event, text } = await this.feed.transaction(this.db, async (trx, publish) => {
       const row = await this.repo.delete(trx, caller.tenantId, id);
       if (!row) throw NOTIFICATION_ERRORS.notFound(id);
       const notification = answer(JSON.parse(row.doc), row.date, row.version);
-      await publish({ tenantId: caller.tenantId, topic: NOTIFICATION_TOPIC, payload: { action: 'delete', notification } });
-      return notificationJson(row);
+      const event = await publish({ tenantId: caller.tenantId, topic: NOTIFICATION_TOPIC, payload: { action: 'delete', notification } });
+      return { event, text: notificationJson(row) };
     });
+    await this.written(event);
+    return text;
   }
 
   /** 404 both when it does not exist and when the caller may not see it (interface-spec, Errors 3). */
@@ -93,8 +111,16 @@ export class NotificationsService {
   }
 
   async list(caller: Principal, start: number, limit: number): Promise<string> {
-    const { total, rows } = await this.repo.list(caller.tenantId, visibilityOf(caller), start, Math.min(limit, MAX_LIMIT));
-    return `{"total":${total},"items":[${rows.map(notificationJson).join(',')}]}`;
+    const visibility = visibilityOf(caller);
+    const page = Math.min(limit, MAX_LIMIT);
+    const key = listKey(visibility, start, page);
+    const cached = this.lists.get(caller.tenantId, key);
+    if (cached !== undefined) return cached;
+    const generation = this.lists.generation(caller.tenantId);
+    const { total, rows } = await this.repo.list(caller.tenantId, visibility, start, page);
+    const text = `{"total":${total},"items":[${rows.map(notificationJson).join(',')}]}`;
+    this.lists.set(caller.tenantId, key, generation, text);
+    return text;
   }
 }
 

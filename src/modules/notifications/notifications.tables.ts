@@ -18,6 +18,8 @@ export interface NotificationRecipientsTable {
   /** recipientsType: user, role or organisation. */
   kind: string;
   name: string;
+  /** The notification's date, copied: the list's order, read from this table's key without the documents. */
+  date: number;
   notification_seq: number;
 }
 

@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChangeFeed, FeedEvent } from '../../../platform/events/index.js';
 import { canSee, type Notification, type Visibility } from '../notification.js';
-import { NOTIFICATION_TOPIC, type NotificationEvent } from '../notifications.service.js';
+import type { NotificationEvent } from '../notifications.service.js';
+import { NOTIFICATION_TOPIC } from '../notification-topic.js';
 
 export interface StreamSettings {
   heartbeatMs: number;

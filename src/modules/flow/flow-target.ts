@@ -1,0 +1,98 @@
+// Where a proxied call goes, judged on the raw request target (decisions.md sections 8 and 11): before any URL
+// normalisation, so that what is checked is exactly what is forwarded.
+export const FLOW_PREFIX = '/cxf/svc-flow/flow/';
+
+export interface FlowTarget {
+  instanceId: string;
+  /** The path to append to the instance URL, as received (percent-encoding kept); '' for the instance URL itself. */
+  path: string;
+  /** The query to forward, as received, without `targetUrl`; '' when none. */
+  query: string;
+}
+
+export type TargetCheck = { ok: true; target: FlowTarget } | { ok: false; reason: string };
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** How many rounds of percent-decoding are looked through (`%252e` is `%2e` is `.`). */
+const DECODE_ROUNDS = 4;
+
+/** Splits and checks the raw target of a request to the flow endpoints. */
+export function parseFlowTarget(rawUrl: string): TargetCheck {
+  if (!rawUrl.startsWith(FLOW_PREFIX)) return fail('not a flow path');
+  const q = rawUrl.indexOf('?');
+  const rawPath = q < 0 ? rawUrl : rawUrl.slice(0, q);
+  const rawQuery = q < 0 ? '' : rawUrl.slice(q + 1);
+  const rest = rawPath.slice(FLOW_PREFIX.length);
+  const slash = rest.indexOf('/');
+  const rawInstance = slash < 0 ? rest : rest.slice(0, slash);
+  const pathTarget = slash < 0 ? '' : rest.slice(slash);
+  const instanceId = decodeOnce(rawInstance);
+  if (!instanceId || CONTROL.test(instanceId)) return fail('missing or unreadable instance id');
+
+  let targetUrl: string | undefined;
+  const forwarded: string[] = [];
+  for (const pair of rawQuery ? rawQuery.split('&') : []) {
+    const eq = pair.indexOf('=');
+    const name = decodeOnce((eq < 0 ? pair : pair.slice(0, eq)).replace(/\+/g, ' '));
+    if (name === 'targetUrl') {
+      if (targetUrl !== undefined) return fail('targetUrl given twice');
+      const value = decodeOnce((eq < 0 ? '' : pair.slice(eq + 1)).replace(/\+/g, ' '));
+      if (value === undefined) return fail('targetUrl is not valid percent-encoding');
+      targetUrl = value;
+    } else forwarded.push(pair);
+  }
+  if (targetUrl !== undefined && pathTarget !== '') return fail('give targetPath or targetUrl, not both');
+  // targetUrl arrives decoded once (it is a query value); it is forwarded as its own text, which must itself be a
+  // plain path: the same rules apply to it as to a targetPath.
+  const path = targetUrl ?? pathTarget;
+  const problem = checkPath(path) ?? (CONTROL.test(decodeOnce(rawQuery) ?? '') ? 'control characters in the query' : undefined);
+  if (problem) return fail(problem);
+  return { ok: true, target: { instanceId, path, query: forwarded.join('&') } };
+}
+
+/** Undefined when `path` is a plain absolute path that stays where it is appended; else why not. */
+export function checkPath(path: string): string | undefined {
+  if (path === '') return undefined;
+  if (!path.startsWith('/')) return 'the target must start with /';
+  if (path.includes('#')) return 'a fragment is not a path';
+  let text = path;
+  for (let round = 0; round < DECODE_ROUNDS; round++) {
+    // Protocol-relative (`//host`), also once decoded: an upstream that decodes before it redirects would leave.
+    if (text.startsWith('//')) return 'the target must not start with //';
+    if (CONTROL.test(text)) return 'control characters in the target';
+    if (text.includes('\\')) return 'backslashes in the target';
+    if (text.split('/').some((segment) => segment === '.' || segment === '..')) return 'dot segments in the target';
+    if (/^[a-z][a-z0-9+.-]*:/i.test(text.replace(/^\/+/, ''))) return 'an absolute URL in the target';
+    const next = decodeOnce(text);
+    if (next === undefined) return 'the target is not valid percent-encoded UTF-8';
+    if (next === text) return undefined;
+    text = next;
+  }
+  return 'the target is encoded too many times';
+}
+
+function decodeOnce(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function fail(reason: string): TargetCheck {
+  return { ok: false, reason };
+}
+
+/**
+ * The upstream path: the instance URL's path with the target appended, and the query. Checked once more on the
+ * parsed result, so that nothing the URL parser makes of it leaves the instance URL.
+ */
+export function upstreamPath(base: URL, target: FlowTarget): string | undefined {
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const joined = `${basePath}${target.path}` || '/';
+  const url = new URL(`${base.origin}${joined}${target.query ? `?${target.query}` : ''}`);
+  if (url.origin !== base.origin) return undefined;
+  if (basePath && url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return undefined;
+  return `${url.pathname}${url.search}`;
+}

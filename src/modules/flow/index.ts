@@ -1,0 +1,28 @@
+// Flow: a streaming reverse proxy from /cxf/svc-flow/flow/{instanceId}{targetPath} to the configured process-engine
+// instances (decisions.md section 8). It owns no tables; it holds one keep-alive pool per instance while started.
+import type { AuditTrail } from '../../platform/audit/audit-trail.js';
+import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
+import { FlowInstances, type FlowInstanceConfig } from './flow-instances.js';
+import { FlowProxy, type AuditLevel } from './flow-proxy.js';
+import { proxyRoutes } from './routes/proxy-routes.js';
+
+export interface FlowConfig {
+  instances: FlowInstanceConfig[];
+  /** Keep-alive connections per instance. */
+  connectionsPerInstance: number;
+  /** Which proxied calls the audit log records: none (default), failed ones, or all. */
+  audit: AuditLevel;
+}
+
+export type FlowDeps = ModuleDeps<Record<string, never>, FlowConfig> & { audit: AuditTrail };
+
+export function createFlowModule(deps: FlowDeps): PlatformModule {
+  const instances = new FlowInstances(deps.config.instances, deps.config.connectionsPerInstance);
+  const proxy = new FlowProxy(instances, deps.audit, deps.config.audit);
+  return {
+    name: 'flow',
+    routes: (app) => proxyRoutes(app, { proxy }),
+    start: () => instances.start(),
+    close: () => instances.close(),
+  };
+}
