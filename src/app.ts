@@ -15,6 +15,7 @@ import { requireHostHeader, transportErrorHandler } from './platform/http/transp
 import type { PlatformModule } from './platform/module.js';
 import { createIdentityModule } from './modules/identity/index.js';
 import { allMigrations, createModules } from './modules/registry.js';
+import { createEngineModules, engineMigrations } from './engine/index.js';
 import { createChangeFeed, type ChangeFeed } from './platform/events/index.js';
 
 export interface AppDeps {
@@ -68,7 +69,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   let feed: ChangeFeed | undefined;
   try {
     const { db, dialect, traits } = database;
-    await migrateToLatest(db, dialect, allMigrations);
+    await migrateToLatest(db, dialect, [...allMigrations, ...engineMigrations]);
     feed = createChangeFeed({
       db,
       connectDedicated: database.connectDedicated,
@@ -77,7 +78,13 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       log: app.log,
     });
     const identity = createIdentityModule({ db, dialect, traits, config: config.identity, log: app.log, feed });
-    const modules: PlatformModule[] = [identity, ...createModules({ db, dialect, traits, config, log: app.log, audit: identity.audit, feed })];
+    const platformModules: PlatformModule[] = config.platform.enabled
+      ? [identity, ...createModules({ db, dialect, traits, config, log: app.log, audit: identity.audit, feed })]
+      : [];
+    const engineModules = config.engine.enabled
+      ? createEngineModules({ db, dialect, traits, log: app.log, config: config.engine, userCheck: config.platform.enabled ? identity.userCheck : undefined })
+      : [];
+    const modules = [...platformModules, ...engineModules];
 
     const { generatedPassword: bootstrapPassword } = await identity.provision(config.tenants);
 
@@ -95,6 +102,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
             apiKey: { type: 'apiKey', in: 'header', name: 'X-APIKey' },
             session: { type: 'apiKey', in: 'cookie', name: identity.resolver.sessionCookie },
             csrf: { type: 'apiKey', in: 'header', name: 'X-Csrf-Token' },
+            basic: { type: 'http', scheme: 'basic' },
+            processUserToken: { type: 'apiKey', in: 'header', name: 'X-AUTH-TOKEN' },
           },
         },
         security: [{ apiKey: [] }, { session: [], csrf: [] }],
@@ -109,10 +118,14 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     );
 
     // Everything under the API scope needs a credential unless a route says `public: true`.
-    await app.register(async (api) => {
-      await api.register(authPlugin, { resolver: identity.resolver });
-      for (const m of modules) await m.routes(api);
-    });
+    if (platformModules.length) {
+      await app.register(async (api) => {
+        await api.register(authPlugin, { resolver: identity.resolver });
+        for (const m of platformModules) await m.routes(api);
+      });
+    }
+    // The engine's face authenticates by its own rules (userType), outside the platform's credential scope.
+    for (const m of engineModules) await m.routes(app);
     // Background work (timers, listeners) starts once the routes stand, and stops in close(); the feed first.
     await feed.start();
     for (const m of modules) {

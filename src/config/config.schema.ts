@@ -179,7 +179,84 @@ export const ConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
-    engine: Type.Optional(Type.Unknown()),
+    engine: Type.Object(
+      {
+        /** Serve the process engine's face (/engine/...) in this process. */
+        enabled: Type.Boolean({ default: true }),
+        /** The 'inactive versions' feature of the data management API. */
+        inactiveVersions: Type.Boolean({ default: false }),
+        /** Process-engine users (HTTP Basic). */
+        users: Type.Array(
+          Type.Object(
+            {
+              name: Type.String({ minLength: 1, maxLength: 256 }),
+              password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+              passwordHash: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+              groups: Type.Array(Type.String({ maxLength: 256 }), { default: [] }),
+              roles: Type.Array(Type.String({ maxLength: 256 }), { default: [] }),
+            },
+            { additionalProperties: false },
+          ),
+          { default: [] },
+        ),
+        /** Where process users (external frontend users) and their roles come from. */
+        processUserServer: Type.Union(
+          [
+            Type.Object(
+              {
+                type: Type.Literal('platform'),
+                /** Default 'default'. (No schema defaults inside this union: they would leak into its other members.) */
+                tenant: Type.Optional(Type.String()),
+                /** The platform's base URL when the engine runs apart from it; absent: the platform in this process. */
+                url: Type.Optional(Type.String({ pattern: '^https?://' })),
+                /** An API key of the tenant with role ADMIN or right PROCESS_USER_CHECK (with `url`). */
+                apiKey: Type.Optional(Type.String({ minLength: 8 })),
+              },
+              { additionalProperties: false },
+            ),
+            Type.Object(
+              {
+                type: Type.Literal('oidc'),
+                issuer: Type.String({ minLength: 1 }),
+                jwksUrl: Type.Optional(Type.String({ minLength: 1 })),
+                audience: Type.Optional(Type.String()),
+                /** Default 'roles'. */
+                rolesClaim: Type.Optional(Type.String()),
+                /** Default 'preferred_username'. */
+                loginNameClaim: Type.Optional(Type.String()),
+              },
+              { additionalProperties: false },
+            ),
+            Type.Object(
+              {
+                type: Type.Literal('static'),
+                users: Type.Array(
+                  Type.Object(
+                    {
+                      name: Type.String({ minLength: 1, maxLength: 256 }),
+                      password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+                      passwordHash: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+                      roles: Type.Optional(Type.Array(Type.String({ maxLength: 256 }))),
+                    },
+                    { additionalProperties: false },
+                  ),
+                ),
+              },
+              { additionalProperties: false },
+            ),
+          ],
+          { default: { type: 'platform' } },
+        ),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    platform: Type.Object(
+      {
+        /** Serve the platform's face (/cxf/...) in this process; off for an engine deployed apart. */
+        enabled: Type.Boolean({ default: true }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     /** Notification endpoints answer 503 in every tenant until an ADMIN switches maintenance off at run time. */
     maintenance: Type.Boolean({ default: false }),
   },

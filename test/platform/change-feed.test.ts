@@ -125,6 +125,25 @@ describeEachEngine('change feed', (engine) => {
       expect(got.map((e) => e.id)).toEqual([1, 2]);
     });
 
+    it('deliveredEverywhere waits until every live instance has delivered an acknowledged event', async () => {
+      const database = await setUp();
+      const other = await secondInstance(database);
+      const writer = await feedOn(database);
+      const reader = await feedOn(other);
+      writer.acknowledge('ending');
+      reader.acknowledge('ending');
+      const got: number[] = [];
+      reader.subscribe('ending', (e) => got.push(e.id));
+      // The reader is cut off for a while (it reconnects after its back-off): the writer must wait for it.
+      reader.dropConnection!();
+      await until(() => !reader.connected);
+      const started = Date.now();
+      const event = await writer.transaction(database.db as Kysely<any>, (_trx, p) => p({ tenantId: 't', topic: 'ending', payload: {} }));
+      await writer.deliveredEverywhere(event, 10_000);
+      expect(got).toContain(event.id);
+      expect(Date.now() - started).toBeGreaterThan(100);
+    });
+
     it('a dropped listener connection reconnects and delivers what committed meanwhile, once', async () => {
       const database = await setUp();
       const other = await secondInstance(database);

@@ -29,6 +29,8 @@ import { postTokenRoute } from './routes/post-token.js';
 import { getJwksRoute } from './routes/get-jwks.js';
 import { getAuditRoute } from './routes/get-audit.js';
 import { SessionEndings } from './session-endings.js';
+import { UserCheckService, type CheckedUser } from './user-check.service.js';
+import { postUserCheckRoute } from './routes/post-user-check.js';
 import type { ChangeFeed } from '../../platform/events/index.js';
 
 export { identityMigrations } from './identity.migrations.js';
@@ -37,6 +39,13 @@ export type { User, ApiKey } from './identity.tables.js';
 export type { SessionRecord } from './session.service.js';
 
 export const SESSION_COOKIE = 'svc_session';
+
+export type { CheckedUser } from './user-check.service.js';
+/** The users of a tenant as another system checks them: current grants, or null for wrong credentials. */
+export interface UserCheck {
+  byPassword(tenant: string, loginName: string, password: string, ip: string): Promise<CheckedUser | null>;
+  byToken(tenant: string, token: string): Promise<CheckedUser | null>;
+}
 
 export type IdentityConfig = AppConfig['identity'];
 /** `feed`: the change feed, over which session endings reach every instance (absent in tools such as the CLI). */
@@ -48,6 +57,8 @@ export interface IdentityModule extends PlatformModule {
   resolver: CredentialResolver;
   /** The audit log, for other modules' records. */
   audit: AuditTrail;
+  /** Checks users' passwords and tokens for systems without users of their own (the engine's Process User Server). */
+  userCheck: UserCheck;
   /**
    * Applies the config's tenants, users and keys (an idempotent upsert) and, on an empty database, creates the
    * bootstrap admin; answers the generated password when one was made.
@@ -70,6 +81,8 @@ export function createIdentityAdmin(db: Kysely<IdentityTables>, dialect: Dialect
 }
 
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
+/** How long a verified password is remembered by the user check (keyed by a hash that includes the stored hash). */
+const USER_CHECK_TTL_MS = 30_000;
 /** Session rows kept in memory where one process owns the database, or while the change feed reports every ending. */
 const SESSION_CACHE_MS = 60_000;
 
@@ -112,6 +125,7 @@ export function createIdentityModule({ db, dialect, traits, config: idc, log, fe
         })
       : undefined;
   const tokens = new TokenService(signingKeys, idc.tokens, audit, oidc);
+  const userCheck = new UserCheckService(users, tokens, throttle, USER_CHECK_TTL_MS);
   const context: IdentityContext = {
     identity,
     sessions,
@@ -146,6 +160,7 @@ export function createIdentityModule({ db, dialect, traits, config: idc, log, fe
     name: 'identity',
     resolver,
     audit,
+    userCheck,
     async provision(tenants) {
       const firstStart = await identity.isEmpty();
       await identity.provision(tenants);
@@ -174,6 +189,7 @@ export function createIdentityModule({ db, dialect, traits, config: idc, log, fe
       postTokenRoute(app, context);
       getJwksRoute(app, context);
       getAuditRoute(app, context);
+      postUserCheckRoute(app, userCheck);
     },
   };
 }

@@ -4,7 +4,7 @@ import type { IdentityTables } from './identity.tables.js';
 import type { SessionsRepository } from './sessions.repository.js';
 
 const TOPIC = 'identity.session';
-/** How long a logout waits for its own instance to hear the event (the server sends it to every instance at once). */
+/** How long an ending waits for every live instance to confirm it has dropped the session(s). */
 const DELIVERY_WAIT_MS = 2_000;
 
 type SessionEnded = { idHash: string } | { tenant: true };
@@ -19,7 +19,9 @@ export class SessionEndings {
     private readonly db: Kysely<IdentityTables>,
     private readonly feed: ChangeFeed,
     private readonly sessions: SessionsRepository,
-  ) {}
+  ) {
+    feed.acknowledge(TOPIC);
+  }
 
   /** True while every ending reaches this instance, i.e. while a cache of session rows is exact. */
   get live(): boolean {
@@ -31,7 +33,7 @@ export class SessionEndings {
       await this.sessions.deleteSession(idHash, trx);
       return publish({ tenantId, topic: TOPIC, payload: { idHash } satisfies SessionEnded });
     });
-    await this.feed.delivered(event, DELIVERY_WAIT_MS);
+    await this.feed.deliveredEverywhere(event, DELIVERY_WAIT_MS);
   }
 
   async endTenant(tenantId: string): Promise<number> {
@@ -39,7 +41,7 @@ export class SessionEndings {
       const n = await this.sessions.deleteTenantSessions(tenantId, trx);
       return { deleted: n, event: await publish({ tenantId, topic: TOPIC, payload: { tenant: true } satisfies SessionEnded }) };
     });
-    await this.feed.delivered(event, DELIVERY_WAIT_MS);
+    await this.feed.deliveredEverywhere(event, DELIVERY_WAIT_MS);
     return deleted;
   }
 

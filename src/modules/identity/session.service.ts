@@ -47,6 +47,8 @@ export class SessionService {
   private dummyHash?: Promise<string>;
   private readonly userCache = new ExpiringMap<string, User>(10_000);
   private readonly liveSessions = new ExpiringMap<string, LiveSession>(100_000);
+  /** Raised by every ending heard from the feed: a session read before one is not cached after it. */
+  private endingsSeen = 0;
 
   constructor(
     private readonly users: UsersRepository,
@@ -61,8 +63,15 @@ export class SessionService {
   followEndings(): () => void {
     if (!this.endings) return () => undefined;
     return this.endings.listen(
-      (tenantId, idHash) => (idHash ? this.liveSessions.delete(idHash) : this.liveSessions.deleteWhere((s) => s.tenantId === tenantId)),
-      () => this.liveSessions.clear(),
+      (tenantId, idHash) => {
+        this.endingsSeen++;
+        if (idHash) this.liveSessions.delete(idHash);
+        else this.liveSessions.deleteWhere((s) => s.tenantId === tenantId);
+      },
+      () => {
+        this.endingsSeen++;
+        this.liveSessions.clear();
+      },
     );
   }
 
@@ -131,9 +140,10 @@ export class SessionService {
     const hit = cache ? this.liveSessions.get(idHash, now) : undefined;
     // A cached expiry may lag behind an extension written by another instance: past it, the database decides.
     if (hit && hit.expiresOn > now) return hit;
+    const seen = this.endingsSeen;
     const live = await this.sessions.findLiveSession(idHash, now);
     // The cached object is the one touch() slides forward, so cache and database agree on the expiry.
-    if (live && cache) this.liveSessions.set(idHash, live, now + this.settings.sessionCacheMs);
+    if (live && cache && seen === this.endingsSeen) this.liveSessions.set(idHash, live, now + this.settings.sessionCacheMs);
     return live;
   }
 

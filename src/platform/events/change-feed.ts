@@ -46,6 +46,16 @@ export interface ChangeFeed {
    * before every instance knows (a logout) waits for its own instance: the server sends the event to all at once.
    */
   delivered(event: Pick<FeedEvent, 'tenantId' | 'id'>, timeoutMs: number): Promise<void>;
+  /**
+   * Makes every instance record when it has delivered an event of the topic, for `deliveredEverywhere`. For rare events
+   * whose writer must not answer before all instances act on them (ending sessions); each costs a write per instance.
+   */
+  acknowledge(topic: string): void;
+  /**
+   * Resolves once every live instance (one that showed a sign of life recently) has delivered the event of an
+   * acknowledged topic, or after `timeoutMs` (an instance that died meanwhile stops counting once its heartbeat is old).
+   */
+  deliveredEverywhere(event: Pick<FeedEvent, 'tenantId' | 'id'>, timeoutMs: number): Promise<void>;
   /** Events of the topic after `afterId`, oldest first, at most `limit`. */
   replay(tenantId: string, topic: string, afterId: number, limit: number): Promise<Replay>;
   start(): Promise<void>;

@@ -74,6 +74,49 @@ export class EventStore {
     return { kind: 'events', events: rows.map(toEvent) };
   }
 
+  async heartbeat(instanceId: string, now: number): Promise<void> {
+    await this.db
+      .insertInto('feed_instances')
+      .values({ instance_id: instanceId, seen_on: now })
+      .onConflict((oc) => oc.column('instance_id').doUpdateSet({ seen_on: now }))
+      .execute();
+  }
+
+  async leave(instanceId: string): Promise<void> {
+    await this.db.deleteFrom('feed_acks').where('instance_id', '=', instanceId).execute();
+    await this.db.deleteFrom('feed_instances').where('instance_id', '=', instanceId).execute();
+  }
+
+  async ack(instanceId: string, tenantId: string, id: number): Promise<void> {
+    await this.db
+      .insertInto('feed_acks')
+      .values({ instance_id: instanceId, tenant_id: tenantId, last_id: id })
+      .onConflict((oc) => oc.columns(['instance_id', 'tenant_id']).doUpdateSet({ last_id: sql<number>`case when feed_acks.last_id > ${id} then feed_acks.last_id else ${id} end` }))
+      .execute();
+  }
+
+  /** How many instances alive since `aliveSince` have not yet delivered the tenant's event `id`. */
+  async unacknowledged(tenantId: string, id: number, aliveSince: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('feed_instances as i')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('i.seen_on', '>=', aliveSince)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('feed_acks as a')
+              .select('a.last_id')
+              .whereRef('a.instance_id', '=', 'i.instance_id')
+              .where('a.tenant_id', '=', tenantId)
+              .where('a.last_id', '>=', id),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   async purge(createdBefore: number): Promise<void> {
     await this.db.deleteFrom('change_events').where('created_on', '<', createdBefore).execute();
   }

@@ -22,4 +22,21 @@ export const eventsMigrations: ModuleMigration[] = [
       await db.schema.createIndex('change_events_created_on').on('change_events').column('created_on').execute();
     },
   },
+  {
+    name: '2026-11-23-events-002-acknowledgements',
+    async up(db, d) {
+      await db.schema
+        .createTable('feed_instances')
+        .addColumn('instance_id', 'text', (c) => c.primaryKey())
+        .addColumn('seen_on', d.bigintColumnType, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('feed_acks')
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('last_id', d.bigintColumnType, (c) => c.notNull())
+        .addPrimaryKeyConstraint('feed_acks_pk', ['instance_id', 'tenant_id'])
+        .execute();
+    },
+  },
 ];

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import type { ChangeFeed, FeedEvent, Publish, Replay } from './change-feed.js';
@@ -23,6 +24,8 @@ export interface FeedSettings {
   retentionMs: number;
   /** How often the retention purge runs. */
   purgeIntervalMs: number;
+  /** How often an instance that shares the database says it is alive (0: one process owns it; no heartbeat). */
+  heartbeatMs: number;
 }
 
 export class Feed implements ChangeFeed {
@@ -33,6 +36,9 @@ export class Feed implements ChangeFeed {
   private chain: Promise<void> = Promise.resolve();
   private readonly waiters = new Set<{ tenantId: string; id: number; done: () => void }>();
   private purgeTimer?: NodeJS.Timeout;
+  private heartbeatTimer?: NodeJS.Timeout;
+  private readonly acknowledged = new Set<string>();
+  private readonly instanceId = randomUUID();
 
   constructor(
     private readonly db: Kysely<EventsTables>,
@@ -91,6 +97,22 @@ export class Feed implements ChangeFeed {
     });
   }
 
+  acknowledge(topic: string): void {
+    this.acknowledged.add(topic);
+  }
+
+  async deliveredEverywhere(event: Pick<FeedEvent, 'tenantId' | 'id'>, timeoutMs: number): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    await this.delivered(event, timeoutMs);
+    if (this.settings.heartbeatMs === 0) return;
+    while (Date.now() < until) {
+      const waiting = await this.store.unacknowledged(event.tenantId, event.id, Date.now() - 3 * this.settings.heartbeatMs);
+      if (waiting === 0) return;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    this.log.warn({ tenantId: event.tenantId, id: event.id }, 'change feed: not every instance confirmed an event in time');
+  }
+
   replay(tenantId: string, topic: string, afterId: number, limit: number): Promise<Replay> {
     return this.store.replay(tenantId, topic, afterId, limit);
   }
@@ -105,11 +127,21 @@ export class Feed implements ChangeFeed {
     void purge();
     this.purgeTimer = setInterval(purge, this.settings.purgeIntervalMs);
     this.purgeTimer.unref();
+    if (this.settings.heartbeatMs > 0) {
+      await this.store.heartbeat(this.instanceId, Date.now());
+      this.heartbeatTimer = setInterval(
+        () => void this.store.heartbeat(this.instanceId, Date.now()).catch((err) => this.log.warn({ err }, 'change feed heartbeat failed')),
+        this.settings.heartbeatMs,
+      );
+      this.heartbeatTimer.unref();
+    }
   }
 
   async close(): Promise<void> {
     if (this.purgeTimer) clearInterval(this.purgeTimer);
-    this.purgeTimer = undefined;
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.purgeTimer = this.heartbeatTimer = undefined;
+    if (this.settings.heartbeatMs > 0) await this.store.leave(this.instanceId).catch(() => undefined);
     await this.transport.close();
     await this.chain;
     for (const w of this.waiters) w.done();
@@ -142,15 +174,18 @@ export class Feed implements ChangeFeed {
     const last = this.lastDelivered.get(event.tenantId) ?? 0;
     if (event.id <= last) return;
     this.lastDelivered.set(event.tenantId, event.id);
-    for (const w of this.waiters) if (w.tenantId === event.tenantId && w.id <= event.id) w.done();
     const set = this.listeners.get(event.topic);
-    if (!set) return;
-    for (const listener of set) {
+    for (const listener of set ?? []) {
       try {
         listener(event);
       } catch (err) {
         this.log.warn({ err, topic: event.topic }, 'change feed subscriber failed');
       }
+    }
+    // After the subscribers acted on it: the local waiters, then (acknowledged topics) the other instances' waiters.
+    for (const w of this.waiters) if (w.tenantId === event.tenantId && w.id <= event.id) w.done();
+    if (this.settings.heartbeatMs > 0 && this.acknowledged.has(event.topic)) {
+      void this.store.ack(this.instanceId, event.tenantId, event.id).catch((err) => this.log.warn({ err }, 'change feed acknowledgement failed'));
     }
   }
 }

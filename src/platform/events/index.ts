@@ -28,7 +28,13 @@ export function createChangeFeed(deps: ChangeFeedDeps): ChangeFeed & { dropConne
   const transport = deps.connectDedicated
     ? new PostgresTransport({ connect: deps.connectDedicated, channel: channelName(deps.schema), log: deps.log })
     : new LocalTransport();
-  const feed = new Feed(deps.db, new EventStore(deps.db), transport, { retentionMs: deps.retentionHours * 3_600_000, purgeIntervalMs: 600_000 }, deps.log);
+  const feed = new Feed(
+    deps.db,
+    new EventStore(deps.db),
+    transport,
+    { retentionMs: deps.retentionHours * 3_600_000, purgeIntervalMs: 600_000, heartbeatMs: deps.connectDedicated ? 5_000 : 0 },
+    deps.log,
+  );
   if (transport instanceof PostgresTransport) return Object.assign(feed, { dropConnection: () => transport.dropConnection() });
   return feed;
 }

@@ -1,0 +1,65 @@
+// The process engine's REST interface: /engine/rest with the credential rules of userType, the Process User Server,
+// and shared data (tasks, reports) matched to the caller's roles. It owns engine_items and engine_item_roles.
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
+import type { RestTables } from './rest.tables.js';
+import { EngineUsers, type EngineUserConfig } from './engine-users.js';
+import { LocalPlatformServer, OidcServer, RemotePlatformServer, StaticServer, type LocalUserCheck, type ProcessUserServer } from './process-user-server.js';
+import { restAuth } from './rest-auth.js';
+import { SharedItemsRepository } from './shared-items.repository.js';
+import { SharedItemsService } from './shared-items.service.js';
+import { restRoutes } from './routes/rest-routes.js';
+
+export { restMigrations } from './rest.migrations.js';
+export { basicCredentials } from './rest-auth.js';
+
+export type ProcessUserServerConfig =
+  | { type: 'platform'; tenant?: string; url?: string; apiKey?: string }
+  | { type: 'oidc'; issuer: string; jwksUrl?: string; audience?: string; rolesClaim?: string; loginNameClaim?: string }
+  | { type: 'static'; users: Array<{ name: string; password?: string; passwordHash?: string; roles?: string[] }> };
+
+export interface RestConfig {
+  users: EngineUserConfig[];
+  processUserServer: ProcessUserServerConfig;
+}
+
+/** `userCheck`: the platform in this process, when there is one (type `platform` without `url` needs it). */
+export type RestDeps = ModuleDeps<RestTables, RestConfig> & { userCheck?: LocalUserCheck };
+
+export function createRestModule(deps: RestDeps): PlatformModule {
+  const pus = deps.config.processUserServer;
+  const server = processUserServer(pus, deps.userCheck);
+  const engineUsers = new EngineUsers(deps.config.users);
+  const scope = pus.type === 'platform' ? (pus.tenant ?? 'default') : pus.type;
+  const items = new SharedItemsService(new SharedItemsRepository(deps.db), scope);
+  return {
+    name: 'engine-rest',
+    async routes(app: FastifyInstance) {
+      await app.register(async (rest) => {
+        rest.decorateRequest('restCaller', null as never);
+        rest.addHook('onRequest', restAuth(engineUsers, server));
+        restRoutes(rest, { items });
+      });
+    },
+    async start() {
+      await engineUsers.start();
+      await server.start?.();
+    },
+  };
+}
+
+function processUserServer(c: ProcessUserServerConfig, local: LocalUserCheck | undefined): ProcessUserServer {
+  switch (c.type) {
+    case 'platform':
+      if (c.url) {
+        if (!c.apiKey) throw new Error('engine.processUserServer: type platform with url needs apiKey');
+        return new RemotePlatformServer(c.url, c.apiKey);
+      }
+      if (!local) throw new Error('engine.processUserServer: type platform without url needs the platform in this process (platform.enabled)');
+      return new LocalPlatformServer(local, c.tenant ?? 'default');
+    case 'oidc':
+      return new OidcServer({ ...c, rolesClaim: c.rolesClaim ?? 'roles', loginNameClaim: c.loginNameClaim ?? 'preferred_username' });
+    case 'static':
+      return new StaticServer(c.users.map((u) => ({ ...u, roles: u.roles ?? [] })));
+  }
+}

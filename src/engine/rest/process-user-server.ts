@@ -1,0 +1,128 @@
+import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { ExpiringMap } from '../../platform/cache/expiring-map.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { hashPassword, sha256Hex, verifyPassword } from '../../platform/crypto/secrets.js';
+
+/** A process user as the Process User Server knows it: its name and its roles as they are now. */
+export interface ProcessUser {
+  name: string;
+  roles: string[];
+}
+
+/** Where process users and their roles come from (config `engine.processUserServer`). */
+export interface ProcessUserServer {
+  /** Whether the server can vouch for access tokens (`X-AUTH-TOKEN: Bearer ...`); if not, tokens answer 401. */
+  readonly supportsTokens: boolean;
+  byPassword(name: string, password: string, ip: string): Promise<ProcessUser | null>;
+  byToken(token: string): Promise<ProcessUser | null>;
+  start?(): Promise<void>;
+}
+
+/** The users check of the platform in this process (the identity module's face). */
+export interface LocalUserCheck {
+  byPassword(tenant: string, loginName: string, password: string, ip: string): Promise<{ loginName: string; roles: string[] } | null>;
+  byToken(tenant: string, token: string): Promise<{ loginName: string; roles: string[] } | null>;
+}
+
+const asProcessUser = (u: { loginName: string; roles: string[] } | null): ProcessUser | null => (u ? { name: u.loginName, roles: u.roles } : null);
+
+/** Type `platform` in the same process: the platform's users of one tenant, their passwords and access tokens. */
+export class LocalPlatformServer implements ProcessUserServer {
+  readonly supportsTokens = true;
+  constructor(private readonly check: LocalUserCheck, private readonly tenant: string) {}
+  async byPassword(name: string, password: string, ip: string) {
+    return asProcessUser(await this.check.byPassword(this.tenant, name, password, ip));
+  }
+  async byToken(token: string) {
+    return asProcessUser(await this.check.byToken(this.tenant, token));
+  }
+}
+
+/**
+ * Type `platform` with `url`: the platform in another process, asked over HTTP with an API key of the tenant
+ * (`POST /cxf/svc-core/authentication/check`), which answers the user's current roles.
+ */
+export class RemotePlatformServer implements ProcessUserServer {
+  readonly supportsTokens = true;
+  constructor(private readonly url: string, private readonly apiKey: string) {}
+  byPassword(name: string, password: string) {
+    return this.ask({ username: name, password });
+  }
+  byToken(token: string) {
+    return this.ask({ token });
+  }
+  private async ask(body: Record<string, string>): Promise<ProcessUser | null> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.url.replace(/\/+$/, '')}/cxf/svc-core/authentication/check`, {
+        method: 'POST',
+        headers: { 'x-apikey': this.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+    } catch {
+      throw unavailable();
+    }
+    if (res.status === 401 || res.status === 400) return null;
+    if (res.status === 429) throw new AppError(429, { messageKey: 'CORE_ERROR_TOO_MANY_REQUESTS', name: 'TOO_MANY_REQUESTS', message: 'Too many failed logins; try again later' });
+    if (res.status !== 200) throw unavailable();
+    return asProcessUser((await res.json()) as { loginName: string; roles: string[] });
+  }
+}
+
+/** Type `static`: a user list in the config, for small set-ups; no tokens. */
+export class StaticServer implements ProcessUserServer {
+  readonly supportsTokens = false;
+  private readonly users = new Map<string, { hash: string; roles: string[] }>();
+  private readonly verified = new ExpiringMap<string, true>(10_000);
+  constructor(private readonly configured: Array<{ name: string; password?: string; passwordHash?: string; roles: string[] }>) {}
+  async start() {
+    for (const u of this.configured) {
+      const hash = u.passwordHash ?? (u.password ? await hashPassword(u.password) : undefined);
+      if (hash) this.users.set(u.name, { hash, roles: u.roles });
+    }
+  }
+  async byPassword(name: string, password: string) {
+    const user = this.users.get(name);
+    if (!user) return null;
+    const key = sha256Hex(`${name}\u0000${user.hash}\u0000${password}`);
+    if (!this.verified.get(key)) {
+      if (!(await verifyPassword(password, user.hash))) return null;
+      this.verified.set(key, true, Date.now() + 30_000);
+    }
+    return { name, roles: user.roles };
+  }
+  async byToken() {
+    return null;
+  }
+}
+
+/** Type `oidc`: the provider's access tokens, verified with its JWKS; passwords cannot be checked there (401). */
+export class OidcServer implements ProcessUserServer {
+  readonly supportsTokens = true;
+  private keys?: JWTVerifyGetKey;
+  constructor(private readonly settings: { issuer: string; jwksUrl?: string; audience?: string; rolesClaim: string; loginNameClaim: string }) {}
+  async byPassword() {
+    return null;
+  }
+  async byToken(token: string): Promise<ProcessUser | null> {
+    this.keys ??= createRemoteJWKSet(new URL(this.settings.jwksUrl ?? `${this.settings.issuer.replace(/\/+$/, '')}/.well-known/jwks.json`));
+    try {
+      const { payload } = await jwtVerify(token, this.keys, { issuer: this.settings.issuer, audience: this.settings.audience });
+      const name = claim(payload, this.settings.loginNameClaim) ?? payload.sub;
+      const roles = claim(payload, this.settings.rolesClaim);
+      if (typeof name !== 'string') return null;
+      return { name, roles: Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : [] };
+    } catch {
+      return null;
+    }
+  }
+}
+
+function claim(payload: Record<string, unknown>, path: string): unknown {
+  return path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), payload);
+}
+
+function unavailable() {
+  return new AppError(503, { messageKey: 'ENGINE_ERROR_USER_SERVER_UNAVAILABLE', name: 'SERVICE_UNAVAILABLE', message: 'The Process User Server could not be reached' });
+}

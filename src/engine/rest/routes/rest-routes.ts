@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import { sendJsonText } from '../../../platform/http/json-text.js';
+import type { RestContext } from '../rest.context.js';
+
+const UserTypeQuery = {
+  userType: Type.Optional(Type.String({ description: 'processEngineUser or processUser (decisions section 10); another value or none: 401' })),
+};
+const ListQuery = Type.Object({
+  ...UserTypeQuery,
+  start: Type.Integer({ minimum: 0, default: 0 }),
+  limit: Type.Integer({ minimum: 0, default: 1000, description: 'cut to 10000' }),
+});
+const CreateQuery = Type.Object(UserTypeQuery);
+const ItemBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 1000 }),
+    roles: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 1000 }),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+const Item = Type.Object({ id: Type.String(), name: Type.String(), roles: Type.Array(Type.String()), data: Type.Record(Type.String(), Type.Unknown()), createdOn: Type.String() });
+const security: Array<Record<string, string[]>> = [{ basic: [] }, { processUserToken: [] }];
+
+export function restRoutes(app: FastifyInstance, ctx: RestContext): void {
+  for (const [path, kind] of [
+    ['/engine/rest/tasks', 'task'],
+    ['/engine/rest/reports', 'report'],
+  ] as const) {
+    app.get<{ Querystring: Static<typeof ListQuery> }>(
+      path,
+      {
+        schema: {
+          tags: ['engine'],
+          summary: `The ${kind}s the caller may see: a process user those sharing a role with it ([] when none), a process-engine user all`,
+          security,
+          querystring: ListQuery,
+          response: { 200: Type.Array(Item), ...errorResponses(400, 401, 503) },
+        },
+      },
+      async (request, reply) => sendJsonText(reply, await ctx.items.list(request.restCaller, kind, request.query.start, request.query.limit)),
+    );
+    app.post<{ Querystring: Static<typeof CreateQuery>; Body: Static<typeof ItemBody> }>(
+      path,
+      {
+        schema: {
+          tags: ['engine'],
+          summary: `Creates a ${kind} shared with the given roles (process-engine users only)`,
+          security,
+          querystring: CreateQuery,
+          body: ItemBody,
+          response: { 200: Item, ...errorResponses(400, 401, 403, 413, 415) },
+        },
+      },
+      async (request, reply) => sendJsonText(reply, await ctx.items.create(request.restCaller, kind, request.body)),
+    );
+  }
+  app.get(
+    '/engine/rest/whoami',
+    {
+      schema: {
+        tags: ['engine'],
+        summary: 'The caller as the credential rules established it',
+        security,
+        querystring: CreateQuery,
+        response: { 200: Type.Object({ name: Type.String(), userType: Type.String(), roles: Type.Array(Type.String()) }), ...errorResponses(401) },
+      },
+    },
+    async (request) => request.restCaller,
+  );
+}
