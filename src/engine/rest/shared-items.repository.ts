@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { PreparedQueries } from '../../platform/db/prepared-query.js';
 import type { RestTables } from './rest.tables.js';
 
 type Db = Kysely<RestTables>;
@@ -11,6 +12,9 @@ export interface ItemRow {
 
 /** SQL of the shared data: every statement names its scope (the Process User Server's tenant) and kind. */
 export class SharedItemsRepository {
+  /** The list statements, built once per shape (all, or matched against n roles). */
+  private readonly lists = new PreparedQueries();
+
   constructor(private readonly db: Db) {}
 
   async insert(scope: string, kind: ItemKind, id: string, doc: string, roles: string[], now: number, by: string): Promise<void> {
@@ -32,21 +36,38 @@ export class SharedItemsRepository {
   /** Items of the kind, oldest first; with `roles`, only those sharing at least one of them (matching in SQL). */
   async list(scope: string, kind: ItemKind, roles: string[] | 'all', start: number, limit: number): Promise<ItemRow[]> {
     if (roles !== 'all' && roles.length === 0) return [];
-    let query = this.db
-      .selectFrom('engine_items as i')
-      .select(['i.doc', 'i.created_on'])
-      .where('i.scope', '=', scope)
-      .where('i.kind', '=', kind);
-    if (roles !== 'all') {
-      const matching = this.db
-        .selectFrom('engine_item_roles as r')
-        .select('r.item_seq')
-        .where('r.scope', '=', scope)
-        .where('r.kind', '=', kind)
-        .where('r.role', 'in', roles);
-      query = query.where('i.seq', 'in', matching);
-    }
-    return query.orderBy('i.seq').limit(limit).offset(start).execute();
+    const matched = roles === 'all' ? [] : [...new Set(roles)];
+    const key = roles === 'all' ? 'all' : `roles:${matched.length}`;
+    return this.lists.run<ItemRow>(
+      this.db,
+      key,
+      (p) => {
+        if (roles === 'all') {
+          return this.db
+            .selectFrom('engine_items as i')
+            .select(['i.doc', 'i.created_on'])
+            .where('i.scope', '=', p(0))
+            .where('i.kind', '=', p(1))
+            .orderBy('i.seq')
+            .limit(p(2))
+            .offset(p(3));
+        }
+        // Driven by the role key: the caller's role ranges, then each item by its key.
+        return this.db
+          .selectFrom('engine_item_roles as r')
+          .innerJoin('engine_items as i', 'i.seq', 'r.item_seq')
+          .select(['i.doc', 'i.created_on'])
+          .where('r.scope', '=', p(0))
+          .where('r.kind', '=', p(1))
+          .where('r.role', 'in', matched.map((_, i) => p(4 + i)))
+          .where('i.scope', '=', p(0))
+          .groupBy('i.seq')
+          .orderBy('i.seq')
+          .limit(p(2))
+          .offset(p(3));
+      },
+      [scope, kind, limit, start, ...matched],
+    );
   }
 
   /** For the benchmark and tests: how many items of a kind the scope holds. */

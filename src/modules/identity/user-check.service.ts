@@ -31,12 +31,13 @@ export class UserCheckService {
   ) {}
 
   async byPassword(tenant: string, loginName: string, password: string, ip: string): Promise<CheckedUser | null> {
+    const user = await this.users.findUser(tenant, loginName);
+    const key = user?.passwordHash ? sha256Hex(`${user.id}\u0000${user.passwordHash}\u0000${password}`) : undefined;
+    // A password verified moments ago is no guess: the throttle is for the ones that are verified now.
+    if (user?.active && key && this.verified.get(key)) return checked(user);
     const userKey = LoginThrottle.userKey(tenant, loginName);
     const addressKey = LoginThrottle.addressKey(ip);
     await this.throttle.assertAllowed(userKey, addressKey);
-    const user = await this.users.findUser(tenant, loginName);
-    const key = user?.passwordHash ? sha256Hex(`${user.id}\u0000${user.passwordHash}\u0000${password}`) : undefined;
-    if (user?.active && key && this.verified.get(key)) return checked(user);
     const ok = await verifyPassword(password, user?.passwordHash ?? (await this.getDummyHash()));
     if (!user || !user.active || !user.passwordHash || !ok || !key) {
       await this.throttle.recordFailure(userKey, addressKey);

@@ -101,17 +101,23 @@ export class UsersRepository {
     return db.selectFrom('tenants').select(['id', 'name']).where('name', '=', name).executeTakeFirstOrThrow();
   }
 
+  private userByName?: (tenant: string, loginName: string) => Promise<any[]>;
+
+  /** A user by tenant and login name, read now (logins, and the user check on every engine request). */
   async findUser(tenantName: string, loginName: string): Promise<User | undefined> {
-    const row = await this.db
-      .selectFrom('users as u')
-      .innerJoin('tenants as t', 't.id', 'u.tenant_id')
-      .selectAll('u')
-      .select('t.name as tenant_name')
-      .where('t.name', '=', tenantName)
-      .where('u.login_name', '=', loginName)
-      .executeTakeFirst();
+    this.userByName ??= prepareQuery<any, [string, string]>(this.db, (p) =>
+      this.db
+        .selectFrom('users as u')
+        .innerJoin('tenants as t', 't.id', 'u.tenant_id')
+        .selectAll('u')
+        .select('t.name as tenant_name')
+        .where('t.name', '=', p(0))
+        .where('u.login_name', '=', p(1)),
+    );
+    const [row] = await this.userByName(tenantName, loginName);
     return row ? this.toUser(row) : undefined;
   }
+
 
   async listUsers(tenantName?: string): Promise<User[]> {
     let q = this.db
