@@ -82,7 +82,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       ? [identity, ...createModules({ db, dialect, traits, config, log: app.log, audit: identity.audit, feed })]
       : [];
     const engineModules = config.engine.enabled
-      ? createEngineModules({ db, dialect, traits, log: app.log, config: config.engine, userCheck: config.platform.enabled ? identity.userCheck : undefined })
+      ? createEngineModules({ db, dialect, traits, log: app.log, config: config.engine, feed, userCheck: config.platform.enabled ? identity.userCheck : undefined })
       : [];
     const modules = [...platformModules, ...engineModules];
 

@@ -185,6 +185,8 @@ export const ConfigSchema = Type.Object(
         enabled: Type.Boolean({ default: true }),
         /** The 'inactive versions' feature of the data management API. */
         inactiveVersions: Type.Boolean({ default: false }),
+        /** How long a task or report list answer may be kept while no shared data changes (any instance); 0: never. */
+        listCacheSeconds: Type.Number({ minimum: 0, maximum: 3600, default: 60 }),
         /** Process-engine users (HTTP Basic). */
         users: Type.Array(
           Type.Object(

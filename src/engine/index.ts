@@ -21,8 +21,19 @@ export interface EngineSources {
   log: FastifyBaseLogger;
   /** The platform's user check, when the platform runs in this process. */
   userCheck?: RestDeps['userCheck'];
+  feed: RestDeps['feed'];
 }
 
-export function createEngineModules({ db, dialect, traits, config, log, userCheck }: EngineSources): PlatformModule[] {
-  return [createRestModule({ db, dialect, traits, log, userCheck, config: { users: config.users, processUserServer: config.processUserServer } })];
+export function createEngineModules({ db, dialect, traits, config, log, userCheck, feed }: EngineSources): PlatformModule[] {
+  return [
+    createRestModule({
+      db,
+      dialect,
+      traits,
+      log,
+      userCheck,
+      feed,
+      config: { users: config.users, processUserServer: config.processUserServer, listCacheSeconds: config.listCacheSeconds },
+    }),
+  ];
 }

@@ -127,6 +127,12 @@ describeEachEngine('engine REST interface', (engine) => {
       expect(names(await call('GET', '/reports?userType=processUser', basic('bob', 'bob-pass-1')))).toEqual(['rep-r3']);
     });
 
+    it('a list read again after a new item shows it at once (kept answers end with the write)', async () => {
+      const before = names(await call('GET', '/reports?userType=processUser', basic('alice', 'alice-pass-1')));
+      await call('POST', '/reports?userType=processEngineUser', asEngineUser, { name: 'fresh-r1', roles: ['R1'] });
+      expect(names(await call('GET', '/reports?userType=processUser', basic('alice', 'alice-pass-1')))).toEqual([...before, 'fresh-r1']);
+    });
+
     it('a process user may not create shared data: 403, nothing stored', async () => {
       const res = await call('POST', '/tasks?userType=processUser', basic('alice', 'alice-pass-1'), { name: 'sneaky', roles: ['R1'] });
       expect(res.statusCode).toBe(403);

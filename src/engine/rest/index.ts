@@ -7,7 +7,8 @@ import { EngineUsers, type EngineUserConfig } from './engine-users.js';
 import { LocalPlatformServer, OidcServer, RemotePlatformServer, StaticServer, type LocalUserCheck, type ProcessUserServer } from './process-user-server.js';
 import { restAuth } from './rest-auth.js';
 import { SharedItemsRepository } from './shared-items.repository.js';
-import { SharedItemsService } from './shared-items.service.js';
+import { SHARED_ITEMS_TOPIC, SharedItemsService } from './shared-items.service.js';
+import { FeedCache, type ChangeFeed } from '../../platform/events/index.js';
 import { restRoutes } from './routes/rest-routes.js';
 
 export { restMigrations } from './rest.migrations.js';
@@ -21,17 +22,20 @@ export type ProcessUserServerConfig =
 export interface RestConfig {
   users: EngineUserConfig[];
   processUserServer: ProcessUserServerConfig;
+  /** How long a list answer may be kept while no shared data of its scope changes (0: never). */
+  listCacheSeconds: number;
 }
 
 /** `userCheck`: the platform in this process, when there is one (type `platform` without `url` needs it). */
-export type RestDeps = ModuleDeps<RestTables, RestConfig> & { userCheck?: LocalUserCheck };
+export type RestDeps = ModuleDeps<RestTables, RestConfig> & { userCheck?: LocalUserCheck; feed: ChangeFeed };
 
 export function createRestModule(deps: RestDeps): PlatformModule {
   const pus = deps.config.processUserServer;
   const server = processUserServer(pus, deps.userCheck);
   const engineUsers = new EngineUsers(deps.config.users);
   const scope = pus.type === 'platform' ? (pus.tenant ?? 'default') : pus.type;
-  const items = new SharedItemsService(new SharedItemsRepository(deps.db), scope);
+  const answers = new FeedCache(deps.feed, SHARED_ITEMS_TOPIC, deps.config.listCacheSeconds * 1000);
+  const items = new SharedItemsService(deps.db, new SharedItemsRepository(deps.db), scope, deps.feed, answers);
   return {
     name: 'engine-rest',
     async routes(app: FastifyInstance) {
@@ -44,6 +48,10 @@ export function createRestModule(deps: RestDeps): PlatformModule {
     async start() {
       await engineUsers.start();
       await server.start?.();
+      answers.start();
+    },
+    close() {
+      answers.close();
     },
   };
 }

@@ -17,8 +17,9 @@ export class SharedItemsRepository {
 
   constructor(private readonly db: Db) {}
 
-  async insert(scope: string, kind: ItemKind, id: string, doc: string, roles: string[], now: number, by: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+  /** Inside the caller's transaction (which also publishes the write on the change feed). */
+  async insert(trx: Db, scope: string, kind: ItemKind, id: string, doc: string, roles: string[], now: number, by: string): Promise<void> {
+    {
       const { seq } = await trx
         .insertInto('engine_items')
         .values({ scope, kind, id, doc, created_on: now, created_by: by })
@@ -30,7 +31,7 @@ export class SharedItemsRepository {
           .values(roles.map((role) => ({ scope, kind, role, item_seq: Number(seq) })))
           .execute();
       }
-    });
+    }
   }
 
   /** Items of the kind, oldest first; with `roles`, only those sharing at least one of them (matching in SQL). */

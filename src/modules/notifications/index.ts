@@ -6,7 +6,8 @@ import type { NotificationsTables } from './notifications.tables.js';
 import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
 import { MaintenanceSwitch } from './maintenance.js';
-import { ListCache } from './list-cache.js';
+import { FeedCache } from '../../platform/events/index.js';
+import { NOTIFICATION_TOPIC } from './notification-topic.js';
 import { NotificationStreams } from './live/notification-streams.js';
 import type { NotificationsContext } from './notifications.context.js';
 import { addNotificationRoute } from './routes/add-notification.js';
@@ -39,7 +40,7 @@ export function createNotificationsModule(deps: NotificationsDeps): PlatformModu
     deps.log,
   );
   const maintenance = new MaintenanceSwitch(deps.db, repo, deps.feed, deps.config.maintenance, deps.log, (tenantId) => streams.endTenant(tenantId));
-  const lists = new ListCache(deps.feed, deps.config.listCacheSeconds * 1000);
+  const lists = new FeedCache(deps.feed, NOTIFICATION_TOPIC, deps.config.listCacheSeconds * 1000);
   const ctx: NotificationsContext = { notifications: new NotificationsService(deps.db, repo, deps.feed, deps.dialect, lists), maintenance, streams };
   return {
     name: 'notifications',

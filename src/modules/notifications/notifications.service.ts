@@ -9,7 +9,8 @@ import { notificationJson } from './notification-json.js';
 import { ERRORS } from '../../platform/errors/error-catalogue.js';
 import { NOTIFICATION_ERRORS } from './notifications.errors.js';
 import { NOTIFICATION_TOPIC } from './notification-topic.js';
-import { listKey, type ListCache } from './list-cache.js';
+import { listKey } from './list-key.js';
+import type { FeedCache } from '../../platform/events/index.js';
 import type { FeedEvent } from '../../platform/events/index.js';
 import type { NotificationsRepository } from './notifications.repository.js';
 import type { NotificationInput } from './notifications.schemas.js';
@@ -39,7 +40,7 @@ export class NotificationsService {
     private readonly repo: NotificationsRepository,
     private readonly feed: ChangeFeed,
     private readonly dialect: Dialect,
-    private readonly lists: ListCache,
+    private readonly lists: FeedCache,
   ) {}
 
   /**

@@ -13,6 +13,7 @@ import { PostgresTransport } from './postgres-transport.js';
 export type { ChangeFeed, FeedEvent, Publish, PublishedEvent, Replay } from './change-feed.js';
 export type { EventsTables } from './events.tables.js';
 export { eventsMigrations } from './events.migrations.js';
+export { FeedCache } from './feed-cache.js';
 
 export interface ChangeFeedDeps {
   db: Kysely<EventsTables>;
