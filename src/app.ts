@@ -17,6 +17,7 @@ import { createIdentityModule } from './modules/identity/index.js';
 import { allMigrations, createModules } from './modules/registry.js';
 import { createEngineModules, engineMigrations } from './engine/index.js';
 import { createChangeFeed, type ChangeFeed } from './platform/events/index.js';
+import { StatisticsUpkeep } from './platform/db/statistics-upkeep.js';
 
 export interface AppDeps {
   /** An already open database (tests, CLI); otherwise one is opened from config.database. */
@@ -67,6 +68,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   const inFlight = trackInFlight(app);
   const started: PlatformModule[] = [];
   let feed: ChangeFeed | undefined;
+  let upkeep: StatisticsUpkeep | undefined;
   try {
     const { db, dialect, traits } = database;
     await migrateToLatest(db, dialect, [...allMigrations, ...engineMigrations]);
@@ -128,6 +130,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     for (const m of engineModules) await m.routes(app);
     // Background work (timers, listeners) starts once the routes stand, and stops in close(); the feed first.
     await feed.start();
+    const schema = await dialect.currentSchema(db);
+    if (schema !== undefined) {
+      upkeep = new StatisticsUpkeep(db, schema, { checkIntervalMs: config.database.analyzeCheckSeconds * 1000, changedShare: 0.1, minChangedRows: 500 }, app.log);
+      upkeep.start();
+    }
     for (const m of modules) {
       started.push(m);
       await m.start?.();
@@ -141,6 +148,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
         await app.close();
         await inFlight.drained(config.server.shutdownGraceSeconds * 1000);
         await closeModules(started);
+        await upkeep?.close();
         await feed?.close();
         if (!deps.database) await database.destroy();
       },
@@ -148,6 +156,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   } catch (err) {
     await app.close().catch(() => undefined);
     await closeModules(started).catch(() => undefined);
+    await upkeep?.close().catch(() => undefined);
     await feed?.close().catch(() => undefined);
     if (!deps.database) await database.destroy().catch(() => undefined);
     throw err;

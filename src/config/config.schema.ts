@@ -67,6 +67,11 @@ export const ConfigSchema = Type.Object(
          * item: with more items than fit, they come from the OS cache instead (docs/benchmarks/storage.md).
          */
         sqliteCacheMiB: Type.Integer({ minimum: 2, maximum: 65536, default: 64 }),
+        /**
+         * PostgreSQL: how often the service looks for its tables whose statistics went stale (a tenth of their rows, at
+         * least 500, changed since the last ANALYZE) and analyses them, off the request path; 0 turns it off.
+         */
+        analyzeCheckSeconds: Type.Number({ minimum: 0, maximum: 86400, default: 10 }),
       },
       { default: {}, additionalProperties: false },
     ),
