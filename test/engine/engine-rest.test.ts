@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdentityAdmin } from '../../src/modules/identity/index.js';
 import { describeEachEngine, login, sessionHeaders, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { makeWorkDir, startServiceProcess, type ServiceProcess } from '../helpers/service-process.js';
+import { TestIssuer } from '../helpers/oidc-issuer.js';
 
 const REST = '/engine/rest';
 const DM = { name: 'dm', password: 'dm-pass-1' };
@@ -186,6 +187,35 @@ describeEachEngine('engine REST interface', (engine) => {
       expect(res.statusCode).toBe(401);
       expect((await s.request({ method: 'GET', url: `${REST}/whoami?userType=processUser`, headers: basic('alice', 'alice-pass-1') })).statusCode).toBe(401);
     });
+  });
+});
+
+describe('a Process User Server of type oidc', () => {
+  let issuer: TestIssuer;
+  let t: TestApp;
+  beforeAll(async () => {
+    issuer = await new TestIssuer().start();
+    t = await startTestApp('sqlite', {
+      tenants: TENANTS,
+      engine: { ...ENGINE, processUserServer: { type: 'oidc', issuer: issuer.url, audience: 'engine', rolesClaim: 'realm.roles' } },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await issuer.stop();
+  });
+  const whoami = (headers: Record<string, string>) => t.request({ method: 'GET', url: `${REST}/whoami?userType=processUser`, headers });
+
+  it("takes the provider's tokens with their roles claim, and refuses passwords, foreign tokens and wrong audiences", async () => {
+    const token = await issuer.sign({ preferred_username: 'olga', realm: { roles: ['R1'] } }, { audience: 'engine' });
+    expect((await whoami({ 'x-auth-token': `Bearer ${token}` })).json()).toEqual({ name: 'olga', userType: 'processUser', roles: ['R1'] });
+    const other = await issuer.sign({ preferred_username: 'olga' }, { audience: 'someone-else' });
+    expect((await whoami({ 'x-auth-token': `Bearer ${other}` })).statusCode).toBe(401);
+    const expired = await issuer.sign({ preferred_username: 'olga' }, { audience: 'engine', expiresIn: -60 });
+    expect((await whoami({ 'x-auth-token': `Bearer ${expired}` })).statusCode).toBe(401);
+    const foreign = await issuer.sign({ preferred_username: 'olga' }, { audience: 'engine', issuer: 'https://elsewhere.example' });
+    expect((await whoami({ 'x-auth-token': `Bearer ${foreign}` })).statusCode).toBe(401);
+    expect((await whoami(basic('alice', 'alice-pass-1'))).statusCode).toBe(401);
   });
 });
 

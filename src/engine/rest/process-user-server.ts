@@ -106,8 +106,8 @@ export class OidcServer implements ProcessUserServer {
     return null;
   }
   async byToken(token: string): Promise<ProcessUser | null> {
-    this.keys ??= createRemoteJWKSet(new URL(this.settings.jwksUrl ?? `${this.settings.issuer.replace(/\/+$/, '')}/.well-known/jwks.json`));
     try {
+      this.keys ??= createRemoteJWKSet(new URL(this.settings.jwksUrl ?? (await this.discoverJwks())));
       const { payload } = await jwtVerify(token, this.keys, { issuer: this.settings.issuer, audience: this.settings.audience });
       const name = claim(payload, this.settings.loginNameClaim) ?? payload.sub;
       const roles = claim(payload, this.settings.rolesClaim);
@@ -116,6 +116,14 @@ export class OidcServer implements ProcessUserServer {
     } catch {
       return null;
     }
+  }
+
+  /** The provider's JWKS address from its discovery document (when `jwksUrl` is not configured). */
+  private async discoverJwks(): Promise<string> {
+    const res = await fetch(`${this.settings.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(5000) });
+    const doc = (await res.json()) as { jwks_uri?: unknown };
+    if (typeof doc.jwks_uri !== 'string') throw new Error('no jwks_uri in the discovery document');
+    return doc.jwks_uri;
   }
 }
 
