@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { compare, printTable, startBaseline, startService } from './lib.mjs';
+import { compare, printTable, startBaseline, startService, createBenchDatabase } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -39,18 +39,8 @@ writeFileSync(
     engine: { users: [{ name: 'dm', password: 'dm-pass-1', roles: [] }], processUserServer: { type: 'platform', tenant: 'default' } },
   }),
 );
-let pgUrl;
-let pgDbName;
-if (ENGINE === 'postgres') {
-  pgDbName = `svc_bench_engine_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${pgDbName}`);
-  await admin.end();
-  const u = new URL(PG_ADMIN_URL);
-  u.pathname = `/${pgDbName}`;
-  pgUrl = u.toString();
-}
+const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_engine') : undefined;
+const pgUrl = benchDb?.url;
 const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: pgUrl } : { SVC_DATA_DIR: dataDir };
 
 const docOf = (i) => JSON.stringify({ id: randomUUID(), name: `Task ${i}`, roles: [`role-${i % ROLES}`], data: { order: i, step: 'approve' } });
@@ -120,10 +110,5 @@ try {
 } finally {
   await service.close();
   rmSync(root, { recursive: true, force: true });
-  if (pgDbName) {
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${pgDbName} WITH (FORCE)`);
-    await admin.end();
-  }
+  await benchDb?.drop();
 }

@@ -7,6 +7,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import pg from 'pg';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -119,3 +120,25 @@ export function printTable(title, results, baselineName) {
     console.log(`| ${name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${ratio} | ${r.runs.join(', ')} |`);
   }
 }
+
+/**
+ * A PostgreSQL database of the benchmark's own on the server of `adminUrl`: answers its URL and `drop()`.
+ * `prefix` names it (`<prefix>_<pid>`), so concurrent benchmarks on a shared machine never meet.
+ */
+export async function createBenchDatabase(adminUrl, prefix) {
+  const name = `${prefix}_${process.pid}`;
+  const run = async (statement) => {
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(statement);
+    } finally {
+      await admin.end();
+    }
+  };
+  await run(`CREATE DATABASE ${name}`);
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return { url: u.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+

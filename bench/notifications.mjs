@@ -14,7 +14,7 @@ import { request as httpRequest, Agent } from 'node:http';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { compare, median, printTable, startBaseline, startService } from './lib.mjs';
+import { compare, median, printTable, startBaseline, startService, createBenchDatabase } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -57,18 +57,8 @@ writeFileSync(configFile, JSON.stringify(config));
 // Every list computed from the database: the cost of the first read after a write.
 writeFileSync(uncachedConfigFile, JSON.stringify({ ...config, notifications: { listCacheSeconds: 0 } }));
 
-let pgUrl;
-let pgDbName;
-if (ENGINE === 'postgres') {
-  pgDbName = `svc_bench_notif_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${pgDbName}`);
-  await admin.end();
-  const u = new URL(PG_ADMIN_URL);
-  u.pathname = `/${pgDbName}`;
-  pgUrl = u.toString();
-}
+const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_notif') : undefined;
+const pgUrl = benchDb?.url;
 const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: pgUrl } : { SVC_DATA_DIR: dataDir };
 
 /** The i-th notification: recipients cycle over users, roles and organisations. */
@@ -240,10 +230,5 @@ try {
   await second?.close();
   await service.close();
   rmSync(root, { recursive: true, force: true });
-  if (pgDbName) {
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${pgDbName} WITH (FORCE)`);
-    await admin.end();
-  }
+  await benchDb?.drop();
 }

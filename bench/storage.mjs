@@ -16,7 +16,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { compare, load, median, printTable, startBaseline, startService } from './lib.mjs';
+import { compare, load, median, printTable, startBaseline, startService, createBenchDatabase } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -72,18 +72,8 @@ const docOf = (i) => ({
 
 // ---- database plumbing per engine -------------------------------------------------------------------------
 
-let pgDbName;
-let pgUrl;
-if (ENGINE === 'postgres') {
-  pgDbName = `svc_bench_storage_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${pgDbName}`);
-  await admin.end();
-  const u = new URL(PG_ADMIN_URL);
-  u.pathname = `/${pgDbName}`;
-  pgUrl = u.toString();
-}
+const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_storage') : undefined;
+const pgUrl = benchDb?.url;
 const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: pgUrl } : { SVC_DATA_DIR: dataDir };
 
 async function seedTo(target, have) {
@@ -250,10 +240,5 @@ try {
   }
 } finally {
   rmSync(root, { recursive: true, force: true });
-  if (pgDbName) {
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${pgDbName} WITH (FORCE)`);
-    await admin.end();
-  }
+  await benchDb?.drop();
 }
