@@ -9,9 +9,10 @@ import type { DeploymentTraits } from '../platform/db/deployment.js';
 import type { ModuleMigration } from '../platform/db/migrations.js';
 import type { PlatformModule } from '../platform/module.js';
 import { createRestModule, restMigrations, type RestDeps } from './rest/index.js';
+import { createDataManagementModule, dmMigrations } from './data-management/index.js';
 
 /** Every schema step of the engine's modules. */
-export const engineMigrations: ModuleMigration[] = [...restMigrations];
+export const engineMigrations: ModuleMigration[] = [...restMigrations, ...dmMigrations];
 
 export interface EngineSources {
   db: Kysely<any>;
@@ -35,5 +36,6 @@ export function createEngineModules({ db, dialect, traits, config, log, userChec
       feed,
       config: { users: config.users, processUserServer: config.processUserServer, listCacheSeconds: config.listCacheSeconds },
     }),
+    createDataManagementModule({ db, dialect, traits, log, config: { users: config.users } }),
   ];
 }

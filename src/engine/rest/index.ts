@@ -13,6 +13,7 @@ import { restRoutes } from './routes/rest-routes.js';
 
 export { restMigrations } from './rest.migrations.js';
 export { basicCredentials } from './rest-auth.js';
+export { EngineUsers, type EngineUserConfig } from './engine-users.js';
 
 export type ProcessUserServerConfig =
   | { type: 'platform'; tenant?: string; url?: string; apiKey?: string }

@@ -1,0 +1,18 @@
+import { AppError } from '../../platform/errors/app-error.js';
+
+/** Errors of the data management API (decisions section 9): 400 invalid call, 404 missing, 409 conflict. */
+export const DM_ERRORS = {
+  invalidCall: (message: string, properties: Record<string, unknown> = {}) =>
+    new AppError(400, { messageKey: 'DM_ERROR_INVALID_CALL', name: 'BAD_REQUEST', message, properties }),
+  unknownMethod: (context: string, method: string) =>
+    new AppError(400, {
+      messageKey: 'DM_ERROR_UNKNOWN_METHOD',
+      name: 'BAD_REQUEST',
+      message: `No method ${method.slice(0, 100)} in context ${context.slice(0, 100)}`,
+      properties: { context: context.slice(0, 100), method: method.slice(0, 100) },
+    }),
+  templateNotFound: (ref: string) =>
+    new AppError(404, { messageKey: 'DM_ERROR_TEMPLATE_NOT_FOUND', name: 'NOT_FOUND', message: `No template ${ref.slice(0, 200)}`, properties: { template: ref.slice(0, 200) } }),
+  customIdTaken: (customId: string) =>
+    new AppError(409, { messageKey: 'DM_ERROR_CUSTOM_ID_TAKEN', name: 'CONFLICT', message: `customId ${customId.slice(0, 200)} is taken`, properties: { customId: customId.slice(0, 200) } }),
+} as const;

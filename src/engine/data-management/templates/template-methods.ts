@@ -1,0 +1,134 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../../../platform/db/dialects/dialect.js';
+import { UniqueViolation } from '../../../platform/db/db-errors.js';
+import { DM_ERRORS } from '../dm.errors.js';
+import type { DmTables } from '../dm.tables.js';
+import { checkTemplate, templateDoc, withoutHidden } from './template-rules.js';
+import { TEMPLATE_COLUMNS, type ColumnFilter, type TemplateRef, type TemplatesRepository } from './templates.repository.js';
+
+export type MethodHandler = (db: Kysely<DmTables>, parameters: unknown) => Promise<Record<string, unknown>>;
+
+const Ref = { id: Type.Optional(Type.Integer({ minimum: 0 })), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) };
+const WriteParams = Type.Object({ template: Type.Unknown(), strict: Type.Optional(Type.Boolean()), return: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+const DeleteParams = Type.Object(Ref, { additionalProperties: false });
+const GetParams = Type.Object({ ...Ref, optional: Type.Optional(Type.Boolean()), withoutHiddenAttributes: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+const OPERATORS: Record<string, string> = { eq: 'eq', '=': 'eq', ne: 'ne', '!=': 'ne', gt: 'gt', '>': 'gt', gte: 'gte', '>=': 'gte', lt: 'lt', '<': 'lt', lte: 'lte', '<=': 'lte', like: 'like', in: 'in', exists: 'exists' };
+const QueryParams = Type.Object(
+  {
+    start: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 0 })),
+    filters: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { property: Type.String({ minLength: 1 }), operator: Type.String({ minLength: 1 }), value: Type.Optional(Type.Unknown()), invert: Type.Optional(Type.Boolean()), source: Type.Optional(Type.String()) },
+          { additionalProperties: false },
+        ),
+        { maxItems: 100 },
+      ),
+    ),
+    sorters: Type.Optional(
+      Type.Array(Type.Object({ property: Type.String({ minLength: 1 }), direction: Type.Optional(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')])) }, { additionalProperties: false }), { maxItems: 10 }),
+    ),
+    withoutHiddenAttributes: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+function parse<S extends TSchema>(schema: S, parameters: unknown, method: string): Static<S> {
+  const value = parameters ?? {};
+  if (!Value.Check(schema, value)) {
+    const first = Value.Errors(schema, value).First();
+    throw DM_ERRORS.invalidCall(`${method}: parameters${first?.path ?? ''}: ${first?.message ?? 'invalid'}`, { path: `parameters${first?.path ?? ''}` });
+  }
+  return value as Static<S>;
+}
+
+function refOf(p: { id?: number; customId?: string }, method: string): TemplateRef {
+  if (p.id !== undefined) return { id: p.id };
+  if (p.customId !== undefined) return { customId: p.customId };
+  throw DM_ERRORS.invalidCall(`${method}: id or customId is required`);
+}
+
+const show = (ref: TemplateRef) => ('id' in ref ? `id ${ref.id}` : `customId ${ref.customId}`);
+
+/** The methods of context Template (interface-spec, Data management API; decisions section 9). */
+export function templateMethods(repo: TemplatesRepository, dialect: Dialect): Record<string, MethodHandler> {
+  const uniquely = async <T>(customId: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof UniqueViolation || dialect.toDomainError(err) instanceof UniqueViolation) throw DM_ERRORS.customIdTaken(customId);
+      throw err;
+    }
+  };
+  return {
+    async create(db, parameters) {
+      const p = parse(WriteParams, parameters, 'create');
+      const t = checkTemplate(p.template, p.strict === true);
+      const now = Date.now();
+      return uniquely(t.customId, async () => {
+        const id = await repo.insert(db, t.customId, t.name ?? '', now);
+        const doc = templateDoc(id, t);
+        await repo.setDoc(db, id, t.customId, t.name ?? '', JSON.stringify(doc), now);
+        return p.return ? { template: doc } : {};
+      });
+    },
+    async update(db, parameters) {
+      const p = parse(WriteParams, parameters, 'update');
+      const t = checkTemplate(p.template, p.strict === true);
+      const ref = refOf(t, 'update');
+      const current = await repo.find(db, ref);
+      if (!current) throw DM_ERRORS.templateNotFound(show(ref));
+      const doc = templateDoc(current.id, t);
+      return uniquely(t.customId, async () => {
+        await repo.setDoc(db, current.id, t.customId, t.name ?? '', JSON.stringify(doc), Date.now());
+        return p.return ? { template: doc } : {};
+      });
+    },
+    async delete(db, parameters) {
+      const ref = refOf(parse(DeleteParams, parameters, 'delete'), 'delete');
+      const current = await repo.find(db, ref);
+      if (!current) throw DM_ERRORS.templateNotFound(show(ref));
+      await repo.delete(db, current.id);
+      return {};
+    },
+    async get(db, parameters) {
+      const p = parse(GetParams, parameters, 'get');
+      const ref = refOf(p, 'get');
+      const current = await repo.find(db, ref);
+      if (!current) {
+        if (p.optional) return {};
+        throw DM_ERRORS.templateNotFound(show(ref));
+      }
+      const doc = JSON.parse(current.doc);
+      return { template: p.withoutHiddenAttributes ? withoutHidden(doc) : doc };
+    },
+    async query(db, parameters) {
+      const p = parse(QueryParams, parameters, 'query');
+      const column = (property: string) => {
+        const c = TEMPLATE_COLUMNS[property as keyof typeof TEMPLATE_COLUMNS];
+        if (!c) throw DM_ERRORS.invalidCall(`query: templates cannot be filtered or sorted by ${property.slice(0, 100)} (id, customId, name)`);
+        return c;
+      };
+      const filters: ColumnFilter[] = (p.filters ?? []).map((f) => {
+        const operator = OPERATORS[f.operator];
+        if (!operator) throw DM_ERRORS.invalidCall(`query: unknown operator ${f.operator.slice(0, 50)}`);
+        if (f.source !== undefined && f.source !== 'raw') throw DM_ERRORS.invalidCall(`query: unknown source ${f.source.slice(0, 50)}`);
+        if (operator === 'in' && !Array.isArray(f.value)) throw DM_ERRORS.invalidCall('query: operator in takes an array');
+        if (operator !== 'exists' && operator !== 'in' && (f.value === undefined || f.value === null || typeof f.value === 'object')) {
+          throw DM_ERRORS.invalidCall(`query: operator ${f.operator} takes a string or number`);
+        }
+        return { column: column(f.property), operator, value: f.value, invert: f.invert === true };
+      });
+      const sorters = (p.sorters ?? []).map((s) => ({ column: column(s.property), direction: s.direction === 'DESC' ? ('desc' as const) : ('asc' as const) }));
+      const { total, rows } = await repo.query(db, filters, sorters, p.start ?? 0, Math.min(p.limit ?? 1000, 10_000));
+      const templates = rows.map((r) => {
+        const doc = JSON.parse(r.doc);
+        return p.withoutHiddenAttributes ? withoutHidden(doc) : doc;
+      });
+      return { total, templates };
+    },
+  };
+}

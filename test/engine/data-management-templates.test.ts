@@ -1,0 +1,122 @@
+// The data management API's protocol endpoint and context Template: credentials and groups, the call envelope and
+// batches (all or nothing), every Template method built so far, and bad input.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
+
+const URL_ = '/engine/servlet/UploadServlet/api_protocol';
+const basic = (name: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}` });
+const DM = basic('dm', 'dm-pass-1');
+const ENGINE = {
+  users: [
+    { name: 'dm', password: 'dm-pass-1', groups: ['DataManagement'] },
+    { name: 'ops', password: 'ops-pass-1', groups: ['Operations'] },
+  ],
+};
+const template = (customId: string, extra: Record<string, unknown> = {}) => ({
+  customId,
+  name: `Template ${customId}`,
+  attributes: [
+    { key: 'dm:serial', type: 'string', required: true, label: 'Serial' },
+    { key: 'dm:secret', type: 'string', hidden: true },
+    { key: 'dm:state', type: 'enum', values: ['new', 'used'] },
+  ],
+  ...extra,
+});
+
+describeEachEngine('data management API: protocol and context Template', (engine) => {
+  let t: TestApp;
+  const call = (body: unknown, headers: Record<string, string> = DM) =>
+    t.request({ method: 'POST', url: URL_, headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const tpl = (method: string, parameters: unknown) => call({ context: 'Template', method, parameters });
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, { engine: ENGINE });
+  });
+  afterAll(() => t.close());
+
+  it('engine users of group DataManagement only: 401 without or with wrong credentials, 403 for other users', async () => {
+    const body = { context: 'Template', method: 'query', parameters: {} };
+    expect((await call(body, {})).statusCode).toBe(401);
+    expect((await call(body, basic('dm', 'wrong'))).statusCode).toBe(401);
+    const other = await call(body, basic('ops', 'ops-pass-1'));
+    expect(other.statusCode).toBe(403);
+    expect(Object.keys(other.json())).toEqual(['error']);
+    expect((await call(body)).statusCode).toBe(200);
+  });
+
+  it('creates, gets (with and without hidden attributes), updates, queries and deletes a template', async () => {
+    const created = await tpl('create', { template: template('pump'), strict: true, return: true });
+    expect(created.statusCode).toBe(200);
+    const t1 = created.json().template;
+    expect(Number.isInteger(t1.id)).toBe(true);
+    expect(t1).toMatchObject({ customId: 'pump', name: 'Template pump', restricted: false, roles: [], childTemplates: [] });
+    expect(t1.attributes[0]).toMatchObject({ key: 'dm:serial', required: true, versioned: true, hidden: false });
+    expect((await tpl('create', { template: template('quiet') })).json()).toEqual({});
+
+    expect((await tpl('get', { id: t1.id })).json().template).toEqual(t1);
+    const shown = (await tpl('get', { customId: 'pump', withoutHiddenAttributes: true })).json().template;
+    expect(shown.attributes.map((a: { key: string }) => a.key)).toEqual(['dm:serial', 'dm:state']);
+
+    const updated = await tpl('update', { template: { ...template('pump'), id: t1.id, name: 'Pump v2', attributes: [] }, return: true });
+    expect(updated.json().template).toMatchObject({ id: t1.id, name: 'Pump v2', attributes: [] });
+
+    const q = (await tpl('query', { filters: [{ property: 'customId', operator: 'like', value: 'p*' }], sorters: [{ property: 'name', direction: 'DESC' }] })).json();
+    expect(q.total).toBe(1);
+    expect(q.templates[0].id).toBe(t1.id);
+    expect((await tpl('query', { start: 0, limit: 1, sorters: [{ property: 'customId', direction: 'ASC' }] })).json()).toMatchObject({ total: 2, templates: [{ customId: 'pump' }] });
+
+    expect((await tpl('delete', { customId: 'pump' })).json()).toEqual({});
+    expect((await tpl('get', { id: t1.id })).statusCode).toBe(404);
+    expect((await tpl('get', { id: t1.id, optional: true })).json()).toEqual({});
+    expect((await tpl('delete', { id: t1.id })).statusCode).toBe(404);
+  });
+
+  it('a customId that exists is 409; an update naming a missing template is 404', async () => {
+    await tpl('create', { template: template('unique-1') });
+    const again = await tpl('create', { template: template('unique-1') });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error.messageKey).toBe('DM_ERROR_CUSTOM_ID_TAKEN');
+    expect((await tpl('update', { template: { ...template('x'), id: 999_999 } })).statusCode).toBe(404);
+  });
+
+  it('a batch runs in one transaction: one failing call rolls every call back', async () => {
+    const ok = await call({ requests: [{ context: 'Template', method: 'create', parameters: { template: template('b-1') } }, { context: 'Template', method: 'get', parameters: { customId: 'b-1' } }] });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().responses[1].template.customId).toBe('b-1');
+    const failing = await call({
+      requests: [
+        { context: 'Template', method: 'create', parameters: { template: template('b-2') } },
+        { context: 'Template', method: 'create', parameters: { template: template('b-1') } },
+      ],
+    });
+    expect(failing.statusCode).toBe(409);
+    expect(failing.json().error.properties.request).toBe(1);
+    expect((await tpl('get', { customId: 'b-2', optional: true })).json()).toEqual({});
+  });
+
+  it.each([
+    ['an unknown context', { context: 'Gadget', method: 'get', parameters: {} }, 'Gadget'],
+    ['an unknown method', { context: 'Template', method: 'explode', parameters: {} }, 'explode'],
+    ['a call without method', { context: 'Template' }, 'method'],
+    ['parameters of the wrong type', { context: 'Template', method: 'get', parameters: { id: 'seven' } }, 'id'],
+    ['neither id nor customId', { context: 'Template', method: 'get', parameters: {} }, 'customId'],
+    ['colliding attribute keys', { context: 'Template', method: 'create', parameters: { template: template('c', { attributes: [{ key: 'a', type: 'string' }, { key: 'a', type: 'integer' }] }) } }, 'collides'],
+    ['a non-QName key with strict', { context: 'Template', method: 'create', parameters: { strict: true, template: template('c', { attributes: [{ key: '1 bad key', type: 'string' }] }) } }, 'QName'],
+    ['an unknown attribute type', { context: 'Template', method: 'create', parameters: { template: template('c', { attributes: [{ key: 'a', type: 'blob' }] }) } }, 'type'],
+    ['an enum without values', { context: 'Template', method: 'create', parameters: { template: template('c', { attributes: [{ key: 'a', type: 'enum' }] }) } }, 'values'],
+    ['a customId of 10,000 characters', { context: 'Template', method: 'create', parameters: { template: template('x'.repeat(10_000)) } }, 'customId'],
+    ['an unknown filter property', { context: 'Template', method: 'query', parameters: { filters: [{ property: 'colour', operator: 'eq', value: 'red' }] } }, 'colour'],
+    ['an unknown operator', { context: 'Template', method: 'query', parameters: { filters: [{ property: 'name', operator: 'near', value: 'x' }] } }, 'near'],
+  ])('%s: 400 naming it, nothing written', async (_name, body, mentioned) => {
+    const before = (await tpl('query', {})).json().total;
+    const res = await call(body);
+    expect(res.statusCode).toBe(400);
+    expect(JSON.stringify(res.json().error)).toContain(mentioned);
+    expect((await tpl('query', {})).json().total).toBe(before);
+  });
+
+  it('without strict, a key that is not a QName is accepted (deprecated)', async () => {
+    const res = await tpl('create', { template: template('lenient', { attributes: [{ key: 'not a qname', type: 'string' }] }), return: true });
+    expect(res.json().template.attributes[0].key).toBe('not a qname');
+  });
+});
