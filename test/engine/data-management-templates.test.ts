@@ -1,7 +1,15 @@
 // The data management API's protocol endpoint and context Template: credentials and groups, the call envelope and
 // batches (all or nothing), every Template method built so far, and bad input.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { PNG } from 'pngjs';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
+
+/** A real PNG of the given size, as base64. */
+function png(width: number, height: number): string {
+  const image = new PNG({ width, height });
+  for (let i = 0; i < image.data.length; i++) image.data[i] = (i * 7) & 0xff;
+  return PNG.sync.write(image).toString('base64');
+}
 
 const URL_ = '/engine/servlet/UploadServlet/api_protocol';
 const basic = (name: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}` });
@@ -118,5 +126,32 @@ describeEachEngine('data management API: protocol and context Template', (engine
   it('without strict, a key that is not a QName is accepted (deprecated)', async () => {
     const res = await tpl('create', { template: template('lenient', { attributes: [{ key: 'not a qname', type: 'string' }] }), return: true });
     expect(res.json().template.attributes[0].key).toBe('not a qname');
+  });
+
+  it('sets and gets a 64 x 64 PNG image; refuses anything else with 400 and keeps the image it had', async () => {
+    await tpl('create', { template: template('pictured') });
+    const good = png(64, 64);
+    expect((await tpl('getImage', { customId: 'pictured' })).statusCode).toBe(404);
+    expect((await tpl('setImage', { customId: 'pictured', image: good })).json()).toEqual({});
+    expect((await tpl('getImage', { customId: 'pictured' })).json()).toEqual({ image: good });
+    const truncated = Buffer.from(good, 'base64').subarray(0, 60).toString('base64');
+    // A valid header claiming 64 x 64 in front of garbage: only decoding the whole image tells.
+    const headerOnly = Buffer.concat([Buffer.from(good, 'base64').subarray(0, 33), Buffer.from('garbage-garbage-garbage')]).toString('base64');
+    for (const [what, image] of [
+      ['65 x 64', png(65, 64)],
+      ['64 x 63', png(64, 63)],
+      ['truncated', truncated],
+      ['a valid header before garbage', headerOnly],
+      ['not a PNG', Buffer.from('GIF89a not a png at all').toString('base64')],
+      ['not base64', '***'],
+    ]) {
+      const res = await tpl('setImage', { customId: 'pictured', image });
+      expect(res.statusCode, what).toBe(400);
+    }
+    expect((await tpl('getImage', { customId: 'pictured' })).json()).toEqual({ image: good });
+    expect((await tpl('setImage', { customId: 'nobody', image: good })).statusCode).toBe(404);
+    await tpl('delete', { customId: 'pictured' });
+    await tpl('create', { template: template('pictured') });
+    expect((await tpl('getImage', { customId: 'pictured' })).statusCode).toBe(404);
   });
 });

@@ -238,6 +238,8 @@ describeEachEngine('flow proxy', (engine) => {
       `${F}/main?targetUrl=/a&targetUrl=/b`,
       `${F}/main/echo?targetUrl=/other`,
       `${F}/main/javascript:alert(1)`,
+      `${F}/main/echo?x=%0d%0aSet-Cookie:%20a=b`,
+      `${F}/main/echo?x=%zz&y=%0aInjected`,
     ];
     it.each(targets)('%s', async (target) => {
       const before = upstream.seen.length;

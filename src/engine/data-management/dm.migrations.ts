@@ -16,4 +16,16 @@ export const dmMigrations: ModuleMigration[] = [
       await db.schema.createIndex('dm_templates_custom_id').on('dm_templates').columns(['scope', 'custom_id']).unique().execute();
     },
   },
+  {
+    name: '2026-11-23-engine-dm-002-template-images',
+    async up(db, d) {
+      await db.schema
+        .createTable('dm_template_images')
+        .addColumn('scope', 'text', (c) => c.notNull())
+        .addColumn('template_id', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('png_base64', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('dm_template_images_pk', ['scope', 'template_id'])
+        .execute();
+    },
+  },
 ];

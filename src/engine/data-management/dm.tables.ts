@@ -11,6 +11,14 @@ export interface DmTemplatesTable {
   updated_on: number;
 }
 
+/** A template's image: a PNG of 64 x 64 pixels, as the base64 text it is exchanged in. */
+export interface DmTemplateImagesTable {
+  scope: string;
+  template_id: number;
+  png_base64: string;
+}
+
 export interface DmTables {
   dm_templates: DmTemplatesTable;
+  dm_template_images: DmTemplateImagesTable;
 }

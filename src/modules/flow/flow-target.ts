@@ -14,6 +14,7 @@ export type TargetCheck = { ok: true; target: FlowTarget } | { ok: false; reason
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
+const ENCODED_CONTROL = /%(?:[01][0-9a-f]|7f)/i;
 /** How many rounds of percent-decoding are looked through (`%252e` is `%2e` is `.`). */
 const DECODE_ROUNDS = 4;
 
@@ -46,7 +47,8 @@ export function parseFlowTarget(rawUrl: string): TargetCheck {
   // targetUrl arrives decoded once (it is a query value); it is forwarded as its own text, which must itself be a
   // plain path: the same rules apply to it as to a targetPath.
   const path = targetUrl ?? pathTarget;
-  const problem = checkPath(path) ?? (CONTROL.test(decodeOnce(rawQuery) ?? '') ? 'control characters in the query' : undefined);
+  // Control characters in the query, raw or percent-encoded, whether or not the rest of it decodes as UTF-8.
+  const problem = checkPath(path) ?? (CONTROL.test(rawQuery) || ENCODED_CONTROL.test(rawQuery) ? 'control characters in the query' : undefined);
   if (problem) return fail(problem);
   return { ok: true, target: { instanceId, path, query: forwarded.join('&') } };
 }

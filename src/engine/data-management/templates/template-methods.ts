@@ -6,6 +6,7 @@ import { UniqueViolation } from '../../../platform/db/db-errors.js';
 import { DM_ERRORS } from '../dm.errors.js';
 import type { DmTables } from '../dm.tables.js';
 import { checkTemplate, templateDoc, withoutHidden } from './template-rules.js';
+import { checkImage } from './template-image.js';
 import { TEMPLATE_COLUMNS, type ColumnFilter, type TemplateRef, type TemplatesRepository } from './templates.repository.js';
 
 export type MethodHandler = (db: Kysely<DmTables>, parameters: unknown) => Promise<Record<string, unknown>>;
@@ -13,6 +14,7 @@ export type MethodHandler = (db: Kysely<DmTables>, parameters: unknown) => Promi
 const Ref = { id: Type.Optional(Type.Integer({ minimum: 0 })), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) };
 const WriteParams = Type.Object({ template: Type.Unknown(), strict: Type.Optional(Type.Boolean()), return: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 const DeleteParams = Type.Object(Ref, { additionalProperties: false });
+const ImageParams = Type.Object({ ...Ref, image: Type.String({ maxLength: 1_000_000 }) }, { additionalProperties: false });
 const GetParams = Type.Object({ ...Ref, optional: Type.Optional(Type.Boolean()), withoutHiddenAttributes: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 const OPERATORS: Record<string, string> = { eq: 'eq', '=': 'eq', ne: 'ne', '!=': 'ne', gt: 'gt', '>': 'gt', gte: 'gte', '>=': 'gte', lt: 'lt', '<': 'lt', lte: 'lte', '<=': 'lte', like: 'like', in: 'in', exists: 'exists' };
 const QueryParams = Type.Object(
@@ -104,6 +106,23 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect): Re
       }
       const doc = JSON.parse(current.doc);
       return { template: p.withoutHiddenAttributes ? withoutHidden(doc) : doc };
+    },
+    async getImage(db, parameters) {
+      const ref = refOf(parse(DeleteParams, parameters, 'getImage'), 'getImage');
+      const current = await repo.find(db, ref);
+      if (!current) throw DM_ERRORS.templateNotFound(show(ref));
+      const image = await repo.image(db, current.id);
+      if (image === undefined) throw DM_ERRORS.imageNotFound(show(ref));
+      return { image };
+    },
+    async setImage(db, parameters) {
+      const p = parse(ImageParams, parameters, 'setImage');
+      const ref = refOf(p, 'setImage');
+      const image = checkImage(p.image);
+      const current = await repo.find(db, ref);
+      if (!current) throw DM_ERRORS.templateNotFound(show(ref));
+      await repo.setImage(db, current.id, image);
+      return {};
     },
     async query(db, parameters) {
       const p = parse(QueryParams, parameters, 'query');

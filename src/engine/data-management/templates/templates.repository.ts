@@ -44,7 +44,21 @@ export class TemplatesRepository {
     return row && { id: Number(row.id), doc: row.doc };
   }
 
+  async setImage(db: Db, id: number, pngBase64: string): Promise<void> {
+    await db
+      .insertInto('dm_template_images')
+      .values({ scope: this.scope, template_id: id, png_base64: pngBase64 })
+      .onConflict((oc) => oc.columns(['scope', 'template_id']).doUpdateSet({ png_base64: pngBase64 }))
+      .execute();
+  }
+
+  async image(db: Db, id: number): Promise<string | undefined> {
+    const row = await db.selectFrom('dm_template_images').select('png_base64').where('scope', '=', this.scope).where('template_id', '=', id).executeTakeFirst();
+    return row?.png_base64;
+  }
+
   async delete(db: Db, id: number): Promise<void> {
+    await db.deleteFrom('dm_template_images').where('scope', '=', this.scope).where('template_id', '=', id).execute();
     await db.deleteFrom('dm_templates').where('scope', '=', this.scope).where('id', '=', id).execute();
   }
 
