@@ -66,8 +66,6 @@ describeEachEngine('engine REST interface', (engine) => {
       ['no userType', '/whoami', asEngineUser],
       ['an unknown userType', '/whoami?userType=admin', asEngineUser],
       ['an engine user with a wrong password', '/whoami?userType=processEngineUser', basic('dm', 'wrong')],
-      ['a platform user as process-engine user', '/whoami?userType=processEngineUser', basic('alice', 'alice-pass-1')],
-      ['an engine user as process user', '/whoami?userType=processUser', asEngineUser],
       ['a process user with a wrong password', '/whoami?userType=processUser', basic('alice', 'wrong')],
       ['a user of another tenant', '/whoami?userType=processUser', basic('alice', 'other-alice-1')],
       ['no credential', '/whoami?userType=processUser', {}],
@@ -79,6 +77,15 @@ describeEachEngine('engine REST interface', (engine) => {
       const res = await call('GET', path, headers as Record<string, string>);
       expect(res.statusCode).toBe(401);
       expect(res.json().error).toMatchObject({ messageKey: 'CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED', code: 540 });
+    });
+
+    it.each([
+      ['a process user as process-engine user', '/whoami?userType=processEngineUser', basic('alice', 'alice-pass-1')],
+      ['a process-engine user as process user', '/whoami?userType=processUser', asEngineUser],
+    ])('%s: 403 (a known user without the needed user type)', async (_name, path, headers) => {
+      const res = await call('GET', path, headers);
+      expect(res.statusCode).toBe(403);
+      expect(Object.keys(res.json())).toEqual(['error']);
     });
 
     it("a token of another tenant's user is refused", async () => {
