@@ -192,6 +192,21 @@ export const ConfigSchema = Type.Object(
         inactiveVersions: Type.Boolean({ default: false }),
         /** How long a task or report list answer may be kept while no shared data changes (any instance); 0: never. */
         listCacheSeconds: Type.Number({ minimum: 0, maximum: 3600, default: 60 }),
+        /**
+         * The webhooks that data management actions may call, by name (an action's handler names one: templates never
+         * carry URLs, so a data management user cannot make the engine call an address the operator did not list).
+         */
+        actionWebhooks: Type.Array(
+          Type.Object(
+            {
+              name: Type.String({ minLength: 1, maxLength: 128 }),
+              url: Type.String({ pattern: '^https?://' }),
+              timeoutSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 600, default: 30 }),
+            },
+            { additionalProperties: false },
+          ),
+          { default: [] },
+        ),
         /** Process-engine users (HTTP Basic). */
         users: Type.Array(
           Type.Object(

@@ -1,6 +1,7 @@
 // The data management API's protocol endpoint and context Template: credentials and groups, the call envelope and
 // batches (all or nothing), every Template method built so far, and bad input.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
 import { PNG } from 'pngjs';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -155,3 +156,100 @@ describeEachEngine('data management API: protocol and context Template', (engine
     expect((await tpl('getImage', { customId: 'pictured' })).statusCode).toBe(404);
   });
 });
+
+describeEachEngine('data management API: template actions', (engine) => {
+  let t: TestApp;
+  let hooks: Server;
+  const received: unknown[] = [];
+  const call = (body: unknown) => t.request({ method: 'POST', url: URL_, headers: { ...DM, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const tpl = (method: string, parameters: unknown) => call({ context: 'Template', method, parameters });
+  const action = (key: string, extra: Record<string, unknown> = {}) => ({ template: { customId: 'acting' }, action: { key }, ...extra });
+
+  beforeAll(async () => {
+    hooks = createServer(async (req, res) => {
+      let body = '';
+      for await (const c of req) body += c;
+      received.push(JSON.parse(body));
+      if (req.url === '/slow') return void setTimeout(() => res.end('{}'), 2000);
+      if (req.url === '/garbage') return void res.end('this is not json');
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ message: 'done', refresh: true, custom: { seen: JSON.parse(body).parameters }, download: { fileName: 'a.txt', mediaType: 'text/plain', data: 'aGk=' } }));
+    });
+    await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(hooks.address() as { port: number }).port}`;
+    t = await startTestApp(engine, {
+      engine: {
+        ...ENGINE,
+        actionWebhooks: [
+          { name: 'ok', url: `${base}/ok` },
+          { name: 'slow', url: `${base}/slow`, timeoutSeconds: 0.3 },
+          { name: 'garbage', url: `${base}/garbage` },
+        ],
+      },
+    });
+    const parameters = [
+      { key: 'count', type: 'integer', required: true },
+      { key: 'mode', type: 'enum', values: ['fast', 'careful'], default: 'careful' },
+    ];
+    const created = await tpl('create', {
+      template: template('acting', {
+        actions: [
+          { key: 'run', scope: 'template', parameters, handler: { type: 'webhook', webhook: 'ok' } },
+          { key: 'crawl', scope: 'template', handler: { type: 'webhook', webhook: 'slow' } },
+          { key: 'mumble', scope: 'template', handler: { type: 'webhook', webhook: 'garbage' } },
+          { key: 'nowhere', scope: 'template', handler: { type: 'webhook', webhook: 'not-configured' } },
+          { key: 'perAsset', scope: 'asset', handler: { type: 'webhook', webhook: 'ok' } },
+        ],
+      }),
+    });
+    expect(created.statusCode).toBe(200);
+  });
+  afterAll(async () => {
+    await t.close();
+    await new Promise((r) => hooks.close(r));
+  });
+
+  it('getActionAttributes answers the action parameter definitions', async () => {
+    const res = await tpl('getActionAttributes', action('run'));
+    expect(res.json().attributes.map((a: { key: string }) => a.key)).toEqual(['count', 'mode']);
+  });
+
+  it('executeAction checks the parameters, calls the webhook and answers what it said', async () => {
+    const res = await tpl('executeAction', action('run', { Parameters: [{ key: 'count', value: 3 }], custom: { from: 'ui' } }));
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ message: 'done', refresh: true, custom: { seen: { count: 3, mode: 'careful' } }, download: { fileName: 'a.txt', mediaType: 'text/plain', data: 'aGk=' } });
+    expect(received.at(-1)).toMatchObject({ context: 'Template', template: { customId: 'acting' }, action: 'run', parameters: { count: 3, mode: 'careful' }, custom: { from: 'ui' } });
+  });
+
+  it.each([
+    ['a required parameter missing', action('run', { Parameters: [] }), 'count'],
+    ['a parameter of the wrong type', action('run', { Parameters: [{ key: 'count', value: 'three' }] }), 'integer'],
+    ['a value outside the enum', action('run', { Parameters: [{ key: 'count', value: 1 }, { key: 'mode', value: 'reckless' }] }), 'mode'],
+    ['an unknown parameter', action('run', { Parameters: [{ key: 'count', value: 1 }, { key: 'colour', value: 'red' }] }), 'colour'],
+    ['an unknown action', action('fly'), 'fly'],
+    ['an asset-scoped action', action('perAsset'), 'assets'],
+    ['a webhook that is not configured', action('nowhere'), 'webhook'],
+  ])('%s: 400, the webhook is not called', async (_name, parameters, mentioned) => {
+    const before = received.length;
+    const res = await tpl('executeAction', parameters);
+    expect(res.statusCode).toBe(400);
+    expect(JSON.stringify(res.json().error)).toContain(mentioned);
+    expect(received.length).toBe(before);
+  });
+
+  it('a webhook that times out or answers garbage is a 502 with the error object', async () => {
+    const slow = await tpl('executeAction', action('crawl'));
+    expect(slow.statusCode).toBe(502);
+    expect(slow.json().error).toMatchObject({ messageKey: 'DM_ERROR_ACTION_FAILED' });
+    expect(slow.json().error.message).toContain('0.3 s');
+    const garbage = await tpl('executeAction', action('mumble'));
+    expect(garbage.statusCode).toBe(502);
+    expect(garbage.json().error.message).toContain('not JSON');
+  });
+
+  it('executeAction runs alone, not in a batch', async () => {
+    const res = await call({ requests: [{ context: 'Template', method: 'executeAction', parameters: action('run', { Parameters: [{ key: 'count', value: 1 }] }) }] });
+    expect(res.statusCode).toBe(400);
+  });
+});
+

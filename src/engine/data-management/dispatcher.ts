@@ -25,7 +25,7 @@ export class Dispatcher {
         const responses = [];
         for (const [i, call] of body.requests.entries()) {
           try {
-            responses.push(await this.run(trx, call));
+            responses.push(await this.run(trx, call, true));
           } catch (err) {
             if (err && typeof err === 'object' && 'body' in err) (err as { body: { properties: Record<string, unknown> } }).body.properties.request = i;
             throw err;
@@ -34,10 +34,17 @@ export class Dispatcher {
         return { responses };
       });
     }
-    return this.db.transaction().execute((trx) => this.run(trx, body));
+    if (this.handlerOf(body).callsOut) return this.run(this.db, body, false);
+    return this.db.transaction().execute((trx) => this.run(trx, body, false));
   }
 
-  private run(db: Kysely<DmTables>, call: unknown): Promise<Record<string, unknown>> {
+  private run(db: Kysely<DmTables>, call: unknown, inBatch: boolean): Promise<Record<string, unknown>> {
+    const handler = this.handlerOf(call);
+    if (inBatch && handler.callsOut) throw DM_ERRORS.invalidCall('a method that calls out (executeAction) runs alone, not in a batch');
+    return handler(db, (call as { parameters?: unknown }).parameters);
+  }
+
+  private handlerOf(call: unknown): MethodHandler {
     if (!Value.Check(Call, call)) {
       const first = Value.Errors(Call, call).First();
       throw DM_ERRORS.invalidCall(`the call${first?.path ?? ''}: ${first?.message ?? 'invalid'}; expected {context, method, parameters} or {requests: [...]}`);
@@ -46,6 +53,6 @@ export class Dispatcher {
     if (!handlers) throw DM_ERRORS.invalidCall(`unknown context ${call.context.slice(0, 100)} (Template, Asset)`, { context: call.context.slice(0, 100) });
     const handler = Object.hasOwn(handlers, call.method) ? handlers[call.method] : undefined;
     if (!handler) throw DM_ERRORS.unknownMethod(call.context, call.method);
-    return handler(db, call.parameters);
+    return handler;
   }
 }

@@ -10,6 +10,7 @@ import { Dispatcher } from './dispatcher.js';
 import type { DmTables } from './dm.tables.js';
 import { templateMethods } from './templates/template-methods.js';
 import { TemplatesRepository } from './templates/templates.repository.js';
+import type { ActionWebhook } from './actions/action-runner.js';
 
 export { dmMigrations } from './dm.migrations.js';
 
@@ -18,6 +19,7 @@ export const API_PROTOCOL_PATH = '/engine/servlet/UploadServlet/api_protocol';
 
 export interface DataManagementConfig {
   users: EngineUserConfig[];
+  actionWebhooks: ActionWebhook[];
 }
 
 export type DataManagementDeps = ModuleDeps<DmTables, DataManagementConfig>;
@@ -25,7 +27,7 @@ export type DataManagementDeps = ModuleDeps<DmTables, DataManagementConfig>;
 export function createDataManagementModule(deps: DataManagementDeps): PlatformModule {
   const users = new EngineUsers(deps.config.users);
   const dispatcher = new Dispatcher(deps.db, {
-    Template: templateMethods(new TemplatesRepository('engine'), deps.dialect),
+    Template: templateMethods(new TemplatesRepository('engine'), deps.dialect, new Map(deps.config.actionWebhooks.map((w) => [w.name, w]))),
     // Context Asset is the second part of this API (its methods answer 400 "no method ... in context Asset" until then).
     Asset: {},
   });

@@ -7,14 +7,28 @@ import { DM_ERRORS } from '../dm.errors.js';
 import type { DmTables } from '../dm.tables.js';
 import { checkTemplate, templateDoc, withoutHidden } from './template-rules.js';
 import { checkImage } from './template-image.js';
+import { checkParameters, runAction, type ActionDefinition, type ActionWebhook } from '../actions/action-runner.js';
 import { TEMPLATE_COLUMNS, type ColumnFilter, type TemplateRef, type TemplatesRepository } from './templates.repository.js';
 
-export type MethodHandler = (db: Kysely<DmTables>, parameters: unknown) => Promise<Record<string, unknown>>;
+export type MethodHandler = ((db: Kysely<DmTables>, parameters: unknown) => Promise<Record<string, unknown>>) & {
+  /** Calls out (a webhook): runs without a transaction, so no database lock waits on another system; not in batches. */
+  callsOut?: boolean;
+};
 
 const Ref = { id: Type.Optional(Type.Integer({ minimum: 0 })), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) };
 const WriteParams = Type.Object({ template: Type.Unknown(), strict: Type.Optional(Type.Boolean()), return: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 const DeleteParams = Type.Object(Ref, { additionalProperties: false });
 const ImageParams = Type.Object({ ...Ref, image: Type.String({ maxLength: 1_000_000 }) }, { additionalProperties: false });
+const ActionParams = Type.Object(
+  {
+    template: Type.Object(Ref),
+    action: Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }) }),
+    Parameters: Type.Optional(Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }), value: Type.Optional(Type.Unknown()) }), { maxItems: 1000 })),
+    columns: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 1000 })),
+    custom: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
 const GetParams = Type.Object({ ...Ref, optional: Type.Optional(Type.Boolean()), withoutHiddenAttributes: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 const OPERATORS: Record<string, string> = { eq: 'eq', '=': 'eq', ne: 'ne', '!=': 'ne', gt: 'gt', '>': 'gt', gte: 'gte', '>=': 'gte', lt: 'lt', '<': 'lt', lte: 'lte', '<=': 'lte', like: 'like', in: 'in', exists: 'exists' };
 const QueryParams = Type.Object(
@@ -56,7 +70,18 @@ function refOf(p: { id?: number; customId?: string }, method: string): TemplateR
 const show = (ref: TemplateRef) => ('id' in ref ? `id ${ref.id}` : `customId ${ref.customId}`);
 
 /** The methods of context Template (interface-spec, Data management API; decisions section 9). */
-export function templateMethods(repo: TemplatesRepository, dialect: Dialect): Record<string, MethodHandler> {
+export function templateMethods(repo: TemplatesRepository, dialect: Dialect, webhooks: Map<string, ActionWebhook>): Record<string, MethodHandler> {
+  /** The template and its template-scoped action named by the call (asset-scoped actions run in context Asset). */
+  const actionOf = async (db: Kysely<DmTables>, p: Static<typeof ActionParams>, method: string) => {
+    const ref = refOf(p.template, method);
+    const current = await repo.find(db, ref);
+    if (!current) throw DM_ERRORS.templateNotFound(show(ref));
+    const doc = JSON.parse(current.doc) as { id: number; customId: string; actions: ActionDefinition[] };
+    const action = doc.actions.find((a) => a.key === p.action.key);
+    if (!action) throw DM_ERRORS.invalidCall(`${method}: template ${doc.customId} has no action ${p.action.key.slice(0, 100)}`);
+    if (action.scope !== 'template') throw DM_ERRORS.invalidCall(`${method}: action ${action.key} runs on assets (context Asset)`);
+    return { doc, action };
+  };
   const uniquely = async <T>(customId: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -124,6 +149,23 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect): Re
       await repo.setImage(db, current.id, image);
       return {};
     },
+    async getActionAttributes(db, parameters) {
+      const { action } = await actionOf(db, parse(ActionParams, parameters, 'getActionAttributes'), 'getActionAttributes');
+      return { attributes: action.parameters ?? [] };
+    },
+    executeAction: Object.assign(async (db: Kysely<DmTables>, parameters: unknown) => {
+      const p = parse(ActionParams, parameters, 'executeAction');
+      const { doc, action } = await actionOf(db, p, 'executeAction');
+      const values = checkParameters(action.parameters ?? [], p.Parameters ?? []);
+      return { ...(await runAction(action.handler, webhooks, {
+        context: 'Template',
+        template: { id: doc.id, customId: doc.customId },
+        action: action.key,
+        parameters: values,
+        ...(p.columns !== undefined ? { columns: p.columns } : {}),
+        ...(p.custom !== undefined ? { custom: p.custom } : {}),
+      })) };
+    }, { callsOut: true }),
     async query(db, parameters) {
       const p = parse(QueryParams, parameters, 'query');
       const column = (property: string) => {
