@@ -34,7 +34,8 @@ export class Dispatcher {
         return { responses };
       });
     }
-    if (this.handlerOf(body).callsOut) return this.run(this.db, body, false);
+    const handler = this.handlerOf(body);
+    if (handler.callsOut || handler.readOnly) return this.run(this.db, body, false);
     return this.db.transaction().execute((trx) => this.run(trx, body, false));
   }
 

@@ -13,7 +13,11 @@ import { TEMPLATE_COLUMNS, type ColumnFilter, type TemplateRef, type TemplatesRe
 export type MethodHandler = ((db: Kysely<DmTables>, parameters: unknown) => Promise<Record<string, unknown>>) & {
   /** Calls out (a webhook): runs without a transaction, so no database lock waits on another system; not in batches. */
   callsOut?: boolean;
+  /** Only reads, in one statement (or reads whose mix needs no snapshot): alone, it needs no transaction. */
+  readOnly?: boolean;
 };
+
+const reading = (handler: MethodHandler): MethodHandler => Object.assign(handler, { readOnly: true });
 
 const Ref = { id: Type.Optional(Type.Integer({ minimum: 0 })), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) };
 const WriteParams = Type.Object({ template: Type.Unknown(), strict: Type.Optional(Type.Boolean()), return: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
@@ -121,7 +125,7 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
       await repo.delete(db, current.id);
       return {};
     },
-    async get(db, parameters) {
+    get: reading(async (db: Kysely<DmTables>, parameters: unknown) => {
       const p = parse(GetParams, parameters, 'get');
       const ref = refOf(p, 'get');
       const current = await repo.find(db, ref);
@@ -131,7 +135,7 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
       }
       const doc = JSON.parse(current.doc);
       return { template: p.withoutHiddenAttributes ? withoutHidden(doc) : doc };
-    },
+    }),
     async getImage(db, parameters) {
       const ref = refOf(parse(DeleteParams, parameters, 'getImage'), 'getImage');
       const current = await repo.find(db, ref);
