@@ -3,9 +3,8 @@
 // Env: ENGINE=sqlite|postgres (default sqlite); PG_ADMIN_URL; TEMPLATES (1000); ROUNDS (3), DURATION (5 s), CONNECTIONS (50).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { compare, createBenchDatabase, printTable, startBaseline, startService } from './lib.mjs';
+import { compare, createBenchDatabase, freePort, printTable, startBaseline, startService } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -15,12 +14,7 @@ const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const AUTH = `Basic ${Buffer.from('dm:dm-pass-1').toString('base64')}`;
 
-const port = await new Promise((resolve) => {
-  const srv = createServer().listen(0, '127.0.0.1', () => {
-    const { port: p } = srv.address();
-    srv.close(() => resolve(p));
-  });
-});
+const port = await freePort();
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-dm-'));
 const configFile = join(root, 'config.json');
 writeFileSync(configFile, JSON.stringify({ engine: { users: [{ name: 'dm', password: 'dm-pass-1', groups: ['DataManagement'] }] } }));
@@ -43,7 +37,7 @@ try {
   for (let from = 0; from < TEMPLATES; from += 100) {
     await post({ requests: Array.from({ length: Math.min(100, TEMPLATES - from) }, (_, k) => ({ context: 'Template', method: 'create', parameters: { template: template(from + k) } })) });
   }
-  const getBody = JSON.stringify({ context: 'Template', method: 'get', parameters: { customId: 'tpl-500' } });
+  const getBody = JSON.stringify({ context: 'Template', method: 'get', parameters: { customId: `tpl-${Math.floor(TEMPLATES / 2)}` } });
   const queryBody = JSON.stringify({ context: 'Template', method: 'query', parameters: { limit: 20, filters: [{ property: 'customId', operator: 'like', value: 'tpl-5*' }], sorters: [{ property: 'name', direction: 'DESC' }] } });
   const gotten = await post(JSON.parse(getBody));
   const queried = await post(JSON.parse(queryBody));

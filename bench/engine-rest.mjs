@@ -5,12 +5,11 @@
 //      process user (a platform user of tenant default) holds 2 of them, so it gets 2% of the tasks.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { compare, printTable, startBaseline, startService, createBenchDatabase } from './lib.mjs';
+import { compare, printTable, startBaseline, startService, createBenchDatabase, freePort } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -19,14 +18,6 @@ const ROLES = Number(process.env.ROLES ?? 100);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-engine-'));
 const dataDir = join(root, 'data');

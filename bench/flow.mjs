@@ -6,24 +6,15 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { compare, printTable, ROOT, startService } from './lib.mjs';
+import { compare, printTable, ROOT, startService, freePort } from './lib.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const BIG = Number(process.env.BIG_MB ?? 100) * 1024 * 1024;
 const KEY = 'k-bench-flow-0123456789';
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 
 const upstreamProcess = spawn(process.execPath, [join(ROOT, 'bench/flow-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
 const upstreamPort = await new Promise((resolve) => upstreamProcess.stdout.once('data', (d) => resolve(Number(String(d).trim()))));

@@ -1,6 +1,7 @@
 // Shared benchmark plumbing: start the built service and a bare Fastify baseline, load them with
 // autocannon in the same run, and report medians and ratios. Loopback only; every run is bounded.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -140,5 +141,15 @@ export async function createBenchDatabase(adminUrl, prefix) {
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
   return { url: u.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** A port nobody listens on right now (other engineers run benchmarks on this machine too). */
+export function freePort() {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
 }
 

@@ -9,12 +9,11 @@
 // send until the last subscriber has it. On PostgreSQL the same again with the subscribers on a second instance.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { request as httpRequest, Agent } from 'node:http';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { compare, median, printTable, startBaseline, startService, createBenchDatabase } from './lib.mjs';
+import { compare, median, printTable, startBaseline, startService, createBenchDatabase, freePort } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -28,14 +27,6 @@ const SCENARIOS = new Set((process.env.SCENARIOS ?? 'list,fanout').split(','));
 const READER_KEY = 'k-bench-notif-reader-0123';
 const WRITER_KEY = 'k-bench-notif-writer-0123';
 const LISTENER_KEY = 'k-bench-notif-listener-0123';
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-notif-'));
 const dataDir = join(root, 'data');

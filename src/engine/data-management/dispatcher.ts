@@ -25,7 +25,9 @@ export class Dispatcher {
         const responses = [];
         for (const [i, call] of body.requests.entries()) {
           try {
-            responses.push(await this.run(trx, call, true));
+            const handler = this.handlerOf(call);
+            if (handler.callsOut) throw DM_ERRORS.invalidCall('a method that calls out (executeAction) runs alone, not in a batch');
+            responses.push(await handler(trx, (call as { parameters?: unknown }).parameters));
           } catch (err) {
             if (err && typeof err === 'object' && 'body' in err) (err as { body: { properties: Record<string, unknown> } }).body.properties.request = i;
             throw err;
@@ -35,14 +37,9 @@ export class Dispatcher {
       });
     }
     const handler = this.handlerOf(body);
-    if (handler.callsOut || handler.readOnly) return this.run(this.db, body, false);
-    return this.db.transaction().execute((trx) => this.run(trx, body, false));
-  }
-
-  private run(db: Kysely<DmTables>, call: unknown, inBatch: boolean): Promise<Record<string, unknown>> {
-    const handler = this.handlerOf(call);
-    if (inBatch && handler.callsOut) throw DM_ERRORS.invalidCall('a method that calls out (executeAction) runs alone, not in a batch');
-    return handler(db, (call as { parameters?: unknown }).parameters);
+    const parameters = (body as { parameters?: unknown }).parameters;
+    if (handler.callsOut || handler.readOnly) return handler(this.db, parameters);
+    return this.db.transaction().execute((trx) => handler(trx, parameters));
   }
 
   private handlerOf(call: unknown): MethodHandler {

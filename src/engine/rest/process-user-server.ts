@@ -1,7 +1,6 @@
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 import { AppError } from '../../platform/errors/app-error.js';
-import { hashPassword, sha256Hex, verifyPassword } from '../../platform/crypto/secrets.js';
+import { EngineUsers } from './engine-users.js';
 
 /** A process user as the Process User Server knows it: its name and its roles as they are now. */
 export interface ProcessUser {
@@ -70,27 +69,19 @@ export class RemotePlatformServer implements ProcessUserServer {
   }
 }
 
-/** Type `static`: a user list in the config, for small set-ups; no tokens. */
+/** Type `static`: a user list in the config, for small set-ups, checked like the engine's own users; no tokens. */
 export class StaticServer implements ProcessUserServer {
   readonly supportsTokens = false;
-  private readonly users = new Map<string, { hash: string; roles: string[] }>();
-  private readonly verified = new ExpiringMap<string, true>(10_000);
-  constructor(private readonly configured: Array<{ name: string; password?: string; passwordHash?: string; roles: string[] }>) {}
-  async start() {
-    for (const u of this.configured) {
-      const hash = u.passwordHash ?? (u.password ? await hashPassword(u.password) : undefined);
-      if (hash) this.users.set(u.name, { hash, roles: u.roles });
-    }
+  private readonly users: EngineUsers;
+  constructor(configured: Array<{ name: string; password?: string; passwordHash?: string; roles: string[] }>) {
+    this.users = new EngineUsers(configured.map((u) => ({ ...u, groups: [] })));
+  }
+  start() {
+    return this.users.start();
   }
   async byPassword(name: string, password: string) {
-    const user = this.users.get(name);
-    if (!user) return null;
-    const key = sha256Hex(`${name}\u0000${user.hash}\u0000${password}`);
-    if (!this.verified.get(key)) {
-      if (!(await verifyPassword(password, user.hash))) return null;
-      this.verified.set(key, true, Date.now() + 30_000);
-    }
-    return { name, roles: user.roles };
+    const user = await this.users.check(name, password);
+    return user && { name: user.name, roles: user.roles };
   }
   async byToken() {
     return null;

@@ -162,11 +162,7 @@ export class Feed implements ChangeFeed {
 
   /** After a lost connection: whatever committed meanwhile, read back; then caches built on the feed start over. */
   private async catchUp(since: number): Promise<void> {
-    for (const event of await this.store.createdSince(since)) if (event.id > (this.lastDelivered.get(event.tenantId) ?? 0)) {
-      const last = this.lastDelivered.get(event.tenantId) ?? 0;
-      if (event.id > last + 1) for (const missed of await this.store.between(event.tenantId, last, event.id)) this.deliver(missed);
-      this.deliver(event);
-    }
+    for (const event of await this.store.createdSince(since)) await this.receive(event);
     for (const listener of this.resyncListeners) listener();
   }
 
