@@ -13,6 +13,7 @@ import { getItemRoute } from './routes/get-item.js';
 import { getItemsRoute } from './routes/get-items.js';
 import { deleteItemRoute } from './routes/delete-item.js';
 import type { StorageContext } from './storage.context.js';
+import { ValueIndexer } from './value-indexer.js';
 
 export { storageMigrations } from './storage.migrations.js';
 
@@ -27,6 +28,7 @@ export function createStorageModule(deps: StorageDeps): PlatformModule {
   // PostgreSQL runs them side by side and can create an item with its access rows in one statement (dialects/).
   const writes = new WriteBatcher(deps.db, deps.traits.singleWriter ? 64 : 1);
   const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect));
+  const indexer = new ValueIndexer(repo, writes, deps.log);
   const ctx: StorageContext = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
   return {
     name: 'storage',
@@ -37,5 +39,7 @@ export function createStorageModule(deps: StorageDeps): PlatformModule {
       getItemsRoute(app, ctx);
       deleteItemRoute(app, ctx);
     },
+    start: () => indexer.start(),
+    close: () => indexer.close(),
   };
 }

@@ -9,6 +9,8 @@ export const MAX_DEPTH = 64;
 
 /** Root fields of an item; any other root field of a written body goes into customFields. */
 const NAMED_FIELDS = new Set(['id', 'moduleId', 'moduleInstanceId', 'name', 'value', 'favorite', 'readRestriction', 'writeRestriction', 'customFields']);
+/** Root fields a query names inside the document (the others are columns): what the value index covers. */
+export const INDEXED_FIELDS: ReadonlySet<string> = new Set(['moduleId', 'moduleInstanceId', 'name', 'value', 'favorite', 'readRestriction', 'writeRestriction', 'customFields']);
 /** Fields the service sets: a client that writes back an item it read must not find them in customFields. */
 const SERVER_FIELDS = new Set(['createdOn', 'createdBy', 'updatedOn', 'updatedBy']);
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ModuleMigration } from '../../platform/db/migrations.js';
 
 export const storageMigrations: ModuleMigration[] = [
@@ -44,6 +45,42 @@ export const storageMigrations: ModuleMigration[] = [
       await d.keyOnlyTable(access).execute();
       // Replacing an item's access rows and the cascade on delete look rows up by item.
       await db.schema.createIndex('storage_item_access_item_idx').on('storage_item_access').column('item_seq').execute();
+    },
+  },
+  {
+    // The value index (platform/query/value-index.ts): one row per path and typed scalar of an item, so filters and
+    // sorts read index ranges instead of every readable document. `idx` on the item says whether its rows are there
+    // (0: not yet, as for items written before this step; 1: indexed; 2: beyond the caps); items that are not are
+    // answered by reading their documents, so results never depend on it (docs/api/storage.md).
+    name: '2026-11-23-storage-002-value-index',
+    async up(db, d) {
+      await db.schema.alterTable('storage_items').addColumn('idx', 'smallint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .createTable('storage_item_values')
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('store_id', 'text', (c) => c.notNull())
+        .addColumn('item_seq', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('t', 'smallint', (c) => c.notNull())
+        .addColumn('elem', 'smallint', (c) => c.notNull())
+        .addColumn('num', 'double precision')
+        .addColumn('str', d.codePointTextType)
+        .execute();
+      // Lookups by value: equality and ranges on numbers (t, num) and strings (t, num IS NULL, str) of one path.
+      await db.schema
+        .createIndex('storage_item_values_lookup_idx')
+        .on('storage_item_values')
+        .columns(['tenant_id', 'store_id', 'path', 't', 'num', 'str', 'item_seq'])
+        .execute();
+      // The rows of one item: the sort key of a path, and replacing or deleting an item's rows.
+      await db.schema.createIndex('storage_item_values_item_idx').on('storage_item_values').columns(['tenant_id', 'store_id', 'item_seq', 'path', 'elem']).execute();
+      // The items a query must read as documents (normally none).
+      await db.schema
+        .createIndex('storage_items_unindexed_idx')
+        .on('storage_items')
+        .columns(['tenant_id', 'store_id', 'seq'])
+        .where(sql.ref('idx'), '<>', 1)
+        .execute();
     },
   },
 ];

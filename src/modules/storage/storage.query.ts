@@ -1,10 +1,9 @@
-// How list parameters reach SQL: the fields of an item as read, mapped for the platform's query compiler.
+// How list parameters reach SQL: the fields of an item as read, mapped for the platform's query compiler. Values
+// inside the document are read through the value index (platform/query/value-index.ts, table storage_item_values).
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { compileListQuery, type FieldTarget, type QueryContext } from '../../platform/query/index.js';
+import { INDEXED_FIELDS } from './item-document.js';
 import type { ListQueryCompiler } from './storage.service.js';
-
-/** Fields kept inside the `doc` JSON column (with everything beneath them). */
-const DOC_FIELDS = new Set(['moduleId', 'moduleInstanceId', 'name', 'value', 'favorite', 'readRestriction', 'writeRestriction', 'customFields']);
 
 /** Fields kept in columns of storage_items. */
 const COLUMN_FIELDS: Record<string, FieldTarget> = {
@@ -15,21 +14,35 @@ const COLUMN_FIELDS: Record<string, FieldTarget> = {
   updatedOn: { kind: 'column', column: 'i.updated_on', type: 'datetime' },
 };
 
-export function storeItemQueryContext(dialect: Dialect): QueryContext {
+export interface StoreScope {
+  tenantId: string;
+  storeId: string;
+}
+
+/**
+ * The fields of the items of one store. `indexed: false` reads every value from the document (the answer the value
+ * index must give too; the differential tests compare both).
+ */
+export function storeItemQueryContext(dialect: Dialect, scope: StoreScope, indexed = true): QueryContext {
+  const source = {
+    itemsTable: 'storage_items',
+    valuesTable: 'storage_item_values',
+    scope: [['tenant_id', scope.tenantId], ['store_id', scope.storeId]] as Array<[string, string]>,
+    alias: 'i',
+  };
   return {
     dialect,
     resolve(property) {
       if (Object.prototype.hasOwnProperty.call(COLUMN_FIELDS, property)) return COLUMN_FIELDS[property];
       const path = property.split('.');
-      if (!DOC_FIELDS.has(path[0]) || path.some((p) => p === '')) return null;
-      return { kind: 'json', column: 'i.doc', path };
+      if (!INDEXED_FIELDS.has(path[0]) || path.some((p) => p === '')) return null;
+      return indexed ? { kind: 'indexed', path, source } : { kind: 'json', column: 'i.doc', path };
     },
     fullText: { kind: 'json', column: 'i.doc', path: [] },
   };
 }
 
-/** query, filter, sort and time zone of a list read, compiled against the item aliased `i`. */
-export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
-  const ctx = storeItemQueryContext(dialect);
-  return (input) => compileListQuery(input, ctx);
+/** query, filter, sort and time zone of a list read, compiled against the item aliased `i` of one store. */
+export function createListQueryCompiler(dialect: Dialect, indexed = true): ListQueryCompiler {
+  return (input, scope) => compileListQuery(input, storeItemQueryContext(dialect, scope, indexed));
 }

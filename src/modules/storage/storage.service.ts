@@ -13,7 +13,7 @@ import { STORAGE_ERRORS } from './storage.errors.js';
 import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody } from './storage.schemas.js';
 
 /** Compiles the list parameters (query, filter, sort, time zone) into SQL over the item aliased `i`. */
-export type ListQueryCompiler = (input: ListQueryInput) => CompiledListQuery;
+export type ListQueryCompiler = (input: ListQueryInput, scope: { tenantId: string; storeId: string }) => CompiledListQuery;
 
 /** Thrown inside a write transaction when a concurrent request changed the row under it: run again. */
 class ConcurrentChange extends Error {}
@@ -55,7 +55,7 @@ export class StorageService {
         if (!known) await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
         const seq = await this.repo.insertIfAbsent(trx, key, doc, now, p.loginName);
         if (seq === undefined) throw new ConcurrentChange(); // a UUID collision: draw again
-        await this.repo.writeAccess(trx, key, seq, doc, false);
+        await this.repo.writeIndexes(trx, key, seq, doc, false);
         return key.itemId;
       });
     });
@@ -84,14 +84,14 @@ export class StorageService {
         if (!known) await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
         const seq = await this.repo.insertIfAbsent(trx, key, doc, now, p.loginName);
         if (seq !== undefined) {
-          await this.repo.writeAccess(trx, key, seq, doc, false);
+          await this.repo.writeIndexes(trx, key, seq, doc, false);
           return { seq, doc, createdOn: now, createdBy: p.loginName, updatedOn: now, updatedBy: p.loginName };
         }
         const existing = await this.repo.lock(trx, key);
         if (!existing) throw new ConcurrentChange(); // deleted between our insert attempt and the lock
         if (!(await this.repo.hasAccess(trx, key, existing.seq, 'w', grantees))) throw STORAGE_ERRORS.noWriteAccess(storeId, itemId);
         await this.repo.update(trx, key, existing.seq, doc, now, p.loginName);
-        await this.repo.writeAccess(trx, key, existing.seq, doc, true);
+        await this.repo.writeIndexes(trx, key, existing.seq, doc, true);
         return { ...existing, doc, updatedOn: now, updatedBy: p.loginName };
       }),
     );
@@ -117,7 +117,7 @@ export class StorageService {
       sort: q.sort,
       timezoneName: q.timezoneName,
       timezoneOffset: q.timezoneOffset,
-    });
+    }, { tenantId: p.tenantId, storeId });
     const limit = Math.min(q.limit, MAX_LIMIT);
     const page = await this.repo.list(p.tenantId, storeId, principalGrantees(p), compiled, q.start, limit);
     return { total: page.total, items: page.records.map(toStoreItem) };

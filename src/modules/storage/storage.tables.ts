@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** Row shapes of the storage module's tables, as Kysely sees them. JSON columns arrive per dialect. */
 
@@ -23,6 +23,20 @@ export interface StoreItemRow {
   created_by: string;
   updated_on: number;
   updated_by: string;
+  /** 1: the item's rows are in the value index; 0 (written before the index) or 2 (beyond its caps): read the document. */
+  idx: ColumnType<number, number | undefined, number>;
+}
+
+/** One row of the value index (platform/query/value-index.ts). */
+export interface StoreItemValueRow {
+  tenant_id: string;
+  store_id: string;
+  item_seq: number;
+  path: string;
+  t: number;
+  elem: number;
+  num: number | null;
+  str: string | null;
 }
 
 /**
@@ -41,4 +55,5 @@ export interface StorageTables {
   storage_stores: StoreRow;
   storage_items: StoreItemRow;
   storage_item_access: StoreItemAccessRow;
+  storage_item_values: StoreItemValueRow;
 }

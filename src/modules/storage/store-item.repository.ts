@@ -8,6 +8,8 @@ import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-bat
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import type { StorageSql } from './dialects/index.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
+import { documentIndex, type DocumentIndex, type SortJoin } from '../../platform/query/index.js';
+import { INDEXED_FIELDS } from './item-document.js';
 
 /** An item row with its document decoded. */
 export interface ItemRecord {
@@ -40,7 +42,7 @@ export interface ListPage {
 }
 
 type Db = Kysely<StorageTables>;
-type ItemRowRead = Omit<StoreItemRow, 'seq' | 'tenant_id' | 'store_id' | 'item_id'> & { seq: number };
+type ItemRowRead = Omit<StoreItemRow, 'seq' | 'tenant_id' | 'store_id' | 'item_id' | 'idx'> & { seq: number };
 type ItemTextRow = Pick<StoreItemRow, 'created_on' | 'created_by' | 'updated_on' | 'updated_by'> & { doc_text: string; can_read: unknown };
 type Mode = 'r' | 'w';
 interface ReadRequest {
@@ -73,6 +75,8 @@ export class StoreItemRepository {
    */
   private readonly readItem: (request: ReadRequest) => Promise<ItemTextRow | undefined>;
   private readonly insertBatched = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
+  /** The value index rows of a document, computed once per document written. */
+  private readonly indexes = new WeakMap<ItemDocument, DocumentIndex>();
 
   constructor(
     db: Kysely<StorageTables>,
@@ -138,7 +142,7 @@ export class StoreItemRepository {
     tenantId: string,
     storeId: string,
     grantees: string[],
-    compiled: { where?: RawBuilder<SqlBool>; orderBy: RawBuilder<unknown>[] },
+    compiled: { where?: RawBuilder<SqlBool>; orderBy: RawBuilder<unknown>[]; joins: SortJoin[] },
     start: number,
     limit: number,
   ): Promise<ListPage> {
@@ -157,6 +161,8 @@ export class StoreItemRepository {
     if (compiled.where) base = base.where(compiled.where);
 
     if (limit === 0) return { total: await this.count(base), records: [] };
+    // Sorts on indexed values join the index row of each sort path (at most one per item: the value at the path).
+    for (const join of compiled.joins) base = this.dialect.leftJoinRow(base, join.table, join.alias, join.on);
     // Phase 1 orders and counts narrow rows (seq only; the window count rides along: one pass over the
     // matches). Phase 2 reads the documents of the page alone, so sorting never drags every document along.
     let page = base.select(['i.seq', sql<number>`count(*) over ()`.as('total')]);
@@ -260,10 +266,11 @@ export class StoreItemRepository {
             created_by: p(5),
             updated_on: p(4),
             updated_by: p(5),
+            idx: p(6),
           })
           .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'item_id']).doNothing())
           .returning('seq'),
-      [key.tenantId, key.storeId, key.itemId, this.dialect.toJson(doc), now, by],
+      [key.tenantId, key.storeId, key.itemId, this.dialect.toJson(doc), now, by, this.indexFlag(doc)],
     );
     return rows[0] ? Number(rows[0].seq) : undefined;
   }
@@ -299,7 +306,7 @@ export class StoreItemRepository {
   async update(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, now: number, by: string): Promise<void> {
     await forTenant(trx, key.tenantId)
       .updateTable('storage_items')
-      .set({ doc: this.dialect.toJson(doc), updated_on: now, updated_by: by })
+      .set({ doc: this.dialect.toJson(doc), updated_on: now, updated_by: by, idx: this.indexFlag(doc) })
       .where('store_id', '=', key.storeId)
       .where('seq', '=', seq)
       .execute();
@@ -313,9 +320,50 @@ export class StoreItemRepository {
     ];
   }
 
-  /** Writes the access rows of the item's restrictions, replacing any it had. */
-  async writeAccess(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, replace: boolean): Promise<void> {
-    if (replace) await this.deleteAccess(trx, key, seq);
+  /** The value index rows of the document (platform/query/value-index.ts), over the fields a query can name. */
+  private indexOf(doc: ItemDocument): DocumentIndex {
+    let index = this.indexes.get(doc);
+    if (!index) {
+      index = documentIndex(doc as unknown as Record<string, unknown>, INDEXED_FIELDS);
+      this.indexes.set(doc, index);
+    }
+    return index;
+  }
+
+  /** storage_items.idx of the document: 1 when its rows are in the value index, 2 when it exceeds the index's caps. */
+  private indexFlag(doc: ItemDocument): number {
+    return this.indexOf(doc).complete ? 1 : 2;
+  }
+
+  /** The value rows of a document as `jsonRecords` objects. */
+  private valueRecords(doc: ItemDocument): Array<{ p: string; t: number; e: number; n: number | null; s: string | null }> {
+    return this.indexOf(doc).rows.map(([p, t, e, n, s]) => ({ p, t, e, n, s }));
+  }
+
+  /**
+   * Writes the item's access rows (its restrictions) and value index rows, replacing any it had: in the item's
+   * transaction, so a failed write leaves none and a reader never sees the rows of another version.
+   */
+  async writeIndexes(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, replace: boolean): Promise<void> {
+    if (replace) await this.deleteIndexes(trx, key, seq);
+    await this.writeAccess(trx, key, seq, doc);
+    const values = this.valueRecords(doc);
+    if (values.length === 0) return;
+    await this.statements.run(
+      trx,
+      'insert-values',
+      (p) =>
+        trx.insertInto('storage_item_values').columns(['tenant_id', 'store_id', 'item_seq', 'path', 't', 'elem', 'num', 'str']).expression(
+          trx
+            .selectFrom(this.dialect.jsonRecords(p(3), { p: 'text', t: 'integer', e: 'integer', n: 'double', s: 'text' }).as('r'))
+            .select([sql`${p(0)}`.as('tenant_id'), sql`${p(1)}`.as('store_id'), sql`${p(2)}`.as('item_seq'), 'r.p', 'r.t', 'r.e', 'r.n', 'r.s'] as any),
+        ),
+      [key.tenantId, key.storeId, seq, JSON.stringify(values)],
+    );
+  }
+
+  /** Writes the access rows of the item's restrictions. */
+  private async writeAccess(trx: Db, key: ItemKey, seq: number, doc: ItemDocument): Promise<void> {
     const grants = this.grantsOf(doc);
     await this.statements.run(
       trx,
@@ -351,7 +399,7 @@ export class StoreItemRepository {
     // Built as text so that each document is serialised once (it may be megabytes).
     const records = entries.map(({ input: { key, doc, docJson, now, by } }, n) => {
       const grants = this.grantsOf(doc).map(([mode, grantee]) => ({ mode, grantee }));
-      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants });
+      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.indexFlag(doc), v: this.valueRecords(doc) });
       return `${rest.slice(0, -1)},"d":${docJson}}`;
     });
     const statement = this.storageSql.insertItemsWithAccess;
@@ -369,12 +417,63 @@ export class StoreItemRepository {
     entries.forEach((entry, n) => entry.resolve(inserted.has(n)));
   }
 
+  /**
+   * Puts up to `limit` items that are not in the value index yet (written before it existed: idx 0) into it, in one
+   * transaction; answers how many it looked at. Each row is locked and read again first (a no-op update that still
+   * requires idx 0), so an item updated meanwhile, which indexed itself, is left alone.
+   */
+  async indexPending(trx: Db, limit: number): Promise<number> {
+    const pending = await trx
+      .selectFrom('storage_items')
+      .select('seq')
+      .where('idx', '<>', 1)
+      .where('idx', '=', 0)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    if (pending.length === 0) return 0;
+    const rows = await trx
+      .updateTable('storage_items')
+      .set({ idx: sql`idx` })
+      .where('seq', 'in', pending.map((r) => Number(r.seq)))
+      .where('idx', '=', 0)
+      .returning(['seq', 'tenant_id', 'store_id', 'doc'])
+      .execute();
+    const complete: number[] = [];
+    const beyondCaps: number[] = [];
+    const values: Array<{ q: number; t0: string; s0: string; p: string; t: number; e: number; n: number | null; s: string | null }> = [];
+    for (const row of rows) {
+      const doc = this.dialect.fromJson<ItemDocument>(row.doc);
+      const seq = Number(row.seq);
+      (this.indexOf(doc).complete ? complete : beyondCaps).push(seq);
+      for (const v of this.valueRecords(doc)) values.push({ q: seq, t0: row.tenant_id, s0: row.store_id, ...v });
+    }
+    for (let i = 0; i < values.length; i += 5000) {
+      await trx
+        .insertInto('storage_item_values')
+        .columns(['tenant_id', 'store_id', 'item_seq', 'path', 't', 'elem', 'num', 'str'])
+        .expression(
+          trx
+            .selectFrom(
+              this.dialect.jsonRecords(JSON.stringify(values.slice(i, i + 5000)), { t0: 'text', s0: 'text', q: 'bigint', p: 'text', t: 'integer', e: 'integer', n: 'double', s: 'text' }).as('r'),
+            )
+            .select(['r.t0', 'r.s0', 'r.q', 'r.p', 'r.t', 'r.e', 'r.n', 'r.s'] as any),
+        )
+        .execute();
+    }
+    if (complete.length > 0) await trx.updateTable('storage_items').set({ idx: 1 }).where('seq', 'in', complete).execute();
+    if (beyondCaps.length > 0) await trx.updateTable('storage_items').set({ idx: 2 }).where('seq', 'in', beyondCaps).execute();
+    return pending.length;
+  }
+
   async delete(trx: Db, key: ItemKey, seq: number): Promise<void> {
-    await this.deleteAccess(trx, key, seq);
+    await this.deleteIndexes(trx, key, seq);
     await forTenant(trx, key.tenantId).deleteFrom('storage_items').where('store_id', '=', key.storeId).where('seq', '=', seq).execute();
   }
 
-  private async deleteAccess(trx: Db, key: ItemKey, seq: number): Promise<void> {
-    await forTenant(trx, key.tenantId).deleteFrom('storage_item_access').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
+  private async deleteIndexes(trx: Db, key: ItemKey, seq: number): Promise<void> {
+    const tenant = forTenant(trx, key.tenantId);
+    await tenant.deleteFrom('storage_item_access').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
+    await tenant.deleteFrom('storage_item_values').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
   }
 }

@@ -4,6 +4,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryContext, SortInstruction } from './query.types.js';
 import type { QueryNode } from './query-ast.js';
 import { allOf, anyOf, FALSE, TRUE } from './sql-parts.js';
+import { indexedAny, indexedSort, type SortJoin } from './compile-indexed.js';
 
 export function compileNode(node: QueryNode, ctx: QueryContext): RawBuilder<SqlBool> {
   switch (node.type) {
@@ -23,17 +24,35 @@ export function compileNode(node: QueryNode, ctx: QueryContext): RawBuilder<SqlB
       const target = ctx.resolve(node.property);
       // An unknown property has no value: the predicate is false, its negation true.
       if (!target) return FALSE;
-      return target.kind === 'json'
-        ? ctx.dialect.query.jsonAny(target.column, target.path, node.tests)
-        : ctx.dialect.query.columnAny(target.column, target.type, node.tests);
+      switch (target.kind) {
+        case 'json':
+          return ctx.dialect.query.jsonAny(target.column, target.path, node.tests);
+        case 'indexed':
+          return indexedAny(target, node.tests, ctx.dialect);
+        case 'column':
+          return ctx.dialect.query.columnAny(target.column, target.type, node.tests);
+      }
     }
   }
 }
 
-/** ORDER BY items of the instructions; a property the resolver does not know sorts as missing everywhere (no item). */
-export function compileSort(sorts: SortInstruction[], ctx: QueryContext): RawBuilder<unknown>[] {
-  return sorts.flatMap((s) => {
+/**
+ * ORDER BY items of the instructions, with the joins they need; a property the resolver does not know sorts as
+ * missing everywhere (no item).
+ */
+export function compileSort(sorts: SortInstruction[], ctx: QueryContext): { orderBy: RawBuilder<unknown>[]; joins: SortJoin[] } {
+  const orderBy: RawBuilder<unknown>[] = [];
+  const joins: SortJoin[] = [];
+  for (const s of sorts) {
     const target = ctx.resolve(s.property);
-    return target ? ctx.dialect.query.orderBy(target, s.direction) : [];
-  });
+    if (!target) continue;
+    if (target.kind === 'indexed') {
+      const sorted = indexedSort(target, s.direction, joins.length, ctx.dialect);
+      joins.push(sorted.join);
+      orderBy.push(...sorted.orderBy);
+    } else {
+      orderBy.push(...ctx.dialect.query.orderBy(target, s.direction));
+    }
+  }
+  return { orderBy, joins };
 }

@@ -17,7 +17,9 @@ export type {
   QueryContext,
   SortInstruction,
 } from './query.types.js';
-export type { QueryNode, ValueTest } from './query-ast.js';
+export type { QueryNode, ValueTest, ValueIndexSource } from './query-ast.js';
+export type { SortJoin } from './compile-indexed.js';
+export { documentIndex, VALUE_INDEX_LIMITS, VALUE_KIND, type DocumentIndex, type ValueIndexRow } from './value-index.js';
 export { parseFilter, filterToNode, type NormalizedCondition } from './parse-filter.js';
 export { parseSort } from './parse-sort.js';
 export { parseQueryString } from './parse-query-string.js';
@@ -33,6 +35,6 @@ export function compileListQuery(input: ListQueryInput, ctx: QueryContext): Comp
   const filter = filterToNode(parseFilter(input.filter), zone);
   const query = parseQueryString(input.query, zone);
   const node = and([query, filter]);
-  const orderBy = compileSort(parseSort(input.sort), ctx);
-  return node.type === 'all' ? { orderBy } : { where: compileNode(node, ctx), orderBy };
+  const { orderBy, joins } = compileSort(parseSort(input.sort), ctx);
+  return node.type === 'all' ? { orderBy, joins } : { where: compileNode(node, ctx), orderBy, joins };
 }

@@ -72,4 +72,24 @@ export type FieldTarget =
    * A plain column; `column` is a trusted SQL reference such as `a.custom_id`. `datetime` columns hold epoch
    * milliseconds (`dialect.bigintColumnType`); a `text` column holding ISO 8601 strings also compares as dates.
    */
-  | { kind: 'column'; column: string; type: 'text' | 'number' | 'boolean' | 'datetime' };
+  | { kind: 'column'; column: string; type: 'text' | 'number' | 'boolean' | 'datetime' }
+  /** A value inside a JSON document that a value index covers (value-index.ts); `path` as for `json`. */
+  | { kind: 'indexed'; path: string[]; source: ValueIndexSource };
+
+/** A target the dialects read directly (no value index). */
+export type DocumentTarget = Exclude<FieldTarget, { kind: 'indexed' }>;
+export type IndexedTarget = Extract<FieldTarget, { kind: 'indexed' }>;
+
+/**
+ * Where a module keeps the value index of its documents. The items table has the columns `seq` (key), `doc` (the
+ * document) and `idx` (1: the document's rows are in the index; otherwise a query reads the document); the values
+ * table has `item_seq`, `path`, `t`, `elem`, `num` and `str` (value-index.ts) and the same scope columns.
+ */
+export interface ValueIndexSource {
+  itemsTable: string;
+  valuesTable: string;
+  /** Columns both tables share with the values a query is limited to (for example tenant_id and store_id). */
+  scope: Array<[column: string, value: string]>;
+  /** The item of the outer query: its alias (`i`), whose `seq`, `doc` and `idx` the SQL refers to. */
+  alias: string;
+}

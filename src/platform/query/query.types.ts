@@ -4,7 +4,8 @@ import type { RawBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../db/dialects/dialect.js';
 
 export type { FieldTarget } from './query-ast.js';
-import type { FieldTarget } from './query-ast.js';
+import type { DocumentTarget, FieldTarget } from './query-ast.js';
+import type { SortJoin } from './compile-indexed.js';
 
 /** Maps a dotted property (`value.status`, `customFields.x`, `attributes.ns:key`) to SQL; null: unknown (matches as missing). */
 export type FieldResolver = (property: string) => FieldTarget | null;
@@ -36,7 +37,7 @@ export interface QueryContext {
   dialect: Dialect;
   resolve: FieldResolver;
   /** The JSON document that a bare Lucene term (no field) searches as text. */
-  fullText: FieldTarget;
+  fullText: DocumentTarget;
 }
 
 export interface CompiledListQuery {
@@ -44,4 +45,6 @@ export interface CompiledListQuery {
   where?: RawBuilder<SqlBool>;
   /** ORDER BY items, direction and null placement included (missing values last). */
   orderBy: RawBuilder<unknown>[];
+  /** LEFT JOINs the ORDER BY items refer to (sorts on indexed values), in their order. */
+  joins: SortJoin[];
 }

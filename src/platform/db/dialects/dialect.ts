@@ -1,5 +1,5 @@
 import type { CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
-import type { FieldTarget, ValueTest } from '../../query/query-ast.js';
+import type { DocumentTarget, IndexedTarget, ValueTest } from '../../query/query-ast.js';
 import type { DbError } from '../db-errors.js';
 
 export type QueryColumnType = 'text' | 'number' | 'boolean' | 'datetime';
@@ -14,9 +14,26 @@ export interface QueryDialect {
   /** True when the column value passes a test; never NULL. `datetime` columns hold epoch milliseconds. */
   columnAny(column: string, type: QueryColumnType, tests: ValueTest[]): RawBuilder<SqlBool>;
   /** Case-insensitive LIKE (escape character backslash) over the JSON text of the target. */
-  textLike(target: FieldTarget, pattern: string): RawBuilder<SqlBool>;
+  textLike(target: DocumentTarget, pattern: string): RawBuilder<SqlBool>;
   /** ORDER BY items: missing and null values last, numbers numerically before strings in code point order. */
-  orderBy(target: FieldTarget, direction: 'ASC' | 'DESC'): RawBuilder<unknown>[];
+  orderBy(target: DocumentTarget, direction: 'ASC' | 'DESC'): RawBuilder<unknown>[];
+  /**
+   * The tests on one value index row aliased `alias` (columns t, num, str; platform/query/value-index.ts) that the
+   * index answers exactly; null when no test can match an indexed value (the caller then matches nothing).
+   */
+  indexTests(alias: string, tests: ValueTest[]): RawBuilder<SqlBool> | null;
+  /**
+   * How a predicate on an indexed value asks the index: `set` builds the set of matching keys once per statement
+   * (SQLite always materialises an IN subquery, and may drive the query from it); `exists` probes the item's rows per
+   * item (PostgreSQL: an IN subquery may be re-run for every item when statistics are stale, a probe cannot).
+   */
+  readonly indexMembership: 'set' | 'exists';
+  /**
+   * ORDER BY items of an indexed value, in the same order as `orderBy` gives the document's value: from the index row
+   * `row` (the value at the path itself, LEFT JOINed) where the item is indexed and the row is exact, otherwise from
+   * the document.
+   */
+  indexedOrderBy(target: IndexedTarget, row: string, direction: 'ASC' | 'DESC'): RawBuilder<unknown>[];
 }
 
 /**
@@ -27,6 +44,8 @@ export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** Column type for JSON documents (TEXT on SQLite, jsonb on PostgreSQL). */
   readonly jsonColumnType: 'text' | 'jsonb';
+  /** Column type for text compared and sorted in code point order (PostgreSQL: collation "C"; SQLite's default). */
+  readonly codePointTextType: RawBuilder<unknown>;
   /** Column type for epoch-millisecond timestamps and other 64-bit integers. */
   readonly bigintColumnType: 'integer' | 'bigint';
   /** Serialises a value for a JSON column. */
@@ -56,7 +75,7 @@ export interface Dialect {
   jsonText(column: string): RawBuilder<string>;
   /**
    * The objects of a JSON array parameter as a derived table, parenthesised for an alias: one column per entry
-   * of `columns`, an `integer` (32-bit), a `bigint`, a `text`, or a `list` (a JSON array of strings, tested with
+   * of `columns`, an `integer` (32-bit), a `bigint`, a `double` (a JSON number as is), a `text`, or a `list` (a JSON array of strings, tested with
    * `inList`). For one statement that answers many callers at once (a batch of lookups by key). Column names are
    * identifiers.
    */
@@ -69,10 +88,16 @@ export interface Dialect {
    * subquery with LIMIT 1, because its planner guesses 100 records for `jsonRecords` and would otherwise hash-join
    * a scan of the whole table whenever the table is small enough; SQLite: a plain join, which it runs that way.
    */
+  /**
+   * LEFT JOINs, as `alias`, at most one row of `table` that satisfies `on` (which refers to `alias` and to the outer
+   * query). PostgreSQL: a LATERAL subquery with LIMIT 1, so each outer row is one index probe whatever the statistics
+   * say (with stale ones its planner scans every row of the range per outer row); SQLite: a plain LEFT JOIN.
+   */
+  leftJoinRow<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, table: string, alias: string, on: RawBuilder<SqlBool>): QB;
   joinByKey<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, table: string, alias: string, key: Array<[column: string, recordColumn: string]>): QB;
 }
 
-export type JsonRecordColumn = 'integer' | 'bigint' | 'text' | 'list';
+export type JsonRecordColumn = 'integer' | 'bigint' | 'double' | 'text' | 'list';
 
 /** The column names of a `jsonRecords` table, checked: they become SQL identifiers and JSON paths. */
 export function jsonRecordColumns(columns: Record<string, JsonRecordColumn>): Array<[string, JsonRecordColumn]> {

@@ -6,6 +6,7 @@ import { UniqueViolation, WriteConflict } from '../db-errors.js';
 export const postgresDialect: Dialect = {
   name: 'postgres',
   jsonColumnType: 'jsonb',
+  codePointTextType: sql`text collate "C"`,
   bigintColumnType: 'bigint',
   toJson: (value) => JSON.stringify(value),
   query: postgresQuery,
@@ -32,6 +33,11 @@ export const postgresDialect: Dialect = {
     return sql`(select * from jsonb_to_recordset(${param}::jsonb) as x(${sql.join(defs)}))`;
   },
   inList: (value, list) => sql<SqlBool>`${value} = any(${list})`,
+  leftJoinRow: (qb, table, alias, on) =>
+    (qb as SelectQueryBuilder<any, any, any>).leftJoinLateral(
+      (eb) => eb.selectFrom(`${table} as ${alias}`).selectAll().where(on).limit(sql.lit(1)).as(alias),
+      (join) => join.onTrue(),
+    ) as typeof qb,
   joinByKey: (qb, table, alias, key) =>
     (qb as SelectQueryBuilder<any, any, any>).innerJoinLateral(
       (eb) =>
@@ -43,4 +49,4 @@ export const postgresDialect: Dialect = {
     ) as typeof qb,
 };
 
-const PG_RECORD_TYPES = { integer: 'integer', bigint: 'bigint', text: 'text', list: 'text[]' } as const;
+const PG_RECORD_TYPES = { integer: 'integer', bigint: 'bigint', double: 'double precision', text: 'text', list: 'text[]' } as const;

@@ -3,6 +3,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryColumnType, QueryDialect } from './dialect.js';
 import type { ValueTest } from '../../query/query-ast.js';
+import { VALUE_KIND as K } from '../../query/value-index.js';
 import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql } from '../../query/sql-parts.js';
 
 // Shapes of accepted ISO 8601 texts after digits become 9, a space separator T and `+` `-`: date only, or date-time
@@ -82,7 +83,63 @@ function columnTest(col: RawBuilder<unknown>, type: QueryColumnType, test: Value
   }
 }
 
+/**
+ * A test on one value index row (value-index.ts): numbers and booleans in `num` (double precision), strings in `str`
+ * (collation "C": code point order, as documents compare). `num IS NULL` keeps the lookup on the index's
+ * (path, t, num, str) prefix. Exact rows only; long strings are read from the document.
+ */
+function indexRowTest(test: ValueTest, v: string): RawBuilder<SqlBool> | null {
+  const t = sql.ref(`${v}.t`);
+  const num = sql.ref(`${v}.num`);
+  const str = sql.ref(`${v}.str`);
+  const isString = sql<SqlBool>`${t} = ${sql.lit(K.string)} AND ${num} IS NULL`;
+  switch (test.kind) {
+    case 'number':
+      return allOf([sql<SqlBool>`${t} = ${sql.lit(K.number)}`, ...test.conds.map((c) => sql<SqlBool>`${num} ${opSql(c.op)} ${c.value}::float8`)]);
+    case 'string':
+      return allOf([isString, ...test.conds.map((c) => sql<SqlBool>`${str} ${opSql(c.op)} ${c.value}::text`)]);
+    case 'stringCi':
+      return sql<SqlBool>`(${isString} AND lower(${str}) = lower(${test.value}::text))`;
+    case 'like':
+      return sql<SqlBool>`(${isString} AND ${str} ILIKE ${test.pattern}::text ESCAPE '\\')`;
+    case 'boolean':
+      return sql<SqlBool>`(${t} = ${sql.lit(K.boolean)} AND ${num} = ${sql.lit(test.value ? 1 : 0)})`;
+    case 'instant':
+      if (test.columnsOnly) return null;
+      return allOf([isString, ...test.conds.map((c) => sql<SqlBool>`${epochMs(str)} ${opSql(c.op)} ${c.value}::numeric`)]);
+    case 'present':
+      return sql<SqlBool>`${t} IN (${sql.lit(K.number)}, ${sql.lit(K.string)}, ${sql.lit(K.boolean)}, ${sql.lit(K.elementCompound)}, ${sql.lit(K.longString)})`;
+  }
+}
+
 export const postgresQuery: QueryDialect = {
+  indexMembership: 'exists',
+
+  indexTests(alias, tests) {
+    const parts = tests.map((t) => indexRowTest(t, alias)).filter((p): p is RawBuilder<SqlBool> => p !== null);
+    return parts.length === 0 ? null : anyOf(parts);
+  },
+
+  indexedOrderBy(target, row, direction) {
+    const dir = directionSql(direction);
+    const flag = sql.ref(`${target.source.alias}.idx`);
+    const x = sql`(${sql.ref(`${target.source.alias}.doc`)} #> ${checkedPath(target.path)}::text[])`;
+    const t = sql.ref(`${row}.t`);
+    const indexed = sql`${flag} = 1`;
+    // The keys of `orderBy` over the document: an indexed item with no row at the path has no value there (missing);
+    // a long string or an array or object is read from the document, as are items that are not indexed.
+    return [
+      sql`(CASE WHEN ${indexed} THEN ${t} IS NULL ELSE coalesce(jsonb_typeof(${x}), 'null') = 'null' END) ASC`,
+      sql`(CASE WHEN ${indexed} THEN (CASE ${t} WHEN ${sql.lit(K.number)} THEN 0 WHEN ${sql.lit(K.boolean)} THEN 0 WHEN ${sql.lit(K.string)} THEN 1 WHEN ${sql.lit(K.longString)} THEN 1 ELSE 2 END)
+        ELSE (CASE jsonb_typeof(${x}) WHEN 'number' THEN 0 WHEN 'boolean' THEN 0 WHEN 'string' THEN 1 ELSE 2 END) END) ${dir}`,
+      sql`(CASE WHEN ${indexed} THEN ${sql.ref(`${row}.num`)}
+        ELSE (CASE jsonb_typeof(${x}) WHEN 'number' THEN (${x} #>> '{}')::float8 WHEN 'boolean' THEN (CASE WHEN ${x} = 'true'::jsonb THEN 1 ELSE 0 END) END) END) ${dir}`,
+      sql`(CASE WHEN ${indexed} AND ${t} = ${sql.lit(K.string)} THEN ${sql.ref(`${row}.str`)}
+        WHEN NOT ${indexed} OR ${t} = ${sql.lit(K.longString)} THEN (CASE WHEN jsonb_typeof(${x}) = 'string' THEN ${x} #>> '{}' END) END) COLLATE "C" ${dir}`,
+      sql`(CASE WHEN (NOT ${indexed} OR ${t} = ${sql.lit(K.compound)}) AND jsonb_typeof(${x}) IN ('object', 'array') THEN ${x}::text END) COLLATE "C" ${dir}`,
+    ];
+  },
+
   jsonAny(column, path, tests) {
     const x = sql`q__s.x`;
     const on = (v: RawBuilder<unknown>) => tests.map((t) => elementTest(t, v)).filter((p): p is RawBuilder<SqlBool> => p !== null);

@@ -3,6 +3,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryColumnType, QueryDialect } from './dialect.js';
 import type { ValueTest } from '../../query/query-ast.js';
+import { VALUE_KIND as K } from '../../query/value-index.js';
 import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql } from '../../query/sql-parts.js';
 
 /** `$."a"."b"`: keys quoted, so dots, colons and spaces inside a key are safe (quotes and backslashes are refused). */
@@ -62,7 +63,63 @@ function columnTest(col: RawBuilder<unknown>, type: QueryColumnType, test: Value
   }
 }
 
+/**
+ * A test on one value index row (value-index.ts): numbers and booleans in `num`, strings in `str` (`num IS NULL` keeps
+ * the lookup on the index's (path, t, num, str) prefix). Exact rows only; long strings are read from the document.
+ */
+function indexRowTest(test: ValueTest, v: string): RawBuilder<SqlBool> | null {
+  const t = sql.ref(`${v}.t`);
+  const num = sql.ref(`${v}.num`);
+  const str = sql.ref(`${v}.str`);
+  const isString = sql<SqlBool>`${t} = ${sql.lit(K.string)} AND ${num} IS NULL`;
+  switch (test.kind) {
+    case 'number':
+      return allOf([sql<SqlBool>`${t} = ${sql.lit(K.number)}`, ...test.conds.map((c) => sql<SqlBool>`${num} ${opSql(c.op)} ${c.value}`)]);
+    case 'string':
+      return allOf([isString, ...test.conds.map((c) => sql<SqlBool>`${str} ${opSql(c.op)} ${c.value}`)]);
+    case 'stringCi':
+      return sql<SqlBool>`(${isString} AND lower(${str}) = lower(${test.value}))`;
+    case 'like':
+      return sql<SqlBool>`(${isString} AND lower(${str}) LIKE lower(${test.pattern}) ESCAPE '\\')`;
+    case 'boolean':
+      return sql<SqlBool>`(${t} = ${sql.lit(K.boolean)} AND ${num} = ${test.value ? 1 : 0})`;
+    case 'instant':
+      if (test.columnsOnly) return null;
+      return allOf([isString, ...test.conds.map((c) => sql<SqlBool>`${epochMs(str)} ${opSql(c.op)} ${c.value}`)]);
+    case 'present':
+      return sql<SqlBool>`${t} IN (${sql.lit(K.number)}, ${sql.lit(K.string)}, ${sql.lit(K.boolean)}, ${sql.lit(K.elementCompound)}, ${sql.lit(K.longString)})`;
+  }
+}
+
+/** json_type() as the sort rank of `orderBy`: numbers and booleans, then strings, then arrays and objects. */
+const SORT_RANK = (type: RawBuilder<unknown>) =>
+  sql`(CASE ${type} WHEN 'integer' THEN 0 WHEN 'real' THEN 0 WHEN 'true' THEN 0 WHEN 'false' THEN 0 WHEN 'text' THEN 1 ELSE 2 END)`;
+
 export const sqliteQuery: QueryDialect = {
+  indexMembership: 'set',
+
+  indexTests(alias, tests) {
+    const parts = tests.map((t) => indexRowTest(t, alias)).filter((p): p is RawBuilder<SqlBool> => p !== null);
+    return parts.length === 0 ? null : anyOf(parts);
+  },
+
+  indexedOrderBy(target, row, direction) {
+    const dir = directionSql(direction);
+    const flag = sql.ref(`${target.source.alias}.idx`);
+    const doc = sql.ref(`${target.source.alias}.doc`);
+    const p = sqliteJsonPath(target.path);
+    const t = sql.ref(`${row}.t`);
+    // An indexed item with no row at the path has no value there (missing); a long string or an array or object is
+    // read from the document, as are items that are not indexed.
+    return [
+      sql`(CASE WHEN ${flag} = 1 THEN ${t} IS NULL ELSE json_extract(${doc}, ${p}) IS NULL END) ASC`,
+      sql`(CASE WHEN ${flag} = 1 THEN (CASE ${t} WHEN ${sql.lit(K.number)} THEN 0 WHEN ${sql.lit(K.boolean)} THEN 0 WHEN ${sql.lit(K.string)} THEN 1 WHEN ${sql.lit(K.longString)} THEN 1 ELSE 2 END)
+        ELSE ${SORT_RANK(sql`json_type(${doc}, ${p})`)} END) ${dir}`,
+      sql`(CASE WHEN ${flag} = 1 AND ${t} IN (${sql.lit(K.number)}, ${sql.lit(K.boolean)}) THEN ${sql.ref(`${row}.num`)}
+        WHEN ${flag} = 1 AND ${t} = ${sql.lit(K.string)} THEN ${sql.ref(`${row}.str`)} ELSE json_extract(${doc}, ${p}) END) ${dir}`,
+    ];
+  },
+
   jsonAny(column, path, tests) {
     const col = columnRef(column);
     const p = sqliteJsonPath(path);
@@ -100,7 +157,7 @@ export const sqliteQuery: QueryDialect = {
     const p = sqliteJsonPath(target.path);
     return [
       sql`(json_extract(${col}, ${p}) IS NULL) ASC`,
-      sql`(CASE json_type(${col}, ${p}) WHEN 'integer' THEN 0 WHEN 'real' THEN 0 WHEN 'true' THEN 0 WHEN 'false' THEN 0 WHEN 'text' THEN 1 ELSE 2 END) ${dir}`,
+      sql`${SORT_RANK(sql`json_type(${col}, ${p})`)} ${dir}`,
       sql`json_extract(${col}, ${p}) ${dir}`,
     ];
   },

@@ -6,6 +6,7 @@ import { UniqueViolation, WriteConflict } from '../db-errors.js';
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   jsonColumnType: 'text',
+  codePointTextType: sql`text`,
   bigintColumnType: 'integer',
   toJson: (value) => JSON.stringify(value),
   query: sqliteQuery,
@@ -29,6 +30,8 @@ export const sqliteDialect: Dialect = {
   },
   // A list column holds the JSON text of the array.
   inList: (value, list) => sql<SqlBool>`${value} in (select value from json_each(${list}))`,
+  leftJoinRow: (qb, table, alias, on) =>
+    (qb as SelectQueryBuilder<any, any, any>).leftJoin(`${table} as ${alias}`, (join) => join.on(on)) as typeof qb,
   joinByKey: (qb, table, alias, key) =>
     (qb as SelectQueryBuilder<any, any, any>).innerJoin(`${table} as ${alias}`, (join) =>
       key.reduce((j, [column, record]) => j.onRef(`${alias}.${column}`, '=', record), join),

@@ -1,0 +1,161 @@
+// Issue 14: storage lists with filters, sorts and text queries, for callers who may read little (2%), half or all of a
+// store, against a bare Fastify route answering the same JSON in the same run.
+// Usage: npm run build && node bench/storage-search.mjs
+// Env:   ENGINE=sqlite|postgres (default sqlite); PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres; the
+//        bench creates its own database there and drops it afterwards); SIZES=10000,100000 (add 1000000 for the large
+//        store); ROUNDS (3), DURATION (3 s), CONNECTIONS (50); READERS=little,half,all (throughput shapes at the
+//        smallest size); LOAD_CONNECTIONS (50).
+// Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
+// and the create throughput is measured on the way; lists are measured right after the load, with the database's
+// statistics as the load left them (PostgreSQL: no manual ANALYZE; the service's own upkeep may run meanwhile).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { compare, load, median, printTable, startBaseline, startService, createBenchDatabase, freePort } from './lib.mjs';
+
+const ENGINE = process.env.ENGINE ?? 'sqlite';
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const DURATION = Number(process.env.DURATION ?? 3);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
+const LOAD_CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 50);
+const SIZES = (process.env.SIZES ?? '10000,100000').split(',').map(Number).sort((a, b) => a - b);
+const READERS = (process.env.READERS ?? 'little,half,all').split(',');
+const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const STORE = 'search';
+const STATUSES = ['open', 'closed', 'pending', 'done'];
+const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november', 'oscar', 'papa', 'quebec', 'romeo', 'sierra', 'tango'];
+const KEYS = { writer: 'k-search-writer-0123456789', little: 'k-search-little-0123456789', half: 'k-search-half-0123456789', all: 'k-search-all-0123456789' };
+
+const PORT = await freePort();
+const root = mkdtempSync(join(tmpdir(), 'svc-bench-search-'));
+const configFile = join(root, 'config.json');
+writeFileSync(
+  configFile,
+  JSON.stringify({
+    tenants: [
+      {
+        name: 'bench',
+        apiKeys: [
+          { name: 'writer', key: KEYS.writer, roles: ['writer'] },
+          // 1 of 50 roles (2% of the items), one of two halves, and a role every item names.
+          { name: 'little', key: KEYS.little, roles: ['role-7'] },
+          { name: 'half', key: KEYS.half, roles: ['half-0'] },
+          { name: 'all', key: KEYS.all, roles: ['everyone'] },
+        ],
+      },
+    ],
+  }),
+);
+
+/** An item of about 10 scalar leaves; `invoice` occurs in one title in 5, one of 20 words in every title. */
+const itemOf = (i) => ({
+  name: `item ${i}`,
+  value: {
+    n: i,
+    status: STATUSES[i % 4],
+    price: (i * 37) % 1000,
+    title: `${i % 5 === 0 ? 'Invoice' : 'Order'} ${i} ${WORDS[i % 20]}`,
+    category: `c${i % 8}`,
+    tags: ['bench', `t${i % 10}`],
+    owner: `user-${i % 100}`,
+  },
+  readRestriction: { roles: [`role-${i % 50}`, `half-${i % 2}`, 'everyone'] },
+  writeRestriction: { roles: ['writer'] },
+});
+
+/** Creates items [from, to) through the API, LOAD_CONNECTIONS at a time; answers items/s. */
+async function loadItems(url, from, to) {
+  const pool = new Pool(url, { connections: LOAD_CONNECTIONS, pipelining: 1 });
+  let next = from;
+  const t0 = performance.now();
+  const worker = async () => {
+    while (next < to) {
+      const i = next++;
+      const res = await pool.request({
+        path: `/cxf/svc-core/storage/store/${STORE}`,
+        method: 'POST',
+        headers: { 'x-apikey': KEYS.writer, 'content-type': 'application/json' },
+        body: JSON.stringify(itemOf(i)),
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: LOAD_CONNECTIONS }, worker));
+  await pool.close();
+  return (to - from) / ((performance.now() - t0) / 1000);
+}
+
+const f = (conditions) => JSON.stringify(conditions);
+const SHAPES = {
+  'filter status (string) + sort value.n DESC': { filter: f([{ property: 'value.status', operator: 'eq', value: 'open' }]), sort: 'value.n|DESC' },
+  'filter status (string)': { filter: f([{ property: 'value.status', operator: 'eq', value: 'open' }]) },
+  'filter price >= 500 (number)': { filter: f([{ property: 'value.price', operator: 'gte', value: 500 }]) },
+  'filter price >= 500 + sort value.title ASC': { filter: f([{ property: 'value.price', operator: 'gte', value: 500 }]), sort: 'value.title|ASC' },
+  'query value.category:c3 (field)': { query: 'value.category:c3' },
+  'query invoice (bare term)': { query: 'invoice' },
+};
+const listUrl = (base, params) => `${base}/cxf/svc-core/storage/store/${STORE}?${new URLSearchParams({ ...params, limit: '100' })}`;
+
+async function fetchJson(url, key) {
+  const res = await fetch(url, { headers: { 'x-apikey': key } });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  return body;
+}
+
+const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_search') : undefined;
+const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: benchDb.url } : {};
+const engineName = ENGINE === 'postgres' ? 'PostgreSQL' : 'SQLite';
+const service = await startService({ port: PORT, configFile, env: serviceEnv });
+const latencyRows = [];
+try {
+  let have = 0;
+  for (const size of SIZES) {
+    const rate = await loadItems(service.url, have, size);
+    have = size;
+    console.log(`\n${engineName}: loaded ${size} items through the API; creates ${Math.round(rate)} items/s (${LOAD_CONNECTIONS} connections)`);
+
+    if (size === SIZES[0]) {
+      // Throughput: each shape and reader against the bare route answering the same JSON, alternated round by round.
+      for (const reader of READERS) {
+        for (const [label, params] of Object.entries(SHAPES).slice(0, 4)) {
+          const url = listUrl(service.url, params);
+          const answer = await fetchJson(url, KEYS[reader]);
+          const base = await startBaseline(answer);
+          try {
+            const results = await compare(
+              { 'bare route (same JSON)': { url: `${base.url}/x` }, [`${reader} reader: ${label}`]: { url, headers: { 'x-apikey': KEYS[reader] } } },
+              { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS },
+            );
+            printTable(`${engineName}, ${size} items, ${reader} reader (total ${answer.total}), ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION} s`, results, 'bare route (same JSON)');
+          } finally {
+            await base.close();
+          }
+        }
+      }
+    }
+
+    // Latency of one request at a time (its own cost, no queueing), for the reader of half the store.
+    for (const [label, params] of Object.entries(SHAPES)) {
+      const url = listUrl(service.url, params);
+      const answer = await fetchJson(url, KEYS.half);
+      const lat = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const one = await load({ url, headers: { 'x-apikey': KEYS.half }, connections: 1, duration: DURATION });
+        if (one.non2xx) throw new Error(`${label}: failed requests`);
+        lat.push(one.p50);
+      }
+      latencyRows.push({ size, label, total: answer.total, p50: median(lat), lat });
+    }
+  }
+  console.log(`\n${engineName}: half reader, one connection, limit=100 (p50 ms, medians of ${ROUNDS} x ${DURATION} s)`);
+  console.log('| items in store | shape | total | p50 ms | p50 per round |');
+  console.log('|---|---|---|---|---|');
+  for (const r of latencyRows) console.log(`| ${r.size} | ${r.label} | ${r.total} | ${r.p50} | ${r.lat.join(', ')} |`);
+} finally {
+  await service.close();
+  rmSync(root, { recursive: true, force: true });
+  await benchDb?.drop();
+}

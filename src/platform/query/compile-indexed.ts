@@ -1,0 +1,72 @@
+// Predicates and sorts on values a value index covers (value-index.ts): the item's key is among the index rows that
+// pass the test, plus the items whose document must be read because the index cannot answer them (a string beyond
+// the indexed length at that path, or a document that is not indexed). The cost follows the matching index rows,
+// not the documents the caller may read.
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { Dialect } from '../db/dialects/dialect.js';
+import type { IndexedTarget, ValueIndexSource, ValueTest } from './query-ast.js';
+import { allOf, checkedPath, FALSE } from './sql-parts.js';
+import { VALUE_KIND } from './value-index.js';
+
+/** A LEFT JOIN the ORDER BY of a sort needs: the index row of the value at the path itself. */
+export interface SortJoin {
+  table: string;
+  alias: string;
+  on: RawBuilder<SqlBool>;
+}
+
+const TABLE_NAME = /^[a-z_][a-z0-9_]*$/;
+const ALIAS = /^[a-z_][a-z0-9_]*$/;
+
+function checked(source: ValueIndexSource): ValueIndexSource {
+  // From a module, not from input: fail loudly rather than build SQL from a wrong name.
+  if (![source.itemsTable, source.valuesTable, ...source.scope.map(([c]) => c)].every((n) => TABLE_NAME.test(n)) || !ALIAS.test(source.alias)) {
+    throw new Error('query: invalid value index source');
+  }
+  return source;
+}
+
+function scopeOf(source: ValueIndexSource, alias: string): RawBuilder<SqlBool> {
+  return allOf(source.scope.map(([column, value]) => sql<SqlBool>`${sql.ref(`${alias}.${column}`)} = ${value}`));
+}
+
+export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: Dialect): RawBuilder<SqlBool> {
+  const source = checked(target.source);
+  const exact = dialect.query.indexTests('q__v', tests);
+  if (!exact) return FALSE;
+  const path = checkedPath(target.path).join('.');
+  const values = sql.table(source.valuesTable);
+  const items = sql.table(source.itemsTable);
+  const key = sql.ref(`${source.alias}.seq`);
+  const longString = sql.lit(VALUE_KIND.longString);
+  if (dialect.query.indexMembership === 'exists') {
+    // One probe of the item's rows at the path per item: the plan cannot turn into a scan of the index per item,
+    // whatever the statistics say (PostgreSQL).
+    const doc = dialect.query.jsonAny(`${source.alias}.doc`, target.path, tests);
+    return sql<SqlBool>`(EXISTS (SELECT 1 FROM ${values} q__v WHERE ${scopeOf(source, 'q__v')} AND q__v.item_seq = ${key} AND q__v.path = ${path}
+        AND (${exact} OR (q__v.t = ${longString} AND ${doc})))
+      OR (${sql.ref(`${source.alias}.idx`)} <> 1 AND ${doc}))`;
+  }
+  // The set of matching keys, built once per statement and probed per item (SQLite), or walked when it is smaller.
+  const doc = dialect.query.jsonAny('q__d.doc', target.path, tests);
+  return sql<SqlBool>`(${key} IN (
+    SELECT q__v.item_seq FROM ${values} q__v WHERE ${scopeOf(source, 'q__v')} AND q__v.path = ${path} AND ${exact}
+    UNION ALL
+    SELECT q__v.item_seq FROM ${values} q__v JOIN ${items} q__d ON q__d.seq = q__v.item_seq
+      WHERE ${scopeOf(source, 'q__v')} AND q__v.path = ${path} AND q__v.t = ${longString} AND ${doc}
+    UNION ALL
+    SELECT q__d.seq FROM ${items} q__d WHERE ${scopeOf(source, 'q__d')} AND q__d.idx <> 1 AND ${doc}))`;
+}
+
+/** The join and ORDER BY items of a sort on an indexed value; `n` numbers the sort's join alias. */
+export function indexedSort(target: IndexedTarget, direction: 'ASC' | 'DESC', n: number, dialect: Dialect): { join: SortJoin; orderBy: RawBuilder<unknown>[] } {
+  const source = checked(target.source);
+  const alias = `q__s${n}`;
+  const on = allOf([
+    scopeOf(source, alias),
+    sql<SqlBool>`${sql.ref(`${alias}.item_seq`)} = ${sql.ref(`${source.alias}.seq`)}`,
+    sql<SqlBool>`${sql.ref(`${alias}.path`)} = ${checkedPath(target.path).join('.')}`,
+    sql<SqlBool>`${sql.ref(`${alias}.elem`)} = 0`,
+  ]);
+  return { join: { table: source.valuesTable, alias, on }, orderBy: dialect.query.indexedOrderBy(target, alias, direction) };
+}

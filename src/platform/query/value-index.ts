@@ -1,0 +1,74 @@
+// The value index of JSON documents: one row per (path, typed scalar) of a document, so a list's filters and sorts
+// read index ranges instead of every document. Pure: which rows a document has. The SQL over them is in
+// compile-indexed.ts and the dialects; a module keeps the rows in its own table (see docs/api/storage.md).
+import { QUERY_LIMITS } from './limits.js';
+import { isSafePathSegment } from './values.js';
+
+/**
+ * Kinds of index rows (column `t`). A row of kind number, string or boolean is exact: the index answers any test on it.
+ * `longString` marks a string too long to index at that path (the query reads that document); `elementCompound` an
+ * array element that is an object or array (present, but no test value); `compound` the object or array at a path
+ * itself (for sorting only).
+ */
+export const VALUE_KIND = { number: 0, string: 1, boolean: 2, elementCompound: 3, longString: 5, compound: 9 } as const;
+
+/** Caps beyond which a value is stored but not indexed; the query still answers it by reading the document. */
+export const VALUE_INDEX_LIMITS = {
+  /** Rows of one document; a document with more is not indexed at all (its flag says so). */
+  rows: 1000,
+  /** Characters of an indexed string; a longer one gets a `longString` row. */
+  stringLength: 256,
+  /** Segments of an indexed path: a deeper value cannot be named by a query (QUERY_LIMITS.propertySegments). */
+  depth: QUERY_LIMITS.propertySegments,
+} as const;
+
+/** [dotted path, kind, array element (1) or the value at the path itself (0), number, string]. */
+export type ValueIndexRow = [path: string, t: number, elem: 0 | 1, num: number | null, str: string | null];
+
+export interface DocumentIndex {
+  /** False when the document exceeds VALUE_INDEX_LIMITS.rows: no rows are kept, every query reads it. */
+  complete: boolean;
+  rows: ValueIndexRow[];
+}
+
+/**
+ * The index rows of the top-level fields `roots` of `doc`. Paths are the dotted property paths of the query language;
+ * values inside arrays are indexed at the array's path (a filter matches any element), array elements are not
+ * descended into (a dotted path cannot name them), and keys a dotted path cannot name (empty, with a dot, a quote, a
+ * backslash or a control character) are skipped with what is beneath them. `null` has no row (it reads as missing).
+ */
+export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<string>): DocumentIndex {
+  const rows: ValueIndexRow[] = [];
+  // Iterative, like the depth check of writes: documents nest up to 64 levels and nothing here may recurse on input.
+  const stack: Array<[string, number, unknown]> = [];
+  for (const key of Object.keys(doc)) if (roots.has(key)) stack.push([key, 1, doc[key]]);
+  while (stack.length > 0) {
+    const [path, depth, value] = stack.pop()!;
+    if (value === null || value === undefined) continue;
+    if (Array.isArray(value)) {
+      rows.push([path, VALUE_KIND.compound, 0, null, null]);
+      for (const element of value) {
+        if (element === null) continue;
+        rows.push(typeof element === 'object' ? [path, VALUE_KIND.elementCompound, 1, null, null] : scalarRow(path, 1, element));
+      }
+    } else if (typeof value === 'object') {
+      rows.push([path, VALUE_KIND.compound, 0, null, null]);
+      if (depth >= VALUE_INDEX_LIMITS.depth) continue;
+      for (const [key, child] of Object.entries(value)) {
+        if (key.includes('.') || !isSafePathSegment(key)) continue;
+        stack.push([`${path}.${key}`, depth + 1, child]);
+      }
+    } else {
+      rows.push(scalarRow(path, 0, value));
+    }
+    if (rows.length > VALUE_INDEX_LIMITS.rows) return { complete: false, rows: [] };
+  }
+  return { complete: true, rows };
+}
+
+function scalarRow(path: string, elem: 0 | 1, value: unknown): ValueIndexRow {
+  if (typeof value === 'number') return [path, VALUE_KIND.number, elem, value, null];
+  if (typeof value === 'boolean') return [path, VALUE_KIND.boolean, elem, value ? 1 : 0, null];
+  const text = String(value);
+  return text.length > VALUE_INDEX_LIMITS.stringLength ? [path, VALUE_KIND.longString, elem, null, null] : [path, VALUE_KIND.string, elem, null, text];
+}

@@ -1,0 +1,152 @@
+// The storage value index as a user meets it: lists answer the same whatever the index holds, writes keep the index
+// rows with the item (none after a failed write, replaced by an update, gone after a delete), items beyond the caps
+// are stored and still found, and items written before the index are indexed after a restart without a change in
+// any answer.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { describeEachEngine, startTestApp, ADMIN_PASSWORD, type TestApp } from '../helpers/test-app.js';
+import { apiKeyCaller, client, item, OWNER_KEY, STORAGE_CONFIG } from './storage-kit.js';
+import { buildApp } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import { VALUE_INDEX_LIMITS } from '../../src/platform/query/index.js';
+
+const filter = (conditions: unknown[]) => JSON.stringify(conditions);
+
+describeEachEngine('storage value index', (engine) => {
+  let t: TestApp;
+  let owner: ReturnType<typeof client>;
+  const db = () => t.database.db as any;
+  const valueRows = async (itemId: string) =>
+    (
+      await sql<{ path: string; t: number; num: number | null; str: string | null }>`select v.path, v.t, v.num, v.str from storage_item_values v
+        join storage_items i on i.seq = v.item_seq where i.item_id = ${itemId} order by v.path, v.t, v.num, v.str`.execute(db())
+    ).rows.map((r) => [r.path, Number(r.t), r.num === null ? null : Number(r.num), r.str]);
+  const ids = async (store: string, params: Record<string, string | number>) => {
+    const res = await owner.list(store, params);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.total).toBe(body.items.length);
+    return body.items.map((i: any) => i.id);
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, STORAGE_CONFIG);
+    owner = client(t, apiKeyCaller('owner', OWNER_KEY));
+  });
+  afterAll(() => t.close());
+
+  it('writes the rows of every scalar leaf with the item, replaces them on update and removes them on delete', async () => {
+    expect((await owner.put('vi', 'a', item({ status: 'open', n: 3, tags: ['x', 2, { deep: 1 }], nested: { ok: true, none: null } }))).statusCode).toBe(200);
+    const asSet = (rows: unknown[][]) => rows.map((r) => JSON.stringify(r)).sort();
+    expect(asSet(await valueRows('a'))).toEqual(asSet([
+      ['readRestriction', 9, null, null],
+      ['readRestriction.roles', 1, null, 'OWNER'],
+      ['readRestriction.roles', 9, null, null],
+      ['value', 9, null, null],
+      ['value.n', 0, 3, null],
+      ['value.nested', 9, null, null],
+      ['value.nested.ok', 2, 1, null],
+      ['value.status', 1, null, 'open'],
+      ['value.tags', 0, 2, null],
+      ['value.tags', 1, null, 'x'],
+      ['value.tags', 3, null, null],
+      ['value.tags', 9, null, null],
+      ['writeRestriction', 9, null, null],
+      ['writeRestriction.roles', 1, null, 'OWNER'],
+      ['writeRestriction.roles', 9, null, null],
+      ['customFields', 9, null, null],
+      ['favorite', 2, 0, null],
+    ]));
+    expect(await ids('vi', { filter: filter([{ property: 'value.status', operator: 'eq', value: 'open' }]) })).toEqual(['a']);
+
+    expect((await owner.put('vi', 'a', item({ status: 'closed' }))).statusCode).toBe(200);
+    expect((await valueRows('a')).filter((r) => String(r[0]).startsWith('value'))).toEqual([
+      ['value', 9, null, null],
+      ['value.status', 1, null, 'closed'],
+    ]);
+    expect(await ids('vi', { filter: filter([{ property: 'value.status', operator: 'eq', value: 'open' }]) })).toEqual([]);
+    expect(await ids('vi', { filter: filter([{ property: 'value.n', operator: 'exists', value: true }]) })).toEqual([]);
+
+    expect((await owner.remove('vi', 'a')).statusCode).toBe(200);
+    const left = await sql<{ n: number }>`select count(*) as n from storage_item_values v where not exists (select 1 from storage_items i where i.seq = v.item_seq)`.execute(db());
+    expect(Number(left.rows[0].n)).toBe(0);
+  });
+
+  it('a refused write leaves no index rows and the old ones in place', async () => {
+    expect((await owner.put('vi-refused', 'r', item({ status: 'kept' }))).statusCode).toBe(200);
+    const before = await valueRows('r');
+    const other = client(t, apiKeyCaller('other', 'k-other-0123456789'));
+    expect((await other.put('vi-refused', 'r', item({ status: 'stolen' }))).statusCode).toBe(403);
+    expect((await owner.put('vi-refused', 'r2', { value: { status: 'x' }, readRestriction: {} })).statusCode).toBe(406);
+    expect(await valueRows('r')).toEqual(before);
+    expect(await valueRows('r2')).toEqual([]);
+  });
+
+  it('finds and sorts items beyond the caps by reading them: a 10,000-leaf item, long strings', async () => {
+    const long = 'L'.repeat(VALUE_INDEX_LIMITS.stringLength + 10);
+    const leaves = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, i]));
+    expect((await owner.put('vi-caps', 'big', item({ status: 'open', n: 5, leaves }))).statusCode).toBe(200);
+    expect((await owner.put('vi-caps', 'long', item({ status: long, n: 1, title: long + 'b' }))).statusCode).toBe(200);
+    expect((await owner.put('vi-caps', 'longer', item({ status: long + 'z', n: 2, title: long + 'a' }))).statusCode).toBe(200);
+    expect((await owner.put('vi-caps', 'short', item({ status: 'open', n: 3, title: 'M' }))).statusCode).toBe(200);
+    const flags = await sql<{ item_id: string; idx: number }>`select item_id, idx from storage_items where store_id = 'vi-caps' order by item_id`.execute(db());
+    expect(flags.rows.map((r) => [r.item_id, Number(r.idx)])).toEqual([['big', 2], ['long', 1], ['longer', 1], ['short', 1]]);
+    expect(await valueRows('big')).toEqual([]);
+
+    expect(await ids('vi-caps', { filter: filter([{ property: 'value.status', operator: 'eq', value: 'open' }]), sort: 'value.n|ASC' })).toEqual(['short', 'big']);
+    expect(await ids('vi-caps', { filter: filter([{ property: 'value.leaves.k9999', operator: 'eq', value: 9999 }]) })).toEqual(['big']);
+    expect(await ids('vi-caps', { filter: filter([{ property: 'value.status', operator: 'eq', value: long }]) })).toEqual(['long']);
+    expect(await ids('vi-caps', { filter: filter([{ property: 'value.status', operator: 'gt', value: long }]) })).toEqual(['big', 'longer', 'short']);
+    expect(await ids('vi-caps', { filter: filter([{ property: 'value.status', operator: 'like', value: 'LLL*z' }]) })).toEqual(['longer']);
+    expect(await ids('vi-caps', { query: 'value.status:l*' })).toEqual(['long', 'longer']);
+    // Strings order by their whole text, long or not; the item without a title sorts last.
+    expect(await ids('vi-caps', { sort: 'value.title|ASC' })).toEqual(['longer', 'long', 'short', 'big']);
+    expect(await ids('vi-caps', { sort: 'value.title|DESC' })).toEqual(['short', 'long', 'longer', 'big']);
+  });
+
+  it('answers paths with dots, brackets and unicode, and sorts a path of mixed types', async () => {
+    await owner.put('vi-paths', 'p1', item({ 'a.b': 1, 'x[0]': 'bracket', 'größe': 'groß', mixed: 'text' }));
+    await owner.put('vi-paths', 'p2', item({ a: { b: 2 }, 'größe': 'klein', mixed: 10 }));
+    await owner.put('vi-paths', 'p3', item({ mixed: true }));
+    await owner.put('vi-paths', 'p4', item({ mixed: [1] }));
+    await owner.put('vi-paths', 'p5', item({ mixed: null }));
+    // A dotted path names nested keys only: the key "a.b" cannot be named (as when reading the document).
+    expect(await ids('vi-paths', { filter: filter([{ property: 'value.a.b', operator: 'exists', value: true }]) })).toEqual(['p2']);
+    expect(await ids('vi-paths', { filter: filter([{ property: 'value.x[0]', operator: 'eq', value: 'bracket' }]) })).toEqual(['p1']);
+    expect(await ids('vi-paths', { filter: filter([{ property: 'value.größe', operator: 'eq', value: 'groß' }]) })).toEqual(['p1']);
+    // Numbers and booleans first (numerically, true as 1), then strings, then arrays and objects; missing and null last.
+    expect(await ids('vi-paths', { sort: 'value.mixed|ASC' })).toEqual(['p3', 'p2', 'p1', 'p4', 'p5']);
+    expect(await ids('vi-paths', { sort: 'value.mixed|DESC' })).toEqual(['p4', 'p1', 'p2', 'p3', 'p5']);
+  });
+
+  it('indexes items written before the index after a restart, with the same answers meanwhile and after', async () => {
+    for (let i = 0; i < 60; i++) {
+      await owner.put('vi-old', `o${String(i).padStart(2, '0')}`, item({ status: ['open', 'closed', 'done'][i % 3], n: (i * 7) % 60, tags: [`t${i % 5}`] }));
+    }
+    const queries: Array<Record<string, string>> = [
+      { filter: filter([{ property: 'value.status', operator: 'eq', value: 'open' }]), sort: 'value.n|DESC' },
+      { filter: filter([{ property: 'value.n', operator: 'gte', value: 30 }, { property: 'value.tags', operator: 'in', value: ['t1', 't2'], invert: true }]) },
+      { query: 'value.status:(open OR done) -value.n:[0 TO 10]', sort: 'value.tags|ASC,value.n|ASC' },
+    ];
+    const answers = async () => Promise.all(queries.map((q) => ids('vi-old', q)));
+    const expected = await answers();
+    expect(expected[0]).toHaveLength(20);
+    // As if written before the index existed: no rows, flag 0.
+    await sql`delete from storage_item_values where store_id = 'vi-old'`.execute(db());
+    await sql`update storage_items set idx = 0 where store_id = 'vi-old'`.execute(db());
+    expect(await answers()).toEqual(expected);
+
+    const second = await buildApp(parseConfig({ ...STORAGE_CONFIG, server: { logLevel: 'silent' }, identity: { bootstrapAdminPassword: ADMIN_PASSWORD } }), { database: t.database, logger: false });
+    try {
+      await second.app.ready();
+      const pending = async () => Number((await sql<{ n: number }>`select count(*) as n from storage_items where idx = 0`.execute(db())).rows[0].n);
+      for (let i = 0; i < 100 && (await pending()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await pending()).toBe(0);
+      const rows = await sql<{ n: number }>`select count(*) as n from storage_item_values where store_id = 'vi-old'`.execute(db());
+      expect(Number(rows.rows[0].n)).toBeGreaterThan(60 * 4);
+      expect(await answers()).toEqual(expected);
+    } finally {
+      await second.close();
+    }
+  });
+});
