@@ -93,7 +93,7 @@ const SHAPES = {
   'filter status (string)': { filter: f([{ property: 'value.status', operator: 'eq', value: 'open' }]) },
   'filter price >= 500 (number)': { filter: f([{ property: 'value.price', operator: 'gte', value: 500 }]) },
   'filter price >= 500 + sort value.title ASC': { filter: f([{ property: 'value.price', operator: 'gte', value: 500 }]), sort: 'value.title|ASC' },
-  'query value.category:c3 (field)': { query: 'value.category:c3' },
+  'query value.category:c2 (field)': { query: 'value.category:c2' },
   'query invoice (bare term)': { query: 'invoice' },
 };
 const listUrl = (base, params) => `${base}/cxf/svc-core/storage/store/${STORE}?${new URLSearchParams({ ...params, limit: '100' })}`;

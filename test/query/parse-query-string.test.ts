@@ -4,7 +4,8 @@ import { UTC, type Zone } from '../../src/platform/query/timezone.js';
 import { QUERY_LIMITS } from '../../src/platform/query/limits.js';
 import type { QueryNode } from '../../src/platform/query/query-ast.js';
 
-const text = (pattern: string): QueryNode => ({ type: 'text', pattern });
+// The LIKE pattern of a bare term (its index search is tested below).
+const text = (pattern: string): QueryNode => expect.objectContaining({ type: 'text', pattern }) as unknown as QueryNode;
 const ci = (property: string, value: string, ...more: any[]): QueryNode => ({ type: 'predicate', property, tests: [{ kind: 'stringCi', value }, ...more] });
 const num = (value: number) => ({ kind: 'number', conds: [{ op: '=', value }] });
 
@@ -177,5 +178,25 @@ describe('parseQueryString: pathological input stays fast', () => {
     const started = performance.now();
     expect(parseQueryString(query, UTC).type).toBe('and');
     expect(performance.now() - started).toBeLessThan(250);
+  });
+});
+
+describe('parseQueryString: bare terms as the full-text index searches them', () => {
+  const searchOf = (q: string) => (parseQueryString(q, UTC) as any).search;
+  it.each<[string, unknown]>([
+    ['Invoice', { kind: 'words', words: ['invoice'], phrase: false }],
+    ['Éclair', { kind: 'words', words: ['eclair'], phrase: false }],
+    ['e-mail', { kind: 'words', words: ['e', 'mail'], phrase: false }],
+    ['"Hello  World"', { kind: 'words', words: ['hello', 'world'], phrase: true }],
+    ['"one"', { kind: 'words', words: ['one'], phrase: false }],
+    ['!!!', undefined],
+    ['inv*', { kind: 'prefix', prefix: 'inv' }],
+    ['Ü*', { kind: 'prefix', prefix: 'u' }],
+    ['in?oice', { kind: 'like', pattern: 'in_oice' }],
+    ['*voice', { kind: 'like', pattern: '%voice' }],
+    ['in\\*voice', { kind: 'words', words: ['in', 'voice'], phrase: false }],
+  ])('%s', (q, expected) => {
+    if (expected === undefined) expect(searchOf(`"${q}"`)).toEqual({ kind: 'words', words: [], phrase: false });
+    else expect(searchOf(q)).toEqual(expected);
   });
 });

@@ -72,8 +72,13 @@ export const storageMigrations: ModuleMigration[] = [
         .on('storage_item_values')
         .columns(['tenant_id', 'store_id', 'path', 't', 'num', 'str', 'item_seq'])
         .execute();
-      // The rows of one item: the sort key of a path, and replacing or deleting an item's rows.
-      await db.schema.createIndex('storage_item_values_item_idx').on('storage_item_values').columns(['tenant_id', 'store_id', 'item_seq', 'path', 'elem']).execute();
+      // The rows of one item (its key is unique across tenants and stores): the sort key of a path, read from this
+      // index alone (covering, scope columns last), and replacing or deleting an item's rows.
+      await db.schema
+        .createIndex('storage_item_values_item_idx')
+        .on('storage_item_values')
+        .columns(['item_seq', 'path', 'elem', 't', 'num', 'str', 'tenant_id', 'store_id'])
+        .execute();
       // The items a query must read as documents (normally none).
       await db.schema
         .createIndex('storage_items_unindexed_idx')

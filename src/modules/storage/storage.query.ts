@@ -1,8 +1,8 @@
 // How list parameters reach SQL: the fields of an item as read, mapped for the platform's query compiler. Values
 // inside the document are read through the value index (platform/query/value-index.ts, table storage_item_values).
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
-import { compileListQuery, type FieldTarget, type QueryContext } from '../../platform/query/index.js';
-import { INDEXED_FIELDS } from './item-document.js';
+import { compileListQuerySets, type FieldTarget, type QueryContext, type ValueIndexSource } from '../../platform/query/index.js';
+import { DOCUMENT_FIELDS, INDEXED_FIELDS } from './item-document.js';
 import type { ListQueryCompiler } from './storage.service.js';
 
 /** Fields kept in columns of storage_items. */
@@ -24,25 +24,39 @@ export interface StoreScope {
  * index must give too; the differential tests compare both).
  */
 export function storeItemQueryContext(dialect: Dialect, scope: StoreScope, indexed = true): QueryContext {
-  const source = {
-    itemsTable: 'storage_items',
-    valuesTable: 'storage_item_values',
-    scope: [['tenant_id', scope.tenantId], ['store_id', scope.storeId]] as Array<[string, string]>,
-    alias: 'i',
-  };
+  const source = storeIndexSource(scope);
   return {
     dialect,
     resolve(property) {
       if (Object.prototype.hasOwnProperty.call(COLUMN_FIELDS, property)) return COLUMN_FIELDS[property];
       const path = property.split('.');
-      if (!INDEXED_FIELDS.has(path[0]) || path.some((p) => p === '')) return null;
-      return indexed ? { kind: 'indexed', path, source } : { kind: 'json', column: 'i.doc', path };
+      if (!DOCUMENT_FIELDS.has(path[0]) || path.some((p) => p === '')) return null;
+      return indexed && INDEXED_FIELDS.has(path[0]) ? { kind: 'indexed', path, source } : { kind: 'json', column: 'i.doc', path };
     },
     fullText: { kind: 'json', column: 'i.doc', path: [] },
   };
 }
 
-/** query, filter, sort and time zone of a list read, compiled against the item aliased `i` of one store. */
-export function createListQueryCompiler(dialect: Dialect, indexed = true): ListQueryCompiler {
-  return (input, scope) => compileListQuery(input, storeItemQueryContext(dialect, scope, indexed));
+/** The value index of one store's items (storage_item_values), for the item aliased `i`. */
+function storeIndexSource(scope: StoreScope): ValueIndexSource {
+  return {
+    itemsTable: 'storage_items',
+    valuesTable: 'storage_item_values',
+    scope: [
+      ['tenant_id', scope.tenantId],
+      ['store_id', scope.storeId],
+    ],
+    alias: 'i',
+  };
 }
+
+/**
+ * query, filter, sort and time zone of a list read of one store: the matching items as a set of keys within the
+ * readable ones (CTE `q__r`), and the sort over the item aliased `i`.
+ */
+export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
+  return (input, scope) => compileListQuerySets(input, storeItemQueryContext(dialect, scope), storeIndexSource(scope), READABLE);
+}
+
+/** The CTE of the keys the caller may read, which the repository defines. */
+export const READABLE = 'q__r';

@@ -3,7 +3,8 @@ import type { Principal } from '../../platform/auth/principal.js';
 import { ERRORS } from '../../platform/errors/error-catalogue.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { UniqueViolation, WriteConflict } from '../../platform/db/db-errors.js';
-import type { CompiledListQuery, ListQueryInput } from '../../platform/query/query.types.js';
+import type { ListQueryInput } from '../../platform/query/query.types.js';
+import type { CompiledItemQuery } from './store-item.repository.js';
 import { buildDocument, principalGrantees, type ItemDocument } from './item-document.js';
 import type { ItemKey, ItemRecord, StoreItemRepository } from './store-item.repository.js';
 import type { WriteBatcher } from '../../platform/db/write-batcher.js';
@@ -13,7 +14,7 @@ import { STORAGE_ERRORS } from './storage.errors.js';
 import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody } from './storage.schemas.js';
 
 /** Compiles the list parameters (query, filter, sort, time zone) into SQL over the item aliased `i`. */
-export type ListQueryCompiler = (input: ListQueryInput, scope: { tenantId: string; storeId: string }) => CompiledListQuery;
+export type ListQueryCompiler = (input: ListQueryInput, scope: { tenantId: string; storeId: string }) => CompiledItemQuery;
 
 /** Thrown inside a write transaction when a concurrent request changed the row under it: run again. */
 class ConcurrentChange extends Error {}
@@ -107,8 +108,11 @@ export class StorageService {
     return itemJson(found.item);
   }
 
-  /** A page of the items the caller may read; a store that does not exist is an empty one. */
-  async list(p: Principal, storeId: string, q: ListQuery): Promise<{ total: number; items: StoreItem[] }> {
+  /**
+   * A page of the items the caller may read, as JSON text (ItemListSchema) with the stored documents spliced in
+   * (item-json.ts); a store that does not exist is an empty one.
+   */
+  async list(p: Principal, storeId: string, q: ListQuery): Promise<string> {
     // AJV lets a coerced Infinity ("1e400") through integer/maximum; SQL must never see it.
     if (!Number.isSafeInteger(q.start)) throw ERRORS.validation([{ path: 'querystring.start', message: 'must be <= 2147483647' }]);
     const compiled = this.compile({
@@ -120,7 +124,7 @@ export class StorageService {
     }, { tenantId: p.tenantId, storeId });
     const limit = Math.min(q.limit, MAX_LIMIT);
     const page = await this.repo.list(p.tenantId, storeId, principalGrantees(p), compiled, q.start, limit);
-    return { total: page.total, items: page.records.map(toStoreItem) };
+    return `{"total":${page.total},"items":[${page.records.map(itemJson).join(',')}]}`;
   }
 
   /** Deletes the item when the caller may write it; answers the item as it was. */

@@ -18,7 +18,7 @@ export interface SortJoin {
 const TABLE_NAME = /^[a-z_][a-z0-9_]*$/;
 const ALIAS = /^[a-z_][a-z0-9_]*$/;
 
-function checked(source: ValueIndexSource): ValueIndexSource {
+export function checkedSource(source: ValueIndexSource): ValueIndexSource {
   // From a module, not from input: fail loudly rather than build SQL from a wrong name.
   if (![source.itemsTable, source.valuesTable, ...source.scope.map(([c]) => c)].every((n) => TABLE_NAME.test(n)) || !ALIAS.test(source.alias)) {
     throw new Error('query: invalid value index source');
@@ -26,12 +26,12 @@ function checked(source: ValueIndexSource): ValueIndexSource {
   return source;
 }
 
-function scopeOf(source: ValueIndexSource, alias: string): RawBuilder<SqlBool> {
+export function scopeOf(source: ValueIndexSource, alias: string): RawBuilder<SqlBool> {
   return allOf(source.scope.map(([column, value]) => sql<SqlBool>`${sql.ref(`${alias}.${column}`)} = ${value}`));
 }
 
 export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: Dialect): RawBuilder<SqlBool> {
-  const source = checked(target.source);
+  const source = checkedSource(target.source);
   const exact = dialect.query.indexTests('q__v', tests);
   if (!exact) return FALSE;
   const path = checkedPath(target.path).join('.');
@@ -52,15 +52,15 @@ export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: D
   return sql<SqlBool>`(${key} IN (
     SELECT q__v.item_seq FROM ${values} q__v WHERE ${scopeOf(source, 'q__v')} AND q__v.path = ${path} AND ${exact}
     UNION ALL
-    SELECT q__v.item_seq FROM ${values} q__v JOIN ${items} q__d ON q__d.seq = q__v.item_seq
-      WHERE ${scopeOf(source, 'q__v')} AND q__v.path = ${path} AND q__v.t = ${longString} AND ${doc}
+    SELECT q__d.seq FROM ${items} q__d WHERE q__d.seq IN (
+      SELECT q__v.item_seq FROM ${values} q__v WHERE ${scopeOf(source, 'q__v')} AND q__v.path = ${path} AND q__v.t = ${longString}) AND ${doc}
     UNION ALL
     SELECT q__d.seq FROM ${items} q__d WHERE ${scopeOf(source, 'q__d')} AND q__d.idx <> 1 AND ${doc}))`;
 }
 
 /** The join and ORDER BY items of a sort on an indexed value; `n` numbers the sort's join alias. */
 export function indexedSort(target: IndexedTarget, direction: 'ASC' | 'DESC', n: number, dialect: Dialect): { join: SortJoin; orderBy: RawBuilder<unknown>[] } {
-  const source = checked(target.source);
+  const source = checkedSource(target.source);
   const alias = `q__s${n}`;
   const on = allOf([
     scopeOf(source, alias),

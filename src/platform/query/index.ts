@@ -1,6 +1,10 @@
 // The list-query compiler: `query` (Lucene syntax), `filter` (JSON conditions), `sort` and the time zone of a list
 // read, parsed purely and compiled to Kysely SQL fragments. Used by storage and the engine's data management API.
-import type { CompiledListQuery, ListQueryInput, QueryContext } from './query.types.js';
+import type { RawBuilder } from 'kysely';
+import type { CompiledListQuery, ListQueryInput, QueryContext, SortInstruction } from './query.types.js';
+import type { QueryNode, ValueIndexSource } from './query-ast.js';
+import { compileSet } from './compile-sets.js';
+import type { SortJoin } from './compile-indexed.js';
 import { and } from './query-ast.js';
 import { compileNode, compileSort } from './compile.js';
 import { filterToNode, parseFilter } from './parse-filter.js';
@@ -26,15 +30,40 @@ export { parseQueryString } from './parse-query-string.js';
 export { resolveZone, parseDateValue, type Zone } from './timezone.js';
 export { QUERY_LIMITS } from './limits.js';
 
+/** The list parameters as a tree, its sort instructions parsed; validation as compileListQuery. */
+function parseListInput(input: ListQueryInput): { node: QueryNode; sorts: SortInstruction[] } {
+  const zone = resolveZone(input.timezoneName, input.timezoneOffset);
+  const filter = filterToNode(parseFilter(input.filter), zone);
+  const query = parseQueryString(input.query, zone);
+  return { node: and([query, filter]), sorts: parseSort(input.sort) };
+}
+
+/**
+ * The list parameters over documents a value index covers (`source`): the items that match, as a SELECT of their keys
+ * (`seq`) within `universe` (a table or CTE of the keys the caller may read; undefined when nothing is filtered), and
+ * the sort. `needsItemRow`: the sort refers to the item's row (aliased as the source's alias), not only to its key.
+ */
+export function compileListQuerySets(
+  input: ListQueryInput,
+  ctx: QueryContext,
+  source: ValueIndexSource,
+  universe: string,
+): { set?: RawBuilder<unknown>; orderBy: RawBuilder<unknown>[]; joins: SortJoin[]; needsItemRow: boolean } {
+  const { node, sorts } = parseListInput(input);
+  const { orderBy, joins } = compileSort(sorts, ctx);
+  const needsItemRow = sorts.some((s) => {
+    const target = ctx.resolve(s.property);
+    return target !== null && target.kind !== 'indexed';
+  });
+  return { set: node.type === 'all' ? undefined : compileSet(node, ctx, source, universe), orderBy, joins, needsItemRow };
+}
+
 /**
  * Parses and compiles the list parameters. Throws AppError: 500 for unparsable filter JSON (spec), 400 for any
  * other invalid input (unknown operator, bad sort direction, query syntax, unknown zone, limits).
  */
 export function compileListQuery(input: ListQueryInput, ctx: QueryContext): CompiledListQuery {
-  const zone = resolveZone(input.timezoneName, input.timezoneOffset);
-  const filter = filterToNode(parseFilter(input.filter), zone);
-  const query = parseQueryString(input.query, zone);
-  const node = and([query, filter]);
-  const { orderBy, joins } = compileSort(parseSort(input.sort), ctx);
+  const { node, sorts } = parseListInput(input);
+  const { orderBy, joins } = compileSort(sorts, ctx);
   return node.type === 'all' ? { orderBy, joins } : { where: compileNode(node, ctx), orderBy, joins };
 }

@@ -4,6 +4,7 @@ import lucene from 'lucene';
 import { QUERY_ERRORS } from './query.errors.js';
 import { ALL, and, not, or, type CompareOp, type QueryNode, type ValueTest } from './query-ast.js';
 import { guardQueryString } from './query-string-guard.js';
+import { textSearch } from './text-terms.js';
 import type { Zone } from './timezone.js';
 import {
   checkValueLength,
@@ -129,7 +130,11 @@ class Converter {
     if (field === undefined) {
       if (comparison) throw QUERY_ERRORS.invalidQuery('a comparison needs a field: field:>value');
       const pattern = toLikePattern(leaf.quoted ? unescapeLucene(raw) : raw, { backslashEscapes: !leaf.quoted, literal: leaf.quoted, jsonText: true }, PATH);
-      return { node: { type: 'text', pattern: containsPattern(pattern) }, occur };
+      // The index's search: escaped characters are literal (an escaped * or ? is no wildcard: not a word character).
+      const search = leaf.quoted
+        ? textSearch(unescapeLucene(raw), true)
+        : textSearch(raw.replace(/\\([*?])/g, ' ').replace(/\\(.)/gs, '$1'), false);
+      return { node: { type: 'text', pattern: containsPattern(pattern), search }, occur };
     }
     const property = validateProperty(field, PATH);
     let tests: ValueTest[];

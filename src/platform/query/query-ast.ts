@@ -1,3 +1,4 @@
+import type { TextSearch } from './text-terms.js';
 // The engine-independent form of `query` and `filter`: both parse to this tree, which compiles to SQL.
 
 export type CompareOp = '=' | '>' | '>=' | '<' | '<=';
@@ -35,8 +36,11 @@ export type QueryNode =
   | { type: 'or'; items: QueryNode[] }
   | { type: 'not'; item: QueryNode }
   | { type: 'predicate'; property: string; tests: ValueTest[] }
-  /** A bare term: case-insensitive LIKE pattern over the JSON text of the item. */
-  | { type: 'text'; pattern: string }
+  /**
+   * A bare term. `search`: the words a full-text index looks up (text-terms.ts); `pattern`: a case-insensitive LIKE
+   * pattern over the JSON text of the item, for documents no index covers.
+   */
+  | { type: 'text'; pattern: string; search: TextSearch }
   | { type: 'all' }
   | { type: 'none' };
 

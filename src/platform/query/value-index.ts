@@ -3,14 +3,17 @@
 // compile-indexed.ts and the dialects; a module keeps the rows in its own table (see docs/api/storage.md).
 import { QUERY_LIMITS } from './limits.js';
 import { isSafePathSegment } from './values.js';
+import { wordsOf } from './text-terms.js';
 
 /**
  * Kinds of index rows (column `t`). A row of kind number, string or boolean is exact: the index answers any test on it.
  * `longString` marks a string too long to index at that path (the query reads that document); `elementCompound` an
- * array element that is an object or array (present, but no test value); `compound` the object or array at a path
- * itself (for sorting only).
+ * array element that is an object or array (present, but no test value). Objects and arrays themselves have no row: a
+ * sort on a path without a row reads the document (where the value is missing, an object or an array). `word` rows
+ * (path '') are the full-text index: each word of the item's strings and numbers once (text-terms.ts); `wordsCut`
+ * says the item has more words than indexed (a bare term then reads its document).
  */
-export const VALUE_KIND = { number: 0, string: 1, boolean: 2, elementCompound: 3, longString: 5, compound: 9 } as const;
+export const VALUE_KIND = { number: 0, string: 1, boolean: 2, elementCompound: 3, longString: 5, word: 7, wordsCut: 8 } as const;
 
 /** Caps beyond which a value is stored but not indexed; the query still answers it by reading the document. */
 export const VALUE_INDEX_LIMITS = {
@@ -20,6 +23,8 @@ export const VALUE_INDEX_LIMITS = {
   stringLength: 256,
   /** Segments of an indexed path: a deeper value cannot be named by a query (QUERY_LIMITS.propertySegments). */
   depth: QUERY_LIMITS.propertySegments,
+  /** Distinct words of one document in the full-text index. */
+  words: 1000,
 } as const;
 
 /** [dotted path, kind, array element (1) or the value at the path itself (0), number, string]. */
@@ -46,13 +51,11 @@ export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<s
     const [path, depth, value] = stack.pop()!;
     if (value === null || value === undefined) continue;
     if (Array.isArray(value)) {
-      rows.push([path, VALUE_KIND.compound, 0, null, null]);
       for (const element of value) {
         if (element === null) continue;
         rows.push(typeof element === 'object' ? [path, VALUE_KIND.elementCompound, 1, null, null] : scalarRow(path, 1, element));
       }
     } else if (typeof value === 'object') {
-      rows.push([path, VALUE_KIND.compound, 0, null, null]);
       if (depth >= VALUE_INDEX_LIMITS.depth) continue;
       for (const [key, child] of Object.entries(value)) {
         if (key.includes('.') || !isSafePathSegment(key)) continue;
@@ -63,7 +66,27 @@ export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<s
     }
     if (rows.length > VALUE_INDEX_LIMITS.rows) return { complete: false, rows: [] };
   }
-  return { complete: true, rows };
+  return { complete: true, rows: rows.concat(wordRows(doc, roots)) };
+}
+
+/** The word rows of the strings and numbers anywhere under the roots (inside arrays too), each word once. */
+function wordRows(doc: Record<string, unknown>, roots: ReadonlySet<string>): ValueIndexRow[] {
+  const words = new Set<string>();
+  const stack: unknown[] = Object.keys(doc).filter((k) => roots.has(k)).map((k) => doc[k]);
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string' || typeof value === 'number') {
+      for (const word of wordsOf(String(value))) {
+        words.add(word);
+        if (words.size > VALUE_INDEX_LIMITS.words) {
+          return [...[...words].slice(0, VALUE_INDEX_LIMITS.words).map((w): ValueIndexRow => ['', VALUE_KIND.word, 0, null, w]), ['', VALUE_KIND.wordsCut, 0, null, null]];
+        }
+      }
+    } else if (value !== null && typeof value === 'object') {
+      for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push(child);
+    }
+  }
+  return [...words].map((w): ValueIndexRow => ['', VALUE_KIND.word, 0, null, w]);
 }
 
 function scalarRow(path: string, elem: 0 | 1, value: unknown): ValueIndexRow {

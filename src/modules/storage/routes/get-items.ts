@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { sendJsonText } from '../../../platform/http/json-text.js';
 import { errorResponses } from '../../../platform/http/schemas.js';
 import { ItemListSchema, ListQuerySchema, StoreParamsSchema, type ListQuery, type StoreParams } from '../storage.schemas.js';
 import type { StorageContext } from '../storage.context.js';
@@ -16,6 +17,7 @@ export function getItemsRoute(app: FastifyInstance, o: StorageContext): void {
         response: { 200: ItemListSchema, ...errorResponses(400, 401, 500) },
       },
     },
-    async (request) => o.service.list(request.principal, request.params.storeId, request.query),
+    // JSON text in the shape of ItemListSchema, sent as it is (see get-item.ts).
+    async (request, reply) => sendJsonText(reply, await o.service.list(request.principal, request.params.storeId, request.query)),
   );
 }

@@ -122,21 +122,22 @@ export const postgresQuery: QueryDialect = {
 
   indexedOrderBy(target, row, direction) {
     const dir = directionSql(direction);
-    const flag = sql.ref(`${target.source.alias}.idx`);
-    const x = sql`(${sql.ref(`${target.source.alias}.doc`)} #> ${checkedPath(target.path)}::text[])`;
+    const doc = sql`(SELECT q__d.doc FROM ${sql.table(target.source.itemsTable)} q__d WHERE q__d.seq = ${sql.ref(`${target.source.alias}.seq`)})`;
+    const x = sql`(${doc} #> ${checkedPath(target.path)}::text[])`;
     const t = sql.ref(`${row}.t`);
-    const indexed = sql`${flag} = 1`;
-    // The keys of `orderBy` over the document: an indexed item with no row at the path has no value there (missing);
-    // a long string or an array or object is read from the document, as are items that are not indexed.
+    // The keys of `orderBy` over the document, from the index row where the item has an exact row at the path;
+    // otherwise (missing, an object or an array, a long string, an item that is not indexed and so has no rows) from
+    // the document, read only then.
+    // Never NULL (no row at the path: false), since NOT of it is used too.
+    const exact = sql`coalesce(${t} IN (${sql.lit(K.number)}, ${sql.lit(K.string)}, ${sql.lit(K.boolean)}), FALSE)`;
     return [
-      sql`(CASE WHEN ${indexed} THEN ${t} IS NULL ELSE coalesce(jsonb_typeof(${x}), 'null') = 'null' END) ASC`,
-      sql`(CASE WHEN ${indexed} THEN (CASE ${t} WHEN ${sql.lit(K.number)} THEN 0 WHEN ${sql.lit(K.boolean)} THEN 0 WHEN ${sql.lit(K.string)} THEN 1 WHEN ${sql.lit(K.longString)} THEN 1 ELSE 2 END)
+      sql`(CASE WHEN ${exact} THEN FALSE ELSE coalesce(jsonb_typeof(${x}), 'null') = 'null' END) ASC`,
+      sql`(CASE WHEN ${exact} THEN (CASE ${t} WHEN ${sql.lit(K.string)} THEN 1 ELSE 0 END)
         ELSE (CASE jsonb_typeof(${x}) WHEN 'number' THEN 0 WHEN 'boolean' THEN 0 WHEN 'string' THEN 1 ELSE 2 END) END) ${dir}`,
-      sql`(CASE WHEN ${indexed} THEN ${sql.ref(`${row}.num`)}
+      sql`(CASE WHEN ${exact} THEN ${sql.ref(`${row}.num`)}
         ELSE (CASE jsonb_typeof(${x}) WHEN 'number' THEN (${x} #>> '{}')::float8 WHEN 'boolean' THEN (CASE WHEN ${x} = 'true'::jsonb THEN 1 ELSE 0 END) END) END) ${dir}`,
-      sql`(CASE WHEN ${indexed} AND ${t} = ${sql.lit(K.string)} THEN ${sql.ref(`${row}.str`)}
-        WHEN NOT ${indexed} OR ${t} = ${sql.lit(K.longString)} THEN (CASE WHEN jsonb_typeof(${x}) = 'string' THEN ${x} #>> '{}' END) END) COLLATE "C" ${dir}`,
-      sql`(CASE WHEN (NOT ${indexed} OR ${t} = ${sql.lit(K.compound)}) AND jsonb_typeof(${x}) IN ('object', 'array') THEN ${x}::text END) COLLATE "C" ${dir}`,
+      sql`(CASE WHEN ${exact} THEN ${sql.ref(`${row}.str`)} WHEN jsonb_typeof(${x}) = 'string' THEN ${x} #>> '{}' END) COLLATE "C" ${dir}`,
+      sql`(CASE WHEN NOT ${exact} AND jsonb_typeof(${x}) IN ('object', 'array') THEN ${x}::text END) COLLATE "C" ${dir}`,
     ];
   },
 

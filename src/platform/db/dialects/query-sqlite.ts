@@ -105,18 +105,16 @@ export const sqliteQuery: QueryDialect = {
 
   indexedOrderBy(target, row, direction) {
     const dir = directionSql(direction);
-    const flag = sql.ref(`${target.source.alias}.idx`);
-    const doc = sql.ref(`${target.source.alias}.doc`);
+    const doc = sql`(SELECT q__d.doc FROM ${sql.table(target.source.itemsTable)} q__d WHERE q__d.seq = ${sql.ref(`${target.source.alias}.seq`)})`;
     const p = sqliteJsonPath(target.path);
     const t = sql.ref(`${row}.t`);
-    // An indexed item with no row at the path has no value there (missing); a long string or an array or object is
-    // read from the document, as are items that are not indexed.
+    // From the index row where the item has an exact row at the path; otherwise (missing, an object or an array, a
+    // long string, an item that is not indexed and so has no rows) from the document, read only then.
+    const exact = sql`${t} IN (${sql.lit(K.number)}, ${sql.lit(K.string)}, ${sql.lit(K.boolean)})`;
     return [
-      sql`(CASE WHEN ${flag} = 1 THEN ${t} IS NULL ELSE json_extract(${doc}, ${p}) IS NULL END) ASC`,
-      sql`(CASE WHEN ${flag} = 1 THEN (CASE ${t} WHEN ${sql.lit(K.number)} THEN 0 WHEN ${sql.lit(K.boolean)} THEN 0 WHEN ${sql.lit(K.string)} THEN 1 WHEN ${sql.lit(K.longString)} THEN 1 ELSE 2 END)
-        ELSE ${SORT_RANK(sql`json_type(${doc}, ${p})`)} END) ${dir}`,
-      sql`(CASE WHEN ${flag} = 1 AND ${t} IN (${sql.lit(K.number)}, ${sql.lit(K.boolean)}) THEN ${sql.ref(`${row}.num`)}
-        WHEN ${flag} = 1 AND ${t} = ${sql.lit(K.string)} THEN ${sql.ref(`${row}.str`)} ELSE json_extract(${doc}, ${p}) END) ${dir}`,
+      sql`(CASE WHEN ${exact} THEN 0 ELSE json_extract(${doc}, ${p}) IS NULL END) ASC`,
+      sql`(CASE WHEN ${exact} THEN (CASE ${t} WHEN ${sql.lit(K.string)} THEN 1 ELSE 0 END) ELSE ${SORT_RANK(sql`json_type(${doc}, ${p})`)} END) ${dir}`,
+      sql`(CASE WHEN ${exact} THEN (CASE ${t} WHEN ${sql.lit(K.string)} THEN ${sql.ref(`${row}.str`)} ELSE ${sql.ref(`${row}.num`)} END) ELSE json_extract(${doc}, ${p}) END) ${dir}`,
     ];
   },
 

@@ -1,0 +1,140 @@
+// The query tree as a set of item keys (`seq`), for documents a value index covers: a predicate on an indexed value is
+// the keys of its matching index rows (plus the items the index cannot answer, read from their documents), AND is
+// INTERSECT, OR is UNION, NOT is the universe (the keys the caller may read) EXCEPT the set. The cost follows the index
+// rows that match, never the documents the caller may read; predicates on columns or on values the index does not
+// cover are one pass over the store's items.
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { QueryContext } from './query.types.js';
+import type { IndexedTarget, QueryNode, ValueIndexSource, ValueTest } from './query-ast.js';
+import { compileNode } from './compile.js';
+import { checkedPath } from './sql-parts.js';
+import { VALUE_KIND } from './value-index.js';
+import { checkedSource, scopeOf } from './compile-indexed.js';
+
+/** A SELECT of one column `seq`. */
+export type KeySet = RawBuilder<unknown>;
+
+export function compileSet(node: QueryNode, ctx: QueryContext, source: ValueIndexSource, universe: string): KeySet {
+  const names = { n: 0 };
+  return new SetCompiler(ctx, checkedSource(source), universe, names).set(node);
+}
+
+class SetCompiler {
+  constructor(
+    private readonly ctx: QueryContext,
+    private readonly source: ValueIndexSource,
+    private readonly universe: string,
+    private readonly names: { n: number },
+  ) {}
+
+  set(node: QueryNode): KeySet {
+    switch (node.type) {
+      case 'all':
+        return sql`SELECT seq FROM ${sql.table(this.universe)}`;
+      case 'none':
+        return sql`SELECT seq FROM ${sql.table(this.universe)} WHERE 1 = 0`;
+      case 'not':
+        return sql`SELECT seq FROM ${sql.table(this.universe)} EXCEPT ${this.member(this.set(node.item))}`;
+      case 'and':
+      case 'or': {
+        // Children the index cannot answer are tested together in one pass over the items.
+        const indexed = node.items.filter((n) => this.usesIndex(n));
+        const others = node.items.filter((n) => !this.usesIndex(n));
+        const sets = indexed.map((n) => this.set(n));
+        if (others.length > 0) sets.push(this.rows({ type: node.type, items: others } as QueryNode));
+        return sql.join(
+          sets.map((s) => this.member(s)),
+          sql` ${sql.raw(node.type === 'and' ? 'INTERSECT' : 'UNION')} `,
+        );
+      }
+      case 'predicate': {
+        const target = this.ctx.resolve(node.property);
+        return target?.kind === 'indexed' ? this.indexed(target, node.tests) : this.rows(node);
+      }
+      case 'text':
+        return this.text(node);
+    }
+  }
+
+  /**
+   * A bare term from the word rows of the index (path '', text-terms.ts): every word of it, a prefix range, or a
+   * pattern over the store's words; a phrase is then checked in the documents of the items that have all its words.
+   * Items whose words are not (all) indexed are searched in their document text.
+   */
+  private text(node: Extract<QueryNode, { type: 'text' }>): KeySet {
+    const { search } = node;
+    const values = sql.table(this.source.valuesTable);
+    const items = sql.table(this.source.itemsTable);
+    const alias = this.source.alias;
+    const words = (test: RawBuilder<SqlBool>) =>
+      sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${scopeOf(this.source, 'q__v')} AND q__v.path = '' AND q__v.t = ${sql.lit(VALUE_KIND.word)}
+        AND q__v.num IS NULL AND ${test}`;
+    let found: KeySet;
+    if (search.kind === 'words') {
+      if (search.words.length === 0) return this.set({ type: 'none' });
+      found = sql.join(
+        search.words.map((w) => this.member(words(sql<SqlBool>`q__v.str = ${w}`))),
+        sql` INTERSECT `,
+      );
+      if (search.phrase) {
+        found = sql`SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.seq`)} IN (${found})
+          AND ${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)}`;
+      }
+    } else if (search.kind === 'prefix') {
+      found = words(sql<SqlBool>`q__v.str >= ${search.prefix} AND q__v.str < ${search.prefix + String.fromCodePoint(0x10ffff)}`);
+    } else {
+      found = words(sql<SqlBool>`q__v.str LIKE ${search.pattern}`);
+    }
+    const inDocument = this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern);
+    return sql`${this.member(found)}
+      UNION SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${scopeOf(this.source, alias)} AND ${sql.ref(`${alias}.idx`)} <> 1 AND ${inDocument}
+      UNION SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.seq`)} IN (
+        SELECT q__v.item_seq FROM ${values} q__v WHERE ${scopeOf(this.source, 'q__v')} AND q__v.path = '' AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)}) AND ${inDocument}`;
+  }
+
+  private usesIndex(node: QueryNode): boolean {
+    switch (node.type) {
+      case 'predicate':
+        return this.ctx.resolve(node.property)?.kind === 'indexed';
+      case 'and':
+      case 'or':
+        return node.items.some((n) => this.usesIndex(n));
+      case 'not':
+        return this.usesIndex(node.item);
+      case 'text':
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** A set as a member of a compound SELECT (both engines accept a subquery there; SQLite no parentheses). */
+  private member(set: KeySet): RawBuilder<unknown> {
+    return sql`SELECT seq FROM (${set}) AS ${sql.id(`q__k${this.names.n++}`)}`;
+  }
+
+  /** Items of the store whose row passes the (row-form) predicate: columns, unindexed values, text. */
+  private rows(node: QueryNode): KeySet {
+    const alias = this.source.alias;
+    return sql`SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${sql.table(this.source.itemsTable)} AS ${sql.id(alias)}
+      WHERE ${scopeOf(this.source, alias)} AND ${compileNode(node, this.ctx)}`;
+  }
+
+  private indexed(target: IndexedTarget, tests: ValueTest[]): KeySet {
+    const exact = this.ctx.dialect.query.indexTests('q__v', tests);
+    if (!exact) return this.set({ type: 'none' });
+    const path = checkedPath(target.path).join('.');
+    const values = sql.table(this.source.valuesTable);
+    const items = sql.table(this.source.itemsTable);
+    const doc = this.ctx.dialect.query.jsonAny('q__d.doc', target.path, tests);
+    const scoped = (alias: string): RawBuilder<SqlBool> => scopeOf(this.source, alias);
+    // Index rows that pass; long strings at the path, read from their documents; items without index rows (written
+    // before the index, or beyond its caps), read from their documents (a partial index keeps them at hand).
+    return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${scoped('q__v')} AND q__v.path = ${path} AND ${exact}
+      UNION ALL
+      SELECT q__d.seq AS seq FROM ${items} q__d WHERE q__d.seq IN (
+        SELECT q__v.item_seq FROM ${values} q__v WHERE ${scoped('q__v')} AND q__v.path = ${path} AND q__v.t = ${sql.lit(VALUE_KIND.longString)}) AND ${doc}
+      UNION ALL
+      SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${scoped('q__d')} AND q__d.idx <> 1 AND ${doc}`;
+  }
+}

@@ -1,0 +1,41 @@
+// Words of text, for the full-text part of the value index: the same in JavaScript on both engines, so a bare query
+// term finds the same items on SQLite and PostgreSQL. Pure.
+
+/** Characters of an indexed word; a longer word is indexed (and searched) by its first characters. */
+export const WORD_LENGTH = 64;
+
+const MARKS = /\p{M}+/gu;
+const SEPARATORS = /[^\p{L}\p{N}]+/u;
+
+/** Case and accents folded: NFKD, combining marks removed, lower case ("Éclair" and "eclair" are one word). */
+export function foldText(text: string): string {
+  return text.normalize('NFKD').replace(MARKS, '').toLowerCase();
+}
+
+/** The words of a text: runs of letters and digits after folding, each cut to WORD_LENGTH. */
+export function wordsOf(text: string): string[] {
+  const out: string[] = [];
+  for (const word of foldText(text).split(SEPARATORS)) if (word !== '') out.push(Array.from(word).slice(0, WORD_LENGTH).join(''));
+  return out;
+}
+
+/**
+ * A bare query term as the index searches it. `words`: every word must occur in the item (a phrase, or a term such
+ * as "e-mail" that is two words, needs them all; the phrase itself is then checked in the document). `prefix`: the
+ * term is a word followed by `*` (the words that start with it). `like`: any other wildcard term, a LIKE pattern
+ * (backslash escapes) over single words, its characters other than letters, digits, `*` and `?` removed.
+ */
+export type TextSearch = { kind: 'words'; words: string[]; phrase: boolean } | { kind: 'prefix'; prefix: string } | { kind: 'like'; pattern: string };
+
+export function textSearch(term: string, quoted: boolean): TextSearch {
+  if (quoted || !/[*?]/.test(term)) {
+    const words = [...new Set(wordsOf(term))];
+    return { kind: 'words', words, phrase: quoted && words.length > 1 };
+  }
+  const folded = foldText(term).replace(/[^\p{L}\p{N}*?]+/gu, '');
+  const prefix = /^([\p{L}\p{N}]+)\*+$/u.exec(folded);
+  if (prefix) return { kind: 'prefix', prefix: Array.from(prefix[1]).slice(0, WORD_LENGTH).join('') };
+  let pattern = '';
+  for (const ch of folded.replace(/\*+/g, '*')) pattern += ch === '*' ? '%' : ch === '?' ? '_' : ch;
+  return { kind: 'like', pattern };
+}
