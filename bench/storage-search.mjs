@@ -3,8 +3,8 @@
 // Usage: npm run build && node bench/storage-search.mjs
 // Env:   ENGINE=sqlite|postgres (default sqlite); PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres; the
 //        bench creates its own database there and drops it afterwards); SIZES=10000,100000 (add 1000000 for the large
-//        store); ROUNDS (3), DURATION (3 s), CONNECTIONS (50); READERS=little,half,all (throughput shapes at the
-//        smallest size); LOAD_CONNECTIONS (50).
+//        store); ROUNDS (3), DURATION (3 s), CONNECTIONS (50); READERS=little,half,all and THROUGHPUT_SHAPES (label
+//        prefixes) for the throughput runs at the smallest size; LOAD_CONNECTIONS (50).
 // Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
 // and the create throughput is measured on the way; lists are measured right after the load, with the database's
 // statistics as the load left them (PostgreSQL: no manual ANALYZE; the service's own upkeep may run meanwhile).
@@ -21,6 +21,8 @@ const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const LOAD_CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 50);
 const SIZES = (process.env.SIZES ?? '10000,100000').split(',').map(Number).sort((a, b) => a - b);
 const READERS = (process.env.READERS ?? 'little,half,all').split(',');
+// Shapes measured for throughput at the smallest size (prefixes of the SHAPES labels); every shape gets latency.
+const THROUGHPUT_SHAPES = (process.env.THROUGHPUT_SHAPES ?? 'filter status (string) + sort,filter price >= 500 + sort,filter owner (string').split(',');
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const STORE = 'search';
 const STATUSES = ['open', 'closed', 'pending', 'done'];
@@ -93,6 +95,9 @@ const SHAPES = {
   'filter status (string)': { filter: f([{ property: 'value.status', operator: 'eq', value: 'open' }]) },
   'filter price >= 500 (number)': { filter: f([{ property: 'value.price', operator: 'gte', value: 500 }]) },
   'filter price >= 500 + sort value.title ASC': { filter: f([{ property: 'value.price', operator: 'gte', value: 500 }]), sort: 'value.title|ASC' },
+  'filter owner (string, 1% of items)': { filter: f([{ property: 'value.owner', operator: 'eq', value: 'user-42' }]) },
+  'filter owner (1%) + sort value.n DESC': { filter: f([{ property: 'value.owner', operator: 'eq', value: 'user-42' }]), sort: 'value.n|DESC' },
+  'filter n = 4242 (one item)': { filter: f([{ property: 'value.n', operator: 'eq', value: 4242 }]) },
   'query value.category:c2 (field)': { query: 'value.category:c2' },
   'query invoice (bare term)': { query: 'invoice' },
 };
@@ -120,7 +125,7 @@ try {
     if (size === SIZES[0]) {
       // Throughput: each shape and reader against the bare route answering the same JSON, alternated round by round.
       for (const reader of READERS) {
-        for (const [label, params] of Object.entries(SHAPES).slice(0, 4)) {
+        for (const [label, params] of Object.entries(SHAPES).filter(([k]) => THROUGHPUT_SHAPES.some((t) => k.startsWith(t)))) {
           const url = listUrl(service.url, params);
           const answer = await fetchJson(url, KEYS[reader]);
           const base = await startBaseline(answer);

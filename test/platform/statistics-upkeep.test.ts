@@ -35,3 +35,22 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     expect(Number(rows[0].n)).toBeLessThan(500);
   });
 });
+
+describe('statistics upkeep [sqlite]', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite', { database: { analyzeCheckSeconds: 0.2 } });
+  });
+  afterAll(() => t.close());
+
+  it('gives the planner statistics of a table loaded in bulk (PRAGMA optimize), so a page of items is read by key', async () => {
+    await sql`with recursive g(v) as (select 1 union all select v + 1 from g where v < 5000)
+      insert into engine_items (scope, kind, id, doc, created_on, created_by) select 'bulk', 'task', 'id-' || v, '{}', v, 'seed' from g`.execute(t.database.db);
+    let stats = 0;
+    for (let i = 0; i < 100 && stats === 0; i++) {
+      await sleep(100);
+      stats = Number((await sql<{ n: number }>`select count(*) as n from sqlite_stat1 where tbl = 'engine_items'`.execute(t.database.db)).rows[0].n);
+    }
+    expect(stats).toBeGreaterThan(0);
+  });
+});

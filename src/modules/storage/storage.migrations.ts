@@ -79,6 +79,8 @@ export const storageMigrations: ModuleMigration[] = [
         .on('storage_item_values')
         .columns(['item_seq', 'path', 'elem', 't', 'num', 'str', 'tenant_id', 'store_id'])
         .execute();
+      // The words of the items' strings and numbers: the engine's full-text structure (Dialect.words).
+      await d.words.create(db, 'storage_item_words');
       // The items a query must read as documents (normally none).
       await db.schema
         .createIndex('storage_items_unindexed_idx')

@@ -42,6 +42,7 @@ function storeIndexSource(scope: StoreScope): ValueIndexSource {
   return {
     itemsTable: 'storage_items',
     valuesTable: 'storage_item_values',
+    wordsTable: 'storage_item_words',
     scope: [
       ['tenant_id', scope.tenantId],
       ['store_id', scope.storeId],

@@ -67,6 +67,8 @@ interface NewItem {
 }
 /** Creates written by one statement at most, and the documents' size of one statement (items reach 5 MB). */
 const INSERT_BATCH_LIMITS = { maxBatch: 64, maxWeight: 4 * 1024 * 1024, weigh: (item: NewItem) => item.docJson.length };
+/** The full-text index of the items' words (Dialect.words). */
+const WORDS_TABLE = 'storage_item_words';
 /** Value index rows written by one statement (5 bound values each; both engines allow thousands per statement). */
 const VALUE_ROWS_PER_STATEMENT = 100;
 const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'] as const;
@@ -359,7 +361,8 @@ export class StoreItemRepository {
   async writeIndexes(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, replace: boolean): Promise<void> {
     if (replace) await this.deleteIndexes(trx, key, seq);
     await this.writeAccess(trx, key, seq, doc);
-    const rows = this.indexOf(doc).rows;
+    const { rows, words } = this.indexOf(doc);
+    if (words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, words).execute(trx);
     // Bound values, one statement per row count (prepared once each): several times cheaper than a JSON parameter
     // taken apart in SQL, and writes of items are the hot path.
     for (let i = 0; i < rows.length; i += VALUE_ROWS_PER_STATEMENT) {
@@ -422,7 +425,7 @@ export class StoreItemRepository {
     // Built as text so that each document is serialised once (it may be megabytes).
     const records = entries.map(({ input: { key, doc, docJson, now, by } }, n) => {
       const grants = this.grantsOf(doc).map(([mode, grantee]) => ({ mode, grantee }));
-      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.indexFlag(doc), v: this.valueRecords(doc) });
+      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.indexFlag(doc), v: this.valueRecords(doc), w: this.indexOf(doc).words });
       return `${rest.slice(0, -1)},"d":${docJson}}`;
     });
     const statement = this.storageSql.insertItemsWithAccess;
@@ -462,14 +465,20 @@ export class StoreItemRepository {
       .where('idx', '=', 0)
       .returning(['seq', 'tenant_id', 'store_id', 'doc'])
       .execute();
+    // Rows an interrupted run may have left (none normally): replaced, not added to.
+    const seqs = rows.map((r) => Number(r.seq));
+    if (seqs.length > 0) await trx.deleteFrom('storage_item_values').where('item_seq', 'in', seqs).execute();
+    for (const seq of seqs) await this.dialect.words.remove(WORDS_TABLE, seq).execute(trx);
     const complete: number[] = [];
     const beyondCaps: number[] = [];
     const values: Array<{ q: number; t0: string; s0: string; p: string; t: number; e: number; n: number | null; s: string | null }> = [];
     for (const row of rows) {
       const doc = this.dialect.fromJson<ItemDocument>(row.doc);
       const seq = Number(row.seq);
-      (this.indexOf(doc).complete ? complete : beyondCaps).push(seq);
+      const index = this.indexOf(doc);
+      (index.complete ? complete : beyondCaps).push(seq);
       for (const v of this.valueRecords(doc)) values.push({ q: seq, t0: row.tenant_id, s0: row.store_id, ...v });
+      if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, index.words).execute(trx);
     }
     for (let i = 0; i < values.length; i += 5000) {
       await trx
@@ -498,5 +507,6 @@ export class StoreItemRepository {
     const tenant = forTenant(trx, key.tenantId);
     await tenant.deleteFrom('storage_item_access').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
     await tenant.deleteFrom('storage_item_values').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
+    await this.dialect.words.remove(WORDS_TABLE, seq).execute(trx);
   }
 }

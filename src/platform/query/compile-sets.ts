@@ -66,24 +66,15 @@ class SetCompiler {
     const values = sql.table(this.source.valuesTable);
     const items = sql.table(this.source.itemsTable);
     const alias = this.source.alias;
-    const words = (test: RawBuilder<SqlBool>) =>
-      sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${scopeOf(this.source, 'q__v')} AND q__v.path = '' AND q__v.t = ${sql.lit(VALUE_KIND.word)}
-        AND q__v.num IS NULL AND ${test}`;
-    let found: KeySet;
-    if (search.kind === 'words') {
-      if (search.words.length === 0) return this.set({ type: 'none' });
-      found = sql.join(
-        search.words.map((w) => this.member(words(sql<SqlBool>`q__v.str = ${w}`))),
-        sql` INTERSECT `,
-      );
-      if (search.phrase) {
-        found = sql`SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.seq`)} IN (${found})
-          AND ${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)}`;
-      }
-    } else if (search.kind === 'prefix') {
-      found = words(sql<SqlBool>`q__v.str >= ${search.prefix} AND q__v.str < ${search.prefix + String.fromCodePoint(0x10ffff)}`);
-    } else {
-      found = words(sql<SqlBool>`q__v.str LIKE ${search.pattern}`);
+    const wordsTable = this.source.wordsTable;
+    if (!wordsTable) return this.rows(node);
+    if (search.kind === 'words' && search.words.length === 0) return this.set({ type: 'none' });
+    // Keys of any store (the engine's full-text index is not partitioned): the caller's set operations and the
+    // access probe keep those of this store.
+    let found: KeySet = this.ctx.dialect.words.match(wordsTable, search);
+    if (search.kind === 'words' && search.phrase) {
+      found = sql`SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.seq`)} IN (${found})
+        AND ${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)}`;
     }
     const inDocument = this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern);
     return sql`${this.member(found)}

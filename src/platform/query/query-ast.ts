@@ -96,4 +96,6 @@ export interface ValueIndexSource {
   scope: Array<[column: string, value: string]>;
   /** The item of the outer query: its alias (`i`), whose `seq`, `doc` and `idx` the SQL refers to. */
   alias: string;
+  /** The full-text index of the documents' words (Dialect.words), keyed by `seq`; none: bare terms read documents. */
+  wordsTable?: string;
 }

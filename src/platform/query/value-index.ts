@@ -9,11 +9,11 @@ import { wordsOf } from './text-terms.js';
  * Kinds of index rows (column `t`). A row of kind number, string or boolean is exact: the index answers any test on it.
  * `longString` marks a string too long to index at that path (the query reads that document); `elementCompound` an
  * array element that is an object or array (present, but no test value). Objects and arrays themselves have no row: a
- * sort on a path without a row reads the document (where the value is missing, an object or an array). `word` rows
- * (path '') are the full-text index: each word of the item's strings and numbers once (text-terms.ts); `wordsCut`
- * says the item has more words than indexed (a bare term then reads its document).
+ * sort on a path without a row reads the document (where the value is missing, an object or an array). The words
+ * of the item's strings and numbers (text-terms.ts) go to the engine's full-text index (Dialect.words); a `wordsCut`
+ * row (path '') says the item has more words than indexed (a bare term then reads its document).
  */
-export const VALUE_KIND = { number: 0, string: 1, boolean: 2, elementCompound: 3, longString: 5, word: 7, wordsCut: 8 } as const;
+export const VALUE_KIND = { number: 0, string: 1, boolean: 2, elementCompound: 3, longString: 5, wordsCut: 8 } as const;
 
 /** Caps beyond which a value is stored but not indexed; the query still answers it by reading the document. */
 export const VALUE_INDEX_LIMITS = {
@@ -34,6 +34,8 @@ export interface DocumentIndex {
   /** False when the document exceeds VALUE_INDEX_LIMITS.rows: no rows are kept, every query reads it. */
   complete: boolean;
   rows: ValueIndexRow[];
+  /** The document's words for the full-text index (Dialect.words), each once. */
+  words: string[];
 }
 
 /**
@@ -64,29 +66,32 @@ export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<s
     } else {
       rows.push(scalarRow(path, 0, value));
     }
-    if (rows.length > VALUE_INDEX_LIMITS.rows) return { complete: false, rows: [] };
+    if (rows.length > VALUE_INDEX_LIMITS.rows) return { complete: false, rows: [], words: [] };
   }
-  return { complete: true, rows: rows.concat(wordRows(doc, roots)) };
+  const { words, cut } = documentWords(doc, roots);
+  if (cut) rows.push(['', VALUE_KIND.wordsCut, 0, null, null]);
+  return { complete: true, rows, words };
 }
 
-/** The word rows of the strings and numbers anywhere under the roots (inside arrays too), each word once. */
-function wordRows(doc: Record<string, unknown>, roots: ReadonlySet<string>): ValueIndexRow[] {
+/**
+ * The words of the strings and numbers anywhere under the roots (inside arrays too), each once, at most
+ * VALUE_INDEX_LIMITS.words; `cut` when there were more.
+ */
+function documentWords(doc: Record<string, unknown>, roots: ReadonlySet<string>): { words: string[]; cut: boolean } {
   const words = new Set<string>();
   const stack: unknown[] = Object.keys(doc).filter((k) => roots.has(k)).map((k) => doc[k]);
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value === 'string' || typeof value === 'number') {
       for (const word of wordsOf(String(value))) {
+        if (words.size === VALUE_INDEX_LIMITS.words && !words.has(word)) return { words: [...words], cut: true };
         words.add(word);
-        if (words.size > VALUE_INDEX_LIMITS.words) {
-          return [...[...words].slice(0, VALUE_INDEX_LIMITS.words).map((w): ValueIndexRow => ['', VALUE_KIND.word, 0, null, w]), ['', VALUE_KIND.wordsCut, 0, null, null]];
-        }
       }
     } else if (value !== null && typeof value === 'object') {
       for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push(child);
     }
   }
-  return [...words].map((w): ValueIndexRow => ['', VALUE_KIND.word, 0, null, w]);
+  return { words: [...words], cut: false };
 }
 
 function scalarRow(path: string, elem: 0 | 1, value: unknown): ValueIndexRow {

@@ -1,5 +1,6 @@
 import type { CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { DocumentTarget, IndexedTarget, ValueTest } from '../../query/query-ast.js';
+import type { TextSearch } from '../../query/text-terms.js';
 import type { DbError } from '../db-errors.js';
 
 export type QueryColumnType = 'text' | 'number' | 'boolean' | 'datetime';
@@ -37,6 +38,23 @@ export interface QueryDialect {
 }
 
 /**
+ * A full-text index of words per item key. The words come tokenised and folded by the service
+ * (platform/query/text-terms.ts), so both engines hold and find the same words; the engine stores them in its own
+ * full-text structure, whose writes stay cheap (SQLite FTS5 segments, PostgreSQL GIN's pending list) where a b-tree
+ * row per word would dirty a page per word.
+ */
+export interface WordIndexDialect {
+  /** Creates the index `table` (SQLite: an FTS5 table keyed by rowid; PostgreSQL: a tsvector per key, GIN-indexed). */
+  create(db: Kysely<any>, table: string): Promise<void>;
+  /** The statement that stores the words (at least one) of key `seq`. */
+  insert(table: string, seq: number, words: string[]): RawBuilder<unknown>;
+  /** The statement that removes the words of key `seq`. */
+  remove(table: string, seq: number): RawBuilder<unknown>;
+  /** A SELECT of the keys (column `seq`) whose words match (`words` search: at least one word). */
+  match(table: string, search: TextSearch): RawBuilder<unknown>;
+}
+
+/**
  * Everything that differs between SQLite and PostgreSQL lives behind this interface.
  * Services and repositories never branch on the engine themselves.
  */
@@ -61,6 +79,8 @@ export interface Dialect {
   currentSchema(db: Kysely<any>): Promise<string | undefined>;
   /** SQL of the list-query compiler: JSON extraction, typed comparison, dates, sorting. */
   readonly query: QueryDialect;
+  /** The full-text index of the value index's documents. */
+  readonly words: WordIndexDialect;
 
   /** Adds an auto-incrementing 64-bit integer primary key (SQLite: the rowid; PostgreSQL: an identity column). */
   addSerialPrimaryKey<T extends CreateTableBuilder<any, any>>(table: T, column: string): T;

@@ -1,6 +1,7 @@
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { jsonRecordColumns, type Dialect } from './dialect.js';
 import { postgresQuery } from './query-postgres.js';
+import { postgresWords } from './words-postgres.js';
 import { UniqueViolation, WriteConflict } from '../db-errors.js';
 
 export const postgresDialect: Dialect = {
@@ -10,6 +11,7 @@ export const postgresDialect: Dialect = {
   bigintColumnType: 'bigint',
   toJson: (value) => JSON.stringify(value),
   query: postgresQuery,
+  words: postgresWords,
   fromJson: <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T)),
   fromBool: (value) => value === true || value === 1 || value === 't',
   toBool: (value) => value,

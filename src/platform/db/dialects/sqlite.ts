@@ -1,6 +1,7 @@
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { jsonRecordColumns, type Dialect } from './dialect.js';
 import { sqliteQuery } from './query-sqlite.js';
+import { sqliteWords } from './words-sqlite.js';
 import { UniqueViolation, WriteConflict } from '../db-errors.js';
 
 export const sqliteDialect: Dialect = {
@@ -10,6 +11,7 @@ export const sqliteDialect: Dialect = {
   bigintColumnType: 'integer',
   toJson: (value) => JSON.stringify(value),
   query: sqliteQuery,
+  words: sqliteWords,
   fromJson: <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T)),
   fromBool: (value) => value === 1 || value === true || value === '1',
   toBool: (value) => (value ? 1 : 0),

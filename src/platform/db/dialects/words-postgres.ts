@@ -1,0 +1,28 @@
+// PostgreSQL's full-text index of words: a tsvector per item key built from the service's words as they are
+// (array_to_tsvector: no parser, no dictionary), with a GIN index (its pending list keeps inserts cheap), searched with
+// tsqueries of quoted lexemes.
+import { sql } from 'kysely';
+import type { WordIndexDialect } from './dialect.js';
+
+const TABLE = /^[a-z_][a-z0-9_]*$/;
+const table = (name: string) => {
+  if (!TABLE.test(name)) throw new Error(`not a table name: ${name}`);
+  return sql.table(name);
+};
+
+export const postgresWords: WordIndexDialect = {
+  async create(db, name) {
+    await sql`CREATE TABLE ${table(name)} (item_seq bigint PRIMARY KEY, tsv tsvector NOT NULL)`.execute(db);
+    await sql`CREATE INDEX ${sql.id(`${name}_tsv_idx`)} ON ${table(name)} USING gin (tsv)`.execute(db);
+  },
+  insert: (name, seq, words) => sql`INSERT INTO ${table(name)} (item_seq, tsv) VALUES (${seq}, array_to_tsvector(${words}::text[]))`,
+  remove: (name, seq) => sql`DELETE FROM ${table(name)} WHERE item_seq = ${seq}`,
+  match(name, search) {
+    const t = table(name);
+    // Words are letters and digits only, so quoted they are lexemes as they are (no operator, no quote inside).
+    if (search.kind === 'words') return sql`SELECT item_seq AS seq FROM ${t} WHERE tsv @@ ${search.words.map((w) => `'${w}'`).join(' & ')}::tsquery`;
+    if (search.kind === 'prefix') return sql`SELECT item_seq AS seq FROM ${t} WHERE tsv @@ ${`'${search.prefix}':*`}::tsquery`;
+    // Inner wildcards: a pattern over the words of every item (no GIN lookup can answer it).
+    return sql`SELECT item_seq AS seq FROM ${t} WHERE EXISTS (SELECT 1 FROM unnest(tsvector_to_array(tsv)) AS q__w(w) WHERE q__w.w LIKE ${search.pattern})`;
+  },
+};
