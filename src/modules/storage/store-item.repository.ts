@@ -168,10 +168,11 @@ export class StoreItemRepository {
     const withMatches = this.db
       .with('q__r', () => readable.clearSelect().select('a.item_seq as seq').distinct())
       .with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
-    if (limit === 0) {
+    const countMatches = async () => {
       const row = await withMatches.selectFrom('q__m' as any).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-      return { total: Number((row as any)?.n ?? 0), records: [] };
-    }
+      return Number((row as any)?.n ?? 0);
+    };
+    if (limit === 0) return { total: await countMatches(), records: [] };
     // Keys, their count and the sort keys only; the documents of the page are read afterwards. The item's row is
     // joined only when the sort needs a column of it.
     let page = compiled.needsItemRow
@@ -181,11 +182,7 @@ export class StoreItemRepository {
     let ordered = page.select(['i.seq' as any, sql<number>`(SELECT count(*) FROM q__m)`.as('total')]);
     for (const o of compiled.orderBy) ordered = ordered.orderBy(o);
     const rows = await ordered.orderBy('i.seq' as any).limit(limit).offset(start).execute();
-    if (rows.length === 0) {
-      if (start === 0) return { total: 0, records: [] };
-      const row = await withMatches.selectFrom('q__m' as any).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-      return { total: Number((row as any)?.n ?? 0), records: [] };
-    }
+    if (rows.length === 0) return { total: start > 0 ? await countMatches() : 0, records: [] };
     return { total: Number(rows[0].total), records: await this.fetchPage(tenantId, storeId, rows.map((r: any) => Number(r.seq))) };
   }
 
