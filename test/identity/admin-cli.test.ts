@@ -26,12 +26,8 @@ async function cliTarget(engine: 'sqlite' | 'postgres') {
   return {
     env: { DATABASE_URL: url } as Record<string, string>,
     open: () => createDatabase({ url, dataDir: '' }),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-    },
+    // Left to the run's database drop, as in openTestDatabase (a schema dropped mid-run broke other files' migrations).
+    drop: async () => undefined,
   };
 }
 
