@@ -8,8 +8,8 @@ import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-bat
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import type { StorageSql } from './dialects/index.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
-import { documentIndex, type DocumentIndex, type SortJoin } from '../../platform/query/index.js';
-import { INDEXED_FIELDS } from './item-document.js';
+import type { SortJoin } from '../../platform/query/index.js';
+import { ItemValueIndex } from './item-value-index.js';
 
 /** An item row with its document decoded. */
 export interface ItemRecord {
@@ -67,10 +67,6 @@ interface NewItem {
 }
 /** Creates written by one statement at most, and the documents' size of one statement (items reach 5 MB). */
 const INSERT_BATCH_LIMITS = { maxBatch: 64, maxWeight: 4 * 1024 * 1024, weigh: (item: NewItem) => item.docJson.length };
-/** The full-text index of the items' words (Dialect.words). */
-const WORDS_TABLE = 'storage_item_words';
-/** Value index rows written by one statement (5 bound values each; both engines allow thousands per statement). */
-const VALUE_ROWS_PER_STATEMENT = 100;
 const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'] as const;
 
 /**
@@ -87,8 +83,8 @@ export class StoreItemRepository {
    */
   private readonly readItem: (request: ReadRequest) => Promise<ItemTextRow | undefined>;
   private readonly insertBatched = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
-  /** The value index rows of a document, computed once per document written. */
-  private readonly indexes = new WeakMap<ItemDocument, DocumentIndex>();
+  /** The value index and full-text words of the items (item-value-index.ts). */
+  readonly valueIndex: ItemValueIndex;
 
   constructor(
     db: Kysely<StorageTables>,
@@ -96,6 +92,7 @@ export class StoreItemRepository {
     private readonly storageSql: StorageSql,
   ) {
     this.db = db;
+    this.valueIndex = new ItemValueIndex(dialect, this.statements);
     this.readItem = batchedLookup<ReadRequest, ItemTextRow>(db, this.dialect, {
       name: 'read-items',
       columns: { t: 'text', s: 'text', k: 'text', g: 'list' },
@@ -281,7 +278,7 @@ export class StoreItemRepository {
           })
           .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'item_id']).doNothing())
           .returning('seq'),
-      [key.tenantId, key.storeId, key.itemId, this.dialect.toJson(doc), now, by, this.indexFlag(doc)],
+      [key.tenantId, key.storeId, key.itemId, this.dialect.toJson(doc), now, by, this.valueIndex.flag(doc)],
     );
     return rows[0] ? Number(rows[0].seq) : undefined;
   }
@@ -317,7 +314,7 @@ export class StoreItemRepository {
   async update(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, now: number, by: string): Promise<void> {
     await forTenant(trx, key.tenantId)
       .updateTable('storage_items')
-      .set({ doc: this.dialect.toJson(doc), updated_on: now, updated_by: by, idx: this.indexFlag(doc) })
+      .set({ doc: this.dialect.toJson(doc), updated_on: now, updated_by: by, idx: this.valueIndex.flag(doc) })
       .where('store_id', '=', key.storeId)
       .where('seq', '=', seq)
       .execute();
@@ -331,26 +328,6 @@ export class StoreItemRepository {
     ];
   }
 
-  /** The value index rows of the document (platform/query/value-index.ts), over the fields a query can name. */
-  private indexOf(doc: ItemDocument): DocumentIndex {
-    let index = this.indexes.get(doc);
-    if (!index) {
-      index = documentIndex(doc as unknown as Record<string, unknown>, INDEXED_FIELDS);
-      this.indexes.set(doc, index);
-    }
-    return index;
-  }
-
-  /** storage_items.idx of the document: 1 when its rows are in the value index, 2 when it exceeds the index's caps. */
-  private indexFlag(doc: ItemDocument): number {
-    return this.indexOf(doc).complete ? 1 : 2;
-  }
-
-  /** The value rows of a document as `jsonRecords` objects. */
-  private valueRecords(doc: ItemDocument): Array<{ p: string; t: number; e: number; n: number | null; s: string | null }> {
-    return this.indexOf(doc).rows.map(([p, t, e, n, s]) => ({ p, t, e, n, s }));
-  }
-
   /**
    * Writes the item's access rows (its restrictions) and value index rows, replacing any it had: in the item's
    * transaction, so a failed write leaves none and a reader never sees the rows of another version.
@@ -358,31 +335,7 @@ export class StoreItemRepository {
   async writeIndexes(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, replace: boolean): Promise<void> {
     if (replace) await this.deleteIndexes(trx, key, seq);
     await this.writeAccess(trx, key, seq, doc);
-    const { rows, words } = this.indexOf(doc);
-    if (words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, words).execute(trx);
-    // Bound values, one statement per row count (prepared once each): several times cheaper than a JSON parameter
-    // taken apart in SQL, and writes of items are the hot path.
-    for (let i = 0; i < rows.length; i += VALUE_ROWS_PER_STATEMENT) {
-      const chunk = rows.slice(i, i + VALUE_ROWS_PER_STATEMENT);
-      await this.statements.run(
-        trx,
-        `insert-values:${chunk.length}`,
-        (p) =>
-          trx.insertInto('storage_item_values').values(
-            chunk.map((_, n) => ({
-              tenant_id: p(0),
-              store_id: p(1),
-              item_seq: p(2),
-              path: p(3 + 5 * n),
-              t: p(4 + 5 * n),
-              elem: p(5 + 5 * n),
-              num: p(6 + 5 * n),
-              str: p(7 + 5 * n),
-            })),
-          ),
-        [key.tenantId, key.storeId, seq, ...chunk.flat()],
-      );
-    }
+    await this.valueIndex.write(trx, key, seq, doc);
   }
 
   /** Writes the access rows of the item's restrictions. */
@@ -422,7 +375,7 @@ export class StoreItemRepository {
     // Built as text so that each document is serialised once (it may be megabytes).
     const records = entries.map(({ input: { key, doc, docJson, now, by } }, n) => {
       const grants = this.grantsOf(doc).map(([mode, grantee]) => ({ mode, grantee }));
-      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.indexFlag(doc), v: this.valueRecords(doc), w: this.indexOf(doc).words });
+      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.valueIndex.flag(doc), v: this.valueIndex.records(doc), w: this.valueIndex.of(doc).words });
       return `${rest.slice(0, -1)},"d":${docJson}}`;
     });
     const statement = this.storageSql.insertItemsWithAccess;
@@ -440,61 +393,6 @@ export class StoreItemRepository {
     entries.forEach((entry, n) => entry.resolve(inserted.has(n)));
   }
 
-  /**
-   * Puts up to `limit` items that are not in the value index yet (written before it existed: idx 0) into it, in one
-   * transaction; answers how many it looked at. Each row is locked and read again first (a no-op update that still
-   * requires idx 0), so an item updated meanwhile, which indexed itself, is left alone.
-   */
-  async indexPending(trx: Db, limit: number): Promise<number> {
-    const pending = await trx
-      .selectFrom('storage_items')
-      .select('seq')
-      .where('idx', '<>', 1)
-      .where('idx', '=', 0)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
-    if (pending.length === 0) return 0;
-    const rows = await trx
-      .updateTable('storage_items')
-      .set({ idx: sql`idx` })
-      .where('seq', 'in', pending.map((r) => Number(r.seq)))
-      .where('idx', '=', 0)
-      .returning(['seq', 'tenant_id', 'store_id', 'doc'])
-      .execute();
-    // Rows an interrupted run may have left (none normally): replaced, not added to.
-    const seqs = rows.map((r) => Number(r.seq));
-    if (seqs.length > 0) await trx.deleteFrom('storage_item_values').where('item_seq', 'in', seqs).execute();
-    for (const seq of seqs) await this.dialect.words.remove(WORDS_TABLE, seq).execute(trx);
-    const complete: number[] = [];
-    const beyondCaps: number[] = [];
-    const values: Array<{ q: number; t0: string; s0: string; p: string; t: number; e: number; n: number | null; s: string | null }> = [];
-    for (const row of rows) {
-      const doc = this.dialect.fromJson<ItemDocument>(row.doc);
-      const seq = Number(row.seq);
-      const index = this.indexOf(doc);
-      (index.complete ? complete : beyondCaps).push(seq);
-      for (const v of this.valueRecords(doc)) values.push({ q: seq, t0: row.tenant_id, s0: row.store_id, ...v });
-      if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, index.words).execute(trx);
-    }
-    for (let i = 0; i < values.length; i += 5000) {
-      await trx
-        .insertInto('storage_item_values')
-        .columns(['tenant_id', 'store_id', 'item_seq', 'path', 't', 'elem', 'num', 'str'])
-        .expression(
-          trx
-            .selectFrom(
-              this.dialect.jsonRecords(JSON.stringify(values.slice(i, i + 5000)), { t0: 'text', s0: 'text', q: 'bigint', p: 'text', t: 'integer', e: 'integer', n: 'double', s: 'text' }).as('r'),
-            )
-            .select(['r.t0', 'r.s0', 'r.q', 'r.p', 'r.t', 'r.e', 'r.n', 'r.s'] as any),
-        )
-        .execute();
-    }
-    if (complete.length > 0) await trx.updateTable('storage_items').set({ idx: 1 }).where('seq', 'in', complete).execute();
-    if (beyondCaps.length > 0) await trx.updateTable('storage_items').set({ idx: 2 }).where('seq', 'in', beyondCaps).execute();
-    return pending.length;
-  }
-
   async delete(trx: Db, key: ItemKey, seq: number): Promise<void> {
     await this.deleteIndexes(trx, key, seq);
     await forTenant(trx, key.tenantId).deleteFrom('storage_items').where('store_id', '=', key.storeId).where('seq', '=', seq).execute();
@@ -503,7 +401,6 @@ export class StoreItemRepository {
   private async deleteIndexes(trx: Db, key: ItemKey, seq: number): Promise<void> {
     const tenant = forTenant(trx, key.tenantId);
     await tenant.deleteFrom('storage_item_access').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
-    await tenant.deleteFrom('storage_item_values').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
-    await this.dialect.words.remove(WORDS_TABLE, seq).execute(trx);
+    await this.valueIndex.remove(trx, key, seq);
   }
 }

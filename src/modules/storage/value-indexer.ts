@@ -39,7 +39,7 @@ export class ValueIndexer {
   private async run(): Promise<void> {
     let total = 0;
     while (!this.stopped) {
-      const done = await this.writes.run((trx) => this.repo.indexPending(trx, BATCH));
+      const done = await this.writes.run((trx) => this.repo.valueIndex.indexPending(trx, BATCH));
       if (done === 0) break;
       total += done;
       await new Promise((resolve) => setImmediate(resolve));
