@@ -7,9 +7,13 @@ import { forTenant } from '../../platform/db/tenant-scope.js';
 import { documentIndex, type DocumentIndex } from '../../platform/query/index.js';
 import { INDEXED_FIELDS, type ItemDocument } from './item-document.js';
 import type { StorageTables } from './storage.tables.js';
-import type { ItemKey } from './store-item.repository.js';
 
 type Db = Kysely<StorageTables>;
+/** The tenant and store of an item (the repository's ItemKey has them). */
+interface ItemScope {
+  tenantId: string;
+  storeId: string;
+}
 
 /** The full-text index of the items' words (Dialect.words). */
 const WORDS_TABLE = 'storage_item_words';
@@ -46,7 +50,7 @@ export class ItemValueIndex {
   }
 
   /** Writes the value rows and words of the item (its key `seq`). */
-  async write(trx: Db, key: ItemKey, seq: number, doc: ItemDocument): Promise<void> {
+  async write(trx: Db, key: ItemScope, seq: number, doc: ItemDocument): Promise<void> {
     const { rows, words } = this.of(doc);
     if (words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, words).execute(trx);
     // Bound values, one statement per row count (prepared once each): several times cheaper than a JSON parameter
@@ -75,7 +79,7 @@ export class ItemValueIndex {
   }
 
   /** Removes the value rows and words of the item. */
-  async remove(trx: Db, key: ItemKey, seq: number): Promise<void> {
+  async remove(trx: Db, key: ItemScope, seq: number): Promise<void> {
     await forTenant(trx, key.tenantId).deleteFrom('storage_item_values').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
     await this.dialect.words.remove(WORDS_TABLE, seq).execute(trx);
   }
