@@ -44,6 +44,17 @@ function balanced(parts: RawBuilder<SqlBool>[], joiner: RawBuilder<unknown>): Ra
   return balanced(groups, joiner);
 }
 
+/** OR of the tests that apply (`compile` answers null for a test that cannot match there); null when none applies. */
+export function anyApplicable<T>(tests: T[], compile: (test: T) => RawBuilder<SqlBool> | null): RawBuilder<SqlBool> | null {
+  const parts = tests.map(compile).filter((p): p is RawBuilder<SqlBool> => p !== null);
+  return parts.length === 0 ? null : anyOf(parts);
+}
+
+/** The document of the outer item of a value index source, read by its key (for the values the index cannot give). */
+export function indexedDocument(source: { itemsTable: string; alias: string }): RawBuilder<unknown> {
+  return sql`(SELECT q__d.doc FROM ${sql.table(source.itemsTable)} q__d WHERE q__d.seq = ${sql.ref(`${source.alias}.seq`)})`;
+}
+
 /** SQL comparison operators come from a closed set, never from input. */
 export function opSql(op: '=' | '>' | '>=' | '<' | '<='): RawBuilder<unknown> {
   return sql.raw(({ '=': '=', '>': '>', '>=': '>=', '<': '<', '<=': '<=' } as const)[op]);

@@ -4,7 +4,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryColumnType, QueryDialect } from './dialect.js';
 import type { ValueTest } from '../../query/query-ast.js';
 import { VALUE_KIND as K } from '../../query/value-index.js';
-import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql } from '../../query/sql-parts.js';
+import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql, anyApplicable, indexedDocument } from '../../query/sql-parts.js';
 
 // Shapes of accepted ISO 8601 texts after digits become 9, a space separator T and `+` `-`: date only, or date-time
 // with minutes, seconds, 1-9 fraction digits, and no zone, `Z` or `±HH:MM`. Checking the shape with translate() is
@@ -116,13 +116,12 @@ export const postgresQuery: QueryDialect = {
   indexMembership: 'exists',
 
   indexTests(alias, tests) {
-    const parts = tests.map((t) => indexRowTest(t, alias)).filter((p): p is RawBuilder<SqlBool> => p !== null);
-    return parts.length === 0 ? null : anyOf(parts);
+    return anyApplicable(tests, (t) => indexRowTest(t, alias));
   },
 
   indexedOrderBy(target, row, direction) {
     const dir = directionSql(direction);
-    const doc = sql`(SELECT q__d.doc FROM ${sql.table(target.source.itemsTable)} q__d WHERE q__d.seq = ${sql.ref(`${target.source.alias}.seq`)})`;
+    const doc = indexedDocument(target.source);
     const x = sql`(${doc} #> ${checkedPath(target.path)}::text[])`;
     const t = sql.ref(`${row}.t`);
     // The keys of `orderBy` over the document, from the index row where the item has an exact row at the path;

@@ -4,7 +4,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryColumnType, QueryDialect } from './dialect.js';
 import type { ValueTest } from '../../query/query-ast.js';
 import { VALUE_KIND as K } from '../../query/value-index.js';
-import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql } from '../../query/sql-parts.js';
+import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql, anyApplicable, indexedDocument } from '../../query/sql-parts.js';
 
 /** `$."a"."b"`: keys quoted, so dots, colons and spaces inside a key are safe (quotes and backslashes are refused). */
 export function sqliteJsonPath(path: string[]): string {
@@ -99,13 +99,12 @@ export const sqliteQuery: QueryDialect = {
   indexMembership: 'set',
 
   indexTests(alias, tests) {
-    const parts = tests.map((t) => indexRowTest(t, alias)).filter((p): p is RawBuilder<SqlBool> => p !== null);
-    return parts.length === 0 ? null : anyOf(parts);
+    return anyApplicable(tests, (t) => indexRowTest(t, alias));
   },
 
   indexedOrderBy(target, row, direction) {
     const dir = directionSql(direction);
-    const doc = sql`(SELECT q__d.doc FROM ${sql.table(target.source.itemsTable)} q__d WHERE q__d.seq = ${sql.ref(`${target.source.alias}.seq`)})`;
+    const doc = indexedDocument(target.source);
     const p = sqliteJsonPath(target.path);
     const t = sql.ref(`${row}.t`);
     // From the index row where the item has an exact row at the path; otherwise (missing, an object or an array, a
