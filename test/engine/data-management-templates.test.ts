@@ -157,6 +157,74 @@ describeEachEngine('data management API: protocol and context Template', (engine
   });
 });
 
+describeEachEngine('data management API: template query (the storage query language, platform/query)', (engine) => {
+  let t: TestApp;
+  const tpl = (method: string, parameters: unknown) =>
+    t.request({ method: 'POST', url: URL_, headers: { ...DM, 'content-type': 'application/json' }, payload: JSON.stringify({ context: 'Template', method, parameters }) });
+  const ids = async (parameters: Record<string, unknown>) => {
+    const res = await tpl('query', { sorters: [{ property: 'customId' }], ...parameters });
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json().templates as Array<{ customId: string }>).map((x) => x.customId);
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, { engine: ENGINE });
+    const rows = [
+      { customId: 'alpha', name: 'Pump', description: 'Moves water', restricted: true, roles: ['ops', 'admin'] },
+      { customId: 'beta', name: 'pump small', description: 'Moves oil', roles: ['ops'] },
+      { customId: 'gamma', name: 'Valve', description: '' },
+      { customId: 'delta', name: 'Äbox', description: 'Holds parts', roles: ['admin'] },
+      { customId: 'epsilon', name: 'Zeta 10' },
+      { customId: 'zeta', name: 'Zeta 9', restricted: true },
+    ];
+    const res = await t.request({
+      method: 'POST',
+      url: URL_,
+      headers: { ...DM, 'content-type': 'application/json' },
+      payload: JSON.stringify({ requests: rows.map((r) => ({ context: 'Template', method: 'create', parameters: { template: { attributes: [], ...r } } })) }),
+    });
+    expect(res.statusCode).toBe(200);
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['eq on name (case-sensitive)', [{ property: 'name', operator: 'eq', value: 'Pump' }], ['alpha']],
+    ['like is case-insensitive with * and ?', [{ property: 'name', operator: 'like', value: 'pump*' }], ['alpha', 'beta']],
+    ['like with ?', [{ property: 'customId', operator: 'like', value: '?eta' }], ['beta', 'zeta']],
+    ['ne', [{ property: 'customId', operator: '!=', value: 'alpha' }], ['beta', 'delta', 'epsilon', 'gamma', 'zeta']],
+    ['in', [{ property: 'customId', operator: 'in', value: ['gamma', 'zeta', 'nobody'] }], ['gamma', 'zeta']],
+    ['invert', [{ property: 'customId', operator: 'in', value: ['gamma', 'zeta'], invert: true }], ['alpha', 'beta', 'delta', 'epsilon']],
+    ['a document field (description)', [{ property: 'description', operator: 'like', value: 'moves*' }], ['alpha', 'beta']],
+    ['a boolean', [{ property: 'restricted', operator: 'eq', value: true }], ['alpha', 'zeta']],
+    ['matches in arrays (roles)', [{ property: 'roles', operator: 'eq', value: 'admin' }], ['alpha', 'delta']],
+    ['range on id', [{ property: 'id', operator: 'gte', value: 0 }], ['alpha', 'beta', 'delta', 'epsilon', 'gamma', 'zeta']],
+    ['range on a string', [{ property: 'customId', operator: 'lt', value: 'delta' }], ['alpha', 'beta']],
+    ['several conditions are ANDed', [{ property: 'name', operator: 'like', value: 'pump*' }, { property: 'roles', operator: 'eq', value: 'admin' }], ['alpha']],
+  ])('%s', async (_name, filters, expected) => {
+    expect(await ids({ filters })).toEqual(expected);
+  });
+
+  it('sorts by a column or a document field, descending, and pages with start/limit and an exact total', async () => {
+    expect(await ids({ sorters: [{ property: 'name', direction: 'DESC' }] })).toEqual(['delta', 'beta', 'zeta', 'epsilon', 'gamma', 'alpha']);
+    expect(await ids({ sorters: [{ property: 'description' }, { property: 'customId' }], limit: 5 })).toEqual(['epsilon', 'gamma', 'zeta', 'delta', 'beta']);
+    const page = (await tpl('query', { sorters: [{ property: 'customId', direction: 'DESC' }], start: 2, limit: 2 })).json();
+    expect(page.total).toBe(6);
+    expect(page.templates.map((x: { customId: string }) => x.customId)).toEqual(['epsilon', 'delta']);
+    expect((await tpl('query', { limit: 0 })).json()).toEqual({ total: 6, templates: [] });
+  });
+
+  it.each([
+    ['a range on a boolean', [{ property: 'restricted', operator: 'gt', value: true }]],
+    ['like on a number', [{ property: 'name', operator: 'like', value: 5 }]],
+    ['in without an array', [{ property: 'customId', operator: 'in', value: 'alpha' }]],
+    ['an unknown source', [{ property: 'name', operator: 'eq', value: 'x', source: 'cooked' }]],
+  ])('%s: 400 of the data management API', async (_name, filters) => {
+    const res = await tpl('query', { filters });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.messageKey).toBe('DM_ERROR_INVALID_CALL');
+  });
+});
+
 describeEachEngine('data management API: template actions', (engine) => {
   let t: TestApp;
   let hooks: Server;

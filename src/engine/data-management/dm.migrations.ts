@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ModuleMigration } from '../../platform/db/migrations.js';
 
 export const dmMigrations: ModuleMigration[] = [
@@ -26,6 +27,13 @@ export const dmMigrations: ModuleMigration[] = [
         .addColumn('png_base64', 'text', (c) => c.notNull())
         .addPrimaryKeyConstraint('dm_template_images_pk', ['scope', 'template_id'])
         .execute();
+    },
+  },
+  {
+    // Template documents as JSON (jsonb on PostgreSQL), so queries on their fields run in SQL on both engines.
+    name: '2026-11-23-engine-dm-003-template-json',
+    async up(db, d) {
+      if (d.jsonColumnType === 'jsonb') await sql`ALTER TABLE dm_templates ALTER COLUMN doc TYPE jsonb USING doc::jsonb`.execute(db);
     },
   },
 ];

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ERRORS } from '../../platform/errors/error-catalogue.js';
 import { errorResponses } from '../../platform/http/schemas.js';
+import { sendJsonText } from '../../platform/http/json-text.js';
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
 import { basicCredentials, EngineUsers, type EngineUserConfig } from '../rest/index.js';
 import { Dispatcher } from './dispatcher.js';
@@ -27,7 +28,7 @@ export type DataManagementDeps = ModuleDeps<DmTables, DataManagementConfig>;
 export function createDataManagementModule(deps: DataManagementDeps): PlatformModule {
   const users = new EngineUsers(deps.config.users);
   const dispatcher = new Dispatcher(deps.db, {
-    Template: templateMethods(new TemplatesRepository('engine'), deps.dialect, new Map(deps.config.actionWebhooks.map((w) => [w.name, w]))),
+    Template: templateMethods(new TemplatesRepository(deps.db, 'engine', deps.dialect), deps.dialect, new Map(deps.config.actionWebhooks.map((w) => [w.name, w]))),
     // Context Asset is the second part of this API (its methods answer 400 "no method ... in context Asset" until then).
     Asset: {},
   });
@@ -52,7 +53,7 @@ export function createDataManagementModule(deps: DataManagementDeps): PlatformMo
             response: { 200: Type.Record(Type.String(), Type.Unknown()), ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
           },
         },
-        async (request) => dispatcher.handle(request.body),
+        async (request, reply) => sendJsonText(reply, await dispatcher.handle(request.body)),
       );
     },
     start: () => users.start(),

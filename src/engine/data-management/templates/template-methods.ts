@@ -1,5 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import { UniqueViolation } from '../../../platform/db/db-errors.js';
@@ -8,22 +7,15 @@ import type { DmTables } from '../dm.tables.js';
 import { checkTemplate, templateDoc, withoutHidden } from './template-rules.js';
 import { checkImage } from './template-image.js';
 import { checkParameters, runAction, type ActionDefinition, type ActionWebhook } from '../actions/action-runner.js';
-import { TEMPLATE_COLUMNS, type ColumnFilter, type TemplateRef, type TemplatesRepository } from './templates.repository.js';
-
-export type MethodHandler = ((db: Kysely<DmTables>, parameters: unknown) => Promise<Record<string, unknown>>) & {
-  /** Calls out (a webhook): runs without a transaction, so no database lock waits on another system; not in batches. */
-  callsOut?: boolean;
-  /** Only reads, in one statement (or reads whose mix needs no snapshot): alone, it needs no transaction. */
-  readOnly?: boolean;
-};
-
-const reading = (handler: MethodHandler): MethodHandler => Object.assign(handler, { readOnly: true });
+import { TEMPLATE_FIELDS, type TemplateRef, type TemplatesRepository } from './templates.repository.js';
+import { callingOut, checkerOf, JsonText, parse, reading, type MethodTable } from '../method.js';
+import { compileDmQuery, FiltersSchema, SortersSchema } from '../dm-query.js';
 
 const Ref = { id: Type.Optional(Type.Integer({ minimum: 0 })), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) };
-const WriteParams = Type.Object({ template: Type.Unknown(), strict: Type.Optional(Type.Boolean()), return: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
-const DeleteParams = Type.Object(Ref, { additionalProperties: false });
-const ImageParams = Type.Object({ ...Ref, image: Type.String({ maxLength: 1_000_000 }) }, { additionalProperties: false });
-const ActionParams = Type.Object(
+const WriteParams = checkerOf(Type.Object({ template: Type.Unknown(), strict: Type.Optional(Type.Boolean()), return: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
+const DeleteParams = checkerOf(Type.Object(Ref, { additionalProperties: false }));
+const ImageParams = checkerOf(Type.Object({ ...Ref, image: Type.String({ maxLength: 1_000_000 }) }, { additionalProperties: false }));
+const ActionSchema = Type.Object(
   {
     template: Type.Object(Ref),
     action: Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }) }),
@@ -33,37 +25,18 @@ const ActionParams = Type.Object(
   },
   { additionalProperties: false },
 );
-const GetParams = Type.Object({ ...Ref, optional: Type.Optional(Type.Boolean()), withoutHiddenAttributes: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
-const OPERATORS: Record<string, string> = { eq: 'eq', '=': 'eq', ne: 'ne', '!=': 'ne', gt: 'gt', '>': 'gt', gte: 'gte', '>=': 'gte', lt: 'lt', '<': 'lt', lte: 'lte', '<=': 'lte', like: 'like', in: 'in', exists: 'exists' };
-const QueryParams = Type.Object(
+const ActionParams = checkerOf(ActionSchema);
+const GetParams = checkerOf(Type.Object({ ...Ref, optional: Type.Optional(Type.Boolean()), withoutHiddenAttributes: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
+const QueryParams = checkerOf(Type.Object(
   {
     start: Type.Optional(Type.Integer({ minimum: 0 })),
     limit: Type.Optional(Type.Integer({ minimum: 0 })),
-    filters: Type.Optional(
-      Type.Array(
-        Type.Object(
-          { property: Type.String({ minLength: 1 }), operator: Type.String({ minLength: 1 }), value: Type.Optional(Type.Unknown()), invert: Type.Optional(Type.Boolean()), source: Type.Optional(Type.String()) },
-          { additionalProperties: false },
-        ),
-        { maxItems: 100 },
-      ),
-    ),
-    sorters: Type.Optional(
-      Type.Array(Type.Object({ property: Type.String({ minLength: 1 }), direction: Type.Optional(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')])) }, { additionalProperties: false }), { maxItems: 10 }),
-    ),
+    filters: Type.Optional(FiltersSchema),
+    sorters: Type.Optional(SortersSchema),
     withoutHiddenAttributes: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
-);
-
-function parse<S extends TSchema>(schema: S, parameters: unknown, method: string): Static<S> {
-  const value = parameters ?? {};
-  if (!Value.Check(schema, value)) {
-    const first = Value.Errors(schema, value).First();
-    throw DM_ERRORS.invalidCall(`${method}: parameters${first?.path ?? ''}: ${first?.message ?? 'invalid'}`, { path: `parameters${first?.path ?? ''}` });
-  }
-  return value as Static<S>;
-}
+));
 
 function refOf(p: { id?: number; customId?: string }, method: string): TemplateRef {
   if (p.id !== undefined) return { id: p.id };
@@ -74,9 +47,9 @@ function refOf(p: { id?: number; customId?: string }, method: string): TemplateR
 const show = (ref: TemplateRef) => ('id' in ref ? `id ${ref.id}` : `customId ${ref.customId}`);
 
 /** The methods of context Template (interface-spec, Data management API; decisions section 9). */
-export function templateMethods(repo: TemplatesRepository, dialect: Dialect, webhooks: Map<string, ActionWebhook>): Record<string, MethodHandler> {
+export function templateMethods(repo: TemplatesRepository, dialect: Dialect, webhooks: Map<string, ActionWebhook>): MethodTable<Kysely<DmTables>> {
   /** The template and its template-scoped action named by the call (asset-scoped actions run in context Asset). */
-  const actionOf = async (db: Kysely<DmTables>, p: Static<typeof ActionParams>, method: string) => {
+  const actionOf = async (db: Kysely<DmTables>, p: Static<typeof ActionSchema>, method: string) => {
     const ref = refOf(p.template, method);
     const current = await repo.find(db, ref);
     if (!current) throw DM_ERRORS.templateNotFound(show(ref));
@@ -125,7 +98,7 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
       await repo.delete(db, current.id);
       return {};
     },
-    get: reading(async (db: Kysely<DmTables>, parameters: unknown) => {
+    get: reading(async (db, parameters) => {
       const p = parse(GetParams, parameters, 'get');
       const ref = refOf(p, 'get');
       const current = await repo.find(db, ref);
@@ -133,8 +106,7 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
         if (p.optional) return {};
         throw DM_ERRORS.templateNotFound(show(ref));
       }
-      const doc = JSON.parse(current.doc);
-      return { template: p.withoutHiddenAttributes ? withoutHidden(doc) : doc };
+      return new JsonText(`{"template":${p.withoutHiddenAttributes ? JSON.stringify(withoutHidden(JSON.parse(current.doc))) : current.doc}}`);
     }),
     async getImage(db, parameters) {
       const ref = refOf(parse(DeleteParams, parameters, 'getImage'), 'getImage');
@@ -157,7 +129,7 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
       const { action } = await actionOf(db, parse(ActionParams, parameters, 'getActionAttributes'), 'getActionAttributes');
       return { attributes: action.parameters ?? [] };
     },
-    executeAction: Object.assign(async (db: Kysely<DmTables>, parameters: unknown) => {
+    executeAction: callingOut(async (db, parameters) => {
       const p = parse(ActionParams, parameters, 'executeAction');
       const { doc, action } = await actionOf(db, p, 'executeAction');
       const values = checkParameters(action.parameters ?? [], p.Parameters ?? []);
@@ -169,31 +141,13 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
         ...(p.columns !== undefined ? { columns: p.columns } : {}),
         ...(p.custom !== undefined ? { custom: p.custom } : {}),
       })) };
-    }, { callsOut: true }),
-    async query(db, parameters) {
+    }),
+    query: reading(async (db, parameters) => {
       const p = parse(QueryParams, parameters, 'query');
-      const column = (property: string) => {
-        const c = TEMPLATE_COLUMNS[property as keyof typeof TEMPLATE_COLUMNS];
-        if (!c) throw DM_ERRORS.invalidCall(`query: templates cannot be filtered or sorted by ${property.slice(0, 100)} (id, customId, name)`);
-        return c;
-      };
-      const filters: ColumnFilter[] = (p.filters ?? []).map((f) => {
-        const operator = OPERATORS[f.operator];
-        if (!operator) throw DM_ERRORS.invalidCall(`query: unknown operator ${f.operator.slice(0, 50)}`);
-        if (f.source !== undefined && f.source !== 'raw') throw DM_ERRORS.invalidCall(`query: unknown source ${f.source.slice(0, 50)}`);
-        if (operator === 'in' && !Array.isArray(f.value)) throw DM_ERRORS.invalidCall('query: operator in takes an array');
-        if (operator !== 'exists' && operator !== 'in' && (f.value === undefined || f.value === null || typeof f.value === 'object')) {
-          throw DM_ERRORS.invalidCall(`query: operator ${f.operator} takes a string or number`);
-        }
-        return { column: column(f.property), operator, value: f.value, invert: f.invert === true };
-      });
-      const sorters = (p.sorters ?? []).map((s) => ({ column: column(s.property), direction: s.direction === 'DESC' ? ('desc' as const) : ('asc' as const) }));
-      const { total, rows } = await repo.query(db, filters, sorters, p.start ?? 0, Math.min(p.limit ?? 1000, 10_000));
-      const templates = rows.map((r) => {
-        const doc = JSON.parse(r.doc);
-        return p.withoutHiddenAttributes ? withoutHidden(doc) : doc;
-      });
-      return { total, templates };
-    },
+      const q = compileDmQuery(dialect, (property) => (Object.hasOwn(TEMPLATE_FIELDS, property) ? TEMPLATE_FIELDS[property] : null), Object.keys(TEMPLATE_FIELDS).join(', '), 'query', p.filters, p.sorters);
+      const { total, rows } = await repo.query(db, q, p.start ?? 0, Math.min(p.limit ?? 1000, 10_000));
+      const templates = p.withoutHiddenAttributes ? rows.map((r) => JSON.stringify(withoutHidden(JSON.parse(r.doc)))) : rows.map((r) => r.doc);
+      return new JsonText(`{"total":${total},"templates":[${templates.join(',')}]}`);
+    }),
   };
 }

@@ -1,4 +1,9 @@
-import { sql, type Kysely, type ExpressionBuilder } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import { PreparedQueries } from '../../../platform/db/prepared-query.js';
+import type { FieldTarget } from '../../../platform/query/index.js';
+import type { Dialect, JsonRecordColumn } from '../../../platform/db/dialects/dialect.js';
+import { batchedLookup } from '../../../platform/db/batched-lookup.js';
+import type { DmQuery } from '../dm-query.js';
 import type { DmTables } from '../dm.tables.js';
 
 type Db = Kysely<DmTables>;
@@ -10,19 +15,42 @@ export interface TemplateRow {
 
 export type TemplateRef = { id: number } | { customId: string };
 
-/** The columns a template query may filter and sort on (decisions section 9's properties that templates have). */
-export const TEMPLATE_COLUMNS = { id: 'id', customId: 'custom_id', name: 'name' } as const;
-
-export interface ColumnFilter {
-  column: (typeof TEMPLATE_COLUMNS)[keyof typeof TEMPLATE_COLUMNS];
-  operator: string;
-  value: unknown;
-  invert: boolean;
-}
+/** What a template query may filter and sort on, for the template aliased `t`: its columns and its document's fields. */
+export const TEMPLATE_FIELDS: Record<string, FieldTarget> = {
+  id: { kind: 'column', column: 't.id', type: 'number' },
+  customId: { kind: 'column', column: 't.custom_id', type: 'text' },
+  name: { kind: 'column', column: 't.name', type: 'text' },
+  description: { kind: 'json', column: 't.doc', path: ['description'] },
+  restricted: { kind: 'json', column: 't.doc', path: ['restricted'] },
+  roles: { kind: 'json', column: 't.doc', path: ['roles'] },
+  childTemplates: { kind: 'json', column: 't.doc', path: ['childTemplates'] },
+};
 
 /** SQL of the templates: every statement names the engine's scope. */
 export class TemplatesRepository {
-  constructor(private readonly scope: string) {}
+  private readonly prepared = new PreparedQueries(8);
+
+  private readonly byId: (key: { id: number }) => Promise<TemplateRow | undefined>;
+  private readonly byCustomId: (key: { customId: string }) => Promise<TemplateRow | undefined>;
+
+  constructor(
+    private readonly root: Db,
+    private readonly scope: string,
+    private readonly dialect: Dialect,
+  ) {
+    const lookup = <In>(name: string, columns: Record<string, JsonRecordColumn>, record: (input: In) => Record<string, unknown>, key: [string, string]) =>
+      batchedLookup<In, TemplateRow>(root, dialect, {
+        name,
+        columns: { s: 'text', ...columns },
+        record: (input) => ({ s: scope, ...record(input) }),
+        query: (records) =>
+          dialect
+            .joinByKey(records, 'dm_templates', 't', [['scope', 'r.s'], key])
+            .select(['r.n', 't.id', dialect.jsonText('t.doc').as('doc')]),
+      });
+    this.byId = lookup('template-by-id', { i: 'bigint' }, ({ id }: { id: number }) => ({ i: id }), ['id', 'r.i']);
+    this.byCustomId = lookup('template-by-custom-id', { c: 'text' }, ({ customId }: { customId: string }) => ({ c: customId }), ['custom_id', 'r.c']);
+  }
 
   async insert(db: Db, customId: string, name: string, now: number): Promise<number> {
     const { id } = await db
@@ -37,10 +65,20 @@ export class TemplatesRepository {
     await db.updateTable('dm_templates').set({ custom_id: customId, name, doc, updated_on: now }).where('scope', '=', this.scope).where('id', '=', id).execute();
   }
 
+  /**
+   * The template by id or customId. Outside a transaction, the lookups of one turn of the event loop are answered by
+   * one statement (platform/db/batched-lookup): one round trip for a burst of gets.
+   */
   async find(db: Db, ref: TemplateRef): Promise<TemplateRow | undefined> {
-    let q = db.selectFrom('dm_templates').select(['id', 'doc']).where('scope', '=', this.scope);
-    q = 'id' in ref ? q.where('id', '=', ref.id) : q.where('custom_id', '=', ref.customId);
-    const row = await q.executeTakeFirst();
+    if (db === this.root) {
+      const row = 'id' in ref ? await this.byId({ id: ref.id }) : await this.byCustomId({ customId: ref.customId });
+      return row && { id: Number(row.id), doc: row.doc };
+    }
+    const rows =
+      'id' in ref
+        ? await this.prepared.run<TemplateRow>(db, 'by-id', (p) => db.selectFrom('dm_templates').select(['id', this.dialect.jsonText('doc').as('doc')]).where('scope', '=', p(0)).where('id', '=', p(1)), [this.scope, ref.id])
+        : await this.prepared.run<TemplateRow>(db, 'by-custom-id', (p) => db.selectFrom('dm_templates').select(['id', this.dialect.jsonText('doc').as('doc')]).where('scope', '=', p(0)).where('custom_id', '=', p(1)), [this.scope, ref.customId]);
+    const row = rows[0];
     return row && { id: Number(row.id), doc: row.doc };
   }
 
@@ -62,55 +100,13 @@ export class TemplatesRepository {
     await db.deleteFrom('dm_templates').where('scope', '=', this.scope).where('id', '=', id).execute();
   }
 
-  async query(
-    db: Db,
-    filters: ColumnFilter[],
-    sorters: Array<{ column: string; direction: 'asc' | 'desc' }>,
-    start: number,
-    limit: number,
-  ): Promise<{ total: number; rows: TemplateRow[] }> {
-    const where = (eb: ExpressionBuilder<DmTables, 'dm_templates'>) => eb.and([eb('scope', '=', this.scope), ...filters.map((f) => condition(eb, f))]);
-    const count = await db.selectFrom('dm_templates').select(sql<number>`count(*)`.as('n')).where(where).executeTakeFirstOrThrow();
-    let q = db.selectFrom('dm_templates').select(['id', 'doc']).where(where);
-    for (const s of sorters) q = q.orderBy(sql.ref(s.column), s.direction);
-    const rows = limit === 0 ? [] : await q.orderBy('id').limit(limit).offset(start).execute();
-    return { total: Number(count.n), rows: rows.map((r) => ({ id: Number(r.id), doc: r.doc })) };
+  /** One page of the templates a compiled query (alias `t`) selects, and how many it selects in all. */
+  async query(db: Db, q: DmQuery, start: number, limit: number): Promise<{ total: number; rows: TemplateRow[] }> {
+    const where = q.where ?? sql<SqlBool>`1 = 1`;
+    const count = await sql<{ n: number | string }>`SELECT count(*) AS n FROM dm_templates t WHERE t.scope = ${this.scope} AND ${where}`.execute(db);
+    if (limit === 0) return { total: Number(count.rows[0].n), rows: [] };
+    const order = sql.join([...q.orderBy, sql`t.id`]);
+    const rows = await sql<{ id: number; doc: string }>`SELECT t.id, ${this.dialect.jsonText('t.doc')} AS doc FROM dm_templates t WHERE t.scope = ${this.scope} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${start}`.execute(db);
+    return { total: Number(count.rows[0].n), rows: rows.rows.map((r) => ({ id: Number(r.id), doc: r.doc })) };
   }
-}
-
-function condition(eb: ExpressionBuilder<DmTables, 'dm_templates'>, f: ColumnFilter) {
-  const col = sql.ref<string | number>(f.column);
-  const v = f.value as never;
-  const base = (() => {
-    switch (f.operator) {
-      case 'eq':
-        return eb(col, '=', v);
-      case 'ne':
-        return eb(col, '<>', v);
-      case 'gt':
-        return eb(col, '>', v);
-      case 'gte':
-        return eb(col, '>=', v);
-      case 'lt':
-        return eb(col, '<', v);
-      case 'lte':
-        return eb(col, '<=', v);
-      case 'in':
-        return (f.value as unknown[]).length ? eb(col, 'in', f.value as never[]) : sql<boolean>`1 = 0`;
-      case 'like':
-        return sql<boolean>`lower(cast(${col} as text)) like ${likePattern(String(f.value))} escape '\\'`;
-      default: // exists: every template has these columns
-        return f.value === false ? sql<boolean>`1 = 0` : sql<boolean>`1 = 1`;
-    }
-  })();
-  return f.invert ? eb.not(base as never) : base;
-}
-
-/** `*` and `?` wildcards, case-insensitive, everything else literal. */
-function likePattern(value: string): string {
-  return value
-    .toLowerCase()
-    .replace(/[\\%_]/g, (c) => `\\${c}`)
-    .replace(/\*/g, '%')
-    .replace(/\?/g, '_');
 }

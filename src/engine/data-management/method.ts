@@ -1,0 +1,43 @@
+// What every method of the data management API shares: its handler shape, the parameter check by schema and the
+// answer as JSON text (stored documents are spliced into answers, not parsed and serialised again).
+import type { Static, TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { Kysely } from 'kysely';
+import { DM_ERRORS } from './dm.errors.js';
+
+/** An answer already serialised: `{...}` JSON text of the method's response fields. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+export type MethodResult = Record<string, unknown> | JsonText;
+
+export type MethodHandler<Db = Kysely<any>> = ((db: Db, parameters: unknown) => Promise<MethodResult>) & {
+  /** Calls out (a webhook): runs without a transaction, so no database lock waits on another system; not in batches. */
+  callsOut?: boolean;
+  /** Only reads, in one statement (or reads whose mix needs no snapshot): alone, it needs no transaction. */
+  readOnly?: boolean;
+};
+
+export type MethodTable<Db = Kysely<any>> = Record<string, MethodHandler<Db>>;
+
+/** Marks a handler as reading only. */
+export const reading = <Db>(handler: MethodHandler<Db>): MethodHandler<Db> => Object.assign(handler, { readOnly: true });
+
+/** Marks a handler as calling another system (run alone, outside a transaction). */
+export const callingOut = <Db>(handler: MethodHandler<Db>): MethodHandler<Db> => Object.assign(handler, { callsOut: true });
+
+export const resultText = (result: MethodResult): string => (result instanceof JsonText ? result.text : JSON.stringify(result));
+
+/** A compiled check of the schema; make one per schema, where the schema is defined. */
+export const checkerOf = <S extends TSchema>(schema: S): TypeCheck<S> => TypeCompiler.Compile(schema);
+
+/** The method's parameters checked against its schema (absent parameters are `{}`); 400 naming the first problem. */
+export function parse<S extends TSchema>(check: TypeCheck<S>, parameters: unknown, method: string): Static<S> {
+  const value = parameters ?? {};
+  if (!check.Check(value)) {
+    const first = check.Errors(value).First();
+    throw DM_ERRORS.invalidCall(`${method}: parameters${first?.path ?? ''}: ${first?.message ?? 'invalid'}`, { path: `parameters${first?.path ?? ''}` });
+  }
+  return value as Static<S>;
+}
