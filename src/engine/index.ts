@@ -36,6 +36,6 @@ export function createEngineModules({ db, dialect, traits, config, log, userChec
       feed,
       config: { users: config.users, processUserServer: config.processUserServer, listCacheSeconds: config.listCacheSeconds },
     }),
-    createDataManagementModule({ db, dialect, traits, log, config: { users: config.users, actionWebhooks: config.actionWebhooks } }),
+    createDataManagementModule({ db, dialect, traits, log, config: { users: config.users, actionWebhooks: config.actionWebhooks, inactiveVersions: config.inactiveVersions } }),
   ];
 }

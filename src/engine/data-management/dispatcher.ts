@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import { DM_ERRORS } from './dm.errors.js';
-import { checkerOf, resultText, type MethodHandler } from './method.js';
+import { checkerOf, resultText, type Caller, type MethodHandler } from './method.js';
 
 const Call = Type.Object({ context: Type.String(), method: Type.String(), parameters: Type.Optional(Type.Unknown()) }, { additionalProperties: false });
 const Batch = Type.Object({ requests: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }, { additionalProperties: false });
@@ -19,7 +19,7 @@ export class Dispatcher {
     private readonly contexts: Record<string, Record<string, MethodHandler>>,
   ) {}
 
-  async handle(body: unknown): Promise<string> {
+  async handle(body: unknown, caller: Caller): Promise<string> {
     if (isBatch.Check(body)) {
       return this.db.transaction().execute(async (trx) => {
         const responses: string[] = [];
@@ -27,7 +27,7 @@ export class Dispatcher {
           try {
             const handler = this.handlerOf(call);
             if (handler.callsOut) throw DM_ERRORS.invalidCall('a method that calls out (executeAction) runs alone, not in a batch');
-            responses.push(resultText(await handler(trx, (call as { parameters?: unknown }).parameters)));
+            responses.push(resultText(await handler(trx, (call as { parameters?: unknown }).parameters, caller)));
           } catch (err) {
             if (err && typeof err === 'object' && 'body' in err) (err as { body: { properties: Record<string, unknown> } }).body.properties.request = i;
             throw err;
@@ -38,8 +38,8 @@ export class Dispatcher {
     }
     const handler = this.handlerOf(body);
     const parameters = (body as { parameters?: unknown }).parameters;
-    if (handler.callsOut || handler.readOnly) return resultText(await handler(this.db, parameters));
-    return resultText(await this.db.transaction().execute((trx) => handler(trx, parameters)));
+    if (handler.callsOut || handler.readOnly) return resultText(await handler(this.db, parameters, caller));
+    return resultText(await this.db.transaction().execute((trx) => handler(trx, parameters, caller)));
   }
 
   private handlerOf(call: unknown): MethodHandler {

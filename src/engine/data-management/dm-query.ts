@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { RawBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { isAppError } from '../../platform/errors/app-error.js';
-import { compileListQuery, type FieldResolver, type FieldTarget, type SortJoin } from '../../platform/query/index.js';
+import { compileListQuery, compileListQuerySets, type FieldResolver, type FieldTarget, type SortJoin, type ValueIndexSource } from '../../platform/query/index.js';
 import { DM_ERRORS } from './dm.errors.js';
 
 export const FiltersSchema = Type.Array(
@@ -32,32 +32,47 @@ export interface DmQuery {
   joins: SortJoin[];
 }
 
-type Filters = Array<{ property: string; operator: string; value?: unknown; invert?: boolean; source?: string }>;
-type Sorters = Array<{ property: string; direction?: 'ASC' | 'DESC' }>;
+export type Filters = Array<{ property: string; operator: string; value?: unknown; invert?: boolean; source?: string }>;
+export type Sorters = Array<{ property: string; direction?: 'ASC' | 'DESC' }>;
 
-/**
- * The filters and sorters as SQL over the properties `resolve` knows. A property it does not know is a 400 naming it
- * (`known` lists what may be used); any other invalid condition is a 400 of the data management API too.
- */
-export function compileDmQuery(
-  dialect: Dialect,
-  resolve: FieldResolver,
-  known: string,
-  method: string,
-  filters: Filters = [],
-  sorters: Sorters = [],
-  fullText: Exclude<FieldTarget, { kind: 'indexed' }> = { kind: 'json', column: 't.doc', path: [] },
-): DmQuery {
+/** Every property named must be one `resolve` knows (`known` lists them): 400 naming it otherwise. */
+function checkProperties(resolve: FieldResolver, known: string, method: string, filters: Filters, sorters: Sorters): void {
   for (const { property } of [...filters, ...sorters]) {
     if (!resolve(property)) throw DM_ERRORS.invalidCall(`${method}: cannot filter or sort by ${property.slice(0, 100)} (${known})`, { property: property.slice(0, 100) });
   }
+}
+
+/** Any other invalid condition (operator, value, source) is a 400 of the data management API too. */
+function asDmError<T>(method: string, compile: () => T): T {
   try {
-    return compileListQuery(
-      { filter: filters, sort: sorters.map((s) => ({ property: s.property, direction: s.direction ?? 'ASC' })) },
-      { dialect, resolve, fullText },
-    );
+    return compile();
   } catch (err) {
     if (isAppError(err) && err.statusCode < 500) throw DM_ERRORS.invalidCall(`${method}: ${err.message}`, err.body.properties);
     throw err;
   }
+}
+
+const sortInput = (sorters: Sorters) => sorters.map((s) => ({ property: s.property, direction: s.direction ?? ('ASC' as const) }));
+
+/** The filters and sorters as a WHERE condition and ORDER BY over rows (templates, aliased `t`). */
+export function compileDmQuery(dialect: Dialect, resolve: FieldResolver, known: string, method: string, filters: Filters = [], sorters: Sorters = []): DmQuery {
+  checkProperties(resolve, known, method, filters, sorters);
+  const fullText: Exclude<FieldTarget, { kind: 'indexed' }> = { kind: 'json', column: 't.doc', path: [] };
+  return asDmError(method, () => compileListQuery({ filter: filters, sort: sortInput(sorters) }, { dialect, resolve, fullText }));
+}
+
+/** The filters and sorters over documents a value index covers: a set of keys within `universe`, and the sort. */
+export function compileDmQuerySets(
+  dialect: Dialect,
+  resolve: FieldResolver,
+  known: string,
+  method: string,
+  source: ValueIndexSource,
+  universe: string,
+  filters: Filters = [],
+  sorters: Sorters = [],
+) {
+  checkProperties(resolve, known, method, filters, sorters);
+  const fullText: Exclude<FieldTarget, { kind: 'indexed' }> = { kind: 'json', column: `${source.alias}.doc`, path: [] };
+  return asDmError(method, () => compileListQuerySets({ filter: filters, sort: sortInput(sorters) }, { dialect, resolve, fullText }, source, universe));
 }

@@ -8,9 +8,13 @@ import { sendJsonText } from '../../platform/http/json-text.js';
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
 import { basicCredentials, EngineUsers, type EngineUserConfig } from '../rest/index.js';
 import { Dispatcher } from './dispatcher.js';
+import type { Caller } from './method.js';
 import type { DmTables } from './dm.tables.js';
 import { templateMethods } from './templates/template-methods.js';
 import { TemplatesRepository } from './templates/templates.repository.js';
+import { AssetsRepository } from './assets/assets.repository.js';
+import { assetMethods, templateAssets } from './assets/asset-methods.js';
+import { SavedQueriesRepository } from './assets/saved-queries.repository.js';
 import type { ActionWebhook } from './actions/action-runner.js';
 
 export { dmMigrations } from './dm.migrations.js';
@@ -21,17 +25,26 @@ export const API_PROTOCOL_PATH = '/engine/servlet/UploadServlet/api_protocol';
 export interface DataManagementConfig {
   users: EngineUserConfig[];
   actionWebhooks: ActionWebhook[];
+  /** The 'inactive versions' feature: a new asset version may stay inactive (activationPolicy). */
+  inactiveVersions: boolean;
 }
+
+/** The engine's scope in the data management tables (one engine per deployment today). */
+const SCOPE = 'engine';
 
 export type DataManagementDeps = ModuleDeps<DmTables, DataManagementConfig>;
 
 export function createDataManagementModule(deps: DataManagementDeps): PlatformModule {
   const users = new EngineUsers(deps.config.users);
+  const webhooks = new Map(deps.config.actionWebhooks.map((w) => [w.name, w]));
+  const templates = new TemplatesRepository(deps.db, SCOPE, deps.dialect);
+  const assets = new AssetsRepository(deps.db, SCOPE, deps.dialect);
   const dispatcher = new Dispatcher(deps.db, {
-    Template: templateMethods(new TemplatesRepository(deps.db, 'engine', deps.dialect), deps.dialect, new Map(deps.config.actionWebhooks.map((w) => [w.name, w]))),
-    // Context Asset is the second part of this API (its methods answer 400 "no method ... in context Asset" until then).
-    Asset: {},
+    Template: templateMethods(templates, deps.dialect, webhooks, templateAssets(assets)),
+    Asset: assetMethods(assets, templates, new SavedQueriesRepository(SCOPE, deps.dialect), deps.dialect, { inactiveVersions: deps.config.inactiveVersions, webhooks }),
   });
+  // The engine user of each request, from its credential check to its handler.
+  const callers = new WeakMap<object, Caller>();
   return {
     name: 'engine-data-management',
     routes(app: FastifyInstance) {
@@ -44,6 +57,7 @@ export function createDataManagementModule(deps: DataManagementDeps): PlatformMo
             const user = basic && (await users.check(basic.name, basic.password));
             if (!user) throw ERRORS.authenticationFailed();
             if (!user.groups.includes(DATA_MANAGEMENT_GROUP)) throw ERRORS.forbidden(`Requires group ${DATA_MANAGEMENT_GROUP}`);
+            callers.set(request, { name: user.name, groups: user.groups, roles: user.roles ?? [] });
           },
           schema: {
             tags: ['engine'],
@@ -53,7 +67,7 @@ export function createDataManagementModule(deps: DataManagementDeps): PlatformMo
             response: { 200: Type.Record(Type.String(), Type.Unknown()), ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
           },
         },
-        async (request, reply) => sendJsonText(reply, await dispatcher.handle(request.body)),
+        async (request, reply) => sendJsonText(reply, await dispatcher.handle(request.body, callers.get(request)!)),
       );
     },
     start: () => users.start(),

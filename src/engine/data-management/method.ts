@@ -12,7 +12,14 @@ export class JsonText {
 
 export type MethodResult = Record<string, unknown> | JsonText;
 
-export type MethodHandler<Db = Kysely<any>> = ((db: Db, parameters: unknown) => Promise<MethodResult>) & {
+/** The engine user who calls (HTTP Basic, group DataManagement). */
+export interface Caller {
+  name: string;
+  groups: string[];
+  roles: string[];
+}
+
+export type MethodHandler<Db = Kysely<any>> = ((db: Db, parameters: unknown, caller: Caller) => Promise<MethodResult>) & {
   /** Calls out (a webhook): runs without a transaction, so no database lock waits on another system; not in batches. */
   callsOut?: boolean;
   /** Only reads, in one statement (or reads whose mix needs no snapshot): alone, it needs no transaction. */

@@ -78,7 +78,16 @@ export type FieldTarget =
    */
   | { kind: 'column'; column: string; type: 'text' | 'number' | 'boolean' | 'datetime' }
   /** A value inside a JSON document that a value index covers (value-index.ts); `path` as for `json`. */
-  | { kind: 'indexed'; path: string[]; source: ValueIndexSource };
+  | {
+      kind: 'indexed';
+      path: string[];
+      source: ValueIndexSource;
+      /**
+       * The column of the value rows that orders strings (default `str`): a key the module writes next to `str`, such
+       * as a case-folded one, for sorts in another order than code points. Filters always test `str`.
+       */
+      stringKey?: string;
+    };
 
 /** A target the dialects read directly (no value index). */
 export type DocumentTarget = Exclude<FieldTarget, { kind: 'indexed' }>;

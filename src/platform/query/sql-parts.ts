@@ -63,3 +63,11 @@ export function opSql(op: '=' | '>' | '>=' | '<' | '<='): RawBuilder<unknown> {
 export function directionSql(direction: 'ASC' | 'DESC'): RawBuilder<unknown> {
   return sql.raw(direction === 'DESC' ? 'DESC' : 'ASC');
 }
+
+const STRING_KEY = /^[a-z_][a-z0-9_]*$/;
+
+/** The column of value row `row` that orders strings (IndexedTarget.stringKey), checked as a plain identifier. */
+export function stringKeyOf(row: string, key = 'str'): RawBuilder<unknown> {
+  if (!STRING_KEY.test(key)) throw new Error(`query: invalid string key column ${JSON.stringify(key)}`);
+  return sql.ref(`${row}.${key}`);
+}

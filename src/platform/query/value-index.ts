@@ -43,8 +43,9 @@ export interface DocumentIndex {
  * values inside arrays are indexed at the array's path (a filter matches any element), array elements are not
  * descended into (a dotted path cannot name them), and keys a dotted path cannot name (empty, with a dot, a quote, a
  * backslash or a control character) are skipped with what is beneath them. `null` has no row (it reads as missing).
+ * `words: false`: no full-text words (a module without bare-term search).
  */
-export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<string>): DocumentIndex {
+export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<string>, options: { words?: boolean } = {}): DocumentIndex {
   const rows: ValueIndexRow[] = [];
   // Iterative, like the depth check of writes: documents nest up to 64 levels and nothing here may recurse on input.
   const stack: Array<[string, number, unknown]> = [];
@@ -68,6 +69,7 @@ export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<s
     }
     if (rows.length > VALUE_INDEX_LIMITS.rows) return { complete: false, rows: [], words: [] };
   }
+  if (options.words === false) return { complete: true, rows, words: [] };
   const { words, cut } = documentWords(doc, roots);
   if (cut) rows.push(['', VALUE_KIND.wordsCut, 0, null, null]);
   return { complete: true, rows, words };

@@ -1,6 +1,8 @@
 import { AppError } from '../../../platform/errors/app-error.js';
 import { DM_ERRORS } from '../dm.errors.js';
 import type { Attribute } from '../templates/template.schema.js';
+import { fitsAttribute, isGiven } from '../attribute-values.js';
+import { exportAssets, exportColumns } from './export.js';
 
 export interface ActionWebhook {
   name: string;
@@ -23,8 +25,6 @@ export interface ActionResult {
   refresh?: boolean;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /** Checks `Parameters` (`[{key, value}]`) against the action's parameter definitions; answers them as an object. */
 export function checkParameters(definitions: Attribute[], given: Array<{ key: string; value?: unknown }>): Record<string, unknown> {
   const byKey = new Map(definitions.map((d) => [d.key, d]));
@@ -33,49 +33,42 @@ export function checkParameters(definitions: Attribute[], given: Array<{ key: st
     const d = byKey.get(p.key);
     if (!d) throw DM_ERRORS.invalidCall(`Parameters: the action has no parameter ${p.key.slice(0, 100)}`);
     if (Object.hasOwn(values, p.key)) throw DM_ERRORS.invalidCall(`Parameters: ${p.key.slice(0, 100)} given twice`);
-    if (p.value !== undefined && p.value !== null && !fits(d, p.value)) throw DM_ERRORS.invalidCall(`Parameters: ${d.key} must be of type ${d.type}`, { parameter: d.key });
+    if (p.value !== undefined && p.value !== null && !fitsAttribute(d, p.value)) throw DM_ERRORS.invalidCall(`Parameters: ${d.key} must be of type ${d.type}`, { parameter: d.key });
     values[p.key] = p.value;
   }
   for (const d of definitions) {
     if (!Object.hasOwn(values, d.key) && d.default !== undefined) values[d.key] = d.default;
-    if (d.required && (values[d.key] === undefined || values[d.key] === null || values[d.key] === '')) {
+    if (d.required && !isGiven(values[d.key])) {
       throw DM_ERRORS.invalidCall(`Parameters: ${d.key} is required`, { parameter: d.key });
     }
   }
   return values;
 }
 
-function fits(d: Attribute, v: unknown): boolean {
-  switch (d.type) {
-    case 'string':
-    case 'text':
-      return typeof v === 'string';
-    case 'integer':
-      return Number.isInteger(v);
-    case 'number':
-      return typeof v === 'number' && Number.isFinite(v);
-    case 'boolean':
-      return typeof v === 'boolean';
-    case 'date':
-      return typeof v === 'string' && DATE.test(v) && !Number.isNaN(Date.parse(v));
-    case 'dateTime':
-      return typeof v === 'string' && !Number.isNaN(Date.parse(v)) && /T/.test(v);
-    case 'enum':
-      return (d.values ?? []).some((x) => x === v);
-    default:
-      return true;
-  }
-}
+/** The assets an action runs for, with the attribute definitions of their template (read only when the handler needs them). */
+export type ActionSelection = () => Promise<{ assets: Array<Record<string, unknown>>; attributes: Attribute[] }>;
 
 /**
  * Runs an action's handler. Kind `webhook` (`{"type":"webhook","webhook":"<name>"}`): a POST of JSON to the configured
  * webhook of that name; its JSON answer supplies `message`, `download`, `custom` and `refresh`. A webhook that fails,
  * times out or answers anything but a JSON object is a 502 with the error object, and the call changes nothing.
+ * Kind `export` (`{"type":"export","format":"csv"|"json","fileName"}`): the selected assets as a file in `download`.
  */
-export async function runAction(handler: Record<string, unknown> | undefined, webhooks: Map<string, ActionWebhook>, payload: Record<string, unknown>): Promise<ActionResult> {
-  if (!handler || handler.type !== 'webhook') throw DM_ERRORS.invalidCall('the action has no handler this engine can run (handler type webhook)');
+export async function runAction(
+  handler: Record<string, unknown> | undefined,
+  webhooks: Map<string, ActionWebhook>,
+  payload: Record<string, unknown>,
+  selection: ActionSelection,
+): Promise<ActionResult> {
+  if (handler?.type === 'export') {
+    const { assets, attributes } = await selection();
+    const download = exportAssets(handler, assets, exportColumns(payload.columns as unknown[] | undefined, attributes));
+    return { message: `${assets.length} asset${assets.length === 1 ? '' : 's'} exported`, download };
+  }
+  if (!handler || handler.type !== 'webhook') throw DM_ERRORS.invalidCall('the action has no handler this engine can run (handler type webhook or export)');
   const hook = typeof handler.webhook === 'string' ? webhooks.get(handler.webhook) : undefined;
   if (!hook) throw DM_ERRORS.invalidCall(`the action names no configured webhook (${String(handler.webhook).slice(0, 100)})`);
+  if (payload.context === 'Asset') payload = { ...payload, assets: (await selection()).assets };
   let res: Response;
   try {
     res = await fetch(hook.url, {

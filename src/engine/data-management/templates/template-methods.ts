@@ -5,6 +5,7 @@ import { UniqueViolation } from '../../../platform/db/db-errors.js';
 import { DM_ERRORS } from '../dm.errors.js';
 import type { DmTables } from '../dm.tables.js';
 import { checkTemplate, templateDoc, withoutHidden } from './template-rules.js';
+import type { Attribute } from './template.schema.js';
 import { checkImage } from './template-image.js';
 import { checkParameters, runAction, type ActionDefinition, type ActionWebhook } from '../actions/action-runner.js';
 import { TEMPLATE_FIELDS, type TemplateRef, type TemplatesRepository } from './templates.repository.js';
@@ -46,14 +47,23 @@ function refOf(p: { id?: number; customId?: string }, method: string): TemplateR
 
 const show = (ref: TemplateRef) => ('id' in ref ? `id ${ref.id}` : `customId ${ref.customId}`);
 
+/** What templates need of assets (context Asset implements it). */
+export interface TemplateAssets {
+  hasAssets(db: Kysely<DmTables>, templateId: number): Promise<boolean>;
+  /** A template's customId changed: its assets' answers and index rows name the new one. */
+  renamed(db: Kysely<DmTables>, templateId: number, customId: string): Promise<void>;
+  /** The template's assets (as answered, at most 10,000), for template actions such as export. */
+  assets(db: Kysely<DmTables>, templateId: number): Promise<Array<Record<string, unknown>>>;
+}
+
 /** The methods of context Template (interface-spec, Data management API; decisions section 9). */
-export function templateMethods(repo: TemplatesRepository, dialect: Dialect, webhooks: Map<string, ActionWebhook>): MethodTable<Kysely<DmTables>> {
+export function templateMethods(repo: TemplatesRepository, dialect: Dialect, webhooks: Map<string, ActionWebhook>, assets: TemplateAssets): MethodTable<Kysely<DmTables>> {
   /** The template and its template-scoped action named by the call (asset-scoped actions run in context Asset). */
   const actionOf = async (db: Kysely<DmTables>, p: Static<typeof ActionSchema>, method: string) => {
     const ref = refOf(p.template, method);
     const current = await repo.find(db, ref);
     if (!current) throw DM_ERRORS.templateNotFound(show(ref));
-    const doc = JSON.parse(current.doc) as { id: number; customId: string; actions: ActionDefinition[] };
+    const doc = JSON.parse(current.doc) as { id: number; customId: string; actions: ActionDefinition[]; attributes?: Attribute[] };
     const action = doc.actions.find((a) => a.key === p.action.key);
     if (!action) throw DM_ERRORS.invalidCall(`${method}: template ${doc.customId} has no action ${p.action.key.slice(0, 100)}`);
     if (action.scope !== 'template') throw DM_ERRORS.invalidCall(`${method}: action ${action.key} runs on assets (context Asset)`);
@@ -75,7 +85,7 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
       return uniquely(t.customId, async () => {
         const id = await repo.insert(db, t.customId, t.name ?? '', now);
         const doc = templateDoc(id, t);
-        await repo.setDoc(db, id, t.customId, t.name ?? '', JSON.stringify(doc), now);
+        await repo.setDoc(db, id, t.customId, t.name ?? '', JSON.stringify(doc), doc.restricted === true, now);
         return p.return ? { template: doc } : {};
       });
     },
@@ -86,8 +96,10 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
       const current = await repo.find(db, ref);
       if (!current) throw DM_ERRORS.templateNotFound(show(ref));
       const doc = templateDoc(current.id, t);
+      const previous = JSON.parse(current.doc) as { customId: string };
       return uniquely(t.customId, async () => {
-        await repo.setDoc(db, current.id, t.customId, t.name ?? '', JSON.stringify(doc), Date.now());
+        await repo.setDoc(db, current.id, t.customId, t.name ?? '', JSON.stringify(doc), doc.restricted === true, Date.now());
+        if (previous.customId !== t.customId) await assets.renamed(db, current.id, t.customId);
         return p.return ? { template: doc } : {};
       });
     },
@@ -95,6 +107,7 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
       const ref = refOf(parse(DeleteParams, parameters, 'delete'), 'delete');
       const current = await repo.find(db, ref);
       if (!current) throw DM_ERRORS.templateNotFound(show(ref));
+      if (await assets.hasAssets(db, current.id)) throw DM_ERRORS.templateInUse(show(ref));
       await repo.delete(db, current.id);
       return {};
     },
@@ -140,7 +153,7 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
         parameters: values,
         ...(p.columns !== undefined ? { columns: p.columns } : {}),
         ...(p.custom !== undefined ? { custom: p.custom } : {}),
-      })) };
+      }, async () => ({ assets: await assets.assets(db, doc.id), attributes: doc.attributes ?? [] }))) };
     }),
     query: reading(async (db, parameters) => {
       const p = parse(QueryParams, parameters, 'query');

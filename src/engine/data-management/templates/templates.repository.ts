@@ -61,8 +61,8 @@ export class TemplatesRepository {
     return Number(id);
   }
 
-  async setDoc(db: Db, id: number, customId: string, name: string, doc: string, now: number): Promise<void> {
-    await db.updateTable('dm_templates').set({ custom_id: customId, name, doc, updated_on: now }).where('scope', '=', this.scope).where('id', '=', id).execute();
+  async setDoc(db: Db, id: number, customId: string, name: string, doc: string, restricted: boolean, now: number): Promise<void> {
+    await db.updateTable('dm_templates').set({ custom_id: customId, name, doc, restricted: restricted ? 1 : 0, updated_on: now }).where('scope', '=', this.scope).where('id', '=', id).execute();
   }
 
   /**
@@ -80,6 +80,17 @@ export class TemplatesRepository {
         : await this.prepared.run<TemplateRow>(db, 'by-custom-id', (p) => db.selectFrom('dm_templates').select(['id', this.dialect.jsonText('doc').as('doc')]).where('scope', '=', p(0)).where('custom_id', '=', p(1)), [this.scope, ref.customId]);
     const row = rows[0];
     return row && { id: Number(row.id), doc: row.doc };
+  }
+
+  /** The restricted templates: id and the roles that may use them. */
+  async restricted(db: Db): Promise<Array<{ id: number; roles: string[] }>> {
+    const rows = await this.prepared.run<{ id: number; doc: string }>(
+      db,
+      'restricted',
+      (p) => db.selectFrom('dm_templates').select(['id', this.dialect.jsonText('doc').as('doc')]).where('scope', '=', p(0)).where('restricted', '=', 1),
+      [this.scope],
+    );
+    return rows.map((r) => ({ id: Number(r.id), roles: (JSON.parse(r.doc) as { roles?: string[] }).roles ?? [] }));
   }
 
   async setImage(db: Db, id: number, pngBase64: string): Promise<void> {

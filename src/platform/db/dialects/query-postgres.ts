@@ -4,7 +4,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryColumnType, QueryDialect } from './dialect.js';
 import type { ValueTest } from '../../query/query-ast.js';
 import { VALUE_KIND as K } from '../../query/value-index.js';
-import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql, anyApplicable, indexedDocument } from '../../query/sql-parts.js';
+import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql, anyApplicable, indexedDocument, stringKeyOf } from '../../query/sql-parts.js';
 
 // Shapes of accepted ISO 8601 texts after digits become 9, a space separator T and `+` `-`: date only, or date-time
 // with minutes, seconds, 1-9 fraction digits, and no zone, `Z` or `±HH:MM`. Checking the shape with translate() is
@@ -135,7 +135,7 @@ export const postgresQuery: QueryDialect = {
         ELSE (CASE jsonb_typeof(${x}) WHEN 'number' THEN 0 WHEN 'boolean' THEN 0 WHEN 'string' THEN 1 ELSE 2 END) END) ${dir}`,
       sql`(CASE WHEN ${exact} THEN ${sql.ref(`${row}.num`)}
         ELSE (CASE jsonb_typeof(${x}) WHEN 'number' THEN (${x} #>> '{}')::float8 WHEN 'boolean' THEN (CASE WHEN ${x} = 'true'::jsonb THEN 1 ELSE 0 END) END) END) ${dir}`,
-      sql`(CASE WHEN ${exact} THEN ${sql.ref(`${row}.str`)} WHEN jsonb_typeof(${x}) = 'string' THEN ${x} #>> '{}' END) COLLATE "C" ${dir}`,
+      sql`(CASE WHEN ${exact} THEN ${stringKeyOf(row, target.stringKey)} WHEN jsonb_typeof(${x}) = 'string' THEN ${x} #>> '{}' END) COLLATE "C" ${dir}`,
       sql`(CASE WHEN NOT ${exact} AND jsonb_typeof(${x}) IN ('object', 'array') THEN ${x}::text END) COLLATE "C" ${dir}`,
     ];
   },

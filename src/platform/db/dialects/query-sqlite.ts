@@ -4,7 +4,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryColumnType, QueryDialect } from './dialect.js';
 import type { ValueTest } from '../../query/query-ast.js';
 import { VALUE_KIND as K } from '../../query/value-index.js';
-import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql, anyApplicable, indexedDocument } from '../../query/sql-parts.js';
+import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql, anyApplicable, indexedDocument, stringKeyOf } from '../../query/sql-parts.js';
 
 /** `$."a"."b"`: keys quoted, so dots, colons and spaces inside a key are safe (quotes and backslashes are refused). */
 export function sqliteJsonPath(path: string[]): string {
@@ -113,7 +113,7 @@ export const sqliteQuery: QueryDialect = {
     return [
       sql`(CASE WHEN ${exact} THEN 0 ELSE json_extract(${doc}, ${p}) IS NULL END) ASC`,
       sql`(CASE WHEN ${exact} THEN (CASE ${t} WHEN ${sql.lit(K.string)} THEN 1 ELSE 0 END) ELSE ${SORT_RANK(sql`json_type(${doc}, ${p})`)} END) ${dir}`,
-      sql`(CASE WHEN ${exact} THEN (CASE ${t} WHEN ${sql.lit(K.string)} THEN ${sql.ref(`${row}.str`)} ELSE ${sql.ref(`${row}.num`)} END) ELSE json_extract(${doc}, ${p}) END) ${dir}`,
+      sql`(CASE WHEN ${exact} THEN (CASE ${t} WHEN ${sql.lit(K.string)} THEN ${stringKeyOf(row, target.stringKey)} ELSE ${sql.ref(`${row}.num`)} END) ELSE json_extract(${doc}, ${p}) END) ${dir}`,
     ];
   },
 

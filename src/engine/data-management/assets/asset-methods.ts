@@ -1,0 +1,585 @@
+// The methods of context Asset (interface-spec, Data management API; decisions section 9): assets with versions
+// (HEAD, ACTIVE, updatedOn), activation, child assets, queries over the ACTIVE versions through the value index
+// (platform/query), actions over selected assets, and the caller's saved queries.
+import { Type, type Static } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
+import safeRegex from 'safe-regex2';
+import type { Dialect } from '../../../platform/db/dialects/dialect.js';
+import { UniqueViolation } from '../../../platform/db/db-errors.js';
+import { AppError } from '../../../platform/errors/app-error.js';
+import { extendObject } from '../../../platform/http/json-text.js';
+import type { FieldTarget } from '../../../platform/query/index.js';
+import { checkParameters, runAction, type ActionWebhook } from '../actions/action-runner.js';
+import type { SortMode } from '../attribute-values.js';
+import { compileDmQuerySets, FiltersSchema, SortersSchema, type Filters, type Sorters } from '../dm-query.js';
+import { DM_ERRORS } from '../dm.errors.js';
+import type { DmTables } from '../dm.tables.js';
+import { callingOut, checkerOf, JsonText, parse, reading, type Caller, type MethodTable } from '../method.js';
+import type { TemplateAssets } from '../templates/template-methods.js';
+import type { TemplateRef, TemplatesRepository } from '../templates/templates.repository.js';
+import { AssetInputSchema, RefSchema, type AssetInput, type AssetRow, type VersionData } from './asset.schema.js';
+import { activatesNewVersion, assetDoc, mergeAttributes, sameData, withoutAttributes, type ActivationPolicy, type TemplateDoc } from './asset-rules.js';
+import { ASSET_UNIVERSE, type AssetRef, type AssetsRepository } from './assets.repository.js';
+import type { SavedQueriesRepository } from './saved-queries.repository.js';
+
+type Db = Kysely<DmTables>;
+
+const Designator = Type.String({ minLength: 1, maxLength: 64 });
+const AssetRefParams = {
+  id: Type.Optional(Type.Integer({ minimum: 0 })),
+  customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  templateId: Type.Optional(Type.Integer({ minimum: 0 })),
+  templateCustomId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+};
+const Write = {
+  asset: Type.Optional(Type.Unknown()),
+  versionComment: Type.Optional(Type.String({ maxLength: 10_000 })),
+  requiredOverride: Type.Optional(Type.Boolean()),
+  return: Type.Optional(Type.Boolean()),
+  returnParameters: Type.Optional(Type.Unknown()),
+};
+const CreateParams = checkerOf(Type.Object({ ...Write, templateId: AssetRefParams.templateId, templateCustomId: AssetRefParams.templateCustomId }, { additionalProperties: false }));
+const UpdateParams = checkerOf(
+  Type.Object(
+    {
+      ...Write,
+      ...AssetRefParams,
+      activationPolicy: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('ifHEADActive')])),
+      onlyIfChanged: Type.Optional(Type.Boolean()),
+      unversionedAttributesOnly: Type.Optional(Type.Boolean()),
+      updatedOn: Type.Optional(Designator),
+    },
+    { additionalProperties: false },
+  ),
+);
+const DeleteParams = checkerOf(Type.Object({ ...AssetRefParams, unlinkChildAssets: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
+const GetOptions = { withoutHiddenAttributes: Type.Optional(Type.Boolean()) };
+const GetParams = checkerOf(
+  Type.Object({ ...AssetRefParams, ...GetOptions, updatedOn: Type.Optional(Designator), other: Type.Optional(Designator), optional: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+);
+const ReturnParameters = checkerOf(Type.Object(GetOptions));
+const Verbosity = Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2), Type.Literal(5)]);
+const QueryParams = checkerOf(
+  Type.Object(
+    {
+      start: Type.Optional(Type.Integer({ minimum: 0 })),
+      limit: Type.Optional(Type.Integer({ minimum: 0 })),
+      filters: Type.Optional(FiltersSchema),
+      sorters: Type.Optional(SortersSchema),
+      sortMode: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('ci'), Type.Literal('user'), Type.Literal('user_ci')])),
+      verbosity: Type.Optional(Verbosity),
+      withoutHiddenAttributes: Type.Optional(Type.Boolean()),
+      withoutAttributeGroups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50 })),
+      restricted: Type.Optional(Type.Boolean()),
+      getActions: Type.Optional(Type.Boolean()),
+      getQueries: Type.Optional(Type.Boolean()),
+      getUser: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false },
+  ),
+);
+const ActionSchema = Type.Object(
+  {
+    template: RefSchema,
+    action: Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }) }),
+    filters: Type.Optional(FiltersSchema),
+    sorters: Type.Optional(SortersSchema),
+    verbosity: Type.Optional(Verbosity),
+    Parameters: Type.Optional(Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }), value: Type.Optional(Type.Unknown()) }), { maxItems: 1000 })),
+    columns: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 1000 })),
+    custom: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+const ActionParams = checkerOf(ActionSchema);
+const SaveQueryParams = checkerOf(Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), query: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false }));
+const DeleteQueryParams = checkerOf(Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }));
+const isAssetInput = checkerOf(AssetInputSchema);
+
+/** Assets an action runs for, at most. */
+const ACTION_ASSETS = 10_000;
+/** Page size of a query, at most (as the storage list). */
+const MAX_LIMIT = 10_000;
+/** Properties a query may name besides `attributes.<key>`. */
+const KNOWN = 'id, customId, displayName, description, parentId, template.id, template.customId, updatedOn, createdOn, createdBy, attributes.<key>';
+const SORT_KEYS: Record<SortMode, string> = { '': 'str', ci: 'ci', user: 'usr', user_ci: 'uci' };
+
+export interface AssetMethodsOptions {
+  inactiveVersions: boolean;
+  webhooks: Map<string, ActionWebhook>;
+}
+
+const invalidDate = (what: string, value: string) => DM_ERRORS.invalidCall(`${what}: ${value.slice(0, 64)} is not HEAD, ACTIVE, PREVIOUS, NEXT or an updatedOn value`);
+const assetNotFound = (ref: string) => new AppError(404, { messageKey: 'DM_ERROR_ASSET_NOT_FOUND', name: 'NOT_FOUND', message: `No asset ${ref.slice(0, 200)}`, properties: { asset: ref.slice(0, 200) } });
+const versionNotFound = (ref: string) =>
+  new AppError(404, { messageKey: 'DM_ERROR_VERSION_NOT_FOUND', name: 'NOT_FOUND', message: `No version ${ref.slice(0, 200)}`, properties: { version: ref.slice(0, 200) } });
+const conflict = (message: string, properties: Record<string, unknown>) => new AppError(409, { messageKey: 'DM_ERROR_CONFLICT', name: 'CONFLICT', message, properties });
+const forbidden = (message: string) => new AppError(403, { messageKey: 'DM_ERROR_FORBIDDEN', name: 'FORBIDDEN', message, properties: {} });
+
+const showRef = (ref: AssetRef) => ('id' in ref ? `id ${ref.id}` : `customId ${ref.customId} of template ${'templateId' in ref ? ref.templateId : ref.templateCustomId}`);
+
+/** An updatedOn value as epoch milliseconds (ISO 8601; as answered, with milliseconds). */
+function parseUpdatedOn(value: string, what: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(ms)) throw invalidDate(what, value);
+  return ms;
+}
+
+/** The asset the parameters name: `id`, or `customId` with `templateId` or `templateCustomId`. */
+function refOf(p: { id?: number; customId?: string; templateId?: number; templateCustomId?: string }, method: string): AssetRef {
+  if (p.id !== undefined) return { id: p.id };
+  if (p.customId !== undefined && p.templateId !== undefined) return { customId: p.customId, templateId: p.templateId };
+  if (p.customId !== undefined && p.templateCustomId !== undefined) return { customId: p.customId, templateCustomId: p.templateCustomId };
+  throw DM_ERRORS.invalidCall(`${method}: id, or customId with templateId or templateCustomId, is required`);
+}
+
+function templateRefOf(r: { id?: number; customId?: string } | undefined): TemplateRef | undefined {
+  if (r?.id !== undefined) return { id: r.id };
+  if (r?.customId !== undefined) return { customId: r.customId };
+  return undefined;
+}
+
+function checkAsset(value: unknown, method: string): AssetInput {
+  if (value === undefined) return {};
+  if (!isAssetInput.Check(value)) {
+    const first = isAssetInput.Errors(value).First();
+    throw DM_ERRORS.invalidCall(`${method}: asset${first?.path ?? ''}: ${first?.message ?? 'invalid'}`, { path: `asset${first?.path ?? ''}` });
+  }
+  return value;
+}
+
+/** Regular expressions of `withoutAttributeGroups`, refused when they could take exponential time. */
+function groupPatterns(patterns: string[] | undefined): RegExp[] {
+  return (patterns ?? []).map((p, i) => {
+    let re: RegExp;
+    try {
+      re = new RegExp(`^(?:${p})$`, 'u');
+    } catch {
+      throw DM_ERRORS.invalidCall(`query: withoutAttributeGroups/${i} is not a regular expression`);
+    }
+    if (!safeRegex(re)) throw DM_ERRORS.invalidCall(`query: withoutAttributeGroups/${i} nests repetitions (refused: it could take exponential time)`);
+    return re;
+  });
+}
+
+export function assetMethods(repo: AssetsRepository, templates: TemplatesRepository, queries: SavedQueriesRepository, dialect: Dialect, options: AssetMethodsOptions): MethodTable<Db> {
+  const templateCache = new Map<string, TemplateDoc>();
+  /** The template (parsed; its stored text keyed, so an update is seen at once). */
+  const templateOf = async (db: Db, ref: TemplateRef): Promise<TemplateDoc> => {
+    const row = await templates.find(db, ref);
+    if (!row) throw DM_ERRORS.templateNotFound('id' in ref ? `id ${ref.id}` : `customId ${ref.customId}`);
+    let doc = templateCache.get(row.doc);
+    if (!doc) {
+      doc = JSON.parse(row.doc) as TemplateDoc;
+      if (templateCache.size >= 1000) templateCache.clear();
+      templateCache.set(row.doc, doc);
+    }
+    return doc;
+  };
+  const mayUse = (template: TemplateDoc, caller: Caller) => !template.restricted || template.roles.some((r) => caller.roles.includes(r));
+  const usable = (template: TemplateDoc, caller: Caller) => {
+    if (!mayUse(template, caller)) throw forbidden(`Template ${template.customId} is restricted to the roles ${template.roles.join(', ')}`);
+  };
+  const assetOf = async (db: Db, ref: AssetRef): Promise<AssetRow> => {
+    const row = await repo.find(db, ref);
+    if (!row) throw assetNotFound(showRef(ref));
+    return row;
+  };
+  const uniquely = async <T>(customId: string | null, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof UniqueViolation || dialect.toDomainError(err) instanceof UniqueViolation) {
+        throw conflict(`customId ${String(customId).slice(0, 200)} is taken in this template`, { customId: String(customId).slice(0, 200) });
+      }
+      throw err;
+    }
+  };
+  /** Checks a parent: it exists, its template lists this one among its child templates, and it is not the asset or below it. */
+  const checkParent = async (db: Db, parentId: number | null, template: TemplateDoc, self?: number) => {
+    if (parentId === null) return;
+    const parent = await repo.find(db, { id: parentId });
+    if (!parent) throw DM_ERRORS.invalidCall(`asset/parentId: there is no asset ${parentId}`, { parentId });
+    const parentTemplate = await templateOf(db, { id: parent.templateId });
+    if (!parentTemplate.childTemplates.includes(template.customId)) {
+      throw DM_ERRORS.invalidCall(`asset/parentId: template ${parentTemplate.customId} does not hold child assets of template ${template.customId}`, { parentId });
+    }
+    // No cycles: walk up from the parent (bounded; the tree was checked on every write before).
+    let at: AssetRow | undefined = parent;
+    for (let depth = 0; at && self !== undefined; depth++) {
+      if (at.seq === self) throw DM_ERRORS.invalidCall('asset/parentId: an asset cannot be below itself', { parentId });
+      if (at.parentId === null || depth > 1000) break;
+      at = await repo.find(db, { id: at.parentId });
+    }
+  };
+  /** The answer of a version of the asset. */
+  const docAt = async (db: Db, row: AssetRow, updatedOn: number): Promise<Record<string, unknown> | undefined> => {
+    const active = JSON.parse(row.doc) as Record<string, unknown>;
+    if (updatedOn === row.activeOn) return active;
+    const version = await repo.version(db, row.seq, updatedOn);
+    if (!version) return undefined;
+    return assetDoc({
+      id: row.seq,
+      customId: row.customId,
+      template: active.template as { id: number; customId: string },
+      parentId: row.parentId,
+      data: version.data,
+      unversioned: active.unversionedAttributes as Record<string, unknown>,
+      version: { updatedOn: version.updatedOn, updatedBy: version.updatedBy, comment: version.comment, active: false },
+      createdOn: row.createdOn,
+      createdBy: row.createdBy,
+    });
+  };
+  /** updatedOn of a designator (ACTIVE, HEAD, PREVIOUS/NEXT of `relativeTo`, or a value); undefined when there is none. */
+  const resolve = async (db: Db, row: AssetRow, designator: string, relativeTo: number, what: string): Promise<number | undefined> => {
+    switch (designator) {
+      case 'ACTIVE':
+        return row.activeOn;
+      case 'HEAD':
+        return row.headOn;
+      case 'PREVIOUS':
+      case 'NEXT':
+        return repo.neighbour(db, row.seq, relativeTo, designator);
+      default:
+        return parseUpdatedOn(designator, what);
+    }
+  };
+  /** The answer of `return`: the asset at ACTIVE, with the get options of `returnParameters`. */
+  const returned = async (db: Db, seq: number, returnParameters: unknown): Promise<Record<string, unknown>> => {
+    const row = await assetOf(db, { id: seq });
+    const doc = JSON.parse(row.doc) as Record<string, unknown>;
+    const rp = returnParameters ?? {};
+    if (!ReturnParameters.Check(rp)) throw DM_ERRORS.invalidCall('returnParameters: an object of get options (withoutHiddenAttributes)');
+    if (!rp.withoutHiddenAttributes) return doc;
+    return withoutAttributes(doc, await templateOf(db, { id: row.templateId }), true, []);
+  };
+  /** Writes the asset's state with the answer of its ACTIVE version. */
+  const saveState = async (db: Db, row: AssetRow, s: { customId: string | null; parentId: number | null; headOn: number; activeOn: number; data: VersionData; version: { updatedOn: number; updatedBy: string; comment: string }; unversioned: Record<string, unknown>; template: { id: number; customId: string } }) => {
+    const doc = assetDoc({
+      id: row.seq,
+      customId: s.customId,
+      template: s.template,
+      parentId: s.parentId,
+      data: s.data,
+      unversioned: s.unversioned,
+      version: { ...s.version, active: true },
+      createdOn: row.createdOn,
+      createdBy: row.createdBy,
+    });
+    await repo.setState(db, row.seq, { customId: s.customId, parentId: s.parentId, headOn: s.headOn, activeOn: s.activeOn, doc });
+  };
+  /** What a query may name, for the asset aliased `a` (sorts of strings by the sort mode's key). */
+  const resolverOf = (sortMode: SortMode) => {
+    const stringKey = SORT_KEYS[sortMode];
+    const indexed = (path: string[]): FieldTarget => ({ kind: 'indexed', path, source: repo.source, stringKey });
+    const fields: Record<string, FieldTarget> = {
+      id: indexed(['id']),
+      customId: indexed(['customId']),
+      displayName: indexed(['displayName']),
+      description: indexed(['description']),
+      parentId: indexed(['parentId']),
+      'template.id': indexed(['template', 'id']),
+      'template.customId': indexed(['template', 'customId']),
+      updatedOn: { kind: 'column', column: 'a.active_on', type: 'datetime' },
+      createdOn: { kind: 'column', column: 'a.created_on', type: 'datetime' },
+      createdBy: { kind: 'column', column: 'a.created_by', type: 'text' },
+    };
+    return (property: string): FieldTarget | null => {
+      if (Object.hasOwn(fields, property)) return fields[property];
+      if (property.startsWith('attributes.') && property.length > 'attributes.'.length) return indexed(['attributes', property.slice('attributes.'.length)]);
+      return null;
+    };
+  };
+  /** Ids of templates whose assets the caller does not see: restricted ones, unless `restricted` and a role matches. */
+  const hiddenTemplates = async (db: Db, caller: Caller, restricted: boolean): Promise<number[]> =>
+    (await templates.restricted(db)).filter((t) => !(restricted && t.roles.some((r) => caller.roles.includes(r)))).map((t) => t.id);
+  /** One page of the assets the filters and sorters select, and the total. */
+  const select = async (db: Db, caller: Caller, p: { filters?: Filters; sorters?: Sorters; sortMode?: SortMode; restricted?: boolean; start?: number; limit?: number }, method: string) => {
+    const compiled = compileDmQuerySets(dialect, resolverOf(p.sortMode ?? ''), KNOWN, method, repo.source, ASSET_UNIVERSE, p.filters, p.sorters);
+    return repo.query(db, compiled, await hiddenTemplates(db, caller, p.restricted === true), p.start ?? 0, Math.min(p.limit ?? 1000, MAX_LIMIT));
+  };
+  /** The answers of assets at a verbosity, as JSON text. */
+  const answers = async (db: Db, ids: number[], o: { verbosity: number; hidden: boolean; groups: RegExp[] }): Promise<string[]> => {
+    const docs = await repo.docs(db, ids);
+    const present = ids.filter((id) => docs.has(id));
+    const children = o.verbosity === 1 || o.verbosity === 2 || o.verbosity === 5 ? await repo.childrenOf(db, present) : new Map<number, number[]>();
+    const trimmed = o.hidden || o.groups.length > 0 || o.verbosity === 0 || o.verbosity === 5;
+    const templateDocs = new Map<number, TemplateDoc>();
+    const shape = async (text: string): Promise<Record<string, unknown> | string> => {
+      if (!trimmed) return text;
+      let doc = JSON.parse(text) as Record<string, unknown>;
+      if (o.hidden || o.groups.length > 0) {
+        const tid = (doc.template as { id: number }).id;
+        if (!templateDocs.has(tid)) templateDocs.set(tid, await templateOf(db, { id: tid }));
+        doc = withoutAttributes(doc, templateDocs.get(tid)!, o.hidden, o.groups);
+      }
+      if (o.verbosity === 0) {
+        const { attributes: _a, unversionedAttributes: _u, ...rest } = doc;
+        return rest;
+      }
+      return doc;
+    };
+    const childAnswers = new Map<number, string>();
+    if (o.verbosity === 2) {
+      const childIds = [...children.values()].flat();
+      const childDocs = await repo.docs(db, childIds);
+      for (const id of childIds) {
+        const d = childDocs.get(id);
+        if (d) {
+          const s = await shape(d);
+          childAnswers.set(id, typeof s === 'string' ? s : JSON.stringify(s));
+        }
+      }
+    }
+    const out: string[] = [];
+    for (const id of present) {
+      const shaped = await shape(docs.get(id)!);
+      const kids = children.get(id) ?? [];
+      if (o.verbosity === 5) {
+        const d = shaped as Record<string, unknown>;
+        const text = (d.displayName as string) || (d.customId as string | null) || String(d.id);
+        out.push(JSON.stringify({ id: d.id, text, customId: d.customId, template: d.template, parentId: d.parentId, leaf: kids.length === 0, childCount: kids.length, expanded: false }));
+        continue;
+      }
+      const text = typeof shaped === 'string' ? shaped : JSON.stringify(shaped);
+      if (o.verbosity === 1) out.push(extendObject(text, [['joinedChildAssetIds', JSON.stringify(kids)]]));
+      else if (o.verbosity === 2) out.push(extendObject(text, [['childAssets', `[${kids.flatMap((k) => (childAnswers.has(k) ? [childAnswers.get(k)!] : [])).join(',')}]`]]));
+      else out.push(text);
+    }
+    return out;
+  };
+  /** The template and one of its actions of the scope. */
+  const actionOf = async (db: Db, p: Static<typeof ActionSchema>, caller: Caller, method: string) => {
+    const ref = templateRefOf(p.template);
+    if (!ref) throw DM_ERRORS.invalidCall(`${method}: template/id or template/customId is required`);
+    const template = await templateOf(db, ref);
+    usable(template, caller);
+    const action = template.actions.find((a) => a.key === p.action.key);
+    if (!action) throw DM_ERRORS.invalidCall(`${method}: template ${template.customId} has no action ${p.action.key.slice(0, 100)}`);
+    if (action.scope !== 'asset') throw DM_ERRORS.invalidCall(`${method}: action ${action.key} runs on the template (context Template)`);
+    return { template, action };
+  };
+
+  return {
+    async create(db, parameters, caller) {
+      const p = parse(CreateParams, parameters, 'create');
+      const a = checkAsset(p.asset, 'create');
+      const tref = templateRefOf(a.template) ?? templateRefOf(a.version?.template) ?? (p.templateId !== undefined ? { id: p.templateId } : p.templateCustomId !== undefined ? { customId: p.templateCustomId } : undefined);
+      if (!tref) throw DM_ERRORS.invalidCall('create: the template is required (asset/template, templateId or templateCustomId)');
+      const template = await templateOf(db, tref);
+      usable(template, caller);
+      const parentId = a.parentId ?? null;
+      await checkParent(db, parentId, template);
+      const { attributes, unversioned } = mergeAttributes(template, { attributes: {}, unversioned: {} }, { attributes: a.attributes, unversioned: a.unversionedAttributes }, { requiredOverride: p.requiredOverride === true, defaults: true });
+      const now = Date.now();
+      const customId = a.customId ?? null;
+      const seq = await uniquely(customId, () => repo.insert(db, { templateId: template.id, customId, parentId, on: now, by: caller.name }));
+      const data: VersionData = { displayName: a.displayName ?? '', description: a.description ?? '', attributes };
+      const version = { updatedOn: now, updatedBy: caller.name, comment: p.versionComment ?? '' };
+      await repo.addVersion(db, seq, { ...version, data });
+      const row: AssetRow = { seq, templateId: template.id, templateCustomId: template.customId, customId, parentId, headOn: now, activeOn: now, createdOn: now, createdBy: caller.name, restricted: template.restricted, doc: '{}' };
+      await saveState(db, row, { customId, parentId, headOn: now, activeOn: now, data, version, unversioned, template: { id: template.id, customId: template.customId } });
+      return { asset: p.return ? await returned(db, seq, p.returnParameters) : { id: seq } };
+    },
+
+    async update(db, parameters, caller) {
+      const p = parse(UpdateParams, parameters, 'update');
+      // Mode 3: activate an existing version.
+      if (p.asset === undefined && p.updatedOn !== undefined) {
+        if (!options.inactiveVersions) throw DM_ERRORS.invalidCall("update: activating a version needs the 'inactive versions' feature (engine.inactiveVersions)");
+        const row = await assetOf(db, refOf(p, 'update'));
+        const template = await templateOf(db, { id: row.templateId });
+        usable(template, caller);
+        const target = p.updatedOn === 'HEAD' ? row.headOn : parseUpdatedOn(p.updatedOn, 'update: updatedOn');
+        const version = await repo.version(db, row.seq, target);
+        if (!version) throw versionNotFound(`${p.updatedOn} of asset ${row.seq}`);
+        const active = JSON.parse(row.doc) as Record<string, unknown>;
+        await saveState(db, row, { customId: row.customId, parentId: row.parentId, headOn: row.headOn, activeOn: target, data: version.data, version, unversioned: active.unversionedAttributes as Record<string, unknown>, template: active.template as { id: number; customId: string } });
+        return p.return ? { asset: await returned(db, row.seq, p.returnParameters) } : {};
+      }
+      const a = checkAsset(p.asset, 'update');
+      if (p.asset === undefined) throw DM_ERRORS.invalidCall('update: asset is required (or updatedOn, to activate a version)');
+      const tref = templateRefOf(a.template) ?? templateRefOf(a.version?.template);
+      const row = await assetOf(
+        db,
+        refOf({ id: a.id, customId: a.customId, templateId: tref && 'id' in tref ? tref.id : p.templateId, templateCustomId: tref && 'customId' in tref ? tref.customId : p.templateCustomId }, 'update'),
+      );
+      const template = await templateOf(db, { id: row.templateId });
+      usable(template, caller);
+      const active = JSON.parse(row.doc) as Record<string, unknown> & { template: { id: number; customId: string }; unversionedAttributes: Record<string, unknown> };
+      const head = row.headOn === row.activeOn ? undefined : await repo.version(db, row.seq, row.headOn);
+      const headData: VersionData = head?.data ?? { displayName: active.displayName as string, description: active.description as string, attributes: active.attributes as Record<string, unknown> };
+      const unversionedOnly = p.unversionedAttributesOnly === true;
+      if (unversionedOnly && a.attributes !== undefined) throw DM_ERRORS.invalidCall('update: with unversionedAttributesOnly, write only unversionedAttributes');
+      const merged = mergeAttributes(template, { attributes: headData.attributes, unversioned: active.unversionedAttributes }, { attributes: a.attributes, unversioned: a.unversionedAttributes }, { requiredOverride: p.requiredOverride === true, defaults: false });
+      const customId = a.id !== undefined && a.customId !== undefined ? a.customId : row.customId;
+      const parentId = a.parentId !== undefined ? a.parentId : row.parentId;
+      if (parentId !== row.parentId) await checkParent(db, parentId, template, row.seq);
+      const data: VersionData = unversionedOnly ? headData : { displayName: a.displayName ?? headData.displayName, description: a.description ?? headData.description, attributes: merged.attributes };
+      const versionChanged = !sameData(data, headData);
+      const restChanged = customId !== row.customId || parentId !== row.parentId || JSON.stringify(merged.unversioned) !== JSON.stringify(active.unversionedAttributes);
+      const newVersion = !unversionedOnly && (versionChanged || p.onlyIfChanged !== true);
+      if (!newVersion && !restChanged && p.onlyIfChanged === true) return { unchanged: true };
+      const activeVersion = { updatedOn: row.activeOn, updatedBy: (active.version as { updatedBy: string }).updatedBy, comment: (active.version as { comment: string }).comment };
+      const activeData: VersionData = { displayName: active.displayName as string, description: active.description as string, attributes: active.attributes as Record<string, unknown> };
+      const state = { customId, parentId, unversioned: merged.unversioned, template: { id: template.id, customId: template.customId } };
+      await uniquely(customId, async () => {
+        if (!newVersion) {
+          await saveState(db, row, { ...state, headOn: row.headOn, activeOn: row.activeOn, data: activeData, version: activeVersion });
+          return;
+        }
+        const updatedOn = Math.max(Date.now(), row.headOn + 1);
+        const version = { updatedOn, updatedBy: caller.name, comment: p.versionComment ?? '' };
+        await repo.addVersion(db, row.seq, { ...version, data });
+        const activate = activatesNewVersion(options.inactiveVersions, (p.activationPolicy ?? 'ifHEADActive') as ActivationPolicy, row.headOn === row.activeOn);
+        await saveState(db, row, activate ? { ...state, headOn: updatedOn, activeOn: updatedOn, data, version } : { ...state, headOn: updatedOn, activeOn: row.activeOn, data: activeData, version: activeVersion });
+      });
+      const out: Record<string, unknown> = p.return ? { asset: await returned(db, row.seq, p.returnParameters) } : {};
+      if (!newVersion && p.onlyIfChanged === true && !unversionedOnly) out.unchanged = true;
+      return out;
+    },
+
+    async delete(db, parameters, caller) {
+      const p = parse(DeleteParams, parameters, 'delete');
+      const row = await assetOf(db, refOf(p, 'delete'));
+      usable(await templateOf(db, { id: row.templateId }), caller);
+      const children = (await repo.childrenOf(db, [row.seq])).get(row.seq) ?? [];
+      if (children.length > 0 && p.unlinkChildAssets !== true) {
+        throw conflict(`Asset ${row.seq} has ${children.length} child asset(s); delete them first or set unlinkChildAssets`, { asset: row.seq, childAssets: children.slice(0, 100) });
+      }
+      for (const childId of children) {
+        const child = await assetOf(db, { id: childId });
+        const doc = JSON.parse(child.doc) as Record<string, unknown>;
+        await repo.setState(db, child.seq, { customId: child.customId, parentId: null, headOn: child.headOn, activeOn: child.activeOn, doc: { ...doc, parentId: null } });
+      }
+      await repo.delete(db, row.seq);
+      return {};
+    },
+
+    get: reading(async (db, parameters, caller) => {
+      const p = parse(GetParams, parameters, 'get');
+      const ref = refOf(p, 'get');
+      const row = await repo.find(db, ref);
+      if (!row) {
+        if (p.optional) return {};
+        throw assetNotFound(showRef(ref));
+      }
+      const needsTemplate = p.withoutHiddenAttributes === true || row.restricted;
+      const template = needsTemplate ? await templateOf(db, { id: row.templateId }) : undefined;
+      if (template) usable(template, caller);
+      const designator = p.updatedOn ?? 'ACTIVE';
+      // The common case, the ACTIVE version as stored: its text spliced into the answer.
+      if (designator === 'ACTIVE' && p.other === undefined && !p.withoutHiddenAttributes) return new JsonText(`{"asset":${row.doc}}`);
+      if (designator === 'PREVIOUS' || designator === 'NEXT') throw DM_ERRORS.invalidCall('get: updatedOn is HEAD, ACTIVE or an updatedOn value');
+      const at = await resolve(db, row, designator, row.activeOn, 'get: updatedOn');
+      const doc = at === undefined ? undefined : await docAt(db, row, at);
+      if (!doc) {
+        if (p.optional) return {};
+        throw versionNotFound(`${designator} of asset ${row.seq}`);
+      }
+      const shown = (d: Record<string, unknown>) => (template && p.withoutHiddenAttributes ? withoutAttributes(d, template, true, []) : d);
+      const asset = shown(doc);
+      if (p.other !== undefined) {
+        const other = await resolve(db, row, p.other, at!, 'get: other');
+        const otherDoc = other === undefined ? undefined : await docAt(db, row, other);
+        asset.allVersions = (await repo.versions(db, row.seq)).map((v) => {
+          const version = { updatedOn: new Date(v.updatedOn).toISOString(), updatedBy: v.updatedBy, comment: v.comment, active: v.updatedOn === row.activeOn };
+          if (otherDoc && v.updatedOn === other) {
+            const o = shown(otherDoc);
+            return { ...version, displayName: o.displayName, description: o.description, attributes: o.attributes };
+          }
+          return version;
+        });
+      }
+      return { asset };
+    }),
+
+    query: reading(async (db, parameters, caller) => {
+      const p = parse(QueryParams, parameters, 'query');
+      const groups = groupPatterns(p.withoutAttributeGroups);
+      const verbosity = p.verbosity ?? 0;
+      const { total, ids } = await select(db, caller, p, 'query');
+      const assets = await answers(db, ids, { verbosity, hidden: p.withoutHiddenAttributes === true, groups });
+      const parts = [`"total":${total}`, `"assets":[${assets.join(',')}]`];
+      if (p.getQueries) parts.push(`"queries":${JSON.stringify(await queries.list(db, caller.name))}`);
+      if (p.getUser) parts.push(`"user":${JSON.stringify({ name: caller.name, groups: caller.groups, roles: caller.roles })}`);
+      if (p.getActions) {
+        const docs = await repo.docs(db, ids);
+        const templateIds = [...new Set([...docs.values()].map((d) => (JSON.parse(d) as { template: { id: number } }).template.id))];
+        const actions = [];
+        for (const id of templateIds) {
+          const t = await templateOf(db, { id });
+          for (const a of t.actions) if (a.scope === 'asset') actions.push({ template: { id: t.id, customId: t.customId }, key: a.key, label: a.label ?? a.key, parameters: a.parameters ?? [] });
+        }
+        parts.push(`"actions":${JSON.stringify(actions)}`);
+      }
+      return new JsonText(`{${parts.join(',')}}`);
+    }),
+
+    getActionAttributes: reading(async (db, parameters, caller) => {
+      const p = parse(ActionParams, parameters, 'getActionAttributes');
+      const { action } = await actionOf(db, p, caller, 'getActionAttributes');
+      return { attributes: action.parameters ?? [] };
+    }),
+
+    executeAction: callingOut(async (db, parameters, caller) => {
+      const p = parse(ActionParams, parameters, 'executeAction');
+      const { template, action } = await actionOf(db, p, caller, 'executeAction');
+      const values = checkParameters(action.parameters ?? [], p.Parameters ?? []);
+      // The assets of the template the filters select (every one without filters).
+      const filters: Filters = [...(p.filters ?? []), { property: 'template.id', operator: 'eq', value: template.id }];
+      const { total, ids } = await select(db, caller, { filters, sorters: p.sorters, restricted: true, limit: ACTION_ASSETS }, 'executeAction');
+      const result = await runAction(
+        action.handler,
+        options.webhooks,
+        {
+          context: 'Asset',
+          template: { id: template.id, customId: template.customId },
+          action: action.key,
+          parameters: values,
+          total,
+          ...(p.columns !== undefined ? { columns: p.columns } : {}),
+          ...(p.custom !== undefined ? { custom: p.custom } : {}),
+        },
+        async () => ({ assets: (await answers(db, ids, { verbosity: p.verbosity ?? 1, hidden: false, groups: [] })).map((t) => JSON.parse(t)), attributes: template.attributes }),
+      );
+      return { total, ...result };
+    }),
+
+    /** Saves a query of the caller under a name (replacing one of that name); `getQueries` lists them. */
+    async saveQuery(db, parameters, caller) {
+      const p = parse(SaveQueryParams, parameters, 'saveQuery');
+      if (JSON.stringify(p.query).length > 100_000) throw DM_ERRORS.invalidCall('saveQuery: a query is at most 100,000 characters of JSON');
+      await queries.save(db, caller.name, p.name, p.query, Date.now());
+      return {};
+    },
+
+    async deleteQuery(db, parameters, caller) {
+      const p = parse(DeleteQueryParams, parameters, 'deleteQuery');
+      if (!(await queries.remove(db, caller.name, p.name))) {
+        throw new AppError(404, { messageKey: 'DM_ERROR_QUERY_NOT_FOUND', name: 'NOT_FOUND', message: `No saved query ${p.name.slice(0, 200)}`, properties: { name: p.name.slice(0, 200) } });
+      }
+      return {};
+    },
+  };
+}
+
+/** What templates need of assets: a template with assets is not deleted, a renamed one renames them, template actions export them. */
+export function templateAssets(repo: AssetsRepository): TemplateAssets {
+  return {
+    async hasAssets(db, templateId) {
+      return (await repo.assetsOfTemplate(db, templateId, 1)).length > 0;
+    },
+    async renamed(db, templateId, customId) {
+      for (const seq of await repo.assetsOfTemplate(db, templateId, Number.MAX_SAFE_INTEGER)) {
+        const row = (await repo.find(db, { id: seq }))!;
+        const doc = JSON.parse(row.doc) as Record<string, unknown>;
+        await repo.setState(db, seq, { customId: row.customId, parentId: row.parentId, headOn: row.headOn, activeOn: row.activeOn, doc: { ...doc, template: { id: templateId, customId } } });
+      }
+    },
+    async assets(db, templateId) {
+      const docs = await repo.docs(db, await repo.assetsOfTemplate(db, templateId, ACTION_ASSETS));
+      return [...docs.values()].map((d) => JSON.parse(d) as Record<string, unknown>);
+    },
+  };
+}

@@ -1,0 +1,294 @@
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { batchedLookup } from '../../../platform/db/batched-lookup.js';
+import type { Dialect, JsonRecordColumn } from '../../../platform/db/dialects/dialect.js';
+import { PreparedQueries } from '../../../platform/db/prepared-query.js';
+import { documentIndex, VALUE_KIND, type SortJoin, type ValueIndexSource } from '../../../platform/query/index.js';
+import { sortKeys } from '../attribute-values.js';
+import type { DmTables } from '../dm.tables.js';
+import type { AssetRow, VersionData, VersionRow } from './asset.schema.js';
+import { indexDoc } from './asset-rules.js';
+
+type Db = Kysely<DmTables>;
+
+export type AssetRef = { id: number } | { customId: string; templateId: number } | { customId: string; templateCustomId: string };
+
+/** The top-level fields of an index document (asset-rules.ts indexDoc). */
+const INDEX_ROOTS = new Set(['id', 'customId', 'displayName', 'description', 'parentId', 'template', 'attributes']);
+/** Value rows written by one statement (8 bound values each). */
+const ROWS_PER_STATEMENT = 100;
+/** The keys of the universe of a query: the assets of the scope the caller may see (CTE). */
+export const ASSET_UNIVERSE = 'q__r';
+
+export interface AssetQuery {
+  set?: RawBuilder<unknown>;
+  orderBy: RawBuilder<unknown>[];
+  joins: SortJoin[];
+  needsItemRow: boolean;
+}
+
+interface AssetRowRead {
+  seq: number | string;
+  template_id: number | string;
+  custom_id: string | null;
+  parent_id: number | string | null;
+  head_on: number | string;
+  active_on: number | string;
+  created_on: number | string;
+  created_by: string;
+  restricted: number | string;
+  doc: string;
+}
+
+const toRow = (r: AssetRowRead): AssetRow => {
+  const doc = r.doc;
+  const template = (JSON.parse(doc) as { template: { customId: string } }).template;
+  return {
+    seq: Number(r.seq),
+    templateId: Number(r.template_id),
+    templateCustomId: template.customId,
+    customId: r.custom_id,
+    parentId: r.parent_id === null ? null : Number(r.parent_id),
+    headOn: Number(r.head_on),
+    activeOn: Number(r.active_on),
+    createdOn: Number(r.created_on),
+    createdBy: r.created_by,
+    restricted: Number(r.restricted) === 1,
+    doc,
+  };
+};
+
+/** SQL of assets, their versions and their value index; every statement names the engine's scope. */
+export class AssetsRepository {
+  private readonly prepared = new PreparedQueries(300);
+  private readonly byId: (key: { id: number }) => Promise<AssetRowRead | undefined>;
+  private readonly byTemplateId: (key: { templateId: number; customId: string }) => Promise<AssetRowRead | undefined>;
+  private readonly byTemplateCustomId: (key: { templateCustomId: string; customId: string }) => Promise<AssetRowRead | undefined>;
+  /** Where the value index of the ACTIVE versions is (platform/query), for the asset aliased `a`. */
+  readonly source: ValueIndexSource;
+
+  constructor(
+    private readonly root: Db,
+    private readonly scope: string,
+    private readonly dialect: Dialect,
+  ) {
+    this.source = { itemsTable: 'dm_assets', valuesTable: 'dm_asset_values', scope: [['scope', scope]], alias: 'a' };
+    const columns = ['a.seq', 'a.template_id', 'a.custom_id', 'a.parent_id', 'a.head_on', 'a.active_on', 'a.created_on', 'a.created_by', 't.restricted'] as const;
+    const lookup = <In>(name: string, recordColumns: Record<string, JsonRecordColumn>, record: (input: In) => Record<string, unknown>, join: (records: any) => any) =>
+      batchedLookup<In, AssetRowRead>(root, dialect, {
+        name,
+        columns: { s: 'text', ...recordColumns },
+        record: (input) => ({ s: scope, ...record(input) }),
+        query: (records) => join(records).select(['r.n', ...columns, dialect.jsonText('a.doc').as('doc')]),
+      });
+    const withTemplate = (q: any) => dialect.joinByKey(q, 'dm_templates', 't', [['scope', 'r.s'], ['id', 'a.template_id']]);
+    this.byId = lookup('asset-by-id', { i: 'bigint' }, ({ id }: { id: number }) => ({ i: id }), (r) => withTemplate(dialect.joinByKey(r, 'dm_assets', 'a', [['scope', 'r.s'], ['seq', 'r.i']])));
+    this.byTemplateId = lookup(
+      'asset-by-template-id',
+      { t: 'bigint', c: 'text' },
+      ({ templateId, customId }: { templateId: number; customId: string }) => ({ t: templateId, c: customId }),
+      (r) => withTemplate(dialect.joinByKey(r, 'dm_assets', 'a', [['scope', 'r.s'], ['template_id', 'r.t'], ['custom_id', 'r.c']])),
+    );
+    this.byTemplateCustomId = lookup(
+      'asset-by-template-custom-id',
+      { t: 'text', c: 'text' },
+      ({ templateCustomId, customId }: { templateCustomId: string; customId: string }) => ({ t: templateCustomId, c: customId }),
+      (r) =>
+        dialect.joinByKey(dialect.joinByKey(r, 'dm_templates', 't', [['scope', 'r.s'], ['custom_id', 'r.t']]), 'dm_assets', 'a', [
+          ['scope', 'r.s'],
+          ['template_id', 't.id'],
+          ['custom_id', 'r.c'],
+        ]),
+    );
+  }
+
+  /** The asset by id, or by customId within its template. Outside a transaction, one statement answers a turn's lookups. */
+  async find(db: Db, ref: AssetRef): Promise<AssetRow | undefined> {
+    if (db === this.root) {
+      const row = 'id' in ref ? await this.byId(ref) : 'templateId' in ref ? await this.byTemplateId(ref) : await this.byTemplateCustomId(ref);
+      return row && toRow(row);
+    }
+    let q = db
+      .selectFrom('dm_assets as a')
+      .innerJoin('dm_templates as t', (j) => j.onRef('t.id', '=', 'a.template_id').on('t.scope', '=', this.scope))
+      .select(['a.seq', 'a.template_id', 'a.custom_id', 'a.parent_id', 'a.head_on', 'a.active_on', 'a.created_on', 'a.created_by', 't.restricted', this.dialect.jsonText('a.doc').as('doc')])
+      .where('a.scope', '=', this.scope);
+    if ('id' in ref) q = q.where('a.seq', '=', ref.id);
+    else if ('templateId' in ref) q = q.where('a.template_id', '=', ref.templateId).where('a.custom_id', '=', ref.customId);
+    else q = q.where('t.custom_id', '=', ref.templateCustomId).where('a.custom_id', '=', ref.customId);
+    const row = await q.executeTakeFirst();
+    return row && toRow(row as AssetRowRead);
+  }
+
+  async insert(db: Db, a: { templateId: number; customId: string | null; parentId: number | null; on: number; by: string }): Promise<number> {
+    const { seq } = await db
+      .insertInto('dm_assets')
+      .values({ scope: this.scope, template_id: a.templateId, custom_id: a.customId, parent_id: a.parentId, head_on: a.on, active_on: a.on, created_on: a.on, created_by: a.by, doc: '{}', idx: 0 })
+      .returning('seq')
+      .executeTakeFirstOrThrow();
+    return Number(seq);
+  }
+
+  /** The asset's state: its identity, HEAD and ACTIVE, and the ACTIVE version's answer with its value index rows. */
+  async setState(db: Db, seq: number, s: { customId: string | null; parentId: number | null; headOn: number; activeOn: number; doc: Record<string, unknown> }): Promise<void> {
+    const index = documentIndex(indexDoc(s.doc), INDEX_ROOTS, { words: false });
+    await this.prepared.run(
+      db,
+      'set-state',
+      (p) =>
+        db
+          .updateTable('dm_assets')
+          .set({ custom_id: p(2), parent_id: p(3), head_on: p(4), active_on: p(5), doc: p(6), idx: p(7) })
+          .where('scope', '=', p(0))
+          .where('seq', '=', p(1)),
+      [this.scope, seq, s.customId, s.parentId, s.headOn, s.activeOn, JSON.stringify(s.doc), index.complete ? 1 : 2],
+    );
+    await this.prepared.run(db, 'delete-values', (p) => db.deleteFrom('dm_asset_values').where('item_seq', '=', p(0)).where('scope', '=', p(1)), [seq, this.scope]);
+    const rows = index.rows.map(([path, t, elem, num, str]) => {
+      const keys = t === VALUE_KIND.string && str !== null ? sortKeys(str) : undefined;
+      return [path, t, elem, num, str, keys?.ci ?? null, keys?.user ?? null, keys?.userCi ?? null];
+    });
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
+      await this.prepared.run(
+        db,
+        `insert-values:${chunk.length}`,
+        (p) =>
+          db.insertInto('dm_asset_values').values(
+            chunk.map((_, n) => ({
+              scope: p(0),
+              item_seq: p(1),
+              path: p(2 + 8 * n),
+              t: p(3 + 8 * n),
+              elem: p(4 + 8 * n),
+              num: p(5 + 8 * n),
+              str: p(6 + 8 * n),
+              ci: p(7 + 8 * n),
+              usr: p(8 + 8 * n),
+              uci: p(9 + 8 * n),
+            })),
+          ),
+        [this.scope, seq, ...chunk.flat()],
+      );
+    }
+  }
+
+  async addVersion(db: Db, assetId: number, v: { updatedOn: number; updatedBy: string; comment: string; data: VersionData }): Promise<void> {
+    await this.prepared.run(
+      db,
+      'add-version',
+      (p) => db.insertInto('dm_asset_versions').values({ scope: p(0), asset_id: p(1), updated_on: p(2), updated_by: p(3), comment: p(4), data: p(5) }),
+      [this.scope, assetId, v.updatedOn, v.updatedBy, v.comment, JSON.stringify(v.data)],
+    );
+  }
+
+  /** The version of the asset with that updatedOn. */
+  async version(db: Db, assetId: number, updatedOn: number): Promise<VersionRow | undefined> {
+    const rows = await this.prepared.run<{ updated_on: number; updated_by: string; comment: string; data: string }>(
+      db,
+      'version',
+      (p) =>
+        db
+          .selectFrom('dm_asset_versions')
+          .select(['updated_on', 'updated_by', 'comment', this.dialect.jsonText('data').as('data')])
+          .where('scope', '=', p(0))
+          .where('asset_id', '=', p(1))
+          .where('updated_on', '=', p(2)),
+      [this.scope, assetId, updatedOn],
+    );
+    const r = rows[0];
+    return r && { updatedOn: Number(r.updated_on), updatedBy: r.updated_by, comment: r.comment, data: JSON.parse(r.data) as VersionData };
+  }
+
+  /** updatedOn of the version before (`PREVIOUS`) or after (`NEXT`) the given one. */
+  async neighbour(db: Db, assetId: number, updatedOn: number, which: 'PREVIOUS' | 'NEXT'): Promise<number | undefined> {
+    const before = which === 'PREVIOUS';
+    const rows = await this.prepared.run<{ updated_on: number }>(
+      db,
+      `neighbour:${which}`,
+      (p) =>
+        db
+          .selectFrom('dm_asset_versions')
+          .select('updated_on')
+          .where('scope', '=', p(0))
+          .where('asset_id', '=', p(1))
+          .where('updated_on', before ? '<' : '>', p(2))
+          .orderBy('updated_on', before ? 'desc' : 'asc')
+          .limit(1),
+      [this.scope, assetId, updatedOn],
+    );
+    return rows[0] && Number(rows[0].updated_on);
+  }
+
+  /** Every version's metadata, newest first. */
+  async versions(db: Db, assetId: number): Promise<Array<{ updatedOn: number; updatedBy: string; comment: string }>> {
+    const rows = await db
+      .selectFrom('dm_asset_versions')
+      .select(['updated_on', 'updated_by', 'comment'])
+      .where('scope', '=', this.scope)
+      .where('asset_id', '=', assetId)
+      .orderBy('updated_on', 'desc')
+      .execute();
+    return rows.map((r) => ({ updatedOn: Number(r.updated_on), updatedBy: r.updated_by, comment: r.comment }));
+  }
+
+  /** The children of each of the assets, in id order. */
+  async childrenOf(db: Db, parents: number[]): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>(parents.map((p) => [p, []]));
+    if (parents.length === 0) return out;
+    const rows = await db.selectFrom('dm_assets').select(['seq', 'parent_id']).where('scope', '=', this.scope).where('parent_id', 'in', parents).orderBy('seq').execute();
+    for (const r of rows) out.get(Number(r.parent_id))?.push(Number(r.seq));
+    return out;
+  }
+
+  async delete(db: Db, seq: number): Promise<void> {
+    await db.deleteFrom('dm_asset_values').where('item_seq', '=', seq).where('scope', '=', this.scope).execute();
+    await db.deleteFrom('dm_asset_versions').where('scope', '=', this.scope).where('asset_id', '=', seq).execute();
+    await db.deleteFrom('dm_assets').where('scope', '=', this.scope).where('seq', '=', seq).execute();
+  }
+
+  /** The assets' ACTIVE answers as JSON text, by id. */
+  async docs(db: Db, seqs: number[]): Promise<Map<number, string>> {
+    if (seqs.length === 0) return new Map();
+    const rows = await db.selectFrom('dm_assets').select(['seq', this.dialect.jsonText('doc').as('doc')]).where('scope', '=', this.scope).where('seq', 'in', seqs).execute();
+    return new Map(rows.map((r) => [Number(r.seq), r.doc as string]));
+  }
+
+  /** Ids of the assets of a template (at most `limit`), in id order. */
+  async assetsOfTemplate(db: Db, templateId: number, limit: number): Promise<number[]> {
+    const rows = await db.selectFrom('dm_assets').select('seq').where('scope', '=', this.scope).where('template_id', '=', templateId).orderBy('seq').limit(limit).execute();
+    return rows.map((r) => Number(r.seq));
+  }
+
+  /**
+   * One page of the assets a compiled query selects, and how many it selects in all. `q.set` selects keys within the
+   * universe `q__r` (the scope's assets but those of `hiddenTemplates`); the order refers to the asset aliased `a`,
+   * its id breaking ties.
+   */
+  async query(db: Db, q: AssetQuery, hiddenTemplates: number[], start: number, limit: number): Promise<{ total: number; ids: number[] }> {
+    const visible = hiddenTemplates.length > 0 ? sql<SqlBool>`a.template_id NOT IN (${sql.join(hiddenTemplates)})` : sql<SqlBool>`1 = 1`;
+    if (!q.set && q.orderBy.length === 0) {
+      const count = await sql<{ n: number | string }>`SELECT count(*) AS n FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible}`.execute(db);
+      const total = Number(count.rows[0].n);
+      if (limit === 0) return { total, ids: [] };
+      const rows = await sql<{ seq: number }>`SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible} ORDER BY a.seq LIMIT ${limit} OFFSET ${start}`.execute(db);
+      return { total, ids: rows.rows.map((r) => Number(r.seq)) };
+    }
+    const keep =
+      hiddenTemplates.length > 0
+        ? sql<SqlBool>`NOT EXISTS (SELECT 1 FROM dm_assets x WHERE x.seq = q__k.seq AND x.template_id IN (${sql.join(hiddenTemplates)}))`
+        : sql<SqlBool>`1 = 1`;
+    const matches = q.set ? sql`SELECT DISTINCT q__k.seq FROM (${q.set}) AS q__k WHERE ${keep}` : sql`SELECT seq FROM q__r`;
+    const withMatches = (db as Kysely<any>)
+      .with(ASSET_UNIVERSE, () => sql`(SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible})` as any)
+      .with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
+    const countMatches = async () => Number(((await withMatches.selectFrom('q__m' as any).select(sql<number>`count(*)`.as('n')).executeTakeFirst()) as any)?.n ?? 0);
+    if (limit === 0) return { total: await countMatches(), ids: [] };
+    let page = q.needsItemRow ? withMatches.selectFrom('q__m as m' as any).innerJoin('dm_assets as a', 'a.seq', 'm.seq' as any) : withMatches.selectFrom('q__m as a' as any);
+    for (const join of q.joins) page = this.dialect.leftJoinRow(page, join.table, join.alias, join.on);
+    let ordered = page.select(['a.seq' as any, sql<number>`(SELECT count(*) FROM q__m)`.as('total')]);
+    for (const o of q.orderBy) ordered = ordered.orderBy(o);
+    const rows = await ordered.orderBy('a.seq' as any).limit(limit).offset(start).execute();
+    if (rows.length === 0) return { total: start > 0 ? await countMatches() : 0, ids: [] };
+    return { total: Number((rows[0] as any).total), ids: rows.map((r: any) => Number(r.seq)) };
+  }
+}
