@@ -50,7 +50,9 @@ export async function startBaseline(body, port = 0, { inProcess = false } = {}) 
  */
 export async function startService({ port, configFile, env = {} }) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const child = spawn(process.execPath, [join(ROOT, 'dist/main.js'), 'start'], {
+  // BENCH_NODE_ARGS: extra node flags for the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/main.js'), 'start'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn', SVC_CONFIG: configFile ?? '', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

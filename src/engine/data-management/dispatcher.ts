@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
+import type { WriteBatcher } from '../../platform/db/write-batcher.js';
 import { DM_ERRORS } from './dm.errors.js';
 import { checkerOf, resultText, type Caller, type MethodHandler } from './method.js';
 
@@ -16,12 +17,14 @@ const isBatch = checkerOf(Batch);
 export class Dispatcher {
   constructor(
     private readonly db: Kysely<any>,
+    /** Transactions of writing calls; on SQLite, concurrent calls commit together (each in its own savepoint). */
+    private readonly writes: WriteBatcher<any>,
     private readonly contexts: Record<string, Record<string, MethodHandler>>,
   ) {}
 
   async handle(body: unknown, caller: Caller): Promise<string> {
     if (isBatch.Check(body)) {
-      return this.db.transaction().execute(async (trx) => {
+      return this.writes.run(async (trx) => {
         const responses: string[] = [];
         for (const [i, call] of body.requests.entries()) {
           try {
@@ -39,7 +42,7 @@ export class Dispatcher {
     const handler = this.handlerOf(body);
     const parameters = (body as { parameters?: unknown }).parameters;
     if (handler.callsOut || handler.readOnly) return resultText(await handler(this.db, parameters, caller));
-    return resultText(await this.db.transaction().execute((trx) => handler(trx, parameters, caller)));
+    return resultText(await this.writes.run((trx) => handler(trx, parameters, caller)));
   }
 
   private handlerOf(call: unknown): MethodHandler {

@@ -8,6 +8,7 @@ import { sendJsonText } from '../../platform/http/json-text.js';
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
 import { basicCredentials, EngineUsers, type EngineUserConfig } from '../rest/index.js';
 import { Dispatcher } from './dispatcher.js';
+import { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { Caller } from './method.js';
 import type { DmTables } from './dm.tables.js';
 import { templateMethods } from './templates/template-methods.js';
@@ -39,7 +40,7 @@ export function createDataManagementModule(deps: DataManagementDeps): PlatformMo
   const webhooks = new Map(deps.config.actionWebhooks.map((w) => [w.name, w]));
   const templates = new TemplatesRepository(deps.db, SCOPE, deps.dialect);
   const assets = new AssetsRepository(deps.db, SCOPE, deps.dialect);
-  const dispatcher = new Dispatcher(deps.db, {
+  const dispatcher = new Dispatcher(deps.db, new WriteBatcher(deps.db, deps.traits.singleWriter ? 64 : 1), {
     Template: templateMethods(templates, deps.dialect, webhooks, templateAssets(assets)),
     Asset: assetMethods(assets, templates, new SavedQueriesRepository(SCOPE, deps.dialect), deps.dialect, { inactiveVersions: deps.config.inactiveVersions, webhooks }),
   });

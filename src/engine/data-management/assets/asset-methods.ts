@@ -165,17 +165,23 @@ function groupPatterns(patterns: string[] | undefined): RegExp[] {
 export function assetMethods(repo: AssetsRepository, templates: TemplatesRepository, queries: SavedQueriesRepository, dialect: Dialect, options: AssetMethodsOptions): MethodTable<Db> {
   const templateCache = new Map<string, TemplateDoc>();
   /** The template (parsed; its stored text keyed, so an update is seen at once). */
-  const templateOf = async (db: Db, ref: TemplateRef): Promise<TemplateDoc> => {
-    const row = await templates.find(db, ref);
-    if (!row) throw DM_ERRORS.templateNotFound('id' in ref ? `id ${ref.id}` : `customId ${ref.customId}`);
-    let doc = templateCache.get(row.doc);
+  const parsedTemplate = (text: string): TemplateDoc => {
+    let doc = templateCache.get(text);
     if (!doc) {
-      doc = JSON.parse(row.doc) as TemplateDoc;
+      doc = JSON.parse(text) as TemplateDoc;
       if (templateCache.size >= 1000) templateCache.clear();
-      templateCache.set(row.doc, doc);
+      templateCache.set(text, doc);
     }
     return doc;
   };
+  const templateOf = async (db: Db, ref: TemplateRef): Promise<TemplateDoc> => {
+    const row = await templates.find(db, ref);
+    if (!row) throw DM_ERRORS.templateNotFound('id' in ref ? `id ${ref.id}` : `customId ${ref.customId}`);
+    return parsedTemplate(row.doc);
+  };
+  /** The template of an asset, from the asset's lookup when it read it. */
+  const templateOfAsset = (db: Db, row: AssetRow): Promise<TemplateDoc> =>
+    row.templateDoc !== undefined ? Promise.resolve(parsedTemplate(row.templateDoc)) : templateOf(db, { id: row.templateId });
   const mayUse = (template: TemplateDoc, caller: Caller) => !template.restricted || template.roles.some((r) => caller.roles.includes(r));
   const usable = (template: TemplateDoc, caller: Caller) => {
     if (!mayUse(template, caller)) throw forbidden(`Template ${template.customId} is restricted to the roles ${template.roles.join(', ')}`);
@@ -254,7 +260,12 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
     return withoutAttributes(doc, await templateOf(db, { id: row.templateId }), true, []);
   };
   /** Writes the asset's state with the answer of its ACTIVE version. */
-  const saveState = async (db: Db, row: AssetRow, s: { customId: string | null; parentId: number | null; headOn: number; activeOn: number; data: VersionData; version: { updatedOn: number; updatedBy: string; comment: string }; unversioned: Record<string, unknown>; template: { id: number; customId: string } }) => {
+  const saveState = async (
+    db: Db,
+    row: AssetRow,
+    s: { customId: string | null; parentId: number | null; headOn: number; activeOn: number; data: VersionData; version: { updatedOn: number; updatedBy: string; comment: string }; unversioned: Record<string, unknown>; template: { id: number; customId: string } },
+    added?: { updatedOn: number; updatedBy: string; comment: string; data: VersionData },
+  ) => {
     const doc = assetDoc({
       id: row.seq,
       customId: s.customId,
@@ -266,14 +277,14 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       createdOn: row.createdOn,
       createdBy: row.createdBy,
     });
-    await repo.setState(db, row.seq, { customId: s.customId, parentId: s.parentId, headOn: s.headOn, activeOn: s.activeOn, doc });
+    await repo.setState(db, row.seq, { customId: s.customId, parentId: s.parentId, headOn: s.headOn, activeOn: s.activeOn, doc }, { customId: row.customId, parentId: row.parentId, doc: JSON.parse(row.doc) as Record<string, unknown> }, added);
   };
   /** What a query may name, for the asset aliased `a` (sorts of strings by the sort mode's key). */
   const resolverOf = (sortMode: SortMode) => {
     const stringKey = SORT_KEYS[sortMode];
     const indexed = (path: string[]): FieldTarget => ({ kind: 'indexed', path, source: repo.source, stringKey });
     const fields: Record<string, FieldTarget> = {
-      id: indexed(['id']),
+      id: { kind: 'column', column: 'a.seq', type: 'number' },
       customId: indexed(['customId']),
       displayName: indexed(['displayName']),
       description: indexed(['description']),
@@ -373,12 +384,10 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       const { attributes, unversioned } = mergeAttributes(template, { attributes: {}, unversioned: {} }, { attributes: a.attributes, unversioned: a.unversionedAttributes }, { requiredOverride: p.requiredOverride === true, defaults: true });
       const now = Date.now();
       const customId = a.customId ?? null;
-      const seq = await uniquely(customId, () => repo.insert(db, { templateId: template.id, customId, parentId, on: now, by: caller.name }));
       const data: VersionData = { displayName: a.displayName ?? '', description: a.description ?? '', attributes };
       const version = { updatedOn: now, updatedBy: caller.name, comment: p.versionComment ?? '' };
-      await repo.addVersion(db, seq, { ...version, data });
-      const row: AssetRow = { seq, templateId: template.id, templateCustomId: template.customId, customId, parentId, headOn: now, activeOn: now, createdOn: now, createdBy: caller.name, restricted: template.restricted, doc: '{}' };
-      await saveState(db, row, { customId, parentId, headOn: now, activeOn: now, data, version, unversioned, template: { id: template.id, customId: template.customId } });
+      const doc = assetDoc({ id: 0, customId, template: { id: template.id, customId: template.customId }, parentId, data, unversioned, version: { ...version, active: true }, createdOn: now, createdBy: caller.name });
+      const seq = await uniquely(customId, () => repo.insert(db, { templateId: template.id, customId, parentId, on: now, by: caller.name, doc, version: { ...version, data } }));
       return { asset: p.return ? await returned(db, seq, p.returnParameters) : { id: seq } };
     },
 
@@ -404,7 +413,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
         db,
         refOf({ id: a.id, customId: a.customId, templateId: tref && 'id' in tref ? tref.id : p.templateId, templateCustomId: tref && 'customId' in tref ? tref.customId : p.templateCustomId }, 'update'),
       );
-      const template = await templateOf(db, { id: row.templateId });
+      const template = await templateOfAsset(db, row);
       usable(template, caller);
       const active = JSON.parse(row.doc) as Record<string, unknown> & { template: { id: number; customId: string }; unversionedAttributes: Record<string, unknown> };
       const head = row.headOn === row.activeOn ? undefined : await repo.version(db, row.seq, row.headOn);
@@ -430,9 +439,13 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
         }
         const updatedOn = Math.max(Date.now(), row.headOn + 1);
         const version = { updatedOn, updatedBy: caller.name, comment: p.versionComment ?? '' };
-        await repo.addVersion(db, row.seq, { ...version, data });
         const activate = activatesNewVersion(options.inactiveVersions, (p.activationPolicy ?? 'ifHEADActive') as ActivationPolicy, row.headOn === row.activeOn);
-        await saveState(db, row, activate ? { ...state, headOn: updatedOn, activeOn: updatedOn, data, version } : { ...state, headOn: updatedOn, activeOn: row.activeOn, data: activeData, version: activeVersion });
+        await saveState(
+          db,
+          row,
+          activate ? { ...state, headOn: updatedOn, activeOn: updatedOn, data, version } : { ...state, headOn: updatedOn, activeOn: row.activeOn, data: activeData, version: activeVersion },
+          { ...version, data },
+        );
       });
       const out: Record<string, unknown> = p.return ? { asset: await returned(db, row.seq, p.returnParameters) } : {};
       if (!newVersion && p.onlyIfChanged === true && !unversionedOnly) out.unchanged = true;
@@ -450,7 +463,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       for (const childId of children) {
         const child = await assetOf(db, { id: childId });
         const doc = JSON.parse(child.doc) as Record<string, unknown>;
-        await repo.setState(db, child.seq, { customId: child.customId, parentId: null, headOn: child.headOn, activeOn: child.activeOn, doc: { ...doc, parentId: null } });
+        await repo.setState(db, child.seq, { customId: child.customId, parentId: null, headOn: child.headOn, activeOn: child.activeOn, doc: { ...doc, parentId: null } }, { customId: child.customId, parentId: child.parentId, doc });
       }
       await repo.delete(db, row.seq);
       return {};
@@ -574,7 +587,7 @@ export function templateAssets(repo: AssetsRepository): TemplateAssets {
       for (const seq of await repo.assetsOfTemplate(db, templateId, Number.MAX_SAFE_INTEGER)) {
         const row = (await repo.find(db, { id: seq }))!;
         const doc = JSON.parse(row.doc) as Record<string, unknown>;
-        await repo.setState(db, seq, { customId: row.customId, parentId: row.parentId, headOn: row.headOn, activeOn: row.activeOn, doc: { ...doc, template: { id: templateId, customId } } });
+        await repo.setState(db, seq, { customId: row.customId, parentId: row.parentId, headOn: row.headOn, activeOn: row.activeOn, doc: { ...doc, template: { id: templateId, customId } } }, { customId: row.customId, parentId: row.parentId, doc });
       }
     },
     async assets(db, templateId) {

@@ -38,7 +38,6 @@ export interface VersionData {
 export interface AssetRow {
   seq: number;
   templateId: number;
-  templateCustomId: string;
   customId: string | null;
   parentId: number | null;
   headOn: number;
@@ -49,6 +48,8 @@ export interface AssetRow {
   restricted: boolean;
   /** The ACTIVE version's answer, as JSON text. */
   doc: string;
+  /** Its template's stored text, when the lookup read it (inside transactions). */
+  templateDoc?: string;
 }
 
 /** A version's row as read. */

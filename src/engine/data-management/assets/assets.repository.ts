@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type Compilable, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { batchedLookup } from '../../../platform/db/batched-lookup.js';
 import type { Dialect, JsonRecordColumn } from '../../../platform/db/dialects/dialect.js';
 import { PreparedQueries } from '../../../platform/db/prepared-query.js';
@@ -12,8 +12,51 @@ type Db = Kysely<DmTables>;
 
 export type AssetRef = { id: number } | { customId: string; templateId: number } | { customId: string; templateCustomId: string };
 
-/** The top-level fields of an index document (asset-rules.ts indexDoc). */
-const INDEX_ROOTS = new Set(['id', 'customId', 'displayName', 'description', 'parentId', 'template', 'attributes']);
+/** The top-level fields of an index document (asset-rules.ts indexDoc); `id` is the key column `seq`. */
+const INDEX_ROOTS = new Set(['customId', 'displayName', 'description', 'parentId', 'template', 'attributes']);
+
+/** The stored answer keeps no `id` (it is `seq`, unknown before the insert): spliced in front when read. */
+const withId = (seq: number, stored: string): string => {
+  const inner = stored.slice(stored.indexOf('{') + 1).trimStart();
+  return inner.startsWith('}') ? `{"id":${seq}}` : `{"id":${seq},${inner}`;
+};
+const stored = (doc: Record<string, unknown>): string => {
+  const { id: _id, ...rest } = doc;
+  return JSON.stringify(rest);
+};
+
+type IndexRow = [path: string, t: number, elem: number, num: number | null, str: string | null, ci: string | null, usr: string | null, uci: string | null];
+
+/** The value index rows of an answer, with the sort keys of strings; `complete` false beyond the index's caps. */
+function indexRows(doc: Record<string, unknown>): { complete: boolean; rows: IndexRow[] } {
+  const index = documentIndex(indexDoc(doc), INDEX_ROOTS, { words: false });
+  return {
+    complete: index.complete,
+    rows: index.rows.map(([path, t, elem, num, str]) => {
+      const keys = t === VALUE_KIND.string && str !== null ? sortKeys(str) : undefined;
+      return [path, t, elem, num, str, keys?.ci ?? null, keys?.user ?? null, keys?.userCi ?? null];
+    }),
+  };
+}
+
+/** The paths whose rows differ between two sets of rows. */
+function changedPaths(before: IndexRow[], after: IndexRow[]): Set<string> {
+  const byPath = (rows: IndexRow[]) => {
+    const m = new Map<string, string[]>();
+    for (const r of rows) {
+      const list = m.get(r[0]) ?? [];
+      list.push(JSON.stringify(r));
+      m.set(r[0], list);
+    }
+    return new Map([...m].map(([k, v]) => [k, v.sort().join('\n')]));
+  };
+  const a = byPath(before);
+  const b = byPath(after);
+  const changed = new Set<string>();
+  for (const [path, text] of a) if (b.get(path) !== text) changed.add(path);
+  for (const path of b.keys()) if (!a.has(path)) changed.add(path);
+  return changed;
+}
 /** Value rows written by one statement (8 bound values each). */
 const ROWS_PER_STATEMENT = 100;
 /** The keys of the universe of a query: the assets of the scope the caller may see (CTE). */
@@ -37,15 +80,14 @@ interface AssetRowRead {
   created_by: string;
   restricted: number | string;
   doc: string;
+  template_doc?: string;
 }
 
 const toRow = (r: AssetRowRead): AssetRow => {
-  const doc = r.doc;
-  const template = (JSON.parse(doc) as { template: { customId: string } }).template;
+  const doc = withId(Number(r.seq), r.doc);
   return {
     seq: Number(r.seq),
     templateId: Number(r.template_id),
-    templateCustomId: template.customId,
     customId: r.custom_id,
     parentId: r.parent_id === null ? null : Number(r.parent_id),
     headOn: Number(r.head_on),
@@ -54,6 +96,7 @@ const toRow = (r: AssetRowRead): AssetRow => {
     createdBy: r.created_by,
     restricted: Number(r.restricted) === 1,
     doc,
+    ...(r.template_doc !== undefined ? { templateDoc: r.template_doc } : {}),
   };
 };
 
@@ -66,11 +109,15 @@ export class AssetsRepository {
   /** Where the value index of the ACTIVE versions is (platform/query), for the asset aliased `a`. */
   readonly source: ValueIndexSource;
 
+  /** Whether the engine runs several writes as one statement (Dialect.oneStatement). */
+  private readonly combines: boolean;
+
   constructor(
     private readonly root: Db,
     private readonly scope: string,
     private readonly dialect: Dialect,
   ) {
+    this.combines = dialect.oneStatement([sql`SELECT 1`]) !== undefined;
     this.source = { itemsTable: 'dm_assets', valuesTable: 'dm_asset_values', scope: [['scope', scope]], alias: 'a' };
     const columns = ['a.seq', 'a.template_id', 'a.custom_id', 'a.parent_id', 'a.head_on', 'a.active_on', 'a.created_on', 'a.created_by', 't.restricted'] as const;
     const lookup = <In>(name: string, recordColumns: Record<string, JsonRecordColumn>, record: (input: In) => Record<string, unknown>, join: (records: any) => any) =>
@@ -107,78 +154,119 @@ export class AssetsRepository {
       const row = 'id' in ref ? await this.byId(ref) : 'templateId' in ref ? await this.byTemplateId(ref) : await this.byTemplateCustomId(ref);
       return row && toRow(row);
     }
-    let q = db
-      .selectFrom('dm_assets as a')
-      .innerJoin('dm_templates as t', (j) => j.onRef('t.id', '=', 'a.template_id').on('t.scope', '=', this.scope))
-      .select(['a.seq', 'a.template_id', 'a.custom_id', 'a.parent_id', 'a.head_on', 'a.active_on', 'a.created_on', 'a.created_by', 't.restricted', this.dialect.jsonText('a.doc').as('doc')])
-      .where('a.scope', '=', this.scope);
-    if ('id' in ref) q = q.where('a.seq', '=', ref.id);
-    else if ('templateId' in ref) q = q.where('a.template_id', '=', ref.templateId).where('a.custom_id', '=', ref.customId);
-    else q = q.where('t.custom_id', '=', ref.templateCustomId).where('a.custom_id', '=', ref.customId);
-    const row = await q.executeTakeFirst();
-    return row && toRow(row as AssetRowRead);
+    // In a transaction: one prepared statement per kind of reference.
+    const base = (p: (i: number) => any) =>
+      db
+        .selectFrom('dm_assets as a')
+        .innerJoin('dm_templates as t', (j) => j.onRef('t.id', '=', 'a.template_id').onRef('t.scope', '=', 'a.scope'))
+        .select(['a.seq', 'a.template_id', 'a.custom_id', 'a.parent_id', 'a.head_on', 'a.active_on', 'a.created_on', 'a.created_by', 't.restricted', this.dialect.jsonText('a.doc').as('doc')])
+        // Writes read the template too: one statement for both.
+        .select(this.dialect.jsonText('t.doc').as('template_doc'))
+        .where('a.scope', '=', p(0));
+    const rows =
+      'id' in ref
+        ? await this.prepared.run<AssetRowRead>(db, 'find:id', (p) => base(p).where('a.seq', '=', p(1)), [this.scope, ref.id])
+        : 'templateId' in ref
+          ? await this.prepared.run<AssetRowRead>(db, 'find:template-id', (p) => base(p).where('a.template_id', '=', p(1)).where('a.custom_id', '=', p(2)), [this.scope, ref.templateId, ref.customId])
+          : await this.prepared.run<AssetRowRead>(db, 'find:template-custom-id', (p) => base(p).where('t.custom_id', '=', p(1)).where('a.custom_id', '=', p(2)), [this.scope, ref.templateCustomId, ref.customId]);
+    const row = rows[0];
+    return row && toRow(row);
   }
 
-  async insert(db: Db, a: { templateId: number; customId: string | null; parentId: number | null; on: number; by: string }): Promise<number> {
-    const { seq } = await db
-      .insertInto('dm_assets')
-      .values({ scope: this.scope, template_id: a.templateId, custom_id: a.customId, parent_id: a.parentId, head_on: a.on, active_on: a.on, created_on: a.on, created_by: a.by, doc: '{}', idx: 0 })
-      .returning('seq')
-      .executeTakeFirstOrThrow();
-    return Number(seq);
-  }
-
-  /** The asset's state: its identity, HEAD and ACTIVE, and the ACTIVE version's answer with its value index rows. */
-  async setState(db: Db, seq: number, s: { customId: string | null; parentId: number | null; headOn: number; activeOn: number; doc: Record<string, unknown> }): Promise<void> {
-    const index = documentIndex(indexDoc(s.doc), INDEX_ROOTS, { words: false });
-    await this.prepared.run(
+  /** Inserts the asset with its ACTIVE answer (`doc`, its id not yet known) and that answer's index rows; answers its id. */
+  async insert(
+    db: Db,
+    a: { templateId: number; customId: string | null; parentId: number | null; on: number; by: string; doc: Record<string, unknown>; version: { updatedOn: number; updatedBy: string; comment: string; data: VersionData } },
+  ): Promise<number> {
+    const rows = await this.prepared.run<{ seq: number }>(
       db,
-      'set-state',
+      'insert-asset',
       (p) =>
         db
-          .updateTable('dm_assets')
-          .set({ custom_id: p(2), parent_id: p(3), head_on: p(4), active_on: p(5), doc: p(6), idx: p(7) })
-          .where('scope', '=', p(0))
-          .where('seq', '=', p(1)),
-      [this.scope, seq, s.customId, s.parentId, s.headOn, s.activeOn, JSON.stringify(s.doc), index.complete ? 1 : 2],
+          .insertInto('dm_assets')
+          .values({ scope: p(0), template_id: p(1), custom_id: p(2), parent_id: p(3), head_on: p(4), active_on: p(4), created_on: p(4), created_by: p(5), doc: p(6), idx: p(7) })
+          .returning('seq'),
+      [this.scope, a.templateId, a.customId, a.parentId, a.on, a.by, stored(a.doc), 0],
     );
-    await this.prepared.run(db, 'delete-values', (p) => db.deleteFrom('dm_asset_values').where('item_seq', '=', p(0)).where('scope', '=', p(1)), [seq, this.scope]);
-    const rows = index.rows.map(([path, t, elem, num, str]) => {
-      const keys = t === VALUE_KIND.string && str !== null ? sortKeys(str) : undefined;
-      return [path, t, elem, num, str, keys?.ci ?? null, keys?.user ?? null, keys?.userCi ?? null];
-    });
-    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-      const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-      await this.prepared.run(
-        db,
-        `insert-values:${chunk.length}`,
-        (p) =>
-          db.insertInto('dm_asset_values').values(
-            chunk.map((_, n) => ({
-              scope: p(0),
-              item_seq: p(1),
-              path: p(2 + 8 * n),
-              t: p(3 + 8 * n),
-              elem: p(4 + 8 * n),
-              num: p(5 + 8 * n),
-              str: p(6 + 8 * n),
-              ci: p(7 + 8 * n),
-              usr: p(8 + 8 * n),
-              uci: p(9 + 8 * n),
-            })),
-          ),
-        [this.scope, seq, ...chunk.flat()],
-      );
-    }
+    const seq = Number(rows[0].seq);
+    // Its index rows, as a change from an asset without any (the answer as inserted, whose id is now known).
+    const doc = { ...a.doc, id: seq };
+    await this.setState(db, seq, { customId: a.customId, parentId: a.parentId, headOn: a.on, activeOn: a.on, doc }, { customId: a.customId, parentId: a.parentId, doc: {} }, a.version);
+    return seq;
   }
 
-  async addVersion(db: Db, assetId: number, v: { updatedOn: number; updatedBy: string; comment: string; data: VersionData }): Promise<void> {
-    await this.prepared.run(
-      db,
-      'add-version',
-      (p) => db.insertInto('dm_asset_versions').values({ scope: p(0), asset_id: p(1), updated_on: p(2), updated_by: p(3), comment: p(4), data: p(5) }),
-      [this.scope, assetId, v.updatedOn, v.updatedBy, v.comment, JSON.stringify(v.data)],
-    );
+  /**
+   * The asset's state: its identity, HEAD and ACTIVE, and the ACTIVE version's answer with its value index rows; with
+   * `version`, a new version is added too. With the answer it replaces (`previous`), only the index rows of the paths
+   * that changed are rewritten. One statement on PostgreSQL (Dialect.oneStatement), one per part on SQLite.
+   */
+  async setState(
+    db: Db,
+    seq: number,
+    s: { customId: string | null; parentId: number | null; headOn: number; activeOn: number; doc: Record<string, unknown> },
+    previous?: { customId: string | null; parentId: number | null; doc: Record<string, unknown> },
+    version?: { updatedOn: number; updatedBy: string; comment: string; data: VersionData },
+  ): Promise<void> {
+    const index = indexRows(s.doc);
+    const before = previous ? indexRows(previous.doc) : undefined;
+    // A new asset has no rows yet: nothing to delete.
+    const fresh = previous !== undefined && Object.keys(previous.doc).length === 0;
+    const sameKeys = previous !== undefined && previous.customId === s.customId && previous.parentId === s.parentId;
+    const changed = before?.complete && index.complete ? changedPaths(before.rows, index.rows) : undefined;
+    const paths = changed ? [...changed] : [];
+    const rows = !index.complete ? [] : changed ? index.rows.filter((r) => changed.has(r[0])) : index.rows;
+    // Arguments: 0 scope, 1 seq, 2 head, 3 active, 4 doc, 5 idx, 6 customId, 7 parentId, 8..11 the version, then the
+    // changed paths, then the rows (8 values each).
+    const args: unknown[] = [this.scope, seq, s.headOn, s.activeOn, stored(s.doc), index.complete ? 1 : 2, s.customId, s.parentId];
+    args.push(...(version ? [version.updatedOn, version.updatedBy, version.comment, JSON.stringify(version.data)] : [null, null, null, null]));
+    const firstPath = args.length;
+    args.push(...paths);
+    const firstRow = args.length;
+    for (const r of rows) args.push(...r);
+    const key = `state:${fresh ? 'f' : ''}${version ? 'v' : ''}:${sameKeys ? 's' : 'k'}:${changed ? `p${paths.length}` : 'all'}:${rows.length}`;
+    const parts = (p: (i: number) => any) => {
+      const out: Array<Compilable<unknown> & Expression<unknown>> = [];
+      if (version) out.push(db.insertInto('dm_asset_versions').values({ scope: p(0), asset_id: p(1), updated_on: p(8), updated_by: p(9), comment: p(10), data: p(11) }) as any);
+      const set = sameKeys ? { head_on: p(2), active_on: p(3), doc: p(4), idx: p(5) } : { head_on: p(2), active_on: p(3), doc: p(4), idx: p(5), custom_id: p(6), parent_id: p(7) };
+      out.push(db.updateTable('dm_assets').set(set).where('scope', '=', p(0)).where('seq', '=', p(1)) as any);
+      // By the item's key alone (unique across scopes): the planner walks the item's rows, never the path-major index.
+      if (!changed) out.push(db.deleteFrom('dm_asset_values').where('item_seq', '=', p(1)) as any);
+      else if (paths.length > 0 && !fresh) {
+        out.push(
+          db
+            .deleteFrom('dm_asset_values')
+            .where('item_seq', '=', p(1))
+            .where(
+              'path',
+              'in',
+              paths.map((_, n) => p(firstPath + n)),
+            ) as any,
+        );
+      }
+      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+        const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
+        out.push(
+          db.insertInto('dm_asset_values').values(
+            chunk.map((_, k) => {
+              const at = firstRow + 8 * (i + k);
+              return { scope: p(0), item_seq: p(1), path: p(at), t: p(at + 1), elem: p(at + 2), num: p(at + 3), str: p(at + 4), ci: p(at + 5), usr: p(at + 6), uci: p(at + 7) };
+            }),
+          ) as any,
+        );
+      }
+      return out;
+    };
+    if (this.combines) {
+      await this.prepared.run(db, key, (p) => this.compilable(db, this.dialect.oneStatement(parts(p))!), args);
+      return;
+    }
+    const count = parts(() => null).length;
+    for (let i = 0; i < count; i++) await this.prepared.run(db, `${key}#${i}`, (p) => parts(p)[i], args);
+  }
+
+  /** A raw statement as something prepareQuery compiles. */
+  private compilable(db: Db, raw: RawBuilder<unknown>): Compilable<unknown> {
+    return { compile: () => raw.compile(db) };
   }
 
   /** The version of the asset with that updatedOn. */
@@ -241,7 +329,7 @@ export class AssetsRepository {
   }
 
   async delete(db: Db, seq: number): Promise<void> {
-    await db.deleteFrom('dm_asset_values').where('item_seq', '=', seq).where('scope', '=', this.scope).execute();
+    await db.deleteFrom('dm_asset_values').where('item_seq', '=', seq).execute();
     await db.deleteFrom('dm_asset_versions').where('scope', '=', this.scope).where('asset_id', '=', seq).execute();
     await db.deleteFrom('dm_assets').where('scope', '=', this.scope).where('seq', '=', seq).execute();
   }
@@ -250,7 +338,7 @@ export class AssetsRepository {
   async docs(db: Db, seqs: number[]): Promise<Map<number, string>> {
     if (seqs.length === 0) return new Map();
     const rows = await db.selectFrom('dm_assets').select(['seq', this.dialect.jsonText('doc').as('doc')]).where('scope', '=', this.scope).where('seq', 'in', seqs).execute();
-    return new Map(rows.map((r) => [Number(r.seq), r.doc as string]));
+    return new Map(rows.map((r) => [Number(r.seq), withId(Number(r.seq), r.doc as string)]));
   }
 
   /** Ids of the assets of a template (at most `limit`), in id order. */

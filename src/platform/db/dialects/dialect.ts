@@ -1,4 +1,4 @@
-import type { CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { Expression, CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { DocumentTarget, IndexedTarget, ValueTest } from '../../query/query-ast.js';
 import type { TextSearch } from '../../query/text-terms.js';
 import type { DbError } from '../db-errors.js';
@@ -88,6 +88,12 @@ export interface Dialect {
   keyOnlyTable<T extends CreateTableBuilder<any, any>>(table: T): T;
   /** `column IN (subquery)` in the form the engine's planner answers by key probes (PostgreSQL: `= ANY(ARRAY(...))`). */
   inSubquery(column: RawBuilder<unknown>, subquery: SelectQueryBuilder<any, any, any>): RawBuilder<SqlBool>;
+  /**
+   * Writes (INSERT, UPDATE, DELETE without RETURNING) as one statement where the engine can (PostgreSQL: data-modifying
+   * WITH items, one round trip; every part sees the snapshot from before the statement), or undefined (SQLite: run
+   * them one by one, in-process calls cost nothing).
+   */
+  oneStatement(writes: Array<Expression<unknown> | RawBuilder<unknown>>): RawBuilder<unknown> | undefined;
   /**
    * A JSON column as its JSON text, for answers that splice the stored document instead of parsing and
    * re-serialising it (SQLite: the TEXT as stored; PostgreSQL: jsonb's text form).

@@ -29,6 +29,13 @@ export const postgresDialect: Dialect = {
   addSerialPrimaryKey: (table, column) => table.addColumn(column, 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity()) as typeof table,
   keyOnlyTable: (table) => table,
   inSubquery: (column, subquery) => sql`${column} = any(array(${subquery}))`,
+  oneStatement: (writes) => {
+    if (writes.length === 0) return undefined;
+    const last = writes[writes.length - 1];
+    if (writes.length === 1) return sql`${last}`;
+    const items = writes.slice(0, -1).map((w, i) => sql`${sql.id(`q__w${i}`)} AS (${w})`);
+    return sql`WITH ${sql.join(items)} ${last}`;
+  },
   jsonText: (column) => sql<string>`${sql.ref(column)}::text`,
   jsonRecords: (param, columns) => {
     const defs = jsonRecordColumns(columns).map(([name, type]) => sql.raw(`${name} ${PG_RECORD_TYPES[type]}`));

@@ -25,6 +25,7 @@ export const sqliteDialect: Dialect = {
   addSerialPrimaryKey: (table, column) => table.addColumn(column, 'integer', (c) => c.primaryKey()) as typeof table,
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
+  oneStatement: () => undefined,
   jsonText: (column) => sql<string>`${sql.ref(column)}`,
   jsonRecords: (param, columns) => {
     const cols = jsonRecordColumns(columns).map(([name]) => sql`json_extract(value, ${sql.lit(`$.${name}`)}) as ${sql.id(name)}`);
