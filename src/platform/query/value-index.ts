@@ -8,12 +8,12 @@ import { wordsOf } from './text-terms.js';
 /**
  * Kinds of index rows (column `t`). A row of kind number, string or boolean is exact: the index answers any test on it.
  * `longString` marks a string too long to index at that path (the query reads that document); `elementCompound` an
- * array element that is an object or array (present, but no test value). Objects and arrays themselves have no row: a
- * sort on a path without a row reads the document (where the value is missing, an object or an array). The words
+ * array element that is an object or array (present, but no test value). Objects and arrays themselves have no row
+ * (but a marker where the module asks for them, see documentIndex): a sort on a path without an exact row reads the document (where the value is missing, an object or an array). The words
  * of the item's strings and numbers (text-terms.ts) go to the engine's full-text index (Dialect.words); a `wordsCut`
  * row (path '') says the item has more words than indexed (a bare term then reads its document).
  */
-export const VALUE_KIND = { number: 0, string: 1, boolean: 2, elementCompound: 3, longString: 5, wordsCut: 8 } as const;
+export const VALUE_KIND = { number: 0, string: 1, boolean: 2, elementCompound: 3, arrayMarker: 4, longString: 5, objectMarker: 6, wordsCut: 8 } as const;
 
 /** Caps beyond which a value is stored but not indexed; the query still answers it by reading the document. */
 export const VALUE_INDEX_LIMITS = {
@@ -43,9 +43,11 @@ export interface DocumentIndex {
  * values inside arrays are indexed at the array's path (a filter matches any element), array elements are not
  * descended into (a dotted path cannot name them), and keys a dotted path cannot name (empty, with a dot, a quote, a
  * backslash or a control character) are skipped with what is beneath them. `null` has no row (it reads as missing).
- * `words: false`: no full-text words (a module without bare-term search).
+ * `words: false`: no full-text words (a module without bare-term search). `markers: true`: a row of kind `arrayMarker` or
+ * `objectMarker` at the path of every array and object below the roots, so that "no value at this path is anything but
+ * one kind of scalar" is one index probe (a sort may then walk the index in order); markers match no test.
  */
-export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<string>, options: { words?: boolean } = {}): DocumentIndex {
+export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<string>, options: { words?: boolean; markers?: boolean } = {}): DocumentIndex {
   const rows: ValueIndexRow[] = [];
   // Iterative, like the depth check of writes: documents nest up to 64 levels and nothing here may recurse on input.
   const stack: Array<[string, number, unknown]> = [];
@@ -54,11 +56,13 @@ export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<s
     const [path, depth, value] = stack.pop()!;
     if (value === null || value === undefined) continue;
     if (Array.isArray(value)) {
+      if (options.markers) rows.push([path, VALUE_KIND.arrayMarker, 0, null, null]);
       for (const element of value) {
         if (element === null) continue;
         rows.push(typeof element === 'object' ? [path, VALUE_KIND.elementCompound, 1, null, null] : scalarRow(path, 1, element));
       }
     } else if (typeof value === 'object') {
+      if (options.markers && depth > 1) rows.push([path, VALUE_KIND.objectMarker, 0, null, null]);
       if (depth >= VALUE_INDEX_LIMITS.depth) continue;
       for (const [key, child] of Object.entries(value)) {
         if (key.includes('.') || !isSafePathSegment(key)) continue;

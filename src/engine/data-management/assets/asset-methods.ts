@@ -11,7 +11,7 @@ import { extendObject } from '../../../platform/http/json-text.js';
 import type { FieldTarget } from '../../../platform/query/index.js';
 import { checkParameters, runAction, type ActionWebhook } from '../actions/action-runner.js';
 import type { SortMode } from '../attribute-values.js';
-import { compileDmQuerySets, FiltersSchema, SortersSchema, type Filters, type Sorters } from '../dm-query.js';
+import { compileDmQuery, compileDmQuerySets, FiltersSchema, SortersSchema, type Filters, type Sorters } from '../dm-query.js';
 import { DM_ERRORS } from '../dm.errors.js';
 import type { DmTables } from '../dm.tables.js';
 import { callingOut, checkerOf, JsonText, parse, reading, type Caller, type MethodTable } from '../method.js';
@@ -19,7 +19,7 @@ import type { TemplateAssets } from '../templates/template-methods.js';
 import type { TemplateRef, TemplatesRepository } from '../templates/templates.repository.js';
 import { AssetInputSchema, RefSchema, type AssetInput, type AssetRow, type VersionData } from './asset.schema.js';
 import { activatesNewVersion, assetDoc, mergeAttributes, sameData, withoutAttributes, type ActivationPolicy, type TemplateDoc } from './asset-rules.js';
-import { ASSET_UNIVERSE, type AssetRef, type AssetsRepository } from './assets.repository.js';
+import { ASSET_UNIVERSE, type AssetQuery, type AssetRef, type AssetsRepository } from './assets.repository.js';
 import type { SavedQueriesRepository } from './saved-queries.repository.js';
 
 type Db = Kysely<DmTables>;
@@ -164,6 +164,8 @@ function groupPatterns(patterns: string[] | undefined): RegExp[] {
 
 export function assetMethods(repo: AssetsRepository, templates: TemplatesRepository, queries: SavedQueriesRepository, dialect: Dialect, options: AssetMethodsOptions): MethodTable<Db> {
   const templateCache = new Map<string, TemplateDoc>();
+  // The dialect whose index predicates probe the rows of one asset (EXISTS), for conditions tested asset by asset.
+  const probing: Dialect = { ...dialect, query: { ...dialect.query, indexMembership: 'exists' } };
   /** The template (parsed; its stored text keyed, so an update is seen at once). */
   const parsedTemplate = (text: string): TemplateDoc => {
     let doc = templateCache.get(text);
@@ -306,7 +308,15 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
     (await templates.restricted(db)).filter((t) => !(restricted && t.roles.some((r) => caller.roles.includes(r)))).map((t) => t.id);
   /** One page of the assets the filters and sorters select, and the total. */
   const select = async (db: Db, caller: Caller, p: { filters?: Filters; sorters?: Sorters; sortMode?: SortMode; restricted?: boolean; start?: number; limit?: number }, method: string) => {
-    const compiled = compileDmQuerySets(dialect, resolverOf(p.sortMode ?? ''), KNOWN, method, repo.source, ASSET_UNIVERSE, p.filters, p.sorters);
+    const resolve = resolverOf(p.sortMode ?? '');
+    const compiled: AssetQuery = compileDmQuerySets(dialect, resolve, KNOWN, method, repo.source, ASSET_UNIVERSE, p.filters, p.sorters);
+    // Sorted by one indexed value: the filters also as a condition on one asset, for a walk of the sort's index rows.
+    const sorter = p.sorters?.length === 1 ? p.sorters[0] : undefined;
+    const target = sorter && resolve(sorter.property);
+    if (sorter && target?.kind === 'indexed') {
+      const where = p.filters?.length ? compileDmQuery(probing, resolve, KNOWN, method, p.filters, []).where : undefined;
+      compiled.walk = { path: target.path.join('.'), direction: sorter.direction ?? 'ASC', stringKey: target.stringKey ?? 'str', where };
+    }
     return repo.query(db, compiled, await hiddenTemplates(db, caller, p.restricted === true), p.start ?? 0, Math.min(p.limit ?? 1000, MAX_LIMIT));
   };
   /** The answers of assets at a verbosity, as JSON text. */

@@ -29,7 +29,7 @@ type IndexRow = [path: string, t: number, elem: number, num: number | null, str:
 
 /** The value index rows of an answer, with the sort keys of strings; `complete` false beyond the index's caps. */
 function indexRows(doc: Record<string, unknown>): { complete: boolean; rows: IndexRow[] } {
-  const index = documentIndex(indexDoc(doc), INDEX_ROOTS, { words: false });
+  const index = documentIndex(indexDoc(doc), INDEX_ROOTS, { words: false, markers: true });
   return {
     complete: index.complete,
     rows: index.rows.map(([path, t, elem, num, str]) => {
@@ -67,6 +67,11 @@ export interface AssetQuery {
   orderBy: RawBuilder<unknown>[];
   joins: SortJoin[];
   needsItemRow: boolean;
+  /**
+   * For a query sorted by one indexed value: the value's path, the sort and the filters as a condition on one asset
+   * (aliased `a`), so that a page can be read by walking the path's index rows in order (AssetsRepository.walk).
+   */
+  walk?: { path: string; direction: 'ASC' | 'DESC'; stringKey: string; where?: RawBuilder<SqlBool> };
 }
 
 interface AssetRowRead {
@@ -348,6 +353,37 @@ export class AssetsRepository {
   }
 
   /**
+   * The page by walking the sort path's index rows in order and keeping the matching assets (each tested by index
+   * probes), which stops after the page: the cost follows the rows walked, not the matches. Only where it gives exactly
+   * the general plan's order: every row at the path is an exact scalar of one kind (no arrays, objects, long strings,
+   * mixed kinds: markers make that two index probes), every asset is indexed, strings sort by code points, and the walk
+   * is expected to be short (many matches). Assets without a value at the path sort last in both plans: when the walk
+   * finds fewer than the page needs, undefined (the general plan answers).
+   */
+  private async walk(db: Db, w: NonNullable<AssetQuery['walk']>, visible: RawBuilder<SqlBool>, total: number, start: number, limit: number): Promise<number[] | undefined> {
+    const wanted = start + limit;
+    const max = await sql<{ m: number | null }>`SELECT max(seq) AS m FROM dm_assets`.execute(db);
+    const items = Number(max.rows[0]?.m ?? 0);
+    // Rows walked ~ wanted * items / total, against one probe per match in the general plan.
+    if (total === 0 || wanted * items > total * total) return undefined;
+    const first = await sql<{ t: number }>`SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope, path, t LIMIT 1`.execute(db);
+    const kind = first.rows[0] === undefined ? undefined : Number(first.rows[0].t);
+    if (kind === undefined || kind > VALUE_KIND.boolean) return undefined;
+    if (kind === VALUE_KIND.string && w.stringKey !== 'str') return undefined;
+    const other = await sql`SELECT 1 AS x FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} AND t > ${kind} LIMIT 1`.execute(db);
+    if (other.rows.length > 0) return undefined;
+    const unindexed = await sql`SELECT 1 AS x FROM dm_assets WHERE scope = ${this.scope} AND idx <> 1 LIMIT 1`.execute(db);
+    if (unindexed.rows.length > 0) return undefined;
+    const dir = sql.raw(w.direction === 'DESC' ? 'DESC' : 'ASC');
+    const value = kind === VALUE_KIND.string ? sql`s.str` : sql`s.num`;
+    const rows = await sql<{ seq: number }>`SELECT s.item_seq AS seq FROM dm_asset_values s INNER JOIN dm_assets a ON a.seq = s.item_seq
+      WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND s.t = ${kind} AND s.elem = 0 AND a.scope = ${this.scope} AND ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
+      ORDER BY ${value} ${dir}, s.item_seq ASC LIMIT ${limit} OFFSET ${start}`.execute(db);
+    if (rows.rows.length < limit && start + rows.rows.length < total) return undefined;
+    return rows.rows.map((r) => Number(r.seq));
+  }
+
+  /**
    * One page of the assets a compiled query selects, and how many it selects in all. `q.set` selects keys within the
    * universe `q__r` (the scope's assets but those of `hiddenTemplates`); the order refers to the asset aliased `a`,
    * its id breaking ties.
@@ -371,6 +407,11 @@ export class AssetsRepository {
       .with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
     const countMatches = async () => Number(((await withMatches.selectFrom('q__m' as any).select(sql<number>`count(*)`.as('n')).executeTakeFirst()) as any)?.n ?? 0);
     if (limit === 0) return { total: await countMatches(), ids: [] };
+    if (q.walk) {
+      const total = await countMatches();
+      const ids = await this.walk(db, q.walk, visible, total, start, limit);
+      if (ids) return { total, ids };
+    }
     let page = q.needsItemRow ? withMatches.selectFrom('q__m as m' as any).innerJoin('dm_assets as a', 'a.seq', 'm.seq' as any) : withMatches.selectFrom('q__m as a' as any);
     for (const join of q.joins) page = this.dialect.leftJoinRow(page, join.table, join.alias, join.on);
     let ordered = page.select(['a.seq' as any, sql<number>`(SELECT count(*) FROM q__m)`.as('total')]);
