@@ -313,7 +313,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
     // Sorted by one indexed value: the filters also as a condition on one asset, for a walk of the sort's index rows.
     const sorter = p.sorters?.length === 1 ? p.sorters[0] : undefined;
     const target = sorter && resolve(sorter.property);
-    if (sorter && target?.kind === 'indexed') {
+    if (sorter && target?.kind === 'indexed' && dialect.query.walksSortIndex) {
       const where = p.filters?.length ? compileDmQuery(probing, resolve, KNOWN, method, p.filters, []).where : undefined;
       compiled.walk = { path: target.path.join('.'), direction: sorter.direction ?? 'ASC', stringKey: target.stringKey ?? 'str', where };
     }

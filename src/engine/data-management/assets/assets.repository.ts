@@ -360,12 +360,8 @@ export class AssetsRepository {
    * is expected to be short (many matches). Assets without a value at the path sort last in both plans: when the walk
    * finds fewer than the page needs, undefined (the general plan answers).
    */
-  private async walk(db: Db, w: NonNullable<AssetQuery['walk']>, visible: RawBuilder<SqlBool>, total: number, start: number, limit: number): Promise<number[] | undefined> {
-    const wanted = start + limit;
-    const max = await sql<{ m: number | null }>`SELECT max(seq) AS m FROM dm_assets`.execute(db);
-    const items = Number(max.rows[0]?.m ?? 0);
-    // Rows walked ~ wanted * items / total, against one probe per match in the general plan.
-    if (total === 0 || wanted * items > total * total) return undefined;
+  private async walk(db: Db, w: NonNullable<AssetQuery['walk']>, visible: RawBuilder<SqlBool>, count: () => Promise<number>, start: number, limit: number): Promise<{ total: number; ids: number[] } | undefined> {
+    // The order of the index rows is the sort's order only for one kind of exact scalar at the path.
     const first = await sql<{ t: number }>`SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope, path, t LIMIT 1`.execute(db);
     const kind = first.rows[0] === undefined ? undefined : Number(first.rows[0].t);
     if (kind === undefined || kind > VALUE_KIND.boolean) return undefined;
@@ -374,13 +370,20 @@ export class AssetsRepository {
     if (other.rows.length > 0) return undefined;
     const unindexed = await sql`SELECT 1 AS x FROM dm_assets WHERE scope = ${this.scope} AND idx <> 1 LIMIT 1`.execute(db);
     if (unindexed.rows.length > 0) return undefined;
+    // Rows walked ~ wanted * assets / matches, against one probe per match in the general plan.
+    const total = await count();
+    const max = await sql<{ m: number | null }>`SELECT max(seq) AS m FROM dm_assets`.execute(db);
+    const wanted = start + limit;
+    if (total === 0 || wanted * Number(max.rows[0]?.m ?? 0) > total * total) return undefined;
     const dir = sql.raw(w.direction === 'DESC' ? 'DESC' : 'ASC');
+    // Strings have no number (num IS NULL, said so the index's order by str is usable); numbers and booleans sort by num.
     const value = kind === VALUE_KIND.string ? sql`s.str` : sql`s.num`;
+    const kindRows = kind === VALUE_KIND.string ? sql<SqlBool>`s.t = ${kind} AND s.num IS NULL` : sql<SqlBool>`s.t = ${kind}`;
     const rows = await sql<{ seq: number }>`SELECT s.item_seq AS seq FROM dm_asset_values s INNER JOIN dm_assets a ON a.seq = s.item_seq
-      WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND s.t = ${kind} AND s.elem = 0 AND a.scope = ${this.scope} AND ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
+      WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${kindRows} AND s.elem = 0 AND a.scope = ${this.scope} AND ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
       ORDER BY ${value} ${dir}, s.item_seq ASC LIMIT ${limit} OFFSET ${start}`.execute(db);
     if (rows.rows.length < limit && start + rows.rows.length < total) return undefined;
-    return rows.rows.map((r) => Number(r.seq));
+    return { total, ids: rows.rows.map((r) => Number(r.seq)) };
   }
 
   /**
@@ -408,9 +411,8 @@ export class AssetsRepository {
     const countMatches = async () => Number(((await withMatches.selectFrom('q__m' as any).select(sql<number>`count(*)`.as('n')).executeTakeFirst()) as any)?.n ?? 0);
     if (limit === 0) return { total: await countMatches(), ids: [] };
     if (q.walk) {
-      const total = await countMatches();
-      const ids = await this.walk(db, q.walk, visible, total, start, limit);
-      if (ids) return { total, ids };
+      const page = await this.walk(db, q.walk, visible, countMatches, start, limit);
+      if (page) return page;
     }
     let page = q.needsItemRow ? withMatches.selectFrom('q__m as m' as any).innerJoin('dm_assets as a', 'a.seq', 'm.seq' as any) : withMatches.selectFrom('q__m as a' as any);
     for (const join of q.joins) page = this.dialect.leftJoinRow(page, join.table, join.alias, join.on);
