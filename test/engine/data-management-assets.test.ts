@@ -362,6 +362,14 @@ describeEachEngine('data management API: asset query, sort modes, actions and sa
     expect((await asset('query', { filters: vaulted, restricted: true }, ['dm2', 'dm-pass-2'])).json().total).toBe(0);
     expect((await asset('get', { customId: 'secret-asset', templateCustomId: 'vault' }, ['dm2', 'dm-pass-2'])).statusCode).toBe(403);
     expect((await asset('create', { asset: { template: { customId: 'vault' } } }, ['dm2', 'dm-pass-2'])).statusCode).toBe(403);
+    // A template action (it may read the template's assets) of a restricted template: only with one of its roles.
+    await tpl('update', { template: { customId: 'vault', restricted: true, roles: ['engineer'], attributes: [], actions: [{ key: 'dump', scope: 'template', handler: { type: 'export', format: 'json' } }] } });
+    const denied = await tpl('executeAction', { template: { customId: 'vault' }, action: { key: 'dump' } }, ['dm2', 'dm-pass-2']);
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json().error.messageKey).toBe('DM_ERROR_FORBIDDEN');
+    expect((await tpl('getActionAttributes', { template: { customId: 'vault' }, action: { key: 'dump' } }, ['dm2', 'dm-pass-2'])).statusCode).toBe(403);
+    const allowed = (await tpl('executeAction', { template: { customId: 'vault' }, action: { key: 'dump' } })).json();
+    expect(JSON.parse(Buffer.from(allowed.download.data, 'base64').toString()).map((r: any) => r.customId)).toEqual(['secret-asset']);
   });
 
   it('getUser, getActions, and saved queries (saveQuery, deleteQuery, getQueries) per engine user', async () => {

@@ -15,6 +15,9 @@ export const DM_ERRORS = {
     new AppError(404, { messageKey: 'DM_ERROR_TEMPLATE_NOT_FOUND', name: 'NOT_FOUND', message: `No template ${ref.slice(0, 200)}`, properties: { template: ref.slice(0, 200) } }),
   imageNotFound: (ref: string) =>
     new AppError(404, { messageKey: 'DM_ERROR_IMAGE_NOT_FOUND', name: 'NOT_FOUND', message: `Template ${ref.slice(0, 200)} has no image`, properties: { template: ref.slice(0, 200) } }),
+  /** A restricted template, and the engine user has none of its roles. */
+  restricted: (customId: string, roles: string[]) =>
+    new AppError(403, { messageKey: 'DM_ERROR_FORBIDDEN', name: 'FORBIDDEN', message: `Template ${customId.slice(0, 200)} is restricted to the roles ${roles.join(', ').slice(0, 500)}`, properties: {} }),
   templateInUse: (ref: string) =>
     new AppError(409, { messageKey: 'DM_ERROR_TEMPLATE_IN_USE', name: 'CONFLICT', message: `Template ${ref.slice(0, 200)} has assets; delete them first`, properties: { template: ref.slice(0, 200) } }),
   customIdTaken: (customId: string) =>

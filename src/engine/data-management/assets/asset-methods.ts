@@ -114,7 +114,6 @@ const assetNotFound = (ref: string) => new AppError(404, { messageKey: 'DM_ERROR
 const versionNotFound = (ref: string) =>
   new AppError(404, { messageKey: 'DM_ERROR_VERSION_NOT_FOUND', name: 'NOT_FOUND', message: `No version ${ref.slice(0, 200)}`, properties: { version: ref.slice(0, 200) } });
 const conflict = (message: string, properties: Record<string, unknown>) => new AppError(409, { messageKey: 'DM_ERROR_CONFLICT', name: 'CONFLICT', message, properties });
-const forbidden = (message: string) => new AppError(403, { messageKey: 'DM_ERROR_FORBIDDEN', name: 'FORBIDDEN', message, properties: {} });
 
 const showRef = (ref: AssetRef) => ('id' in ref ? `id ${ref.id}` : `customId ${ref.customId} of template ${'templateId' in ref ? ref.templateId : ref.templateCustomId}`);
 
@@ -186,7 +185,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
     row.templateDoc !== undefined ? Promise.resolve(parsedTemplate(row.templateDoc)) : templateOf(db, { id: row.templateId });
   const mayUse = (template: TemplateDoc, caller: Caller) => !template.restricted || template.roles.some((r) => caller.roles.includes(r));
   const usable = (template: TemplateDoc, caller: Caller) => {
-    if (!mayUse(template, caller)) throw forbidden(`Template ${template.customId} is restricted to the roles ${template.roles.join(', ')}`);
+    if (!mayUse(template, caller)) throw DM_ERRORS.restricted(template.customId, template.roles);
   };
   const assetOf = async (db: Db, ref: AssetRef): Promise<AssetRow> => {
     const row = await repo.find(db, ref);

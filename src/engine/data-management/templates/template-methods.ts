@@ -9,7 +9,7 @@ import type { Attribute } from './template.schema.js';
 import { checkImage } from './template-image.js';
 import { checkParameters, runAction, type ActionDefinition, type ActionWebhook } from '../actions/action-runner.js';
 import { TEMPLATE_FIELDS, type TemplateRef, type TemplatesRepository } from './templates.repository.js';
-import { callingOut, checkerOf, JsonText, parse, reading, type MethodTable } from '../method.js';
+import { callingOut, checkerOf, JsonText, parse, reading, type Caller, type MethodTable } from '../method.js';
 import { compileDmQuery, FiltersSchema, SortersSchema } from '../dm-query.js';
 
 const Ref = { id: Type.Optional(Type.Integer({ minimum: 0 })), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) };
@@ -59,11 +59,13 @@ export interface TemplateAssets {
 /** The methods of context Template (interface-spec, Data management API; decisions section 9). */
 export function templateMethods(repo: TemplatesRepository, dialect: Dialect, webhooks: Map<string, ActionWebhook>, assets: TemplateAssets): MethodTable<Kysely<DmTables>> {
   /** The template and its template-scoped action named by the call (asset-scoped actions run in context Asset). */
-  const actionOf = async (db: Kysely<DmTables>, p: Static<typeof ActionSchema>, method: string) => {
+  const actionOf = async (db: Kysely<DmTables>, p: Static<typeof ActionSchema>, caller: Caller, method: string) => {
     const ref = refOf(p.template, method);
     const current = await repo.find(db, ref);
     if (!current) throw DM_ERRORS.templateNotFound(show(ref));
-    const doc = JSON.parse(current.doc) as { id: number; customId: string; actions: ActionDefinition[]; attributes?: Attribute[] };
+    const doc = JSON.parse(current.doc) as { id: number; customId: string; actions: ActionDefinition[]; attributes?: Attribute[]; restricted?: boolean; roles?: string[] };
+    // A restricted template's actions (which may read its assets) are for the engine users with one of its roles.
+    if (doc.restricted && !(doc.roles ?? []).some((r) => caller.roles.includes(r))) throw DM_ERRORS.restricted(doc.customId, doc.roles ?? []);
     const action = doc.actions.find((a) => a.key === p.action.key);
     if (!action) throw DM_ERRORS.invalidCall(`${method}: template ${doc.customId} has no action ${p.action.key.slice(0, 100)}`);
     if (action.scope !== 'template') throw DM_ERRORS.invalidCall(`${method}: action ${action.key} runs on assets (context Asset)`);
@@ -138,13 +140,13 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
       await repo.setImage(db, current.id, image);
       return {};
     },
-    async getActionAttributes(db, parameters) {
-      const { action } = await actionOf(db, parse(ActionParams, parameters, 'getActionAttributes'), 'getActionAttributes');
+    async getActionAttributes(db, parameters, caller) {
+      const { action } = await actionOf(db, parse(ActionParams, parameters, 'getActionAttributes'), caller, 'getActionAttributes');
       return { attributes: action.parameters ?? [] };
     },
-    executeAction: callingOut(async (db, parameters) => {
+    executeAction: callingOut(async (db, parameters, caller) => {
       const p = parse(ActionParams, parameters, 'executeAction');
-      const { doc, action } = await actionOf(db, p, 'executeAction');
+      const { doc, action } = await actionOf(db, p, caller, 'executeAction');
       const values = checkParameters(action.parameters ?? [], p.Parameters ?? []);
       return { ...(await runAction(action.handler, webhooks, {
         context: 'Template',
