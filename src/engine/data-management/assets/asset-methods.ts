@@ -1,115 +1,36 @@
 // The methods of context Asset (interface-spec, Data management API; decisions section 9): assets with versions
 // (HEAD, ACTIVE, updatedOn), activation, child assets, queries over the ACTIVE versions through the value index
 // (platform/query), actions over selected assets, and the caller's saved queries.
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
-import safeRegex from 'safe-regex2';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import { UniqueViolation } from '../../../platform/db/db-errors.js';
 import { AppError } from '../../../platform/errors/app-error.js';
-import { extendObject } from '../../../platform/http/json-text.js';
-import type { FieldTarget } from '../../../platform/query/index.js';
 import { checkParameters, runAction, type ActionWebhook } from '../actions/action-runner.js';
-import type { SortMode } from '../attribute-values.js';
-import { compileDmQuery, compileDmQuerySets, FiltersSchema, SortersSchema, type Filters, type Sorters } from '../dm-query.js';
+import type { Filters } from '../dm-query.js';
 import { DM_ERRORS } from '../dm.errors.js';
 import type { DmTables } from '../dm.tables.js';
-import { callingOut, checkerOf, JsonText, parse, reading, type Caller, type MethodTable } from '../method.js';
+import { callingOut, JsonText, parse, reading, type Caller, type MethodTable } from '../method.js';
 import type { TemplateAssets } from '../templates/template-methods.js';
-import type { TemplateRef, TemplatesRepository } from '../templates/templates.repository.js';
-import { AssetInputSchema, RefSchema, type AssetInput, type AssetRow, type VersionData } from './asset.schema.js';
+import type { TemplatesRepository } from '../templates/templates.repository.js';
+import type { AssetRow, VersionData } from './asset.schema.js';
 import { activatesNewVersion, assetDoc, mergeAttributes, sameData, withoutAttributes, type ActivationPolicy, type TemplateDoc } from './asset-rules.js';
-import { ASSET_UNIVERSE, type AssetQuery, type AssetRef, type AssetsRepository } from './assets.repository.js';
+import type { AssetRef, AssetsRepository } from './assets.repository.js';
+import { AssetReads, groupPatterns } from './asset-query.js';
+import { ActionParams, ActionSchema, CreateParams, DeleteParams, DeleteQueryParams, GetParams, QueryParams, ReturnParameters, SaveQueryParams, UpdateParams, checkAsset, parseUpdatedOn, refOf, templateRefOf } from './asset-params.js';
+import { TemplateDocs } from './asset-templates.js';
 import type { SavedQueriesRepository } from './saved-queries.repository.js';
 
 type Db = Kysely<DmTables>;
 
-const Designator = Type.String({ minLength: 1, maxLength: 64 });
-const AssetRefParams = {
-  id: Type.Optional(Type.Integer({ minimum: 0 })),
-  customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  templateId: Type.Optional(Type.Integer({ minimum: 0 })),
-  templateCustomId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-};
-const Write = {
-  asset: Type.Optional(Type.Unknown()),
-  versionComment: Type.Optional(Type.String({ maxLength: 10_000 })),
-  requiredOverride: Type.Optional(Type.Boolean()),
-  return: Type.Optional(Type.Boolean()),
-  returnParameters: Type.Optional(Type.Unknown()),
-};
-const CreateParams = checkerOf(Type.Object({ ...Write, templateId: AssetRefParams.templateId, templateCustomId: AssetRefParams.templateCustomId }, { additionalProperties: false }));
-const UpdateParams = checkerOf(
-  Type.Object(
-    {
-      ...Write,
-      ...AssetRefParams,
-      activationPolicy: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('ifHEADActive')])),
-      onlyIfChanged: Type.Optional(Type.Boolean()),
-      unversionedAttributesOnly: Type.Optional(Type.Boolean()),
-      updatedOn: Type.Optional(Designator),
-    },
-    { additionalProperties: false },
-  ),
-);
-const DeleteParams = checkerOf(Type.Object({ ...AssetRefParams, unlinkChildAssets: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
-const GetOptions = { withoutHiddenAttributes: Type.Optional(Type.Boolean()) };
-const GetParams = checkerOf(
-  Type.Object({ ...AssetRefParams, ...GetOptions, updatedOn: Type.Optional(Designator), other: Type.Optional(Designator), optional: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
-);
-const ReturnParameters = checkerOf(Type.Object(GetOptions));
-const Verbosity = Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2), Type.Literal(5)]);
-const QueryParams = checkerOf(
-  Type.Object(
-    {
-      start: Type.Optional(Type.Integer({ minimum: 0 })),
-      limit: Type.Optional(Type.Integer({ minimum: 0 })),
-      filters: Type.Optional(FiltersSchema),
-      sorters: Type.Optional(SortersSchema),
-      sortMode: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('ci'), Type.Literal('user'), Type.Literal('user_ci')])),
-      verbosity: Type.Optional(Verbosity),
-      withoutHiddenAttributes: Type.Optional(Type.Boolean()),
-      withoutAttributeGroups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50 })),
-      restricted: Type.Optional(Type.Boolean()),
-      getActions: Type.Optional(Type.Boolean()),
-      getQueries: Type.Optional(Type.Boolean()),
-      getUser: Type.Optional(Type.Boolean()),
-    },
-    { additionalProperties: false },
-  ),
-);
-const ActionSchema = Type.Object(
-  {
-    template: RefSchema,
-    action: Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }) }),
-    filters: Type.Optional(FiltersSchema),
-    sorters: Type.Optional(SortersSchema),
-    verbosity: Type.Optional(Verbosity),
-    Parameters: Type.Optional(Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }), value: Type.Optional(Type.Unknown()) }), { maxItems: 1000 })),
-    columns: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 1000 })),
-    custom: Type.Optional(Type.Unknown()),
-  },
-  { additionalProperties: false },
-);
-const ActionParams = checkerOf(ActionSchema);
-const SaveQueryParams = checkerOf(Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), query: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false }));
-const DeleteQueryParams = checkerOf(Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }));
-const isAssetInput = checkerOf(AssetInputSchema);
-
 /** Assets an action runs for, at most. */
 const ACTION_ASSETS = 10_000;
-/** Page size of a query, at most (as the storage list). */
-const MAX_LIMIT = 10_000;
-/** Properties a query may name besides `attributes.<key>`. */
-const KNOWN = 'id, customId, displayName, description, parentId, template.id, template.customId, updatedOn, createdOn, createdBy, attributes.<key>';
-const SORT_KEYS: Record<SortMode, string> = { '': 'str', ci: 'ci', user: 'usr', user_ci: 'uci' };
 
 export interface AssetMethodsOptions {
   inactiveVersions: boolean;
   webhooks: Map<string, ActionWebhook>;
 }
 
-const invalidDate = (what: string, value: string) => DM_ERRORS.invalidCall(`${what}: ${value.slice(0, 64)} is not HEAD, ACTIVE, PREVIOUS, NEXT or an updatedOn value`);
 const assetNotFound = (ref: string) => new AppError(404, { messageKey: 'DM_ERROR_ASSET_NOT_FOUND', name: 'NOT_FOUND', message: `No asset ${ref.slice(0, 200)}`, properties: { asset: ref.slice(0, 200) } });
 const versionNotFound = (ref: string) =>
   new AppError(404, { messageKey: 'DM_ERROR_VERSION_NOT_FOUND', name: 'NOT_FOUND', message: `No version ${ref.slice(0, 200)}`, properties: { version: ref.slice(0, 200) } });
@@ -117,76 +38,12 @@ const conflict = (message: string, properties: Record<string, unknown>) => new A
 
 const showRef = (ref: AssetRef) => ('id' in ref ? `id ${ref.id}` : `customId ${ref.customId} of template ${'templateId' in ref ? ref.templateId : ref.templateCustomId}`);
 
-/** An updatedOn value as epoch milliseconds (ISO 8601; as answered, with milliseconds). */
-function parseUpdatedOn(value: string, what: string): number {
-  const ms = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
-  if (Number.isNaN(ms)) throw invalidDate(what, value);
-  return ms;
-}
-
-/** The asset the parameters name: `id`, or `customId` with `templateId` or `templateCustomId`. */
-function refOf(p: { id?: number; customId?: string; templateId?: number; templateCustomId?: string }, method: string): AssetRef {
-  if (p.id !== undefined) return { id: p.id };
-  if (p.customId !== undefined && p.templateId !== undefined) return { customId: p.customId, templateId: p.templateId };
-  if (p.customId !== undefined && p.templateCustomId !== undefined) return { customId: p.customId, templateCustomId: p.templateCustomId };
-  throw DM_ERRORS.invalidCall(`${method}: id, or customId with templateId or templateCustomId, is required`);
-}
-
-function templateRefOf(r: { id?: number; customId?: string } | undefined): TemplateRef | undefined {
-  if (r?.id !== undefined) return { id: r.id };
-  if (r?.customId !== undefined) return { customId: r.customId };
-  return undefined;
-}
-
-function checkAsset(value: unknown, method: string): AssetInput {
-  if (value === undefined) return {};
-  if (!isAssetInput.Check(value)) {
-    const first = isAssetInput.Errors(value).First();
-    throw DM_ERRORS.invalidCall(`${method}: asset${first?.path ?? ''}: ${first?.message ?? 'invalid'}`, { path: `asset${first?.path ?? ''}` });
-  }
-  return value;
-}
-
-/** Regular expressions of `withoutAttributeGroups`, refused when they could take exponential time. */
-function groupPatterns(patterns: string[] | undefined): RegExp[] {
-  return (patterns ?? []).map((p, i) => {
-    let re: RegExp;
-    try {
-      re = new RegExp(`^(?:${p})$`, 'u');
-    } catch {
-      throw DM_ERRORS.invalidCall(`query: withoutAttributeGroups/${i} is not a regular expression`);
-    }
-    if (!safeRegex(re)) throw DM_ERRORS.invalidCall(`query: withoutAttributeGroups/${i} nests repetitions (refused: it could take exponential time)`);
-    return re;
-  });
-}
-
 export function assetMethods(repo: AssetsRepository, templates: TemplatesRepository, queries: SavedQueriesRepository, dialect: Dialect, options: AssetMethodsOptions): MethodTable<Db> {
-  const templateCache = new Map<string, TemplateDoc>();
-  // The dialect whose index predicates probe the rows of one asset (EXISTS), for conditions tested asset by asset.
-  const probing: Dialect = { ...dialect, query: { ...dialect.query, indexMembership: 'exists' } };
-  /** The template (parsed; its stored text keyed, so an update is seen at once). */
-  const parsedTemplate = (text: string): TemplateDoc => {
-    let doc = templateCache.get(text);
-    if (!doc) {
-      doc = JSON.parse(text) as TemplateDoc;
-      if (templateCache.size >= 1000) templateCache.clear();
-      templateCache.set(text, doc);
-    }
-    return doc;
-  };
-  const templateOf = async (db: Db, ref: TemplateRef): Promise<TemplateDoc> => {
-    const row = await templates.find(db, ref);
-    if (!row) throw DM_ERRORS.templateNotFound('id' in ref ? `id ${ref.id}` : `customId ${ref.customId}`);
-    return parsedTemplate(row.doc);
-  };
-  /** The template of an asset, from the asset's lookup when it read it. */
-  const templateOfAsset = (db: Db, row: AssetRow): Promise<TemplateDoc> =>
-    row.templateDoc !== undefined ? Promise.resolve(parsedTemplate(row.templateDoc)) : templateOf(db, { id: row.templateId });
-  const mayUse = (template: TemplateDoc, caller: Caller) => !template.restricted || template.roles.some((r) => caller.roles.includes(r));
-  const usable = (template: TemplateDoc, caller: Caller) => {
-    if (!mayUse(template, caller)) throw DM_ERRORS.restricted(template.customId, template.roles);
-  };
+  const docs = new TemplateDocs(templates);
+  const { templateOf, usable } = docs;
+  const templateOfAsset = docs.ofAsset;
+  const reads = new AssetReads(repo, templates, dialect, templateOf);
+  const { select, answers } = reads;
   const assetOf = async (db: Db, ref: AssetRef): Promise<AssetRow> => {
     const row = await repo.find(db, ref);
     if (!row) throw assetNotFound(showRef(ref));
@@ -279,94 +136,6 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       createdBy: row.createdBy,
     });
     await repo.setState(db, row.seq, { customId: s.customId, parentId: s.parentId, headOn: s.headOn, activeOn: s.activeOn, doc }, { customId: row.customId, parentId: row.parentId, doc: JSON.parse(row.doc) as Record<string, unknown> }, added);
-  };
-  /** What a query may name, for the asset aliased `a` (sorts of strings by the sort mode's key). */
-  const resolverOf = (sortMode: SortMode) => {
-    const stringKey = SORT_KEYS[sortMode];
-    const indexed = (path: string[]): FieldTarget => ({ kind: 'indexed', path, source: repo.source, stringKey });
-    const fields: Record<string, FieldTarget> = {
-      id: { kind: 'column', column: 'a.seq', type: 'number' },
-      customId: indexed(['customId']),
-      displayName: indexed(['displayName']),
-      description: indexed(['description']),
-      parentId: indexed(['parentId']),
-      'template.id': indexed(['template', 'id']),
-      'template.customId': indexed(['template', 'customId']),
-      updatedOn: { kind: 'column', column: 'a.active_on', type: 'datetime' },
-      createdOn: { kind: 'column', column: 'a.created_on', type: 'datetime' },
-      createdBy: { kind: 'column', column: 'a.created_by', type: 'text' },
-    };
-    return (property: string): FieldTarget | null => {
-      if (Object.hasOwn(fields, property)) return fields[property];
-      if (property.startsWith('attributes.') && property.length > 'attributes.'.length) return indexed(['attributes', property.slice('attributes.'.length)]);
-      return null;
-    };
-  };
-  /** Ids of templates whose assets the caller does not see: restricted ones, unless `restricted` and a role matches. */
-  const hiddenTemplates = async (db: Db, caller: Caller, restricted: boolean): Promise<number[]> =>
-    (await templates.restricted(db)).filter((t) => !(restricted && t.roles.some((r) => caller.roles.includes(r)))).map((t) => t.id);
-  /** One page of the assets the filters and sorters select, and the total. */
-  const select = async (db: Db, caller: Caller, p: { filters?: Filters; sorters?: Sorters; sortMode?: SortMode; restricted?: boolean; start?: number; limit?: number }, method: string) => {
-    const resolve = resolverOf(p.sortMode ?? '');
-    const compiled: AssetQuery = compileDmQuerySets(dialect, resolve, KNOWN, method, repo.source, ASSET_UNIVERSE, p.filters, p.sorters);
-    // Sorted by one indexed value: the filters also as a condition on one asset, for a walk of the sort's index rows.
-    const sorter = p.sorters?.length === 1 ? p.sorters[0] : undefined;
-    const target = sorter && resolve(sorter.property);
-    if (sorter && target?.kind === 'indexed' && dialect.query.walksSortIndex) {
-      const where = p.filters?.length ? compileDmQuery(probing, resolve, KNOWN, method, p.filters, []).where : undefined;
-      compiled.walk = { path: target.path.join('.'), direction: sorter.direction ?? 'ASC', stringKey: target.stringKey ?? 'str', where };
-    }
-    return repo.query(db, compiled, await hiddenTemplates(db, caller, p.restricted === true), p.start ?? 0, Math.min(p.limit ?? 1000, MAX_LIMIT));
-  };
-  /** The answers of assets at a verbosity, as JSON text. */
-  const answers = async (db: Db, ids: number[], o: { verbosity: number; hidden: boolean; groups: RegExp[] }): Promise<string[]> => {
-    const docs = await repo.docs(db, ids);
-    const present = ids.filter((id) => docs.has(id));
-    const children = o.verbosity === 1 || o.verbosity === 2 || o.verbosity === 5 ? await repo.childrenOf(db, present) : new Map<number, number[]>();
-    const trimmed = o.hidden || o.groups.length > 0 || o.verbosity === 0 || o.verbosity === 5;
-    const templateDocs = new Map<number, TemplateDoc>();
-    const shape = async (text: string): Promise<Record<string, unknown> | string> => {
-      if (!trimmed) return text;
-      let doc = JSON.parse(text) as Record<string, unknown>;
-      if (o.hidden || o.groups.length > 0) {
-        const tid = (doc.template as { id: number }).id;
-        if (!templateDocs.has(tid)) templateDocs.set(tid, await templateOf(db, { id: tid }));
-        doc = withoutAttributes(doc, templateDocs.get(tid)!, o.hidden, o.groups);
-      }
-      if (o.verbosity === 0) {
-        const { attributes: _a, unversionedAttributes: _u, ...rest } = doc;
-        return rest;
-      }
-      return doc;
-    };
-    const childAnswers = new Map<number, string>();
-    if (o.verbosity === 2) {
-      const childIds = [...children.values()].flat();
-      const childDocs = await repo.docs(db, childIds);
-      for (const id of childIds) {
-        const d = childDocs.get(id);
-        if (d) {
-          const s = await shape(d);
-          childAnswers.set(id, typeof s === 'string' ? s : JSON.stringify(s));
-        }
-      }
-    }
-    const out: string[] = [];
-    for (const id of present) {
-      const shaped = await shape(docs.get(id)!);
-      const kids = children.get(id) ?? [];
-      if (o.verbosity === 5) {
-        const d = shaped as Record<string, unknown>;
-        const text = (d.displayName as string) || (d.customId as string | null) || String(d.id);
-        out.push(JSON.stringify({ id: d.id, text, customId: d.customId, template: d.template, parentId: d.parentId, leaf: kids.length === 0, childCount: kids.length, expanded: false }));
-        continue;
-      }
-      const text = typeof shaped === 'string' ? shaped : JSON.stringify(shaped);
-      if (o.verbosity === 1) out.push(extendObject(text, [['joinedChildAssetIds', JSON.stringify(kids)]]));
-      else if (o.verbosity === 2) out.push(extendObject(text, [['childAssets', `[${kids.flatMap((k) => (childAnswers.has(k) ? [childAnswers.get(k)!] : [])).join(',')}]`]]));
-      else out.push(text);
-    }
-    return out;
   };
   /** The template and one of its actions of the scope. */
   const actionOf = async (db: Db, p: Static<typeof ActionSchema>, caller: Caller, method: string) => {

@@ -1,0 +1,100 @@
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import type { Dialect } from '../../../platform/db/dialects/dialect.js';
+import { VALUE_KIND, type SortJoin } from '../../../platform/query/index.js';
+import type { DmTables } from '../dm.tables.js';
+
+type Db = Kysely<DmTables>;
+
+/** The keys of the universe of a query: the assets of the scope the caller may see (CTE). */
+export const ASSET_UNIVERSE = 'q__r';
+
+export interface AssetQuery {
+  set?: RawBuilder<unknown>;
+  orderBy: RawBuilder<unknown>[];
+  joins: SortJoin[];
+  needsItemRow: boolean;
+  /**
+   * For a query sorted by one indexed value: the value's path, the sort and the filters as a condition on one asset
+   * (aliased `a`), so that a page can be read by walking the path's index rows in order (AssetLists.walk).
+   */
+  walk?: { path: string; direction: 'ASC' | 'DESC'; stringKey: string; where?: RawBuilder<SqlBool> };
+}
+
+/** SQL of asset queries: one page of the assets a compiled query selects, and how many it selects. */
+export class AssetLists {
+  constructor(
+    private readonly scope: string,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /**
+   * The page by walking the sort path's index rows in order and keeping the matching assets (each tested by index
+   * probes), which stops after the page: the cost follows the rows walked, not the matches. Only where it gives exactly
+   * the general plan's order: every row at the path is an exact scalar of one kind (no arrays, objects, long strings,
+   * mixed kinds: markers make that two index probes), every asset is indexed, strings sort by code points, and the walk
+   * is expected to be short (many matches). Assets without a value at the path sort last in both plans: when the walk
+   * finds fewer than the page needs, undefined (the general plan answers).
+   */
+  private async walk(db: Db, w: NonNullable<AssetQuery['walk']>, visible: RawBuilder<SqlBool>, count: () => Promise<number>, start: number, limit: number): Promise<{ total: number; ids: number[] } | undefined> {
+    // The order of the index rows is the sort's order only for one kind of exact scalar at the path.
+    const first = await sql<{ t: number }>`SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope, path, t LIMIT 1`.execute(db);
+    const kind = first.rows[0] === undefined ? undefined : Number(first.rows[0].t);
+    if (kind === undefined || kind > VALUE_KIND.boolean) return undefined;
+    if (kind === VALUE_KIND.string && w.stringKey !== 'str') return undefined;
+    const other = await sql`SELECT 1 AS x FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} AND t > ${kind} LIMIT 1`.execute(db);
+    if (other.rows.length > 0) return undefined;
+    const unindexed = await sql`SELECT 1 AS x FROM dm_assets WHERE scope = ${this.scope} AND idx <> 1 LIMIT 1`.execute(db);
+    if (unindexed.rows.length > 0) return undefined;
+    // Rows walked ~ wanted * assets / matches, against one probe per match in the general plan.
+    const total = await count();
+    const max = await sql<{ m: number | null }>`SELECT max(seq) AS m FROM dm_assets`.execute(db);
+    const wanted = start + limit;
+    if (total === 0 || wanted * Number(max.rows[0]?.m ?? 0) > total * total) return undefined;
+    const dir = sql.raw(w.direction === 'DESC' ? 'DESC' : 'ASC');
+    // Strings have no number (num IS NULL, said so the index's order by str is usable); numbers and booleans sort by num.
+    const value = kind === VALUE_KIND.string ? sql`s.str` : sql`s.num`;
+    const kindRows = kind === VALUE_KIND.string ? sql<SqlBool>`s.t = ${kind} AND s.num IS NULL` : sql<SqlBool>`s.t = ${kind}`;
+    const rows = await sql<{ seq: number }>`SELECT s.item_seq AS seq FROM dm_asset_values s INNER JOIN dm_assets a ON a.seq = s.item_seq
+      WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${kindRows} AND s.elem = 0 AND a.scope = ${this.scope} AND ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
+      ORDER BY ${value} ${dir}, s.item_seq ASC LIMIT ${limit} OFFSET ${start}`.execute(db);
+    if (rows.rows.length < limit && start + rows.rows.length < total) return undefined;
+    return { total, ids: rows.rows.map((r) => Number(r.seq)) };
+  }
+
+  /**
+   * One page of the assets a compiled query selects, and how many it selects in all. `q.set` selects keys within the
+   * universe `q__r` (the scope's assets but those of `hiddenTemplates`); the order refers to the asset aliased `a`,
+   * its id breaking ties.
+   */
+  async query(db: Db, q: AssetQuery, hiddenTemplates: number[], start: number, limit: number): Promise<{ total: number; ids: number[] }> {
+    const visible = hiddenTemplates.length > 0 ? sql<SqlBool>`a.template_id NOT IN (${sql.join(hiddenTemplates)})` : sql<SqlBool>`1 = 1`;
+    if (!q.set && q.orderBy.length === 0) {
+      const count = await sql<{ n: number | string }>`SELECT count(*) AS n FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible}`.execute(db);
+      const total = Number(count.rows[0].n);
+      if (limit === 0) return { total, ids: [] };
+      const rows = await sql<{ seq: number }>`SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible} ORDER BY a.seq LIMIT ${limit} OFFSET ${start}`.execute(db);
+      return { total, ids: rows.rows.map((r) => Number(r.seq)) };
+    }
+    const keep =
+      hiddenTemplates.length > 0
+        ? sql<SqlBool>`NOT EXISTS (SELECT 1 FROM dm_assets x WHERE x.seq = q__k.seq AND x.template_id IN (${sql.join(hiddenTemplates)}))`
+        : sql<SqlBool>`1 = 1`;
+    const matches = q.set ? sql`SELECT DISTINCT q__k.seq FROM (${q.set}) AS q__k WHERE ${keep}` : sql`SELECT seq FROM q__r`;
+    const withMatches = (db as Kysely<any>)
+      .with(ASSET_UNIVERSE, () => sql`(SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible})` as any)
+      .with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
+    const countMatches = async () => Number(((await withMatches.selectFrom('q__m' as any).select(sql<number>`count(*)`.as('n')).executeTakeFirst()) as any)?.n ?? 0);
+    if (limit === 0) return { total: await countMatches(), ids: [] };
+    if (q.walk) {
+      const page = await this.walk(db, q.walk, visible, countMatches, start, limit);
+      if (page) return page;
+    }
+    let page = q.needsItemRow ? withMatches.selectFrom('q__m as m' as any).innerJoin('dm_assets as a', 'a.seq', 'm.seq' as any) : withMatches.selectFrom('q__m as a' as any);
+    for (const join of q.joins) page = this.dialect.leftJoinRow(page, join.table, join.alias, join.on);
+    let ordered = page.select(['a.seq' as any, sql<number>`(SELECT count(*) FROM q__m)`.as('total')]);
+    for (const o of q.orderBy) ordered = ordered.orderBy(o);
+    const rows = await ordered.orderBy('a.seq' as any).limit(limit).offset(start).execute();
+    if (rows.length === 0) return { total: start > 0 ? await countMatches() : 0, ids: [] };
+    return { total: Number((rows[0] as any).total), ids: rows.map((r: any) => Number(r.seq)) };
+  }
+}

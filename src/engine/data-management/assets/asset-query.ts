@@ -1,0 +1,147 @@
+// Reading assets for a query or an action: the filters and sorters over the value index of the ACTIVE versions
+// (platform/query; with a walk of the sort's index where the dialect stops after the page), and the answers at a
+// verbosity.
+import type { Kysely } from 'kysely';
+import safeRegex from 'safe-regex2';
+import type { Dialect } from '../../../platform/db/dialects/dialect.js';
+import { extendObject } from '../../../platform/http/json-text.js';
+import type { FieldTarget } from '../../../platform/query/index.js';
+import type { SortMode } from '../attribute-values.js';
+import { compileDmQuery, compileDmQuerySets, type Filters, type Sorters } from '../dm-query.js';
+import { DM_ERRORS } from '../dm.errors.js';
+import type { DmTables } from '../dm.tables.js';
+import type { Caller } from '../method.js';
+import type { TemplateRef, TemplatesRepository } from '../templates/templates.repository.js';
+import { withoutAttributes, type TemplateDoc } from './asset-rules.js';
+import { ASSET_UNIVERSE, type AssetQuery, type AssetsRepository } from './assets.repository.js';
+
+type Db = Kysely<DmTables>;
+
+/** Page size of a query, at most (as the storage list). */
+const MAX_LIMIT = 10_000;
+/** Properties a query may name besides `attributes.<key>`. */
+const KNOWN = 'id, customId, displayName, description, parentId, template.id, template.customId, updatedOn, createdOn, createdBy, attributes.<key>';
+const SORT_KEYS: Record<SortMode, string> = { '': 'str', ci: 'ci', user: 'usr', user_ci: 'uci' };
+
+/** Regular expressions of `withoutAttributeGroups`, refused when they could take exponential time. */
+export function groupPatterns(patterns: string[] | undefined): RegExp[] {
+  return (patterns ?? []).map((p, i) => {
+    let re: RegExp;
+    try {
+      re = new RegExp(`^(?:${p})$`, 'u');
+    } catch {
+      throw DM_ERRORS.invalidCall(`query: withoutAttributeGroups/${i} is not a regular expression`);
+    }
+    if (!safeRegex(re)) throw DM_ERRORS.invalidCall(`query: withoutAttributeGroups/${i} nests repetitions (refused: it could take exponential time)`);
+    return re;
+  });
+}
+
+
+export class AssetReads {
+  /** The dialect whose index predicates probe the rows of one asset (EXISTS), for conditions tested asset by asset. */
+  private readonly probing: Dialect;
+
+  constructor(
+    private readonly repo: AssetsRepository,
+    private readonly templates: TemplatesRepository,
+    private readonly dialect: Dialect,
+    private readonly templateOf: (db: Db, ref: TemplateRef) => Promise<TemplateDoc>,
+  ) {
+    this.probing = { ...dialect, query: { ...dialect.query, indexMembership: 'exists' } };
+  }
+
+  /** What a query may name, for the asset aliased `a` (sorts of strings by the sort mode's key). */
+  private resolverOf(sortMode: SortMode) {
+    const stringKey = SORT_KEYS[sortMode];
+    const indexed = (path: string[]): FieldTarget => ({ kind: 'indexed', path, source: this.repo.source, stringKey });
+    const fields: Record<string, FieldTarget> = {
+      id: { kind: 'column', column: 'a.seq', type: 'number' },
+      customId: indexed(['customId']),
+      displayName: indexed(['displayName']),
+      description: indexed(['description']),
+      parentId: indexed(['parentId']),
+      'template.id': indexed(['template', 'id']),
+      'template.customId': indexed(['template', 'customId']),
+      updatedOn: { kind: 'column', column: 'a.active_on', type: 'datetime' },
+      createdOn: { kind: 'column', column: 'a.created_on', type: 'datetime' },
+      createdBy: { kind: 'column', column: 'a.created_by', type: 'text' },
+    };
+    return (property: string): FieldTarget | null => {
+      if (Object.hasOwn(fields, property)) return fields[property];
+      if (property.startsWith('attributes.') && property.length > 'attributes.'.length) return indexed(['attributes', property.slice('attributes.'.length)]);
+      return null;
+    };
+  }
+
+  /** Ids of templates whose assets the caller does not see: restricted ones, unless `restricted` and a role matches. */
+  private async hiddenTemplates(db: Db, caller: Caller, restricted: boolean): Promise<number[]> {
+    return (await this.templates.restricted(db)).filter((t) => !(restricted && t.roles.some((r) => caller.roles.includes(r))))
+      .map((t) => t.id);
+  }
+
+  /** One page of the assets the filters and sorters select, and the total. */
+  readonly select = async (db: Db, caller: Caller, p: { filters?: Filters; sorters?: Sorters; sortMode?: SortMode; restricted?: boolean; start?: number; limit?: number }, method: string) => {
+    const resolve = this.resolverOf(p.sortMode ?? '');
+    const compiled: AssetQuery = compileDmQuerySets(this.dialect, resolve, KNOWN, method, this.repo.source, ASSET_UNIVERSE, p.filters, p.sorters);
+    // Sorted by one indexed value: the filters also as a condition on one asset, for a walk of the sort's index rows.
+    const sorter = p.sorters?.length === 1 ? p.sorters[0] : undefined;
+    const target = sorter && resolve(sorter.property);
+    if (sorter && target?.kind === 'indexed' && this.dialect.query.walksSortIndex) {
+      const where = p.filters?.length ? compileDmQuery(this.probing, resolve, KNOWN, method, p.filters, []).where : undefined;
+      compiled.walk = { path: target.path.join('.'), direction: sorter.direction ?? 'ASC', stringKey: target.stringKey ?? 'str', where };
+    }
+    return this.repo.lists.query(db, compiled, await this.hiddenTemplates(db, caller, p.restricted === true), p.start ?? 0, Math.min(p.limit ?? 1000, MAX_LIMIT));
+  };
+
+  /** The answers of assets at a verbosity, as JSON text. */
+  readonly answers = async (db: Db, ids: number[], o: { verbosity: number; hidden: boolean; groups: RegExp[] }): Promise<string[]> => {
+    const docs = await this.repo.docs(db, ids);
+    const present = ids.filter((id) => docs.has(id));
+    const children = o.verbosity === 1 || o.verbosity === 2 || o.verbosity === 5 ? await this.repo.childrenOf(db, present) : new Map<number, number[]>();
+    const trimmed = o.hidden || o.groups.length > 0 || o.verbosity === 0 || o.verbosity === 5;
+    const templateDocs = new Map<number, TemplateDoc>();
+    const shape = async (text: string): Promise<Record<string, unknown> | string> => {
+      if (!trimmed) return text;
+      let doc = JSON.parse(text) as Record<string, unknown>;
+      if (o.hidden || o.groups.length > 0) {
+        const tid = (doc.template as { id: number }).id;
+        if (!templateDocs.has(tid)) templateDocs.set(tid, await this.templateOf(db, { id: tid }));
+        doc = withoutAttributes(doc, templateDocs.get(tid)!, o.hidden, o.groups);
+      }
+      if (o.verbosity === 0) {
+        const { attributes: _a, unversionedAttributes: _u, ...rest } = doc;
+        return rest;
+      }
+      return doc;
+    };
+    const childAnswers = new Map<number, string>();
+    if (o.verbosity === 2) {
+      const childIds = [...children.values()].flat();
+      const childDocs = await this.repo.docs(db, childIds);
+      for (const id of childIds) {
+        const d = childDocs.get(id);
+        if (d) {
+          const s = await shape(d);
+          childAnswers.set(id, typeof s === 'string' ? s : JSON.stringify(s));
+        }
+      }
+    }
+    const out: string[] = [];
+    for (const id of present) {
+      const shaped = await shape(docs.get(id)!);
+      const kids = children.get(id) ?? [];
+      if (o.verbosity === 5) {
+        const d = shaped as Record<string, unknown>;
+        const text = (d.displayName as string) || (d.customId as string | null) || String(d.id);
+        out.push(JSON.stringify({ id: d.id, text, customId: d.customId, template: d.template, parentId: d.parentId, leaf: kids.length === 0, childCount: kids.length, expanded: false }));
+        continue;
+      }
+      const text = typeof shaped === 'string' ? shaped : JSON.stringify(shaped);
+      if (o.verbosity === 1) out.push(extendObject(text, [['joinedChildAssetIds', JSON.stringify(kids)]]));
+      else if (o.verbosity === 2) out.push(extendObject(text, [['childAssets', `[${kids.flatMap((k) => (childAnswers.has(k) ? [childAnswers.get(k)!] : [])).join(',')}]`]]));
+      else out.push(text);
+    }
+    return out;
+  };
+}
