@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { RawBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { isAppError } from '../../platform/errors/app-error.js';
-import { compileListQuery, compileListQuerySets, type FieldResolver, type FieldTarget, type SortJoin, type ValueIndexSource } from '../../platform/query/index.js';
+import { compileListQuery, compileListQuerySets, type FieldResolver, type FieldTarget, type QueryContext, type SortJoin, type ValueIndexSource } from '../../platform/query/index.js';
 import { DM_ERRORS } from './dm.errors.js';
 
 export const FiltersSchema = Type.Array(
@@ -54,11 +54,22 @@ function asDmError<T>(method: string, compile: () => T): T {
 
 const sortInput = (sorters: Sorters) => sorters.map((s) => ({ property: s.property, direction: s.direction ?? ('ASC' as const) }));
 
-/** The filters and sorters as a WHERE condition and ORDER BY over rows (templates, aliased `t`). */
-export function compileDmQuery(dialect: Dialect, resolve: FieldResolver, known: string, method: string, filters: Filters = [], sorters: Sorters = []): DmQuery {
+/**
+ * The filters and sorters as a WHERE condition and ORDER BY over rows (templates, aliased `t`; or one asset at a time,
+ * with `indexMembership` 'exists').
+ */
+export function compileDmQuery(
+  dialect: Dialect,
+  resolve: FieldResolver,
+  known: string,
+  method: string,
+  filters: Filters = [],
+  sorters: Sorters = [],
+  indexMembership?: QueryContext['indexMembership'],
+): DmQuery {
   checkProperties(resolve, known, method, filters, sorters);
   const fullText: Exclude<FieldTarget, { kind: 'indexed' }> = { kind: 'json', column: 't.doc', path: [] };
-  return asDmError(method, () => compileListQuery({ filter: filters, sort: sortInput(sorters) }, { dialect, resolve, fullText }));
+  return asDmError(method, () => compileListQuery({ filter: filters, sort: sortInput(sorters) }, { dialect, resolve, fullText, indexMembership }));
 }
 
 /** The filters and sorters over documents a value index covers: a set of keys within `universe`, and the sort. */

@@ -3,6 +3,8 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { Kysely } from 'kysely';
+import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import { isUniqueViolation } from '../../platform/db/db-errors.js';
 import { DM_ERRORS } from './dm.errors.js';
 
 /** An answer already serialised: `{...}` JSON text of the method's response fields. */
@@ -47,4 +49,14 @@ export function parse<S extends TSchema>(check: TypeCheck<S>, parameters: unknow
     throw DM_ERRORS.invalidCall(`${method}: parameters${first?.path ?? ''}: ${first?.message ?? 'invalid'}`, { path: `parameters${first?.path ?? ''}` });
   }
   return value as Static<S>;
+}
+
+/** Runs a write whose unique constraint (a customId) may refuse it; that refusal becomes the error `taken` makes (409). */
+export async function uniquely<T>(dialect: Dialect, work: () => Promise<T>, taken: () => Error): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isUniqueViolation(err, dialect)) throw taken();
+    throw err;
+  }
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Principal } from '../../platform/auth/principal.js';
 import { hasRole } from '../../platform/auth/principal.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
-import { UniqueViolation } from '../../platform/db/db-errors.js';
+import { isUniqueViolation } from '../../platform/db/db-errors.js';
 import type { ChangeFeed } from '../../platform/events/index.js';
 import { notificationJson } from './notification-json.js';
 import { ERRORS } from '../../platform/errors/error-catalogue.js';
@@ -63,7 +63,7 @@ export class NotificationsService {
       });
       await this.written(event);
     } catch (err) {
-      if (err instanceof UniqueViolation || this.dialect.toDomainError(err) instanceof UniqueViolation) throw NOTIFICATION_ERRORS.exists(stored.id);
+      if (isUniqueViolation(err, this.dialect)) throw NOTIFICATION_ERRORS.exists(stored.id);
       throw err;
     }
     return notificationJson({ doc, date, version: 1 });

@@ -67,7 +67,6 @@ interface NewItem {
 }
 /** Creates written by one statement at most, and the documents' size of one statement (items reach 5 MB). */
 const INSERT_BATCH_LIMITS = { maxBatch: 64, maxWeight: 4 * 1024 * 1024, weigh: (item: NewItem) => item.docJson.length };
-const ITEM_COLUMNS = ['i.seq', 'i.doc', 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'] as const;
 
 /**
  * All SQL of the storage module. Every statement names its tenant and store; whether the caller may

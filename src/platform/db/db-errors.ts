@@ -21,3 +21,11 @@ export class WriteConflict extends DbError {
     super('concurrent write conflict', cause);
   }
 }
+
+/**
+ * Whether a failed write means a unique constraint refused a row: the repositories' own UniqueViolation, or a driver
+ * error the dialect recognises as one.
+ */
+export function isUniqueViolation(err: unknown, dialect: { toDomainError(err: unknown): DbError | undefined }): boolean {
+  return err instanceof UniqueViolation || dialect.toDomainError(err) instanceof UniqueViolation;
+}

@@ -30,7 +30,7 @@ export function scopeOf(source: ValueIndexSource, alias: string): RawBuilder<Sql
   return allOf(source.scope.map(([column, value]) => sql<SqlBool>`${sql.ref(`${alias}.${column}`)} = ${value}`));
 }
 
-export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: Dialect): RawBuilder<SqlBool> {
+export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: Dialect, membership = dialect.query.indexMembership): RawBuilder<SqlBool> {
   const source = checkedSource(target.source);
   const exact = dialect.query.indexTests('q__v', tests);
   if (!exact) return FALSE;
@@ -39,7 +39,7 @@ export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: D
   const items = sql.table(source.itemsTable);
   const key = sql.ref(`${source.alias}.seq`);
   const longString = sql.lit(VALUE_KIND.longString);
-  if (dialect.query.indexMembership === 'exists') {
+  if (membership === 'exists') {
     // One probe of the item's rows at the path per item: the plan cannot turn into a scan of the index per item,
     // whatever the statistics say (PostgreSQL).
     const doc = dialect.query.jsonAny(`${source.alias}.doc`, target.path, tests);

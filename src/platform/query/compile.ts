@@ -28,7 +28,7 @@ export function compileNode(node: QueryNode, ctx: QueryContext): RawBuilder<SqlB
         case 'json':
           return ctx.dialect.query.jsonAny(target.column, target.path, node.tests);
         case 'indexed':
-          return indexedAny(target, node.tests, ctx.dialect);
+          return indexedAny(target, node.tests, ctx.dialect, ctx.indexMembership);
         case 'column':
           return ctx.dialect.query.columnAny(target.column, target.type, node.tests);
       }

@@ -38,6 +38,11 @@ export interface QueryContext {
   resolve: FieldResolver;
   /** The JSON document that a bare Lucene term (no field) searches as text. */
   fullText: DocumentTarget;
+  /**
+   * How a predicate on an indexed value finds its items (default: the dialect's `indexMembership`). `exists`: probes
+   * of the item's own rows, for a condition tested item by item (a walk of a sort index).
+   */
+  indexMembership?: 'set' | 'exists';
 }
 
 export interface CompiledListQuery {

@@ -38,18 +38,23 @@ export function exportColumns(given: unknown[] | undefined, attributes: Attribut
   });
 }
 
-/** The value at a dotted property; the key after `attributes.` or `unversionedAttributes.` is taken whole (QNames hold dots). */
+/** A member of the object itself (never one of its prototype's, such as `constructor`). */
+const own = (o: Record<string, unknown>, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
+
+/**
+ * The value at a dotted property; the key after `attributes.` or `unversionedAttributes.` is taken whole (QNames hold
+ * dots), and `attributes.<key>` also finds an unversioned attribute (as queries do).
+ */
 function valueAt(doc: Record<string, unknown>, property: string): unknown {
-  for (const map of ['attributes', 'unversionedAttributes']) {
-    if (property.startsWith(`${map}.`)) {
-      const key = property.slice(map.length + 1);
-      const own = (doc[map] as Record<string, unknown> | undefined)?.[key];
-      if (own !== undefined || map === 'unversionedAttributes') return own;
-      return (doc.unversionedAttributes as Record<string, unknown> | undefined)?.[key];
-    }
+  const attributes = (doc.attributes ?? {}) as Record<string, unknown>;
+  const unversioned = (doc.unversionedAttributes ?? {}) as Record<string, unknown>;
+  if (property.startsWith('attributes.')) {
+    const key = property.slice('attributes.'.length);
+    return own(attributes, key) ?? own(unversioned, key);
   }
+  if (property.startsWith('unversionedAttributes.')) return own(unversioned, property.slice('unversionedAttributes.'.length));
   let value: unknown = doc;
-  for (const part of property.split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  for (const part of property.split('.')) value = value && typeof value === 'object' ? own(value as Record<string, unknown>, part) : undefined;
   return value;
 }
 

@@ -4,13 +4,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
-import { UniqueViolation } from '../../../platform/db/db-errors.js';
-import { AppError } from '../../../platform/errors/app-error.js';
 import { checkParameters, runAction, type ActionWebhook } from '../actions/action-runner.js';
 import type { Filters } from '../dm-query.js';
 import { DM_ERRORS } from '../dm.errors.js';
 import type { DmTables } from '../dm.tables.js';
-import { callingOut, JsonText, parse, reading, type Caller, type MethodTable } from '../method.js';
+import { callingOut, JsonText, parse, reading, uniquely, type Caller, type MethodTable } from '../method.js';
 import type { TemplateAssets } from '../templates/template-methods.js';
 import type { TemplatesRepository } from '../templates/templates.repository.js';
 import type { AssetRow, VersionData } from './asset.schema.js';
@@ -31,10 +29,6 @@ export interface AssetMethodsOptions {
   webhooks: Map<string, ActionWebhook>;
 }
 
-const assetNotFound = (ref: string) => new AppError(404, { messageKey: 'DM_ERROR_ASSET_NOT_FOUND', name: 'NOT_FOUND', message: `No asset ${ref.slice(0, 200)}`, properties: { asset: ref.slice(0, 200) } });
-const versionNotFound = (ref: string) =>
-  new AppError(404, { messageKey: 'DM_ERROR_VERSION_NOT_FOUND', name: 'NOT_FOUND', message: `No version ${ref.slice(0, 200)}`, properties: { version: ref.slice(0, 200) } });
-const conflict = (message: string, properties: Record<string, unknown>) => new AppError(409, { messageKey: 'DM_ERROR_CONFLICT', name: 'CONFLICT', message, properties });
 
 const showRef = (ref: AssetRef) => ('id' in ref ? `id ${ref.id}` : `customId ${ref.customId} of template ${'templateId' in ref ? ref.templateId : ref.templateCustomId}`);
 
@@ -46,19 +40,11 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
   const { select, answers } = reads;
   const assetOf = async (db: Db, ref: AssetRef): Promise<AssetRow> => {
     const row = await repo.find(db, ref);
-    if (!row) throw assetNotFound(showRef(ref));
+    if (!row) throw DM_ERRORS.assetNotFound(showRef(ref));
     return row;
   };
-  const uniquely = async <T>(customId: string | null, work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (err) {
-      if (err instanceof UniqueViolation || dialect.toDomainError(err) instanceof UniqueViolation) {
-        throw conflict(`customId ${String(customId).slice(0, 200)} is taken in this template`, { customId: String(customId).slice(0, 200) });
-      }
-      throw err;
-    }
-  };
+  const customIdTaken = (customId: string | null) => () =>
+    DM_ERRORS.conflict(`customId ${String(customId).slice(0, 200)} is taken in this template`, { customId: String(customId).slice(0, 200) });
   /** Checks a parent: it exists, its template lists this one among its child templates, and it is not the asset or below it. */
   const checkParent = async (db: Db, parentId: number | null, template: TemplateDoc, self?: number) => {
     if (parentId === null) return;
@@ -123,6 +109,8 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
     row: AssetRow,
     s: { customId: string | null; parentId: number | null; headOn: number; activeOn: number; data: VersionData; version: { updatedOn: number; updatedBy: string; comment: string }; unversioned: Record<string, unknown>; template: { id: number; customId: string } },
     added?: { updatedOn: number; updatedBy: string; comment: string; data: VersionData },
+    /** The ACTIVE answer being replaced, when the caller has it parsed already. */
+    previous: Record<string, unknown> = JSON.parse(row.doc) as Record<string, unknown>,
   ) => {
     const doc = assetDoc({
       id: row.seq,
@@ -135,7 +123,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       createdOn: row.createdOn,
       createdBy: row.createdBy,
     });
-    await repo.setState(db, row.seq, { customId: s.customId, parentId: s.parentId, headOn: s.headOn, activeOn: s.activeOn, doc }, { customId: row.customId, parentId: row.parentId, doc: JSON.parse(row.doc) as Record<string, unknown> }, added);
+    await repo.setState(db, row.seq, { customId: s.customId, parentId: s.parentId, headOn: s.headOn, activeOn: s.activeOn, doc }, { customId: row.customId, parentId: row.parentId, doc: previous }, added);
   };
   /** The template and one of its actions of the scope. */
   const actionOf = async (db: Db, p: Static<typeof ActionSchema>, caller: Caller, method: string) => {
@@ -165,7 +153,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       const data: VersionData = { displayName: a.displayName ?? '', description: a.description ?? '', attributes };
       const version = { updatedOn: now, updatedBy: caller.name, comment: p.versionComment ?? '' };
       const doc = assetDoc({ id: 0, customId, template: { id: template.id, customId: template.customId }, parentId, data, unversioned, version: { ...version, active: true }, createdOn: now, createdBy: caller.name });
-      const seq = await uniquely(customId, () => repo.insert(db, { templateId: template.id, customId, parentId, on: now, by: caller.name, doc, version: { ...version, data } }));
+      const seq = await uniquely(dialect, () => repo.insert(db, { templateId: template.id, customId, parentId, on: now, by: caller.name, doc, version: { ...version, data } }), customIdTaken(customId));
       return { asset: p.return ? await returned(db, seq, p.returnParameters) : { id: seq } };
     },
 
@@ -179,7 +167,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
         usable(template, caller);
         const target = p.updatedOn === 'HEAD' ? row.headOn : parseUpdatedOn(p.updatedOn, 'update: updatedOn');
         const version = await repo.version(db, row.seq, target);
-        if (!version) throw versionNotFound(`${p.updatedOn} of asset ${row.seq}`);
+        if (!version) throw DM_ERRORS.versionNotFound(`${p.updatedOn} of asset ${row.seq}`);
         const active = JSON.parse(row.doc) as Record<string, unknown>;
         await saveState(db, row, { customId: row.customId, parentId: row.parentId, headOn: row.headOn, activeOn: target, data: version.data, version, unversioned: active.unversionedAttributes as Record<string, unknown>, template: active.template as { id: number; customId: string } });
         return p.return ? { asset: await returned(db, row.seq, p.returnParameters) } : {};
@@ -210,9 +198,9 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       const activeVersion = { updatedOn: row.activeOn, updatedBy: (active.version as { updatedBy: string }).updatedBy, comment: (active.version as { comment: string }).comment };
       const activeData: VersionData = { displayName: active.displayName as string, description: active.description as string, attributes: active.attributes as Record<string, unknown> };
       const state = { customId, parentId, unversioned: merged.unversioned, template: { id: template.id, customId: template.customId } };
-      await uniquely(customId, async () => {
+      await uniquely(dialect, async () => {
         if (!newVersion) {
-          await saveState(db, row, { ...state, headOn: row.headOn, activeOn: row.activeOn, data: activeData, version: activeVersion });
+          await saveState(db, row, { ...state, headOn: row.headOn, activeOn: row.activeOn, data: activeData, version: activeVersion }, undefined, active);
           return;
         }
         const updatedOn = Math.max(Date.now(), row.headOn + 1);
@@ -223,8 +211,9 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
           row,
           activate ? { ...state, headOn: updatedOn, activeOn: updatedOn, data, version } : { ...state, headOn: updatedOn, activeOn: row.activeOn, data: activeData, version: activeVersion },
           { ...version, data },
+          active,
         );
-      });
+      }, customIdTaken(customId));
       const out: Record<string, unknown> = p.return ? { asset: await returned(db, row.seq, p.returnParameters) } : {};
       if (!newVersion && p.onlyIfChanged === true && !unversionedOnly) out.unchanged = true;
       return out;
@@ -236,7 +225,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       usable(await templateOf(db, { id: row.templateId }), caller);
       const children = (await repo.childrenOf(db, [row.seq])).get(row.seq) ?? [];
       if (children.length > 0 && p.unlinkChildAssets !== true) {
-        throw conflict(`Asset ${row.seq} has ${children.length} child asset(s); delete them first or set unlinkChildAssets`, { asset: row.seq, childAssets: children.slice(0, 100) });
+        throw DM_ERRORS.conflict(`Asset ${row.seq} has ${children.length} child asset(s); delete them first or set unlinkChildAssets`, { asset: row.seq, childAssets: children.slice(0, 100) });
       }
       for (const childId of children) {
         const child = await assetOf(db, { id: childId });
@@ -253,7 +242,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       const row = await repo.find(db, ref);
       if (!row) {
         if (p.optional) return {};
-        throw assetNotFound(showRef(ref));
+        throw DM_ERRORS.assetNotFound(showRef(ref));
       }
       const needsTemplate = p.withoutHiddenAttributes === true || row.restricted;
       const template = needsTemplate ? await templateOf(db, { id: row.templateId }) : undefined;
@@ -266,7 +255,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       const doc = at === undefined ? undefined : await docAt(db, row, at);
       if (!doc) {
         if (p.optional) return {};
-        throw versionNotFound(`${designator} of asset ${row.seq}`);
+        throw DM_ERRORS.versionNotFound(`${designator} of asset ${row.seq}`);
       }
       const shown = (d: Record<string, unknown>) => (template && p.withoutHiddenAttributes ? withoutAttributes(d, template, true, []) : d);
       const asset = shown(doc);
@@ -348,7 +337,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
     async deleteQuery(db, parameters, caller) {
       const p = parse(DeleteQueryParams, parameters, 'deleteQuery');
       if (!(await queries.remove(db, caller.name, p.name))) {
-        throw new AppError(404, { messageKey: 'DM_ERROR_QUERY_NOT_FOUND', name: 'NOT_FOUND', message: `No saved query ${p.name.slice(0, 200)}`, properties: { name: p.name.slice(0, 200) } });
+        throw DM_ERRORS.queryNotFound(p.name);
       }
       return {};
     },

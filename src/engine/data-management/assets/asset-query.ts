@@ -39,17 +39,12 @@ export function groupPatterns(patterns: string[] | undefined): RegExp[] {
 
 
 export class AssetReads {
-  /** The dialect whose index predicates probe the rows of one asset (EXISTS), for conditions tested asset by asset. */
-  private readonly probing: Dialect;
-
   constructor(
     private readonly repo: AssetsRepository,
     private readonly templates: TemplatesRepository,
     private readonly dialect: Dialect,
     private readonly templateOf: (db: Db, ref: TemplateRef) => Promise<TemplateDoc>,
-  ) {
-    this.probing = { ...dialect, query: { ...dialect.query, indexMembership: 'exists' } };
-  }
+  ) {}
 
   /** What a query may name, for the asset aliased `a` (sorts of strings by the sort mode's key). */
   private resolverOf(sortMode: SortMode) {
@@ -88,7 +83,7 @@ export class AssetReads {
     const sorter = p.sorters?.length === 1 ? p.sorters[0] : undefined;
     const target = sorter && resolve(sorter.property);
     if (sorter && target?.kind === 'indexed' && this.dialect.query.walksSortIndex) {
-      const where = p.filters?.length ? compileDmQuery(this.probing, resolve, KNOWN, method, p.filters, []).where : undefined;
+      const where = p.filters?.length ? compileDmQuery(this.dialect, resolve, KNOWN, method, p.filters, [], 'exists').where : undefined;
       compiled.walk = { path: target.path.join('.'), direction: sorter.direction ?? 'ASC', stringKey: target.stringKey ?? 'str', where };
     }
     return this.repo.lists.query(db, compiled, await this.hiddenTemplates(db, caller, p.restricted === true), p.start ?? 0, Math.min(p.limit ?? 1000, MAX_LIMIT));

@@ -219,14 +219,17 @@ export class AssetsRepository {
     const firstRow = args.length;
     for (const r of rows) args.push(...r);
     const key = `state:${fresh ? 'f' : ''}${version ? 'v' : ''}:${sameKeys ? 's' : 'k'}:${changed ? `p${paths.length}` : 'all'}:${rows.length}`;
+    // Which of the item's index rows go first: all of them, those of the changed paths, or none (a new asset).
+    const removal = !changed ? 'all' : paths.length > 0 && !fresh ? 'paths' : 'none';
+    const insertions = Math.ceil(rows.length / ROWS_PER_STATEMENT);
     const parts = (p: (i: number) => any) => {
       const out: Array<Compilable<unknown> & Expression<unknown>> = [];
       if (version) out.push(db.insertInto('dm_asset_versions').values({ scope: p(0), asset_id: p(1), updated_on: p(8), updated_by: p(9), comment: p(10), data: p(11) }) as any);
       const set = sameKeys ? { head_on: p(2), active_on: p(3), doc: p(4), idx: p(5) } : { head_on: p(2), active_on: p(3), doc: p(4), idx: p(5), custom_id: p(6), parent_id: p(7) };
       out.push(db.updateTable('dm_assets').set(set).where('scope', '=', p(0)).where('seq', '=', p(1)) as any);
       // By the item's key alone (unique across scopes): the planner walks the item's rows, never the path-major index.
-      if (!changed) out.push(db.deleteFrom('dm_asset_values').where('item_seq', '=', p(1)) as any);
-      else if (paths.length > 0 && !fresh) {
+      if (removal === 'all') out.push(db.deleteFrom('dm_asset_values').where('item_seq', '=', p(1)) as any);
+      else if (removal === 'paths') {
         out.push(
           db
             .deleteFrom('dm_asset_values')
@@ -255,7 +258,8 @@ export class AssetsRepository {
       await this.prepared.run(db, key, (p) => this.compilable(db, this.dialect.oneStatement(parts(p))!), args);
       return;
     }
-    const count = parts(() => null).length;
+    // SQLite: each part its own prepared statement (built only when its shape is first seen).
+    const count = (version ? 1 : 0) + 1 + (removal === 'none' ? 0 : 1) + insertions;
     for (let i = 0; i < count; i++) await this.prepared.run(db, `${key}#${i}`, (p) => parts(p)[i], args);
   }
 

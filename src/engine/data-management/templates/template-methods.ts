@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
-import { UniqueViolation } from '../../../platform/db/db-errors.js';
 import { DM_ERRORS } from '../dm.errors.js';
 import type { DmTables } from '../dm.tables.js';
 import { checkTemplate, templateDoc, withoutHidden } from './template-rules.js';
@@ -9,7 +8,7 @@ import type { Attribute } from './template.schema.js';
 import { checkImage } from './template-image.js';
 import { checkParameters, runAction, type ActionDefinition, type ActionWebhook } from '../actions/action-runner.js';
 import { TEMPLATE_FIELDS, type TemplateRef, type TemplatesRepository } from './templates.repository.js';
-import { callingOut, checkerOf, JsonText, parse, reading, type Caller, type MethodTable } from '../method.js';
+import { callingOut, checkerOf, JsonText, parse, reading, uniquely, type Caller, type MethodTable } from '../method.js';
 import { compileDmQuery, FiltersSchema, SortersSchema } from '../dm-query.js';
 
 const Ref = { id: Type.Optional(Type.Integer({ minimum: 0 })), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) };
@@ -71,25 +70,17 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
     if (action.scope !== 'template') throw DM_ERRORS.invalidCall(`${method}: action ${action.key} runs on assets (context Asset)`);
     return { doc, action };
   };
-  const uniquely = async <T>(customId: string, work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (err) {
-      if (err instanceof UniqueViolation || dialect.toDomainError(err) instanceof UniqueViolation) throw DM_ERRORS.customIdTaken(customId);
-      throw err;
-    }
-  };
   return {
     async create(db, parameters) {
       const p = parse(WriteParams, parameters, 'create');
       const t = checkTemplate(p.template, p.strict === true);
       const now = Date.now();
-      return uniquely(t.customId, async () => {
+      return uniquely(dialect, async () => {
         const id = await repo.insert(db, t.customId, t.name ?? '', now);
         const doc = templateDoc(id, t);
         await repo.setDoc(db, id, t.customId, t.name ?? '', JSON.stringify(doc), doc.restricted === true, now);
         return p.return ? { template: doc } : {};
-      });
+      }, () => DM_ERRORS.customIdTaken(t.customId));
     },
     async update(db, parameters) {
       const p = parse(WriteParams, parameters, 'update');
@@ -99,11 +90,11 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
       if (!current) throw DM_ERRORS.templateNotFound(show(ref));
       const doc = templateDoc(current.id, t);
       const previous = JSON.parse(current.doc) as { customId: string };
-      return uniquely(t.customId, async () => {
+      return uniquely(dialect, async () => {
         await repo.setDoc(db, current.id, t.customId, t.name ?? '', JSON.stringify(doc), doc.restricted === true, Date.now());
         if (previous.customId !== t.customId) await assets.renamed(db, current.id, t.customId);
         return p.return ? { template: doc } : {};
-      });
+      }, () => DM_ERRORS.customIdTaken(t.customId));
     },
     async delete(db, parameters) {
       const ref = refOf(parse(DeleteParams, parameters, 'delete'), 'delete');
