@@ -1,5 +1,6 @@
 // The upstream of bench/flow.mjs, in its own process like a real process engine: a small JSON answer, an upload
-// that is read and counted, and a download of a given size.
+// that is read and counted, a download of a given size, and `/base/work?us=N`: the small answer after N µs of CPU
+// work (an engine that looks something up before it answers).
 import { createServer } from 'node:http';
 
 const small = JSON.stringify({ id: 'task-1', name: 'Approve order', state: 'open', assignee: 'alice', roles: ['ops'] });
@@ -15,6 +16,10 @@ const server = createServer(async (req, res) => {
     }
     res.end();
     return;
+  }
+  if (url.pathname === '/base/work') {
+    const until = performance.now() + Number(url.searchParams.get('us')) / 1000;
+    while (performance.now() < until);
   }
   if (req.method === 'POST') {
     let length = 0;

@@ -1,34 +1,72 @@
 // Issue 10: the flow proxy against the same upstream called directly, same run.
 // Usage: npm run build && node bench/flow.mjs
-// Env:   ROUNDS (3), DURATION (5 s), CONNECTIONS (50), BIG_MB (100).
-// The upstream runs in its own process (bench/flow-upstream.mjs). Throughput: a small JSON GET through the proxy
-// (API key) vs directly. Memory: BIG_MB uploaded and downloaded through the proxy while the service's RSS is sampled.
+// Env:   ROUNDS (3), DURATION (5 s), CONNECTIONS (50), BIG_MB (100), WORK_US (1000).
+// Three processes besides the load generator: the upstream (bench/flow-upstream.mjs), the service, and a bare undici
+// proxy (bench/flow-bare-proxy.mjs) as the floor of what any proxy costs. Throughput: a small JSON GET directly,
+// through the bare proxy and through the service (API key), rounds alternating; the CPU time each process spends per
+// request is read from /proc, which is what decides the ratio on a machine whose cores the processes share. Then the
+// same with an upstream that works WORK_US of CPU per answer. Memory: BIG_MB uploaded and downloaded through the proxy
+// while the service's RSS is sampled.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { compare, printTable, ROOT, startService, freePort } from './lib.mjs';
+import { load, median, ROOT, startService, freePort } from './lib.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const BIG = Number(process.env.BIG_MB ?? 100) * 1024 * 1024;
+const WORK_US = Number(process.env.WORK_US ?? 1000);
 const KEY = 'k-bench-flow-0123456789';
 
-const upstreamProcess = spawn(process.execPath, [join(ROOT, 'bench/flow-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-const upstreamPort = await new Promise((resolve) => upstreamProcess.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
-const upstream = `http://127.0.0.1:${upstreamPort}`;
+async function spawnServer(script, env = {}) {
+  const child = spawn(process.execPath, [join(ROOT, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
+  return { child, url: `http://127.0.0.1:${port}` };
+}
 
+const upstream = await spawnServer('bench/flow-upstream.mjs');
+const bare = await spawnServer('bench/flow-bare-proxy.mjs', { UPSTREAM: upstream.url });
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-flow-'));
 const configFile = join(root, 'config.json');
 writeFileSync(
   configFile,
-  JSON.stringify({ tenants: [{ name: 'bench', apiKeys: [{ name: 'caller', key: KEY }] }], flow: { instances: [{ id: 'engine', url: `${upstream}/base` }] } }),
+  JSON.stringify({ tenants: [{ name: 'bench', apiKeys: [{ name: 'caller', key: KEY }] }], flow: { instances: [{ id: 'engine', url: `${upstream.url}/base` }] } }),
 );
 const service = await startService({ port: await freePort(), configFile });
 
 const rssOf = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
+/** User + system CPU of a process so far, in µs (clock ticks of 10 ms). */
+const cpuOf = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+};
+const processes = { upstream: upstream.child.pid, 'bare proxy': bare.child.pid, service: service.pid, 'load generator': process.pid };
+
+/** Rounds alternating the scenarios; per scenario the median req/s, p50 and CPU µs per request of each process. */
+async function run(scenarios) {
+  const runs = Object.fromEntries(Object.keys(scenarios).map((name) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, opts] of Object.entries(scenarios)) {
+      const before = Object.fromEntries(Object.entries(processes).map(([p, pid]) => [p, cpuOf(pid)]));
+      const r = await load({ connections: CONNECTIONS, duration: DURATION, ...opts });
+      if (r.non2xx > 0) throw new Error(`${name}: ${r.non2xx} failed requests`);
+      r.cpu = Object.fromEntries(Object.entries(processes).map(([p, pid]) => [p, (cpuOf(pid) - before[p]) / r.total]));
+      runs[name].push(r);
+    }
+  }
+  const first = Object.keys(scenarios)[0];
+  const base = median(runs[first].map((r) => r.rps));
+  console.log(`\n| scenario | req/s (median) | vs direct | p50 ms | CPU µs per request (median): upstream / bare proxy / service / load generator | runs (req/s) |`);
+  console.log('|---|---|---|---|---|---|');
+  for (const [name, rs] of Object.entries(runs)) {
+    const rps = median(rs.map((r) => r.rps));
+    const cpu = Object.keys(processes).map((p) => Math.round(median(rs.map((r) => r.cpu[p])))).join(' / ');
+    console.log(`| ${name} | ${Math.round(rps)} | ${((rps / base) * 100).toFixed(0)}% | ${median(rs.map((r) => r.p50))} | ${cpu} | ${rs.map((r) => Math.round(r.rps)).join(', ')} |`);
+  }
+}
 
 async function measureRss(work) {
   const start = rssOf(service.pid);
@@ -48,19 +86,20 @@ function* chunks(size) {
 }
 
 try {
-  const proxied = `${service.url}/cxf/svc-flow/flow/engine/tasks/1`;
-  const results = await compare(
-    {
-      'direct to the upstream (GET small JSON)': { url: `${upstream}/base/tasks/1` },
-      'through the proxy (GET, X-APIKey)': { url: proxied, headers: { 'x-apikey': KEY } },
-    },
-    { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS },
-  );
-  printTable(`Flow proxy vs direct, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s`, results, 'direct to the upstream (GET small JSON)');
-  const [direct, proxy] = Object.values(results);
-  console.log(`added median latency: ${(proxy.p50 - direct.p50).toFixed(2)} ms (p50 ${direct.p50} -> ${proxy.p50} ms; autocannon reports whole ms)`);
+  const apiKey = { 'x-apikey': KEY };
+  console.log(`Flow proxy vs direct, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s; a small JSON answer`);
+  await run({
+    'direct to the upstream': { url: `${upstream.url}/base/tasks/1` },
+    'bare undici proxy (floor)': { url: `${bare.url}/tasks/1` },
+    'through the service (X-APIKey)': { url: `${service.url}/cxf/svc-flow/flow/engine/tasks/1`, headers: apiKey },
+  });
+  console.log(`\nThe same answer after ${WORK_US} µs of upstream CPU work`);
+  await run({
+    'direct to the upstream': { url: `${upstream.url}/base/work?us=${WORK_US}` },
+    'through the service (X-APIKey)': { url: `${service.url}/cxf/svc-flow/flow/engine/work?us=${WORK_US}`, headers: apiKey },
+  });
 
-  // One connection, sequential requests: the added latency in finer grain.
+  // One connection, sequential requests: the added latency in finer grain than autocannon's whole milliseconds.
   const timeOne = async (url, headers) => {
     const times = [];
     for (let i = 0; i < 2000; i++) {
@@ -69,17 +108,16 @@ try {
       await res.arrayBuffer();
       times.push(performance.now() - t0);
     }
-    times.sort((a, b) => a - b);
-    return times[Math.floor(times.length / 2)];
+    return median(times);
   };
-  const d1 = await timeOne(`${upstream}/base/tasks/1`, {});
-  const p1 = await timeOne(proxied, { 'x-apikey': KEY });
-  console.log(`one connection, 2000 sequential GETs: median ${d1.toFixed(3)} ms direct, ${p1.toFixed(3)} ms through the proxy (+${(p1 - d1).toFixed(3)} ms)`);
+  const d1 = await timeOne(`${upstream.url}/base/tasks/1`, {});
+  const p1 = await timeOne(`${service.url}/cxf/svc-flow/flow/engine/tasks/1`, apiKey);
+  console.log(`\none connection, 2000 sequential GETs: median ${d1.toFixed(3)} ms direct, ${p1.toFixed(3)} ms through the service (+${(p1 - d1).toFixed(3)} ms)`);
 
   const up = await measureRss(async () => {
     const res = await fetch(`${service.url}/cxf/svc-flow/flow/engine/upload`, {
       method: 'POST',
-      headers: { 'x-apikey': KEY, 'content-type': 'application/octet-stream' },
+      headers: { ...apiKey, 'content-type': 'application/octet-stream' },
       body: Readable.toWeb(Readable.from(chunks(BIG))),
       duplex: 'half',
     });
@@ -87,7 +125,7 @@ try {
     if (length !== BIG) throw new Error(`upload arrived with ${length} bytes`);
   });
   const down = await measureRss(async () => {
-    const res = await fetch(`${service.url}/cxf/svc-flow/flow/engine/large?size=${BIG}`, { headers: { 'x-apikey': KEY } });
+    const res = await fetch(`${service.url}/cxf/svc-flow/flow/engine/large?size=${BIG}`, { headers: apiKey });
     let got = 0;
     for await (const c of res.body) got += c.length;
     if (got !== BIG) throw new Error(`download arrived with ${got} bytes`);
@@ -97,6 +135,6 @@ try {
   console.log(`${BIG / 1024 / 1024} MB download: service RSS ${mb(down.start)} -> peak ${mb(down.peak)} MB (+${mb(down.peak - down.start)} MB)`);
 } finally {
   await service.close();
-  upstreamProcess.kill('SIGTERM');
+  for (const { child } of [upstream, bare]) child.kill('SIGTERM');
   rmSync(root, { recursive: true, force: true });
 }

@@ -185,6 +185,31 @@ describeEachEngine('flow proxy', (engine) => {
       expect((await get(`${F}/main/echo/after-reset`)).status).toBe(200);
     });
 
+    it('a slow reader slows the upstream (backpressure holds), then gets every byte', async () => {
+      const size = 256 * 1024 * 1024;
+      const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: `${F}/main/large?size=${size}`, headers: { 'x-apikey': KEY } }, resolve);
+        req.on('error', reject);
+        req.end();
+      });
+      expect(res.statusCode).toBe(200);
+      res.pause(); // the caller reads nothing for a while
+      await new Promise((r) => setTimeout(r, 500));
+      const stalledAt = upstream.largeSent();
+      // Socket buffers on three connections hold some megabytes; the upstream must not get far beyond them.
+      expect(stalledAt).toBeLessThan(64 * 1024 * 1024);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(upstream.largeSent() - stalledAt).toBeLessThan(1024 * 1024); // still stalled
+      const h = createHash('sha256');
+      let got = 0;
+      for await (const c of res) {
+        h.update(c as Buffer);
+        got += (c as Buffer).length;
+      }
+      expect(got).toBe(size);
+      expect(h.digest('hex')).toBe(hashOf(size));
+    });
+
     it('a caller that hangs up aborts the upstream call at once', async () => {
       const closed = upstream.hangClosed();
       await new Promise<void>((resolve, reject) => {

@@ -11,6 +11,8 @@ export interface Upstream {
   seen: Array<{ method: string; url: string; headers: IncomingMessage['headers'] }>;
   /** Resolves when the `/hang` request's connection closes (the proxy aborted it). */
   hangClosed(): Promise<void>;
+  /** Bytes of the latest `/large` answer that the upstream's socket has accepted so far. */
+  largeSent(): number;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function startUpstream(): Promise<Upstream> {
   const seen: Upstream['seen'] = [];
   let hangResolve: () => void = () => undefined;
   let hang = new Promise<void>((r) => (hangResolve = r));
+  let largeSent = 0;
   const server: Server = createServer(async (req, res) => {
     seen.push({ method: req.method!, url: req.url!, headers: req.headers });
     const path = req.url!.split('?')[0];
@@ -41,7 +44,12 @@ export async function startUpstream(): Promise<Upstream> {
     if (path === '/base/large') {
       const size = Number(new URL(req.url!, 'http://x').searchParams.get('size'));
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'x-size': String(size) });
-      for (const c of chunks(size)) if (!res.write(c)) await new Promise((r) => res.once('drain', r));
+      largeSent = 0;
+      for (const c of chunks(size)) {
+        const more = res.write(c);
+        largeSent += c.length;
+        if (!more) await new Promise((r) => res.once('drain', r));
+      }
       res.end();
       return;
     }
@@ -94,6 +102,7 @@ export async function startUpstream(): Promise<Upstream> {
     port,
     seen,
     hangClosed: () => hang,
+    largeSent: () => largeSent,
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

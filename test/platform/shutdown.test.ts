@@ -6,6 +6,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import type { Database } from '../../src/platform/db/database.js';
 import { describeEachEngine, openTestDatabase } from '../helpers/test-app.js';
+import { startUpstream, type Upstream } from '../flow/upstream.js';
 
 const KEY = 'k-shutdown-reader-0123';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -80,5 +81,49 @@ describeEachEngine('shutdown with a request still running', (engine) => {
     expect(closed).toBe(true);
     built = undefined;
     expect(logs.filter((l) => l.level >= 50)).toEqual([]);
+  });
+});
+
+// Routes that take over the raw response (the flow proxy, the notification stream) never reach `onSend`; once their
+// answer is over they must not count as running, or every shutdown would wait out its whole grace period.
+describeEachEngine('shutdown after answers written on the raw response', (engine) => {
+  let database: Database | undefined;
+  let built: App | undefined;
+  let upstream: Upstream | undefined;
+
+  afterEach(async () => {
+    await built?.close().catch(() => undefined);
+    await database?.destroy();
+    await upstream?.close();
+    built = database = upstream = undefined;
+  });
+
+  it('does not wait for a finished proxied call or a live stream whose client left', async () => {
+    database = await openTestDatabase(engine);
+    upstream = await startUpstream();
+    const config = parseConfig({
+      server: { shutdownGraceSeconds: 30 },
+      identity: { bootstrapAdminPassword: 'admin-pass-1' },
+      tenants: [{ name: 'default', apiKeys: [{ name: 'reader', key: KEY, roles: ['READER'] }] }],
+      flow: { instances: [{ id: 'main', url: `${upstream.url}/base` }] },
+    });
+    built = await buildApp(config, { database, logger: { level: 'warn' } });
+    await built.app.listen({ host: '127.0.0.1', port: 0 });
+    const base = `http://127.0.0.1:${(built.app.server.address() as { port: number }).port}`;
+
+    const proxied = await fetch(`${base}/cxf/svc-flow/flow/main/echo/x`, { headers: { 'x-apikey': KEY } });
+    expect(proxied.status).toBe(200);
+    await proxied.arrayBuffer();
+    const stream = new AbortController();
+    const live = await fetch(`${base}/cxf/svc-core/notification/stream`, { headers: { 'x-apikey': KEY }, signal: stream.signal });
+    expect(live.status).toBe(200);
+    stream.abort();
+    await sleep(200);
+
+    let closed = false;
+    const closing = built.close().then(() => (closed = true));
+    await Promise.race([closing, sleep(5000)]);
+    expect(closed).toBe(true);
+    built = undefined;
   });
 });

@@ -1,6 +1,7 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
+import type { AppError } from '../../platform/errors/app-error.js';
 import type { AuditTrail } from '../../platform/audit/audit-trail.js';
 import { requestMeta } from '../../platform/http/request-meta.js';
 import { FLOW_ERRORS } from './flow.errors.js';
@@ -24,7 +25,7 @@ export class FlowProxy {
     private readonly auditLevel: AuditLevel,
   ) {}
 
-  async forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const parsed = parseFlowTarget(request.raw.url ?? '');
     if (!parsed.ok) throw FLOW_ERRORS.invalidTarget(parsed.reason);
     const { target } = parsed;
@@ -33,56 +34,27 @@ export class FlowProxy {
     const path = upstreamPath(instance.base, target);
     if (!path) throw FLOW_ERRORS.invalidTarget('the target leaves the instance URL');
 
-    const abort = new AbortController();
-    const res = reply.raw;
-    // A caller that hangs up takes the upstream call with it, at once. (`writableEnded`, not `writableFinished`:
-    // once the answer is complete, bytes still in the socket are no abort.)
-    const onClose = () => {
-      if (!res.writableEnded) abort.abort();
-    };
-    res.on('close', onClose);
     const hasBody = request.headers['content-length'] !== undefined ? request.headers['content-length'] !== '0' : request.headers['transfer-encoding'] !== undefined;
-    let status = 0;
-    try {
-      // undici writes the upstream body straight into the caller's response, with backpressure both ways.
-      await instance.pool.stream(
-        {
-          path,
-          method: request.method as Dispatcher.HttpMethod,
-          headers: this.forwardHeaders(request, instance.authorization),
-          body: hasBody ? request.raw : undefined,
-          signal: abort.signal,
-        },
-        ({ statusCode, headers }) => {
-          status = statusCode;
-          reply.hijack();
-          res.statusCode = statusCode;
-          for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
-          return res;
-        },
+    return new Promise<void>((resolve, reject) => {
+      const call = new ProxiedCall(reply, (status, error) => {
+        this.record(request, target.instanceId, path, status);
+        if (error) reject(error);
+        else resolve();
+      }, instance.id, instance.timeoutSeconds);
+      instance.pool.dispatch(
+        { path, method: request.method as Dispatcher.HttpMethod, headers: this.forwardHeaders(request, instance.authorization), body: hasBody ? request.raw : undefined },
+        call,
       );
-      this.record(request, target.instanceId, path, status);
-    } catch (err) {
-      if (status !== 0 || abort.signal.aborted) {
-        // The upstream broke off mid-body, or the caller left: the answer is cut, never completed wrongly.
-        if (status === 0) reply.hijack();
-        res.destroy();
-        return void this.record(request, target.instanceId, path, abort.signal.aborted ? 499 : 502);
-      }
-      const timedOut = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError || err instanceof undiciErrors.BodyTimeoutError;
-      this.record(request, target.instanceId, path, timedOut ? 504 : 502);
-      throw timedOut ? FLOW_ERRORS.upstreamTimeout(instance.id, instance.timeoutSeconds) : FLOW_ERRORS.upstreamUnreachable(instance.id);
-    } finally {
-      res.off('close', onClose);
-    }
+    });
   }
 
   private forwardHeaders(request: FastifyRequest, authorization: string | undefined): Record<string, string | string[]> {
     const headers: IncomingHttpHeaders = request.headers;
-    const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((h) => h.trim()).filter(Boolean));
+    const named = connectionNamed(headers.connection);
     const out: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(headers)) {
-      if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || CALLER_CREDENTIALS.has(name) || OWN.has(name)) continue;
+    for (const name in headers) {
+      const value = headers[name];
+      if (value === undefined || HOP_BY_HOP.has(name) || CALLER_CREDENTIALS.has(name) || OWN.has(name) || named?.has(name)) continue;
       out[name] = value;
     }
     if (authorization) out.authorization = authorization;
@@ -106,6 +78,88 @@ export class FlowProxy {
       detail: { instance: instanceId, method: request.method, path: path.split('?')[0].slice(0, 1000), status },
     });
   }
+}
+
+/**
+ * One call in flight, as undici's dispatch handler: the upstream's answer is written straight into the caller's
+ * response, with backpressure both ways (a full response pauses the upstream's body until it drains), and a caller
+ * who hangs up aborts the upstream call at once. Before the answer's head has arrived, failures become our own
+ * error answers (502, 504); after it, the answer is cut off, never completed wrongly.
+ */
+class ProxiedCall implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private callerLeft = false;
+  private readonly res: ServerResponse;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    private readonly done: (status: number, error?: AppError) => void,
+    private readonly instanceId: string,
+    private readonly timeoutSeconds: number,
+  ) {
+    this.res = reply.raw;
+    this.res.once('close', this.onCallerClose);
+  }
+
+  // `writableEnded`, not `writableFinished`: once the answer is complete, bytes still in the socket are no abort.
+  private readonly onCallerClose = () => {
+    if (this.res.writableEnded) return;
+    this.callerLeft = true;
+    this.controller?.abort(new Error('the caller left'));
+  };
+
+  private readonly onDrain = () => this.controller?.resume();
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.callerLeft) controller.abort(new Error('the caller left'));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode < 200) return; // informational answers (100 Continue) are the connection's business
+    this.status = statusCode;
+    this.reply.hijack();
+    const res = this.res;
+    res.statusCode = statusCode;
+    for (const name in headers) {
+      const value = headers[name];
+      if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
+    }
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (!this.res.write(chunk)) {
+      controller.pause();
+      this.res.once('drain', this.onDrain);
+    }
+  }
+
+  onResponseEnd(): void {
+    this.res.off('close', this.onCallerClose);
+    this.res.end();
+    this.done(this.status);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    const res = this.res;
+    res.off('close', this.onCallerClose);
+    if (this.status !== 0 || this.callerLeft) {
+      if (this.status === 0) this.reply.hijack();
+      res.destroy();
+      return this.done(this.callerLeft ? 499 : 502);
+    }
+    const timedOut = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError || err instanceof undiciErrors.BodyTimeoutError;
+    this.done(timedOut ? 504 : 502, timedOut ? FLOW_ERRORS.upstreamTimeout(this.instanceId, this.timeoutSeconds) : FLOW_ERRORS.upstreamUnreachable(this.instanceId));
+  }
+}
+
+/** Headers the caller's `Connection` header names as hop-by-hop (RFC 9110 section 7.6.1); none for the usual values. */
+function connectionNamed(connection: string | undefined): Set<string> | undefined {
+  if (!connection) return undefined;
+  const lower = connection.toLowerCase();
+  if (lower === 'keep-alive' || lower === 'close') return undefined;
+  return new Set(lower.split(',').map((h) => h.trim()).filter(Boolean));
 }
 
 /** A header value as sent: printable ASCII as it is, anything else percent-encoded. */

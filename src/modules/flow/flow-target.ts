@@ -53,9 +53,15 @@ export function parseFlowTarget(rawUrl: string): TargetCheck {
   return { ok: true, target: { instanceId, path, query: forwarded.join('&') } };
 }
 
+/**
+ * Paths that need no decoding to judge: no percent-encoding, colon, backslash, control character or fragment, no
+ * `//` at the start and no `.` or `..` segment. Most calls are such; the rest take the full check.
+ */
+const PLAIN_PATH = /^(?!\/\/)(?:\/(?!\.\.?(?:\/|$))[\w\-.~!$&'()*+,;=@]*)+$/;
+
 /** Undefined when `path` is a plain absolute path that stays where it is appended; else why not. */
 export function checkPath(path: string): string | undefined {
-  if (path === '') return undefined;
+  if (path === '' || PLAIN_PATH.test(path)) return undefined;
   if (!path.startsWith('/')) return 'the target must start with /';
   if (path.includes('#')) return 'a fragment is not a path';
   let text = path;

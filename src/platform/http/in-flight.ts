@@ -10,16 +10,25 @@ export interface InFlightRequests {
  * before the database closes. The closing server stops taking requests and resolves as soon as the last
  * connection is gone, but a handler whose client hung up still runs on: without this it would meet a closed
  * database and log a failure for work that was merely interrupted.
+ * A route that takes over the raw response (`reply.hijack()`: the flow proxy, live streams) never reaches
+ * `onSend`; it counts as running until its response closes.
  */
 export function trackInFlight(app: FastifyInstance): InFlightRequests {
   const running = new Set<FastifyRequest>();
   let onIdle: (() => void) | undefined;
-  app.addHook('onRequest', (request, _reply, done) => {
+  const release = (request: FastifyRequest) => {
+    if (running.delete(request) && running.size === 0) onIdle?.();
+  };
+  app.addHook('onRequest', (request, reply, done) => {
     running.add(request);
+    // `sent` is true for a hijacked reply; an ordinary one whose client left still has its handler running.
+    reply.raw.once('close', () => {
+      if (reply.sent) release(request);
+    });
     done();
   });
   app.addHook('onSend', (request, _reply, payload, done) => {
-    if (running.delete(request) && running.size === 0) onIdle?.();
+    release(request);
     done(null, payload);
   });
   return {
