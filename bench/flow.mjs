@@ -1,11 +1,11 @@
 // Issue 10: the flow proxy against the same upstream called directly, same run.
 // Usage: npm run build && node bench/flow.mjs
-// Env:   ROUNDS (3), DURATION (5 s), CONNECTIONS (50), BIG_MB (100), WORK_US (1000).
+// Env:   ROUNDS (3), DURATION (5 s), CONNECTIONS (50), BIG_MB (100), WORK_US (100,1000: the upstream's CPU work per answer, µs).
 // Three processes besides the load generator: the upstream (bench/flow-upstream.mjs), the service, and a bare undici
 // proxy (bench/flow-bare-proxy.mjs) as the floor of what any proxy costs. Throughput: a small JSON GET directly,
 // through the bare proxy and through the service (API key), rounds alternating; the CPU time each process spends per
 // request is read from /proc, which is what decides the ratio on a machine whose cores the processes share. Then the
-// same with an upstream that works WORK_US of CPU per answer. Memory: BIG_MB uploaded and downloaded through the proxy
+// same with an upstream that works WORK_US of CPU per answer (each value in turn). Memory: BIG_MB uploaded and downloaded through the proxy
 // while the service's RSS is sampled.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const BIG = Number(process.env.BIG_MB ?? 100) * 1024 * 1024;
-const WORK_US = Number(process.env.WORK_US ?? 1000);
+const WORK_US = (process.env.WORK_US ?? '100,1000').split(',').map(Number);
 const KEY = 'k-bench-flow-0123456789';
 
 async function spawnServer(script, env = {}) {
@@ -93,11 +93,13 @@ try {
     'bare undici proxy (floor)': { url: `${bare.url}/tasks/1` },
     'through the service (X-APIKey)': { url: `${service.url}/cxf/svc-flow/flow/engine/tasks/1`, headers: apiKey },
   });
-  console.log(`\nThe same answer after ${WORK_US} µs of upstream CPU work`);
-  await run({
-    'direct to the upstream': { url: `${upstream.url}/base/work?us=${WORK_US}` },
-    'through the service (X-APIKey)': { url: `${service.url}/cxf/svc-flow/flow/engine/work?us=${WORK_US}`, headers: apiKey },
-  });
+  for (const us of WORK_US) {
+    console.log(`\nThe same answer after ${us} µs of upstream CPU work`);
+    await run({
+      'direct to the upstream': { url: `${upstream.url}/base/work?us=${us}` },
+      'through the service (X-APIKey)': { url: `${service.url}/cxf/svc-flow/flow/engine/work?us=${us}`, headers: apiKey },
+    });
+  }
 
   // One connection, sequential requests: the added latency in finer grain than autocannon's whole milliseconds.
   const timeOne = async (url, headers) => {
