@@ -56,7 +56,7 @@ const sortInput = (sorters: Sorters) => sorters.map((s) => ({ property: s.proper
 
 /**
  * The filters and sorters as a WHERE condition and ORDER BY over rows (templates, aliased `t`; or one asset at a time,
- * with `indexMembership` 'exists').
+ * with `indexMembership` 'byKey').
  */
 export function compileDmQuery(
   dialect: Dialect,

@@ -15,6 +15,13 @@ export interface SortJoin {
   on: RawBuilder<SqlBool>;
 }
 
+/**
+ * `set`: the keys of the matching index rows, probed per item; `exists`: probes of the item's own rows in its scope;
+ * `byKey`: probes of the item's own rows by its key alone, for a condition tested item by item in a walk of a sort
+ * index (no plan can read every match instead).
+ */
+export type IndexMembership = 'set' | 'exists' | 'byKey';
+
 const TABLE_NAME = /^[a-z_][a-z0-9_]*$/;
 const ALIAS = /^[a-z_][a-z0-9_]*$/;
 
@@ -30,7 +37,7 @@ export function scopeOf(source: ValueIndexSource, alias: string): RawBuilder<Sql
   return allOf(source.scope.map(([column, value]) => sql<SqlBool>`${sql.ref(`${alias}.${column}`)} = ${value}`));
 }
 
-export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: Dialect, membership = dialect.query.indexMembership): RawBuilder<SqlBool> {
+export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: Dialect, membership: IndexMembership = dialect.query.indexMembership): RawBuilder<SqlBool> {
   const source = checkedSource(target.source);
   const exact = dialect.query.indexTests('q__v', tests);
   if (!exact) return FALSE;
@@ -39,11 +46,15 @@ export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: D
   const items = sql.table(source.itemsTable);
   const key = sql.ref(`${source.alias}.seq`);
   const longString = sql.lit(VALUE_KIND.longString);
-  if (membership === 'exists') {
+  if (membership !== 'set') {
     // One probe of the item's rows at the path per item: the plan cannot turn into a scan of the index per item,
-    // whatever the statistics say (PostgreSQL).
+    // whatever the statistics say (PostgreSQL). `byKey` names the item's key alone (unique across scopes; the item
+    // itself is of the scope): then no value-major index can serve the probe, so the planner cannot turn the probes
+    // into a semi-join driven by the filter's matches either, which reads every match where a walk in sort order
+    // wants to stop after a page. With the scope, a selective filter over many items may still be answered that way.
     const doc = dialect.query.jsonAny(`${source.alias}.doc`, target.path, tests);
-    return sql<SqlBool>`(EXISTS (SELECT 1 FROM ${values} q__v WHERE ${scopeOf(source, 'q__v')} AND q__v.item_seq = ${key} AND q__v.path = ${path}
+    const scoped = membership === 'exists' ? sql<SqlBool>`${scopeOf(source, 'q__v')} AND ` : sql``;
+    return sql<SqlBool>`(EXISTS (SELECT 1 FROM ${values} q__v WHERE ${scoped}q__v.item_seq = ${key} AND q__v.path = ${path}
         AND (${exact} OR (q__v.t = ${longString} AND ${doc})))
       OR (${sql.ref(`${source.alias}.idx`)} <> 1 AND ${doc}))`;
   }

@@ -5,7 +5,7 @@ import type { Dialect } from '../db/dialects/dialect.js';
 
 export type { FieldTarget } from './query-ast.js';
 import type { DocumentTarget, FieldTarget } from './query-ast.js';
-import type { SortJoin } from './compile-indexed.js';
+import type { IndexMembership, SortJoin } from './compile-indexed.js';
 
 /** Maps a dotted property (`value.status`, `customFields.x`, `attributes.ns:key`) to SQL; null: unknown (matches as missing). */
 export type FieldResolver = (property: string) => FieldTarget | null;
@@ -38,12 +38,10 @@ export interface QueryContext {
   resolve: FieldResolver;
   /** The JSON document that a bare Lucene term (no field) searches as text. */
   fullText: DocumentTarget;
-  /**
-   * How a predicate on an indexed value finds its items (default: the dialect's `indexMembership`). `exists`: probes
-   * of the item's own rows, for a condition tested item by item (a walk of a sort index).
-   */
-  indexMembership?: 'set' | 'exists';
+  /** How a predicate on an indexed value finds its items (default: the dialect's `indexMembership`). */
+  indexMembership?: IndexMembership;
 }
+
 
 export interface CompiledListQuery {
   /** AND of query and filter; undefined when neither restricts anything. */

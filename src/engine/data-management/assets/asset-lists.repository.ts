@@ -51,12 +51,15 @@ export class AssetLists {
     const wanted = start + limit;
     if (total === 0 || wanted * Number(max.rows[0]?.m ?? 0) > total * total) return undefined;
     const dir = sql.raw(w.direction === 'DESC' ? 'DESC' : 'ASC');
-    // Strings have no number (num IS NULL, said so the index's order by str is usable); numbers and booleans sort by num.
-    const value = kind === VALUE_KIND.string ? sql`s.str` : sql`s.num`;
+    // Strings have no number (num IS NULL, said so the index's order by str is usable; and num named first in the
+    // ORDER BY, all NULL, so that PostgreSQL, which does not take IS NULL for a constant, sees the index's order too);
+    // numbers and booleans sort by num. No arrays at the path (no marker rows, checked above): every row is elem 0,
+    // and the walk reads the index alone.
+    const value = kind === VALUE_KIND.string ? sql`s.num ${dir}, s.str ${dir}` : sql`s.num ${dir}`;
     const kindRows = kind === VALUE_KIND.string ? sql<SqlBool>`s.t = ${kind} AND s.num IS NULL` : sql<SqlBool>`s.t = ${kind}`;
     const rows = await sql<{ seq: number }>`SELECT s.item_seq AS seq FROM dm_asset_values s INNER JOIN dm_assets a ON a.seq = s.item_seq
-      WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${kindRows} AND s.elem = 0 AND a.scope = ${this.scope} AND ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
-      ORDER BY ${value} ${dir}, s.item_seq ASC LIMIT ${limit} OFFSET ${start}`.execute(db);
+      WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${kindRows} AND a.scope = ${this.scope} AND ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
+      ORDER BY ${value}, s.item_seq ASC LIMIT ${limit} OFFSET ${start}`.execute(db);
     if (rows.rows.length < limit && start + rows.rows.length < total) return undefined;
     return { total, ids: rows.rows.map((r) => Number(r.seq)) };
   }

@@ -1,5 +1,5 @@
 // Reading assets for a query or an action: the filters and sorters over the value index of the ACTIVE versions
-// (platform/query; with a walk of the sort's index where the dialect stops after the page), and the answers at a
+// (platform/query; with a walk of the sort's index that stops after the page), and the answers at a
 // verbosity.
 import type { Kysely } from 'kysely';
 import safeRegex from 'safe-regex2';
@@ -82,8 +82,8 @@ export class AssetReads {
     // Sorted by one indexed value: the filters also as a condition on one asset, for a walk of the sort's index rows.
     const sorter = p.sorters?.length === 1 ? p.sorters[0] : undefined;
     const target = sorter && resolve(sorter.property);
-    if (sorter && target?.kind === 'indexed' && this.dialect.query.walksSortIndex) {
-      const where = p.filters?.length ? compileDmQuery(this.dialect, resolve, KNOWN, method, p.filters, [], 'exists').where : undefined;
+    if (sorter && target?.kind === 'indexed') {
+      const where = p.filters?.length ? compileDmQuery(this.dialect, resolve, KNOWN, method, p.filters, [], 'byKey').where : undefined;
       compiled.walk = { path: target.path.join('.'), direction: sorter.direction ?? 'ASC', stringKey: target.stringKey ?? 'str', where };
     }
     return this.repo.lists.query(db, compiled, await this.hiddenTemplates(db, caller, p.restricted === true), p.start ?? 0, Math.min(p.limit ?? 1000, MAX_LIMIT));

@@ -30,12 +30,6 @@ export interface QueryDialect {
    */
   readonly indexMembership: 'set' | 'exists';
   /**
-   * Whether a LIMITed walk of an index in sort order, each row tested by correlated index probes, stops after the page
-   * (SQLite: its nested loops follow the walk). PostgreSQL: no; with stale statistics its planner turns the probes
-   * into a semi-join driven by the filter (every match, then a sort), so the general plan is as good.
-   */
-  readonly walksSortIndex: boolean;
-  /**
    * ORDER BY items of an indexed value, in the same order as `orderBy` gives the document's value: from the index row
    * `row` (the value at the path itself, LEFT JOINed) where the item is indexed and the row is exact, otherwise from
    * the document.

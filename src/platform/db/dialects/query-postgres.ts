@@ -114,7 +114,6 @@ function indexRowTest(test: ValueTest, v: string): RawBuilder<SqlBool> | null {
 
 export const postgresQuery: QueryDialect = {
   indexMembership: 'exists',
-  walksSortIndex: false,
 
   indexTests(alias, tests) {
     return anyApplicable(tests, (t) => indexRowTest(t, alias));

@@ -97,7 +97,6 @@ const SORT_RANK = (type: RawBuilder<unknown>) =>
 
 export const sqliteQuery: QueryDialect = {
   indexMembership: 'set',
-  walksSortIndex: true,
 
   indexTests(alias, tests) {
     return anyApplicable(tests, (t) => indexRowTest(t, alias));
