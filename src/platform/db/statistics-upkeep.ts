@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 
 export interface UpkeepSettings {
@@ -69,7 +69,7 @@ export class StatisticsUpkeep {
       const live = Number(r.live);
       // Rows written since the last vacuum are not marked all-visible yet: every index-only scan over them reads the
       // table too (a filter matching 25,000 index rows paid 25,000 heap reads), and deleted rows stay in the way.
-      if (large(Number(r.unvacuumed), live)) await sql`vacuum (analyze) ${table}`.execute(this.db);
+      if (large(Number(r.unvacuumed), live)) await this.vacuum(table);
       // Never analysed: its statistics are the planner's guesses; otherwise a share of what was there.
       else if (Number(r.changed) >= minChangedRows && (!r.analysed || large(Number(r.changed), live))) await sql`analyze ${table}`.execute(this.db);
       else continue;
@@ -77,6 +77,21 @@ export class StatisticsUpkeep {
     }
     if (done.length) this.log.info({ tables: done }, 'statistics upkeep: vacuumed or analysed');
     return done;
+  }
+
+  /**
+   * VACUUM (ANALYZE) at autovacuum's pace (cost delay 2 ms per 200 cost units), so that it does not take the machine
+   * from the requests while it reads a large table; on one connection, where the setting is made and reset.
+   */
+  private async vacuum(table: RawBuilder<unknown>): Promise<void> {
+    await this.db.connection().execute(async (conn) => {
+      await sql`set vacuum_cost_delay = 2`.execute(conn);
+      try {
+        await sql`vacuum (analyze) ${table}`.execute(conn);
+      } finally {
+        await sql`reset vacuum_cost_delay`.execute(conn);
+      }
+    });
   }
 
   /**
