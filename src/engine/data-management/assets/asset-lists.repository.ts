@@ -36,22 +36,23 @@ export class AssetLists {
    * finds fewer than the page needs, undefined (the general plan answers).
    */
   private async walk(db: Db, w: NonNullable<AssetQuery['walk']>, visible: RawBuilder<SqlBool>, count: () => Promise<number>, start: number, limit: number): Promise<{ total: number; ids: number[] } | undefined> {
-    // The order of the index rows is the sort's order only for one kind of exact scalar at the path.
-    const first = await sql<{ t: number }>`SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope, path, t LIMIT 1`.execute(db);
-    const kind = first.rows[0] === undefined ? undefined : Number(first.rows[0].t);
-    if (kind === undefined || kind > VALUE_KIND.boolean) return undefined;
+    // The guards in one round trip. The order of the index rows is the sort's order only for one kind of exact scalar
+    // at the path (its first and last kinds in the index are the same). Each reads one index entry in an index's order:
+    // as `WHERE ... LIMIT 1` PostgreSQL's planner, expecting many rows, scanned the whole table when none matched
+    // (300 ms at 100,000 assets).
+    const guards = await sql<{ first: number | null; last: number | null; unindexed: number | null; max: number | null }>`SELECT
+      (SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope, path, t LIMIT 1) AS first,
+      (SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope DESC, path DESC, t DESC LIMIT 1) AS last,
+      (SELECT 1 FROM dm_assets WHERE scope = ${this.scope} AND idx <> 1 ORDER BY scope, seq LIMIT 1) AS unindexed,
+      (SELECT max(seq) FROM dm_assets) AS max`.execute(db);
+    const g = guards.rows[0];
+    const kind = g.first === null ? undefined : Number(g.first);
+    if (kind === undefined || kind > VALUE_KIND.boolean || Number(g.last) !== kind || g.unindexed !== null) return undefined;
     if (kind === VALUE_KIND.string && w.stringKey !== 'str') return undefined;
-    // Each guard in an index's order with LIMIT 1, one index descent: as `WHERE ... LIMIT 1` PostgreSQL's planner,
-    // expecting many rows, scanned the whole table when none matched (300 ms at 100,000 assets).
-    const last = await sql<{ t: number }>`SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope DESC, path DESC, t DESC LIMIT 1`.execute(db);
-    if (Number(last.rows[0]?.t) !== kind) return undefined;
-    const unindexed = await sql`SELECT 1 AS x FROM dm_assets WHERE scope = ${this.scope} AND idx <> 1 ORDER BY scope, seq LIMIT 1`.execute(db);
-    if (unindexed.rows.length > 0) return undefined;
     // Rows walked ~ wanted * assets / matches, against one probe per match in the general plan.
     const total = await count();
-    const max = await sql<{ m: number | null }>`SELECT max(seq) AS m FROM dm_assets`.execute(db);
     const wanted = start + limit;
-    if (total === 0 || wanted * Number(max.rows[0]?.m ?? 0) > total * total) return undefined;
+    if (total === 0 || wanted * Number(g.max ?? 0) > total * total) return undefined;
     const dir = sql.raw(w.direction === 'DESC' ? 'DESC' : 'ASC');
     // Strings have no number (num IS NULL, said so the index's order by str is usable; and num named first in the
     // ORDER BY, all NULL, so that PostgreSQL, which does not take IS NULL for a constant, sees the index's order too);
