@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { load, median, ROOT, startService, freePort } from './lib.mjs';
+import { compare, median, ROOT, startService, freePort } from './lib.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
@@ -45,26 +45,21 @@ const cpuOf = (pid) => {
 };
 const processes = { upstream: upstream.child.pid, 'bare proxy': bare.child.pid, service: service.pid, 'load generator': process.pid };
 
+/** CPU µs per request of each process during a run, read from /proc before and after it. */
+const cpuPerRequest = {
+  before: () => Object.fromEntries(Object.entries(processes).map(([p, pid]) => [p, cpuOf(pid)])),
+  after: (before, r) => Object.fromEntries(Object.entries(processes).map(([p, pid]) => [p, (cpuOf(pid) - before[p]) / r.total])),
+};
+
 /** Rounds alternating the scenarios; per scenario the median req/s, p50 and CPU µs per request of each process. */
 async function run(scenarios) {
-  const runs = Object.fromEntries(Object.keys(scenarios).map((name) => [name, []]));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, opts] of Object.entries(scenarios)) {
-      const before = Object.fromEntries(Object.entries(processes).map(([p, pid]) => [p, cpuOf(pid)]));
-      const r = await load({ connections: CONNECTIONS, duration: DURATION, ...opts });
-      if (r.non2xx > 0) throw new Error(`${name}: ${r.non2xx} failed requests`);
-      r.cpu = Object.fromEntries(Object.entries(processes).map(([p, pid]) => [p, (cpuOf(pid) - before[p]) / r.total]));
-      runs[name].push(r);
-    }
-  }
-  const first = Object.keys(scenarios)[0];
-  const base = median(runs[first].map((r) => r.rps));
+  const results = await compare(scenarios, { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS, probe: cpuPerRequest });
+  const base = Object.values(results)[0].rps;
   console.log(`\n| scenario | req/s (median) | vs direct | p50 ms | CPU µs per request (median): upstream / bare proxy / service / load generator | runs (req/s) |`);
   console.log('|---|---|---|---|---|---|');
-  for (const [name, rs] of Object.entries(runs)) {
-    const rps = median(rs.map((r) => r.rps));
-    const cpu = Object.keys(processes).map((p) => Math.round(median(rs.map((r) => r.cpu[p])))).join(' / ');
-    console.log(`| ${name} | ${Math.round(rps)} | ${((rps / base) * 100).toFixed(0)}% | ${median(rs.map((r) => r.p50))} | ${cpu} | ${rs.map((r) => Math.round(r.rps)).join(', ')} |`);
+  for (const [name, r] of Object.entries(results)) {
+    const cpu = Object.keys(processes).map((p) => Math.round(median(r.probes.map((c) => c[p])))).join(' / ');
+    console.log(`| ${name} | ${Math.round(r.rps)} | ${((r.rps / base) * 100).toFixed(0)}% | ${r.p50} | ${cpu} | ${r.runs.join(', ')} |`);
   }
 }
 

@@ -97,19 +97,25 @@ export const median = (xs) => {
 
 /**
  * Alternates the scenarios round by round (so drift on a shared machine hits all alike) and
- * answers the median requests/s and p50 of each.
+ * answers the median requests/s and p50 of each. `probe` measures something around each run
+ * (`before()`, then `after(state, run)`): its answers come back per scenario as `probes`.
  */
-export async function compare(scenarios, { rounds = 3, duration = 5, connections = 50 } = {}) {
+export async function compare(scenarios, { rounds = 3, duration = 5, connections = 50, probe } = {}) {
   const runs = Object.fromEntries(Object.keys(scenarios).map((k) => [k, []]));
   for (let round = 0; round < rounds; round++) {
     for (const [name, opts] of Object.entries(scenarios)) {
+      const state = probe?.before();
       const r = await load({ connections, duration, ...opts });
       if (r.non2xx > 0) throw new Error(`${name}: ${r.non2xx} failed requests in round ${round + 1}`);
+      if (probe) r.probe = probe.after(state, r);
       runs[name].push(r);
     }
   }
   return Object.fromEntries(
-    Object.entries(runs).map(([name, rs]) => [name, { rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), runs: rs.map((r) => Math.round(r.rps)) }]),
+    Object.entries(runs).map(([name, rs]) => [
+      name,
+      { rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), runs: rs.map((r) => Math.round(r.rps)), probes: rs.map((r) => r.probe) },
+    ]),
   );
 }
 

@@ -16,7 +16,8 @@ export interface UpkeepSettings {
  * into a walk over a whole table. Off the request path, on a timer: the counters of `pg_stat_user_tables` (kept with
  * `track_counts`, on by default) name the tables of this schema that changed by a large share since their last ANALYZE
  * (manual or automatic), and those are analysed one at a time; those that gained or lost a large share of rows since
- * their last VACUUM are vacuumed first (what autovacuum would do), so that index-only scans need not read the table. On SQLite the engine's own `PRAGMA optimize` decides.
+ * their last VACUUM are vacuumed first (what autovacuum would do), so that index-only scans need not read the table.
+ * On SQLite the engine's own `PRAGMA optimize` decides.
  */
 export class StatisticsUpkeep {
   private timer?: NodeJS.Timeout;

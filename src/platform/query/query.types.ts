@@ -42,7 +42,6 @@ export interface QueryContext {
   indexMembership?: IndexMembership;
 }
 
-
 export interface CompiledListQuery {
   /** AND of query and filter; undefined when neither restricts anything. */
   where?: RawBuilder<SqlBool>;
