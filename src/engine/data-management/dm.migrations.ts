@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { ModuleMigration } from '../../platform/db/migrations.js';
+import { VALUE_KIND } from '../../platform/query/index.js';
 
 export const dmMigrations: ModuleMigration[] = [
   {
@@ -102,6 +103,22 @@ export const dmMigrations: ModuleMigration[] = [
         .addColumn('updated_on', d.bigintColumnType, (c) => c.notNull())
         .addPrimaryKeyConstraint('dm_saved_queries_pk', ['scope', 'user_name', 'name'])
         .execute();
+    },
+  },
+  {
+    // The sort keys of the sort modes ci, user and user_ci, each in its own index over the string rows, so that a query
+    // sorted in those modes can walk its sort's index as in mode '' (AssetLists.walk) instead of sorting every match.
+    // Only string rows carry these keys; an update rewrites only the rows of the paths it changed.
+    name: '2026-11-24-engine-dm-005-sort-mode-indexes',
+    async up(db) {
+      for (const key of ['ci', 'usr', 'uci'] as const) {
+        await db.schema
+          .createIndex(`dm_asset_values_${key}_idx`)
+          .on('dm_asset_values')
+          .columns(['scope', 'path', key, 'item_seq'])
+          .where(sql.ref('t'), '=', VALUE_KIND.string)
+          .execute();
+      }
     },
   },
 ];

@@ -29,6 +29,7 @@ export { parseSort } from './parse-sort.js';
 export { parseQueryString } from './parse-query-string.js';
 export { resolveZone, parseDateValue, type Zone } from './timezone.js';
 export { QUERY_LIMITS } from './limits.js';
+export { stringKeyOf } from './sql-parts.js';
 
 /** The list parameters as a tree, its sort instructions parsed; validation as compileListQuery. */
 function parseListInput(input: ListQueryInput): { node: QueryNode; sorts: SortInstruction[] } {

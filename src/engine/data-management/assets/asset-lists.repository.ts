@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
-import { VALUE_KIND, type SortJoin } from '../../../platform/query/index.js';
+import { stringKeyOf, VALUE_KIND, type SortJoin } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
 
 type Db = Kysely<DmTables>;
@@ -31,9 +31,9 @@ export class AssetLists {
    * The page by walking the sort path's index rows in order and keeping the matching assets (each tested by index
    * probes), which stops after the page: the cost follows the rows walked, not the matches. Only where it gives exactly
    * the general plan's order: every row at the path is an exact scalar of one kind (no arrays, objects, long strings,
-   * mixed kinds: markers make that two index probes), every asset is indexed, strings sort by code points, and the walk
-   * is expected to be short (many matches). Assets without a value at the path sort last in both plans: when the walk
-   * finds fewer than the page needs, undefined (the general plan answers).
+   * mixed kinds: markers make that two index probes), every asset is indexed, and the walk is expected to be short
+   * (many matches). Assets without a value at the path sort last in both plans: when the walk finds fewer than the
+   * page needs, undefined (the general plan answers).
    */
   private async walk(db: Db, w: NonNullable<AssetQuery['walk']>, visible: RawBuilder<SqlBool>, count: () => Promise<number>, start: number, limit: number): Promise<{ total: number; ids: number[] } | undefined> {
     // The guards in one round trip. The order of the index rows is the sort's order only for one kind of exact scalar
@@ -48,18 +48,19 @@ export class AssetLists {
     const g = guards.rows[0];
     const kind = g.first === null ? undefined : Number(g.first);
     if (kind === undefined || kind > VALUE_KIND.boolean || Number(g.last) !== kind || g.unindexed !== null) return undefined;
-    if (kind === VALUE_KIND.string && w.stringKey !== 'str') return undefined;
     // Rows walked ~ wanted * assets / matches, against one probe per match in the general plan.
     const total = await count();
     const wanted = start + limit;
     if (total === 0 || wanted * Number(g.max ?? 0) > total * total) return undefined;
     const dir = sql.raw(w.direction === 'DESC' ? 'DESC' : 'ASC');
-    // Strings have no number (num IS NULL, said so the index's order by str is usable; and num named first in the
-    // ORDER BY, all NULL, so that PostgreSQL, which does not take IS NULL for a constant, sees the index's order too);
-    // numbers and booleans sort by num. No arrays at the path (no marker rows, checked above): every row is elem 0,
-    // and the walk reads the index alone.
-    const value = kind === VALUE_KIND.string ? sql`s.num ${dir}, s.str ${dir}` : sql`s.num ${dir}`;
-    const kindRows = kind === VALUE_KIND.string ? sql<SqlBool>`s.t = ${kind} AND s.num IS NULL` : sql<SqlBool>`s.t = ${kind}`;
+    // Strings in mode '' have no number (num IS NULL, said so the lookup index's order by str is usable; and num named
+    // first in the ORDER BY, all NULL, so that PostgreSQL, which does not take IS NULL for a constant, sees the index's
+    // order too); in the other sort modes they walk their key's index, partial on the string kind (named as a literal
+    // so that both planners match it). Numbers and booleans sort by num. No arrays at the path (no marker rows, checked
+    // above): every row is elem 0, and the walk reads the index alone.
+    const value = kind !== VALUE_KIND.string ? sql`s.num ${dir}` : w.stringKey === 'str' ? sql`s.num ${dir}, s.str ${dir}` : sql`${stringKeyOf('s', w.stringKey)} ${dir}`;
+    const kindRows =
+      kind !== VALUE_KIND.string ? sql<SqlBool>`s.t = ${kind}` : w.stringKey === 'str' ? sql<SqlBool>`s.t = ${sql.lit(kind)} AND s.num IS NULL` : sql<SqlBool>`s.t = ${sql.lit(kind)}`;
     const rows = await sql<{ seq: number }>`SELECT s.item_seq AS seq FROM dm_asset_values s INNER JOIN dm_assets a ON a.seq = s.item_seq
       WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${kindRows} AND a.scope = ${this.scope} AND ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
       ORDER BY ${value}, s.item_seq ASC LIMIT ${limit} OFFSET ${start}`.execute(db);
