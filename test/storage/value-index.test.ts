@@ -18,8 +18,8 @@ describeEachEngine('storage value index', (engine) => {
   const db = () => t.database.db as any;
   const valueRows = async (itemId: string) =>
     (
-      await sql<{ path: string; t: number; num: number | null; str: string | null }>`select v.path, v.t, v.num, v.str from storage_item_values v
-        join storage_items i on i.seq = v.item_seq where i.item_id = ${itemId} and v.path <> '' order by v.path, v.t, v.num, v.str`.execute(db())
+      await sql<{ path: string; t: number; num: number | null; str: string | null }>`select k.path, v.t, v.num, v.str from storage_item_values v
+        join storage_value_keys k on k.id = v.vk join storage_items i on i.seq = v.item_seq where i.item_id = ${itemId} and k.path <> '' order by k.path, v.t, v.num, v.str`.execute(db())
     ).rows.map((r) => [r.path, Number(r.t), r.num === null ? null : Number(r.num), r.str]);
   const ids = async (store: string, params: Record<string, string | number>) => {
     const res = await owner.list(store, params);
@@ -122,7 +122,7 @@ describeEachEngine('storage value index', (engine) => {
     const expected = await answers();
     expect(expected[0]).toHaveLength(20);
     // As if written before the index existed: no rows, flag 0.
-    await sql`delete from storage_item_values where store_id = 'vi-old'`.execute(db());
+    await sql`delete from storage_item_values where vk in (select id from storage_value_keys where store_id = 'vi-old')`.execute(db());
     await sql`update storage_items set idx = 0 where store_id = 'vi-old'`.execute(db());
     expect(await answers()).toEqual(expected);
 
@@ -132,7 +132,7 @@ describeEachEngine('storage value index', (engine) => {
       const pending = async () => Number((await sql<{ n: number }>`select count(*) as n from storage_items where idx = 0`.execute(db())).rows[0].n);
       for (let i = 0; i < 100 && (await pending()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(await pending()).toBe(0);
-      const rows = await sql<{ n: number }>`select count(*) as n from storage_item_values where store_id = 'vi-old' and path <> ''`.execute(db());
+      const rows = await sql<{ n: number }>`select count(*) as n from storage_item_values v join storage_value_keys k on k.id = v.vk where k.store_id = 'vi-old' and k.path <> ''`.execute(db());
       // favorite, status, n and one tag per item.
       expect(Number(rows.rows[0].n)).toBe(60 * 4);
       expect(await answers()).toEqual(expected);

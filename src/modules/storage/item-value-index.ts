@@ -19,10 +19,22 @@ interface ItemScope {
 const WORDS_TABLE = 'storage_item_words';
 /** Value index rows written by one statement (5 bound values each; both engines allow thousands per statement). */
 const VALUE_ROWS_PER_STATEMENT = 100;
+/** Paths looked up or added by one statement (3 bound values each). */
+const KEYS_PER_STATEMENT = 500;
+/** Keys of (tenant, store, path) kept in memory, at most (then forgotten and looked up again). */
+const KEYS_CACHED_MAX = 100_000;
+
+/** Runs a job in a write transaction and resolves after its commit (the WriteBatcher's run, or a plain connection). */
+export type CommittedRun = <T>(job: (db: Db) => Promise<T>) => Promise<T>;
 
 export class ItemValueIndex {
   /** The value index rows of a document, computed once per document written. */
   private readonly indexes = new WeakMap<ItemDocument, DocumentIndex>();
+  /**
+   * Keys of storage_value_keys by tenant, store and path, only those seen committed (`prepare`): a key added by a
+   * transaction that then rolled back could be handed out again for another path (SQLite reuses the largest id).
+   */
+  private readonly keys = new Map<string, number>();
 
   constructor(
     private readonly dialect: Dialect,
@@ -44,15 +56,80 @@ export class ItemValueIndex {
     return this.of(doc).complete ? 1 : 2;
   }
 
-  /** The value rows of a document as `jsonRecords` objects. */
-  records(doc: ItemDocument): Array<{ p: string; t: number; e: number; n: number | null; s: string | null }> {
-    return this.of(doc).rows.map(([p, t, e, n, s]) => ({ p, t, e, n, s }));
+  /**
+   * Makes sure the keys of the documents' paths in the store exist, committed by `run`, and remembers them: writes
+   * then find every key in memory. Answers the keys of those paths.
+   */
+  async prepare(run: CommittedRun, scope: ItemScope, docs: ItemDocument[]): Promise<Map<string, number>> {
+    const paths = new Set<string>();
+    for (const doc of docs) for (const row of this.of(doc).rows) paths.add(row[0]);
+    const known = new Map<string, number>();
+    const missing: string[] = [];
+    for (const path of paths) {
+      const id = this.keys.get(keyName(scope, path));
+      if (id === undefined) missing.push(path);
+      else known.set(path, id);
+    }
+    if (missing.length === 0) return known;
+    const found = await run((db) => this.lookUp(db, scope, missing));
+    if (this.keys.size + found.size > KEYS_CACHED_MAX) this.keys.clear();
+    for (const [path, id] of found) {
+      this.keys.set(keyName(scope, path), id);
+      known.set(path, id);
+    }
+    return known;
+  }
+
+  /** The keys of the paths in the store (storage_value_keys), added where missing; in the caller's transaction. */
+  private async lookUp(db: Db, scope: ItemScope, paths: string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    for (let i = 0; i < paths.length; i += KEYS_PER_STATEMENT) {
+      const chunk = paths.slice(i, i + KEYS_PER_STATEMENT);
+      await db
+        .insertInto('storage_value_keys')
+        .values(chunk.map((path) => ({ tenant_id: scope.tenantId, store_id: scope.storeId, path })))
+        .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'path']).doNothing())
+        .execute();
+      const rows = await forTenant(db, scope.tenantId)
+        .selectFrom('storage_value_keys')
+        .select(['id', 'path'])
+        .where('store_id', '=', scope.storeId)
+        .where('path', 'in', chunk)
+        .execute();
+      for (const r of rows) found.set(r.path, Number(r.id));
+    }
+    return found;
+  }
+
+  /** The keys of the document's paths: from memory (`prepare`), else looked up in the caller's transaction. */
+  private async keysOf(trx: Db, scope: ItemScope, doc: ItemDocument): Promise<Map<string, number>> {
+    const known = new Map<string, number>();
+    const missing = new Set<string>();
+    for (const [path] of this.of(doc).rows) {
+      const id = this.keys.get(keyName(scope, path));
+      if (id === undefined) missing.add(path);
+      else known.set(path, id);
+    }
+    // Not remembered: this transaction may still roll back.
+    if (missing.size > 0) for (const [path, id] of await this.lookUp(trx, scope, [...missing])) known.set(path, id);
+    return known;
+  }
+
+  /** The value rows of a document as `jsonRecords` objects, with the keys of their paths (from `prepare`). */
+  records(doc: ItemDocument, keys: Map<string, number>): Array<{ k: number; t: number; e: number; n: number | null; s: string | null }> {
+    return this.of(doc).rows.map(([p, t, e, n, s]) => {
+      const k = keys.get(p);
+      if (k === undefined) throw new Error('storage: value key not prepared');
+      return { k, t, e, n, s };
+    });
   }
 
   /** Writes the value rows and words of the item (its key `seq`). */
   async write(trx: Db, key: ItemScope, seq: number, doc: ItemDocument): Promise<void> {
     const { rows, words } = this.of(doc);
     if (words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, words).execute(trx);
+    if (rows.length === 0) return;
+    const keys = await this.keysOf(trx, key, doc);
     // Bound values, one statement per row count (prepared once each): several times cheaper than a JSON parameter
     // taken apart in SQL, and writes of items are the hot path.
     for (let i = 0; i < rows.length; i += VALUE_ROWS_PER_STATEMENT) {
@@ -62,25 +139,16 @@ export class ItemValueIndex {
         `insert-values:${chunk.length}`,
         (p) =>
           trx.insertInto('storage_item_values').values(
-            chunk.map((_, n) => ({
-              tenant_id: p(0),
-              store_id: p(1),
-              item_seq: p(2),
-              path: p(3 + 5 * n),
-              t: p(4 + 5 * n),
-              elem: p(5 + 5 * n),
-              num: p(6 + 5 * n),
-              str: p(7 + 5 * n),
-            })),
+            chunk.map((_, n) => ({ item_seq: p(0), vk: p(1 + 5 * n), t: p(2 + 5 * n), elem: p(3 + 5 * n), num: p(4 + 5 * n), str: p(5 + 5 * n) })),
           ),
-        [key.tenantId, key.storeId, seq, ...chunk.flat()],
+        [seq, ...chunk.flatMap(([path, t, e, n, s]) => [keys.get(path), t, e, n, s])],
       );
     }
   }
 
-  /** Removes the value rows and words of the item. */
-  async remove(trx: Db, key: ItemScope, seq: number): Promise<void> {
-    await forTenant(trx, key.tenantId).deleteFrom('storage_item_values').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
+  /** Removes the value rows and words of the item (its key is unique across tenants and stores). */
+  async remove(trx: Db, seq: number): Promise<void> {
+    await trx.deleteFrom('storage_item_values').where('item_seq', '=', seq).execute();
     await this.dialect.words.remove(WORDS_TABLE, seq).execute(trx);
   }
 
@@ -112,25 +180,24 @@ export class ItemValueIndex {
     for (const seq of seqs) await this.dialect.words.remove(WORDS_TABLE, seq).execute(trx);
     const complete: number[] = [];
     const beyondCaps: number[] = [];
-    const values: Array<{ q: number; t0: string; s0: string; p: string; t: number; e: number; n: number | null; s: string | null }> = [];
+    const values: Array<{ q: number; k: number; t: number; e: number; n: number | null; s: string | null }> = [];
     for (const row of rows) {
       const doc = this.dialect.fromJson<ItemDocument>(row.doc);
       const seq = Number(row.seq);
       const index = this.of(doc);
       (index.complete ? complete : beyondCaps).push(seq);
-      for (const v of this.records(doc)) values.push({ q: seq, t0: row.tenant_id, s0: row.store_id, ...v });
+      const keys = await this.keysOf(trx, { tenantId: row.tenant_id, storeId: row.store_id }, doc);
+      for (const v of this.records(doc, keys)) values.push({ q: seq, ...v });
       if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, index.words).execute(trx);
     }
     for (let i = 0; i < values.length; i += 5000) {
       await trx
         .insertInto('storage_item_values')
-        .columns(['tenant_id', 'store_id', 'item_seq', 'path', 't', 'elem', 'num', 'str'])
+        .columns(['vk', 'item_seq', 't', 'elem', 'num', 'str'])
         .expression(
           trx
-            .selectFrom(
-              this.dialect.jsonRecords(JSON.stringify(values.slice(i, i + 5000)), { t0: 'text', s0: 'text', q: 'bigint', p: 'text', t: 'integer', e: 'integer', n: 'double', s: 'text' }).as('r'),
-            )
-            .select(['r.t0', 'r.s0', 'r.q', 'r.p', 'r.t', 'r.e', 'r.n', 'r.s'] as any),
+            .selectFrom(this.dialect.jsonRecords(JSON.stringify(values.slice(i, i + 5000)), { k: 'bigint', q: 'bigint', t: 'integer', e: 'integer', n: 'double', s: 'text' }).as('r'))
+            .select(['r.k', 'r.q', 'r.t', 'r.e', 'r.n', 'r.s'] as any),
         )
         .execute();
     }
@@ -138,4 +205,8 @@ export class ItemValueIndex {
     if (beyondCaps.length > 0) await trx.updateTable('storage_items').set({ idx: 2 }).where('seq', 'in', beyondCaps).execute();
     return pending.length;
   }
+}
+
+function keyName(scope: ItemScope, path: string): string {
+  return `${scope.tenantId}\u0000${scope.storeId}\u0000${path}`;
 }

@@ -90,4 +90,38 @@ export const storageMigrations: ModuleMigration[] = [
         .execute();
     },
   },
+  {
+    // Compact value rows: the tenant, store and path of a value row become one integer key (storage_value_keys), so
+    // each row's two index entries carry an integer instead of a tenant UUID, a store and a path of text. Comparing
+    // those three text columns at every step of every index search made the value rows the largest cost of a create
+    // (SQLite, 6 rows per item: 98 -> 47 us per item in isolation). The rows are rebuilt from the documents by the
+    // background indexer (every item marked not indexed; queries read documents until it is done, so answers never
+    // change, only their speed for a while after the upgrade).
+    name: '2026-11-24-storage-003-value-keys',
+    async up(db, d) {
+      await d
+        .addSerialPrimaryKey(db.schema.createTable('storage_value_keys'), 'id')
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('store_id', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('storage_value_keys_path_idx').on('storage_value_keys').columns(['tenant_id', 'store_id', 'path']).unique().execute();
+      await db.schema.dropTable('storage_item_values').execute();
+      await db.schema
+        .createTable('storage_item_values')
+        .addColumn('vk', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('item_seq', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('t', 'smallint', (c) => c.notNull())
+        .addColumn('elem', 'smallint', (c) => c.notNull())
+        .addColumn('num', 'double precision')
+        .addColumn('str', d.codePointTextType)
+        .execute();
+      // Lookups by value: equality and ranges on numbers (t, num) and strings (t, num IS NULL, str) of one key.
+      await db.schema.createIndex('storage_item_values_lookup_idx').on('storage_item_values').columns(['vk', 't', 'num', 'str', 'item_seq']).execute();
+      // The rows of one item: the sort key of a path, read from this index alone (covering), and replacing or deleting
+      // an item's rows.
+      await db.schema.createIndex('storage_item_values_item_idx').on('storage_item_values').columns(['item_seq', 'vk', 'elem', 't', 'num', 'str']).execute();
+      await db.updateTable('storage_items').set({ idx: 0 }).where('idx', '<>', 0).execute();
+    },
+  },
 ];

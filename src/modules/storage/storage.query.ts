@@ -43,6 +43,7 @@ function storeIndexSource(scope: StoreScope): ValueIndexSource {
     itemsTable: 'storage_items',
     valuesTable: 'storage_item_values',
     wordsTable: 'storage_item_words',
+    keysTable: 'storage_value_keys',
     scope: [
       ['tenant_id', scope.tenantId],
       ['store_id', scope.storeId],

@@ -51,6 +51,7 @@ export class StorageService {
         if (!(await this.repo.insertWithAccessInOneStatement(key, doc, Date.now(), p.loginName))) throw new ConcurrentChange();
         return key.itemId;
       }
+      await this.prepareValueKeys(key, doc);
       return this.writes.run(async (trx) => {
         const now = Date.now();
         if (!known) await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
@@ -62,6 +63,11 @@ export class StorageService {
     });
     this.rememberStore(p.tenantId, storeId);
     return id;
+  }
+
+  /** The keys of the document's paths in the value index, committed before the item's transaction (mostly in memory). */
+  private async prepareValueKeys(key: ItemKey, doc: ItemDocument): Promise<void> {
+    await this.repo.valueIndex.prepare((job) => this.writes.run(job), key, [doc]);
   }
 
   private isKnownStore(tenantId: string, storeId: string): boolean {
@@ -79,6 +85,7 @@ export class StorageService {
     const doc = buildDocument(itemId, body);
     const grantees = principalGrantees(p);
     const known = this.isKnownStore(p.tenantId, storeId);
+    await this.prepareValueKeys(key, doc);
     const record = await this.retrying(() =>
       this.writes.run(async (trx): Promise<ItemRecord> => {
         const now = Date.now();

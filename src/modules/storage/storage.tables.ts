@@ -29,10 +29,9 @@ export interface StoreItemRow {
 
 /** One row of the value index (platform/query/value-index.ts). */
 export interface StoreItemValueRow {
-  tenant_id: string;
-  store_id: string;
+  /** The tenant, store and path of the value (storage_value_keys.id). */
+  vk: number;
   item_seq: number;
-  path: string;
   t: number;
   elem: number;
   num: number | null;
@@ -56,4 +55,13 @@ export interface StorageTables {
   storage_items: StoreItemRow;
   storage_item_access: StoreItemAccessRow;
   storage_item_values: StoreItemValueRow;
+  storage_value_keys: StoreValueKeyRow;
+}
+
+/** The key of a path in one store's value index (storage_item_values.vk). */
+export interface StoreValueKeyRow {
+  id: Generated<number>;
+  tenant_id: string;
+  store_id: string;
+  path: string;
 }

@@ -371,10 +371,19 @@ export class StoreItemRepository {
    * statement fails, batchPerTurn runs each create again on its own, so one bad create fails only itself.
    */
   private async insertBatch(entries: TurnBatchEntry<NewItem, boolean>[]): Promise<void> {
+    // The keys of the items' paths first (committed on their own: the statement cannot read keys it adds itself).
+    const keys = new Map<string, Map<string, number>>();
+    for (const { input } of entries) {
+      const store = `${input.key.tenantId}\u0000${input.key.storeId}`;
+      if (keys.has(store)) continue;
+      const docs = entries.filter((e) => e.input.key.tenantId === input.key.tenantId && e.input.key.storeId === input.key.storeId).map((e) => e.input.doc);
+      keys.set(store, await this.valueIndex.prepare((job) => job(this.db), input.key, docs));
+    }
     // Built as text so that each document is serialised once (it may be megabytes).
     const records = entries.map(({ input: { key, doc, docJson, now, by } }, n) => {
       const grants = this.grantsOf(doc).map(([mode, grantee]) => ({ mode, grantee }));
-      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.valueIndex.flag(doc), v: this.valueIndex.records(doc), w: this.valueIndex.of(doc).words });
+      const v = this.valueIndex.records(doc, keys.get(`${key.tenantId}\u0000${key.storeId}`)!);
+      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.valueIndex.flag(doc), v, w: this.valueIndex.of(doc).words });
       return `${rest.slice(0, -1)},"d":${docJson}}`;
     });
     const statement = this.storageSql.insertItemsWithAccess;
@@ -400,6 +409,6 @@ export class StoreItemRepository {
   private async deleteIndexes(trx: Db, key: ItemKey, seq: number): Promise<void> {
     const tenant = forTenant(trx, key.tenantId);
     await tenant.deleteFrom('storage_item_access').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
-    await this.valueIndex.remove(trx, key, seq);
+    await this.valueIndex.remove(trx, seq);
   }
 }

@@ -27,7 +27,8 @@ const ALIAS = /^[a-z_][a-z0-9_]*$/;
 
 export function checkedSource(source: ValueIndexSource): ValueIndexSource {
   // From a module, not from input: fail loudly rather than build SQL from a wrong name.
-  if (![source.itemsTable, source.valuesTable, ...source.scope.map(([c]) => c)].every((n) => TABLE_NAME.test(n)) || !ALIAS.test(source.alias)) {
+  const names = [source.itemsTable, source.valuesTable, ...source.scope.map(([c]) => c), ...(source.keysTable ? [source.keysTable] : [])];
+  if (!names.every((n) => TABLE_NAME.test(n)) || !ALIAS.test(source.alias)) {
     throw new Error('query: invalid value index source');
   }
   return source;
@@ -35,6 +36,22 @@ export function checkedSource(source: ValueIndexSource): ValueIndexSource {
 
 export function scopeOf(source: ValueIndexSource, alias: string): RawBuilder<SqlBool> {
   return allOf(source.scope.map(([column, value]) => sql<SqlBool>`${sql.ref(`${alias}.${column}`)} = ${value}`));
+}
+
+/**
+ * The value rows (aliased `alias`) of the scope at `path`: by the scope columns and the path, or by the one key that
+ * names both (`keysTable`), looked up once per statement.
+ */
+export function rowsAtPath(source: ValueIndexSource, alias: string, path: string): RawBuilder<SqlBool> {
+  if (!source.keysTable) return sql<SqlBool>`${scopeOf(source, alias)} AND ${sql.ref(`${alias}.path`)} = ${path}`;
+  return sql<SqlBool>`${sql.ref(`${alias}.vk`)} = (SELECT q__k.id FROM ${sql.table(source.keysTable)} q__k WHERE ${scopeOf(source, 'q__k')} AND q__k.path = ${path})`;
+}
+
+/** The value rows (aliased `alias`) of the item `key` at `path`; `scoped` names the scope too where rows have it. */
+function itemRowsAtPath(source: ValueIndexSource, alias: string, key: RawBuilder<unknown>, path: string, scoped: boolean): RawBuilder<SqlBool> {
+  const item = sql<SqlBool>`${sql.ref(`${alias}.item_seq`)} = ${key}`;
+  if (source.keysTable) return sql<SqlBool>`${item} AND ${rowsAtPath(source, alias, path)}`;
+  return scoped ? sql<SqlBool>`${scopeOf(source, alias)} AND ${item} AND ${sql.ref(`${alias}.path`)} = ${path}` : sql<SqlBool>`${item} AND ${sql.ref(`${alias}.path`)} = ${path}`;
 }
 
 export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: Dialect, membership: IndexMembership = dialect.query.indexMembership): RawBuilder<SqlBool> {
@@ -53,18 +70,17 @@ export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: D
     // into a semi-join driven by the filter's matches either, which reads every match where a walk in sort order
     // wants to stop after a page. With the scope, a selective filter over many items may still be answered that way.
     const doc = dialect.query.jsonAny(`${source.alias}.doc`, target.path, tests);
-    const scoped = membership === 'exists' ? sql<SqlBool>`${scopeOf(source, 'q__v')} AND ` : sql``;
-    return sql<SqlBool>`(EXISTS (SELECT 1 FROM ${values} q__v WHERE ${scoped}q__v.item_seq = ${key} AND q__v.path = ${path}
+    return sql<SqlBool>`(EXISTS (SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(source, 'q__v', key, path, membership === 'exists')}
         AND (${exact} OR (q__v.t = ${longString} AND ${doc})))
       OR (${sql.ref(`${source.alias}.idx`)} <> 1 AND ${doc}))`;
   }
   // The set of matching keys, built once per statement and probed per item (SQLite), or walked when it is smaller.
   const doc = dialect.query.jsonAny('q__d.doc', target.path, tests);
   return sql<SqlBool>`(${key} IN (
-    SELECT q__v.item_seq FROM ${values} q__v WHERE ${scopeOf(source, 'q__v')} AND q__v.path = ${path} AND ${exact}
+    SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(source, 'q__v', path)} AND ${exact}
     UNION ALL
     SELECT q__d.seq FROM ${items} q__d WHERE q__d.seq IN (
-      SELECT q__v.item_seq FROM ${values} q__v WHERE ${scopeOf(source, 'q__v')} AND q__v.path = ${path} AND q__v.t = ${longString}) AND ${doc}
+      SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(source, 'q__v', path)} AND q__v.t = ${longString}) AND ${doc}
     UNION ALL
     SELECT q__d.seq FROM ${items} q__d WHERE ${scopeOf(source, 'q__d')} AND q__d.idx <> 1 AND ${doc}))`;
 }
@@ -74,9 +90,7 @@ export function indexedSort(target: IndexedTarget, direction: 'ASC' | 'DESC', n:
   const source = checkedSource(target.source);
   const alias = `q__s${n}`;
   const on = allOf([
-    scopeOf(source, alias),
-    sql<SqlBool>`${sql.ref(`${alias}.item_seq`)} = ${sql.ref(`${source.alias}.seq`)}`,
-    sql<SqlBool>`${sql.ref(`${alias}.path`)} = ${checkedPath(target.path).join('.')}`,
+    itemRowsAtPath(source, alias, sql.ref(`${source.alias}.seq`), checkedPath(target.path).join('.'), true),
     sql<SqlBool>`${sql.ref(`${alias}.elem`)} = 0`,
   ]);
   return { join: { table: source.valuesTable, alias, on }, orderBy: dialect.query.indexedOrderBy(target, alias, direction) };

@@ -9,7 +9,7 @@ import type { IndexedTarget, QueryNode, ValueIndexSource, ValueTest } from './qu
 import { compileNode } from './compile.js';
 import { checkedPath } from './sql-parts.js';
 import { VALUE_KIND } from './value-index.js';
-import { checkedSource, scopeOf } from './compile-indexed.js';
+import { checkedSource, rowsAtPath, scopeOf } from './compile-indexed.js';
 
 /** A SELECT of one column `seq`. */
 export type KeySet = RawBuilder<unknown>;
@@ -80,7 +80,7 @@ class SetCompiler {
     return sql`${this.member(found)}
       UNION SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${scopeOf(this.source, alias)} AND ${sql.ref(`${alias}.idx`)} <> 1 AND ${inDocument}
       UNION SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.seq`)} IN (
-        SELECT q__v.item_seq FROM ${values} q__v WHERE ${scopeOf(this.source, 'q__v')} AND q__v.path = '' AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)}) AND ${inDocument}`;
+        SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', '')} AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)}) AND ${inDocument}`;
   }
 
   private usesIndex(node: QueryNode): boolean {
@@ -121,10 +121,10 @@ class SetCompiler {
     const scoped = (alias: string): RawBuilder<SqlBool> => scopeOf(this.source, alias);
     // Index rows that pass; long strings at the path, read from their documents; items without index rows (written
     // before the index, or beyond its caps), read from their documents (a partial index keeps them at hand).
-    return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${scoped('q__v')} AND q__v.path = ${path} AND ${exact}
+    return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND ${exact}
       UNION ALL
       SELECT q__d.seq AS seq FROM ${items} q__d WHERE q__d.seq IN (
-        SELECT q__v.item_seq FROM ${values} q__v WHERE ${scoped('q__v')} AND q__v.path = ${path} AND q__v.t = ${sql.lit(VALUE_KIND.longString)}) AND ${doc}
+        SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND q__v.t = ${sql.lit(VALUE_KIND.longString)}) AND ${doc}
       UNION ALL
       SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${scoped('q__d')} AND q__d.idx <> 1 AND ${doc}`;
   }

@@ -107,4 +107,9 @@ export interface ValueIndexSource {
   alias: string;
   /** The full-text index of the documents' words (Dialect.words), keyed by `seq`; none: bare terms read documents. */
   wordsTable?: string;
+  /**
+   * Where the value rows name their scope and path by one integer key `vk` instead of the scope columns and `path`:
+   * a table (`id`, the scope columns, `path`) with one row per scope and path.
+   */
+  keysTable?: string;
 }

@@ -16,9 +16,9 @@ export const postgresStorageSql: StorageSql = {
       insert into storage_item_access (tenant_id, store_id, mode, grantee, item_seq)
       select done.tenant_id, done.store_id, a.mode, a.grantee, done.seq from done cross join jsonb_to_recordset(done.g) as a(mode text, grantee text)),
     val as (
-      insert into storage_item_values (tenant_id, store_id, item_seq, path, t, elem, num, str)
-      select done.tenant_id, done.store_id, done.seq, v.p, v.t, v.e, v.n, v.s
-      from done cross join jsonb_to_recordset(done.v) as v(p text, t smallint, e smallint, n double precision, s text)),
+      insert into storage_item_values (vk, item_seq, t, elem, num, str)
+      select v.k, done.seq, v.t, v.e, v.n, v.s
+      from done cross join jsonb_to_recordset(done.v) as v(k bigint, t smallint, e smallint, n double precision, s text)),
     wrd as (
       insert into storage_item_words (item_seq, tsv)
       select done.seq, array_to_tsvector(array(select jsonb_array_elements_text(done.w))) from done where jsonb_array_length(done.w) > 0)
