@@ -131,7 +131,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     // Background work (timers, listeners) starts once the routes stand, and stops in close(); the feed first.
     await feed.start();
     const schema = await dialect.currentSchema(db);
-    upkeep = new StatisticsUpkeep(db, schema, { checkIntervalMs: config.database.analyzeCheckSeconds * 1000, changedShare: 0.1, minChangedRows: 500 }, app.log);
+    upkeep = new StatisticsUpkeep(db, schema, { checkIntervalMs: config.database.analyzeCheckSeconds * 1000, changedShare: 0.1, minChangedRows: 500, busyVacuumWaitMs: 30_000 }, app.log);
     upkeep.start();
     for (const m of modules) {
       started.push(m);

@@ -72,7 +72,7 @@ export const ConfigSchema = Type.Object(
          * least 500, changed since the last ANALYZE) and analyses them, or vacuums and analyses those that gained or
          * lost that share since the last VACUUM, off the request path; 0 turns it off.
          */
-        analyzeCheckSeconds: Type.Number({ minimum: 0, maximum: 86400, default: 10 }),
+        analyzeCheckSeconds: Type.Number({ minimum: 0, maximum: 86400, default: 2 }),
       },
       { default: {}, additionalProperties: false },
     ),

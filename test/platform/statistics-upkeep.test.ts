@@ -2,6 +2,8 @@
 // analysed by the service itself soon after, off the request path; a table that barely changed is left alone.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { sql } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import { StatisticsUpkeep } from '../../src/platform/db/statistics-upkeep.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,13 +32,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     await sql`insert into engine_items (scope, kind, id, doc, created_on, created_by)
       select 'bulk', 'task', 'id-' || g, '{}', g, 'seed' from generate_series(1, 5000) g`.execute(t.database.db);
     await sql`insert into engine_item_roles (scope, kind, role, item_seq) values ('bulk', 'task', 'r', 1)`.execute(t.database.db);
+    // Analysed at the first check that sees the rows; vacuumed once the table is quiet (a later check).
     let analysed = null;
-    for (let i = 0; i < 100 && !analysed; i++) {
+    let vacuumed = null;
+    for (let i = 0; i < 100 && !(analysed && vacuumed); i++) {
       await sleep(100);
       analysed = await lastAnalyze('engine_items');
+      vacuumed = await lastVacuum('engine_items');
     }
     expect(analysed, `engine_items analysed (autovacuum ${autovacuum})`).not.toBeNull();
-    expect(await lastVacuum('engine_items'), 'engine_items vacuumed').not.toBeNull();
+    expect(vacuumed, 'engine_items vacuumed').not.toBeNull();
     if (autovacuum === 'off') {
       expect(await lastAnalyze('engine_item_roles')).toBeNull();
       expect(await lastVacuum('engine_item_roles')).toBeNull();
@@ -52,6 +57,55 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     expect(/Heap Fetches: (\d+)/.exec(text)?.[1]).toBe('0');
     const { rows } = await sql<{ n: number }>`select n_mod_since_analyze as n from pg_stat_user_tables where schemaname = current_schema() and relname = 'engine_items'`.execute(t.database.db);
     expect(Number(rows[0].n)).toBeLessThan(500);
+  });
+});
+
+(inject('pgUrl') ? describe : describe.skip)('statistics upkeep during a bulk load [postgres]', () => {
+  let t: TestApp;
+  let schema: string;
+  beforeAll(async () => {
+    // The service's own upkeep off: the checks below are made by hand, between writes.
+    t = await startTestApp('postgres', { database: { analyzeCheckSeconds: 0 } });
+    schema = (await sql<{ s: string }>`select current_schema() as s`.execute(t.database.db)).rows[0].s;
+  });
+  afterAll(() => t.close());
+
+  const silent = { info: () => undefined, warn: () => undefined } as unknown as FastifyBaseLogger;
+  const insert = (from: number, to: number) =>
+    sql`insert into engine_items (scope, kind, id, doc, created_on, created_by)
+      select 'load', 'task', 'id-' || g, '{}', g, 'seed' from generate_series(${from}::int, ${to}::int) g`.execute(t.database.db);
+  const vacuums = async () => {
+    const { rows } = await sql<{ n: number }>`select vacuum_count as n from pg_stat_user_tables where schemaname = current_schema() and relname = 'engine_items'`.execute(t.database.db);
+    return Number(rows[0].n);
+  };
+  // Statistics reach pg_stat_user_tables when the writing session reports them (an idle session within seconds).
+  const reported = async (rows: number) => {
+    for (let i = 0; i < 300; i++) {
+      const { rows: r } = await sql<{ n: number }>`select n_tup_ins as n from pg_stat_user_tables where schemaname = current_schema() and relname = 'engine_items'`.execute(t.database.db);
+      if (Number(r[0]?.n ?? 0) >= rows) return;
+      await sleep(100);
+    }
+    throw new Error(`pg_stat_user_tables never showed ${rows} inserted rows`);
+  };
+
+  it('analyses a table that is still being loaded, vacuums it once it is quiet, and a busy one after the wait', async () => {
+    const patient = new StatisticsUpkeep(t.database.db, schema, { checkIntervalMs: 0, changedShare: 0.1, minChangedRows: 500, busyVacuumWaitMs: 600_000 }, silent);
+    await insert(1, 5000);
+    await reported(5000);
+    expect(await patient.check()).toContain('engine_items'); // analysed, not vacuumed: first seen
+    expect(await vacuums()).toBe(0);
+    await insert(5001, 10000);
+    await reported(10000);
+    expect(await patient.check()).toContain('engine_items'); // grew by a large share: analysed again; still busy
+    expect(await vacuums()).toBe(0);
+    await patient.check(); // quiet since the previous check: vacuumed
+    expect(await vacuums()).toBe(1);
+
+    const impatient = new StatisticsUpkeep(t.database.db, schema, { checkIntervalMs: 0, changedShare: 0.1, minChangedRows: 500, busyVacuumWaitMs: 0 }, silent);
+    await insert(10001, 20000);
+    await reported(20000);
+    await impatient.check(); // busy, but has waited long enough
+    expect(await vacuums()).toBe(2);
   });
 });
 

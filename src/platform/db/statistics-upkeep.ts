@@ -8,6 +8,8 @@ export interface UpkeepSettings {
   changedShare: number;
   /** ...and at least this many rows. */
   minChangedRows: number;
+  /** A table that needs a vacuum but is still being written is vacuumed anyway once it has waited this long. */
+  busyVacuumWaitMs: number;
 }
 
 /**
@@ -22,6 +24,8 @@ export interface UpkeepSettings {
 export class StatisticsUpkeep {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  /** Per table: its unvacuumed-row counter at the previous check, and since when a vacuum it needs has waited. */
+  private readonly seen = new Map<string, { unvacuumed: number; waitingSince?: number }>();
 
   constructor(
     private readonly db: Kysely<any>,
@@ -64,13 +68,25 @@ export class StatisticsUpkeep {
     const { changedShare, minChangedRows } = this.settings;
     const large = (n: number, live: number) => n >= minChangedRows && n >= changedShare * Math.max(live - n, 0);
     const done: string[] = [];
+    const now = Date.now();
     for (const r of rows) {
       if (!/^[a-z_][a-z0-9_]*$/.test(r.relname)) continue;
       const table = sql.id(this.schema, r.relname);
       const live = Number(r.live);
+      const unvacuumed = Number(r.unvacuumed);
+      const before = this.seen.get(r.relname);
       // Rows written since the last vacuum are not marked all-visible yet: every index-only scan over them reads the
-      // table too (a filter matching 25,000 index rows paid 25,000 heap reads), and deleted rows stay in the way.
-      if (large(Number(r.unvacuumed), live)) await this.vacuum(table);
+      // table too (a filter matching 25,000 index rows paid 25,000 heap reads), and deleted rows stay in the way. A
+      // vacuum waits until the table is quiet (no rows written since the previous check), or has waited 30 s: during a
+      // bulk load it would run again and again and slow the load, while an ANALYZE (next) keeps the plans right.
+      const needsVacuum = large(unvacuumed, live);
+      const waitingSince = needsVacuum ? (before?.waitingSince ?? now) : undefined;
+      this.seen.set(r.relname, { unvacuumed, waitingSince });
+      const quiet = before !== undefined && before.unvacuumed === unvacuumed;
+      if (needsVacuum && (quiet || now - waitingSince! >= this.settings.busyVacuumWaitMs)) {
+        await this.vacuum(table);
+        this.seen.delete(r.relname);
+      }
       // Never analysed: its statistics are the planner's guesses; otherwise a share of what was there.
       else if (Number(r.changed) >= minChangedRows && (!r.analysed || large(Number(r.changed), live))) await sql`analyze ${table}`.execute(this.db);
       else continue;
