@@ -61,8 +61,10 @@ export class AssetLists {
     const value = kind !== VALUE_KIND.string ? sql`s.num ${dir}` : w.stringKey === 'str' ? sql`s.num ${dir}, s.str ${dir}` : sql`${stringKeyOf('s', w.stringKey)} ${dir}`;
     const kindRows =
       kind !== VALUE_KIND.string ? sql<SqlBool>`s.t = ${kind}` : w.stringKey === 'str' ? sql<SqlBool>`s.t = ${sql.lit(kind)} AND s.num IS NULL` : sql<SqlBool>`s.t = ${sql.lit(kind)}`;
-    const rows = await sql<{ seq: number }>`SELECT s.item_seq AS seq FROM dm_asset_values s INNER JOIN dm_assets a ON a.seq = s.item_seq
-      WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${kindRows} AND a.scope = ${this.scope} AND ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
+    // CROSS JOIN: the index rows are the outer loop on SQLite too, whose planner otherwise took, with some statistics
+    // snapshots, every asset first and sorted (21 against 4 ms at 10,000 assets); for PostgreSQL a plain join.
+    const rows = await sql<{ seq: number }>`SELECT s.item_seq AS seq FROM dm_asset_values s CROSS JOIN dm_assets a
+      WHERE a.seq = s.item_seq AND s.scope = ${this.scope} AND s.path = ${w.path} AND ${kindRows} AND a.scope = ${this.scope} AND ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
       ORDER BY ${value}, s.item_seq ASC LIMIT ${limit} OFFSET ${start}`.execute(db);
     if (rows.rows.length < limit && start + rows.rows.length < total) return undefined;
     return { total, ids: rows.rows.map((r) => Number(r.seq)) };
