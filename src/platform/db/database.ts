@@ -59,6 +59,10 @@ function createSqlite(options: DatabaseOptions): Database {
   // docs/benchmarks.md "Storage search"). The WAL file is cut back to 64 MB after a checkpoint.
   sqlite.pragma('wal_autocheckpoint = 10000');
   sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  // Statement and savepoint journals (every multi-row insert inside the group commit's transaction has one) and
+  // temporary b-trees in memory, not in temporary files: value rows of 6 per item, 50 items per transaction, each in
+  // its savepoint: 50 -> 34 us per item measured in isolation.
+  sqlite.pragma('temp_store = MEMORY');
   const statements = withStatementCache(sqlite);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
   // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
