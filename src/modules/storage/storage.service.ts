@@ -130,7 +130,7 @@ export class StorageService {
       timezoneOffset: q.timezoneOffset,
     }, { tenantId: p.tenantId, storeId });
     const limit = Math.min(q.limit, MAX_LIMIT);
-    const page = await this.repo.list(p.tenantId, storeId, principalGrantees(p), compiled, q.start, limit);
+    const page = await this.repo.lists.list(p.tenantId, storeId, principalGrantees(p), compiled, q.start, limit);
     return `{"total":${page.total},"items":[${page.records.map(itemJson).join(',')}]}`;
   }
 

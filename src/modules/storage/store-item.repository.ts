@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { ItemDocument } from './item-document.js';
 import { restrictionGrantees } from './item-document.js';
@@ -8,22 +8,15 @@ import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-bat
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import type { StorageSql } from './dialects/index.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
-import type { SortJoin } from '../../platform/query/index.js';
 import { ItemValueIndex } from './item-value-index.js';
+import { StoreItemLists, type ItemText } from './store-item-lists.repository.js';
+
+export type { CompiledItemQuery, ItemText, ListPage } from './store-item-lists.repository.js';
 
 /** An item row with its document decoded. */
 export interface ItemRecord {
   seq: number;
   doc: ItemDocument;
-  createdOn: number;
-  createdBy: string;
-  updatedOn: number;
-  updatedBy: string;
-}
-
-/** An item row with its document as JSON text, for the read that answers it without parsing it. */
-export interface ItemText {
-  docText: string;
   createdOn: number;
   createdBy: string;
   updatedOn: number;
@@ -36,18 +29,6 @@ export interface ItemKey {
   itemId: string;
 }
 
-/** A list query over the value index (platform/query compileListQuerySets). */
-export interface CompiledItemQuery {
-  set?: RawBuilder<unknown>;
-  orderBy: RawBuilder<unknown>[];
-  joins: SortJoin[];
-  needsItemRow: boolean;
-}
-
-export interface ListPage {
-  total: number;
-  records: ItemText[];
-}
 
 type Db = Kysely<StorageTables>;
 type ItemRowRead = Omit<StoreItemRow, 'seq' | 'tenant_id' | 'store_id' | 'item_id' | 'idx'> & { seq: number };
@@ -84,6 +65,8 @@ export class StoreItemRepository {
   private readonly insertBatched = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
   /** The value index and full-text words of the items (item-value-index.ts). */
   readonly valueIndex: ItemValueIndex;
+  /** Pages of the items a caller may read (store-item-lists.repository.ts). */
+  readonly lists: StoreItemLists;
 
   constructor(
     db: Kysely<StorageTables>,
@@ -92,6 +75,7 @@ export class StoreItemRepository {
   ) {
     this.db = db;
     this.valueIndex = new ItemValueIndex(dialect, this.statements);
+    this.lists = new StoreItemLists(db, dialect);
     this.readItem = batchedLookup<ReadRequest, ItemTextRow>(db, this.dialect, {
       name: 'read-items',
       columns: { t: 'text', s: 'text', k: 'text', g: 'list' },
@@ -139,107 +123,6 @@ export class StoreItemRepository {
       updatedBy: row.updated_by,
     };
     return { item, canRead: this.dialect.fromBool(row.can_read) };
-  }
-
-  /**
-   * One page of the items the grantees may read, with the total of all of them. `compiled.set` selects the keys of
-   * the matching items (it may refer to the readable keys as `q__r`); the order refers to the item aliased `i`;
-   * `i.seq` (creation order) breaks ties so pages are stable.
-   */
-  async list(tenantId: string, storeId: string, grantees: string[], compiled: CompiledItemQuery, start: number, limit: number): Promise<ListPage> {
-    const tenant = forTenant(this.db, tenantId);
-    const readable = tenant
-      .selectFrom('storage_item_access as a')
-      .select('a.item_seq')
-      .where('a.store_id', '=', storeId)
-      .where('a.mode', '=', 'r')
-      .where('a.grantee', 'in', grantees);
-    if (!compiled.set && compiled.orderBy.length === 0) return this.listInCreationOrder(tenantId, storeId, readable, start, limit);
-    // The matches as keys, computed once (MATERIALIZED) for the count and the page: the query's set (index ranges, or
-    // one pass over the store where the index cannot answer), each key kept when one access-index probe per grantee
-    // finds it readable. `q__r` (every readable key) is the universe a NOT refers to, computed only then.
-    const mayRead = sql<SqlBool>`EXISTS (SELECT 1 FROM storage_item_access a WHERE a.tenant_id = ${tenantId} AND a.store_id = ${storeId}
-      AND a.mode = 'r' AND a.grantee IN (${sql.join(grantees)}) AND a.item_seq = q__k.seq)`;
-    const matches = compiled.set ? sql`SELECT DISTINCT q__k.seq FROM (${compiled.set}) AS q__k WHERE ${mayRead}` : sql`SELECT seq FROM q__r`;
-    const withMatches = this.db
-      .with('q__r', () => readable.clearSelect().select('a.item_seq as seq').distinct())
-      .with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
-    const countMatches = async () => {
-      const row = await withMatches.selectFrom('q__m' as any).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-      return Number((row as any)?.n ?? 0);
-    };
-    if (limit === 0) return { total: await countMatches(), records: [] };
-    // Keys, their count and the sort keys only; the documents of the page are read afterwards. The item's row is
-    // joined only when the sort needs a column of it.
-    let page = compiled.needsItemRow
-      ? withMatches.selectFrom('q__m as m' as any).innerJoin('storage_items as i', 'i.seq', 'm.seq' as any)
-      : withMatches.selectFrom('q__m as i' as any);
-    for (const join of compiled.joins) page = this.dialect.leftJoinRow(page, join.table, join.alias, join.on);
-    let ordered = page.select(['i.seq' as any, sql<number>`(SELECT count(*) FROM q__m)`.as('total')]);
-    for (const o of compiled.orderBy) ordered = ordered.orderBy(o);
-    const rows = await ordered.orderBy('i.seq' as any).limit(limit).offset(start).execute();
-    if (rows.length === 0) return { total: start > 0 ? await countMatches() : 0, records: [] };
-    return { total: Number(rows[0].total), records: await this.fetchPage(tenantId, storeId, rows.map((r: any) => Number(r.seq))) };
-  }
-
-  /**
-   * Without query, filter or sort, the page and the total come from the access index alone: every access row
-   * belongs to an item of its tenant and store (written and deleted in the item's transaction), so the items
-   * table is touched only for the page's documents. At 1,000,000 items this spares reading the 20,000 rows a
-   * reader of 1 role in 50 may see.
-   */
-  private async listInCreationOrder(
-    tenantId: string,
-    storeId: string,
-    readable: SelectQueryBuilder<any, any, any>,
-    start: number,
-    limit: number,
-  ): Promise<ListPage> {
-    const distinctSeqs = readable.distinct().as('r');
-    const countAll = () =>
-      this.db
-        .selectFrom(distinctSeqs)
-        .select(sql<number>`count(*)`.as('n'))
-        .executeTakeFirst()
-        .then((r) => Number(r?.n ?? 0));
-    if (limit === 0) return { total: await countAll(), records: [] };
-    // One statement for the page and its total, as in the general path: both see the same snapshot.
-    const rows = await this.db
-      .selectFrom(distinctSeqs)
-      .select(['r.item_seq', sql<number>`count(*) over ()`.as('total')])
-      .orderBy('r.item_seq')
-      .limit(limit)
-      .offset(start)
-      .execute();
-    if (rows.length === 0) return { total: start > 0 ? await countAll() : 0, records: [] };
-    return { total: Number(rows[0].total), records: await this.fetchPage(tenantId, storeId, rows.map((r) => Number(r.item_seq))) };
-  }
-
-  /** The documents of a page, in the page's order. */
-  /** The documents of a page as JSON text (spliced into the answer, never parsed), in the page's order. */
-  private async fetchPage(tenantId: string, storeId: string, seqs: number[]): Promise<ItemText[]> {
-    if (seqs.length === 0) return [];
-    const docs = await forTenant(this.db, tenantId)
-      .selectFrom('storage_items as i')
-      .select(['i.seq', this.dialect.jsonText('i.doc').as('doc_text'), 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'])
-      .where('i.store_id', '=', storeId)
-      .where('i.seq', 'in', seqs)
-      .execute();
-    const bySeq = new Map(docs.map((d) => [Number(d.seq), d]));
-    // An item deleted between the two statements is left out (the page is short by exactly that item).
-    return seqs.flatMap((seq) => {
-      const row = bySeq.get(seq);
-      if (!row) return [];
-      return [
-        {
-          docText: row.doc_text,
-          createdOn: Number(row.created_on),
-          createdBy: row.created_by,
-          updatedOn: Number(row.updated_on),
-          updatedBy: row.updated_by,
-        },
-      ];
-    });
   }
 
   /** Creates the store (its index `svc-store-<storeId>`) unless it exists. */
