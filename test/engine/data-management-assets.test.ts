@@ -190,6 +190,25 @@ describeEachEngine('data management API: assets, versions and validation', (engi
     expect((await tpl('delete', { customId: 'light' })).statusCode).toBe(200);
   });
 
+  it('concurrent updates of one asset: each keeps its change (none overwrites another) and makes its own version', async () => {
+    const a = await create({ customId: 'p-concurrent', attributes: { 'dm:serial': 'C0' } });
+    // Each update changes another attribute, read from the version before it: a write based on a stale read would
+    // drop the others' changes (or reuse an updatedOn). With and without `return` (a transaction or one statement).
+    const changes: Array<Record<string, unknown>> = [{ 'dm:serial': 'C1' }, { 'dm:power': 7 }, { 'dm:state': 'used' }, { 'dm:secret': 's' }, { 'dm:note': 'n' }, { 'dm:power': 7, 'dm:note': 'n' }];
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(
+        changes.map((attributes, i) => asset('update', { asset: { id: a.id, attributes: round === 2 && i === 5 ? { 'dm:serial': 'C1' } : attributes }, versionComment: `r${round}-${i}`, return: i % 2 === 0 })),
+      );
+      for (const res of answers) expect(res.statusCode, res.body).toBe(200);
+    }
+    const head = (await asset('get', { id: a.id })).json().asset;
+    expect(head.attributes).toMatchObject({ 'dm:serial': 'C1', 'dm:power': 7, 'dm:state': 'used', 'dm:secret': 's', 'dm:note': 'n' });
+    const all = (await asset('get', { id: a.id, updatedOn: 'ACTIVE', other: 'HEAD' })).json().asset.allVersions;
+    expect(all).toHaveLength(1 + 3 * changes.length);
+    expect(new Set(all.map((v: any) => v.updatedOn)).size).toBe(all.length);
+    expect(new Set(all.map((v: any) => v.comment)).size).toBe(all.length);
+  });
+
   it('a batch of asset calls is all or nothing', async () => {
     const res = await t.request({
       method: 'POST',

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
+import { StaleRead } from '../../platform/db/db-errors.js';
 import type { WriteBatcher } from '../../platform/db/write-batcher.js';
 import { DM_ERRORS } from './dm.errors.js';
 import { checkerOf, resultText, type Caller, type MethodHandler } from './method.js';
@@ -7,6 +8,8 @@ import { checkerOf, resultText, type Caller, type MethodHandler } from './method
 const Call = Type.Object({ context: Type.String(), method: Type.String(), parameters: Type.Optional(Type.Unknown()) }, { additionalProperties: false });
 const Batch = Type.Object({ requests: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }, { additionalProperties: false });
 const isCall = checkerOf(Call);
+/** Attempts of a call whose guarded write keeps finding its row changed. */
+const MAX_ATTEMPTS = 8;
 const isBatch = checkerOf(Batch);
 
 /**
@@ -24,7 +27,7 @@ export class Dispatcher {
 
   async handle(body: unknown, caller: Caller): Promise<string> {
     if (isBatch.Check(body)) {
-      return this.writes.run(async (trx) => {
+      return this.retrying(() => this.writes.run(async (trx) => {
         const responses: string[] = [];
         for (const [i, call] of body.requests.entries()) {
           try {
@@ -37,12 +40,28 @@ export class Dispatcher {
           }
         }
         return `{"responses":[${responses.join(',')}]}`;
-      });
+      }));
     }
     const handler = this.handlerOf(body);
     const parameters = (body as { parameters?: unknown }).parameters;
     if (handler.callsOut || handler.readOnly) return resultText(await handler(this.db, parameters, caller));
-    return resultText(await this.writes.run((trx) => handler(trx, parameters, caller)));
+    // One guarded statement is a transaction of its own: where transactions are not shared (PostgreSQL), BEGIN and
+    // COMMIT would only add two round trips, and the reads before it batch with other calls' reads.
+    if (!this.writes.groups && handler.singleGuardedWrite?.(parameters)) return resultText(await this.retrying(() => handler(this.db, parameters, caller)));
+    return resultText(await this.retrying(() => this.writes.run((trx) => handler(trx, parameters, caller))));
+  }
+
+  /** Runs the call again, reading afresh, when a guarded write found its row changed by a concurrent call. */
+  private async retrying<T>(work: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (err) {
+        if (!(err instanceof StaleRead)) throw err;
+        if (attempt >= MAX_ATTEMPTS) throw DM_ERRORS.conflict('the asset kept changing while this call wrote it; try again', {});
+        await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+      }
+    }
   }
 
   private handlerOf(call: unknown): MethodHandler {

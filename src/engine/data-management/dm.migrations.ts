@@ -121,4 +121,13 @@ export const dmMigrations: ModuleMigration[] = [
       }
     },
   },
+  {
+    // A write counter on assets: an update writes its one statement only if the asset's `rev` is still the one it
+    // read (PostgreSQL runs single updates that way, without a transaction; inside transactions it keeps two
+    // concurrent updates of one asset from overwriting each other's version).
+    name: '2026-11-25-engine-dm-006-asset-rev',
+    async up(db, d) {
+      await db.schema.alterTable('dm_assets').addColumn('rev', d.bigintColumnType, (c) => c.notNull().defaultTo(0)).execute();
+    },
+  },
 ];

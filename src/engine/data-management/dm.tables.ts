@@ -35,6 +35,8 @@ export interface DmAssetsTable {
   doc: unknown;
   /** 1: the ACTIVE version's rows are in dm_asset_values; 2: beyond the index's caps (queries read `doc`). */
   idx: number;
+  /** Counts the writes of the row: a write guarded by the value it read writes only if no other came between. */
+  rev: Generated<number>;
 }
 
 /** One version of an asset: its versioned data `{displayName, description, attributes}`. */

@@ -26,12 +26,20 @@ export type MethodHandler<Db = Kysely<any>> = ((db: Db, parameters: unknown, cal
   callsOut?: boolean;
   /** Only reads, in one statement (or reads whose mix needs no snapshot): alone, it needs no transaction. */
   readOnly?: boolean;
+  /**
+   * Whether the call, with these parameters, writes at most one statement, guarded by what it read (StaleRead when
+   * that changed): alone, where each write is its own transaction anyway (PostgreSQL), it runs without one.
+   */
+  singleGuardedWrite?: (parameters: unknown) => boolean;
 };
 
 export type MethodTable<Db = Kysely<any>> = Record<string, MethodHandler<Db>>;
 
 /** Marks a handler as reading only. */
 export const reading = <Db>(handler: MethodHandler<Db>): MethodHandler<Db> => Object.assign(handler, { readOnly: true });
+
+/** Marks a handler whose calls write one guarded statement at most when `when` says so (MethodHandler.singleGuardedWrite). */
+export const guardedWrite = <Db>(when: (parameters: unknown) => boolean, handler: MethodHandler<Db>): MethodHandler<Db> => Object.assign(handler, { singleGuardedWrite: when });
 
 /** Marks a handler as calling another system (run alone, outside a transaction). */
 export const callingOut = <Db>(handler: MethodHandler<Db>): MethodHandler<Db> => Object.assign(handler, { callsOut: true });

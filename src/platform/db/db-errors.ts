@@ -29,3 +29,13 @@ export class WriteConflict extends DbError {
 export function isUniqueViolation(err: unknown, dialect: { toDomainError(err: unknown): DbError | undefined }): boolean {
   return err instanceof UniqueViolation || dialect.toDomainError(err) instanceof UniqueViolation;
 }
+
+/**
+ * A guarded write (one statement that writes only if the row still is as it was read) found the row changed by a
+ * concurrent writer and wrote nothing: read again and run the write again.
+ */
+export class StaleRead extends Error {
+  constructor(what: string) {
+    super(`${what} changed while it was written`);
+  }
+}

@@ -28,6 +28,11 @@ export class WriteBatcher<Tables> {
     private readonly maxBatch: number,
   ) {}
 
+  /** Whether concurrent jobs share transactions (SQLite); otherwise each job is its own (PostgreSQL). */
+  get groups(): boolean {
+    return this.maxBatch > 1;
+  }
+
   run<T>(job: Job<Tables, T>): Promise<T> {
     if (this.maxBatch <= 1) return this.db.transaction().execute(job);
     return new Promise<T>((resolve, reject) => {

@@ -8,7 +8,7 @@ import { checkParameters, runAction, type ActionWebhook } from '../actions/actio
 import type { Filters } from '../dm-query.js';
 import { DM_ERRORS } from '../dm.errors.js';
 import type { DmTables } from '../dm.tables.js';
-import { callingOut, JsonText, parse, reading, uniquely, type Caller, type MethodTable } from '../method.js';
+import { callingOut, guardedWrite, JsonText, parse, reading, uniquely, type Caller, type MethodTable } from '../method.js';
 import type { TemplateAssets } from '../templates/template-methods.js';
 import type { TemplatesRepository } from '../templates/templates.repository.js';
 import type { AssetRow, VersionData } from './asset.schema.js';
@@ -30,6 +30,12 @@ export interface AssetMethodsOptions {
 }
 
 
+/**
+ * An update without `return` writes one guarded statement (AssetsRepository.setState) and reads nothing after it:
+ * where each write is its own transaction it runs without one.
+ */
+const singleUpdate = (parameters: unknown): boolean => typeof parameters === 'object' && parameters !== null && (parameters as { return?: unknown }).return !== true;
+
 const showRef = (ref: AssetRef) => ('id' in ref ? `id ${ref.id}` : `customId ${ref.customId} of template ${'templateId' in ref ? ref.templateId : ref.templateCustomId}`);
 
 export function assetMethods(repo: AssetsRepository, templates: TemplatesRepository, queries: SavedQueriesRepository, dialect: Dialect, options: AssetMethodsOptions): MethodTable<Db> {
@@ -38,8 +44,8 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
   const templateOfAsset = docs.ofAsset;
   const reads = new AssetReads(repo, templates, dialect, templateOf);
   const { select, answers } = reads;
-  const assetOf = async (db: Db, ref: AssetRef): Promise<AssetRow> => {
-    const row = await repo.find(db, ref);
+  const assetOf = async (db: Db, ref: AssetRef, forWrite = false): Promise<AssetRow> => {
+    const row = await repo.find(db, ref, forWrite);
     if (!row) throw DM_ERRORS.assetNotFound(showRef(ref));
     return row;
   };
@@ -123,7 +129,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       createdOn: row.createdOn,
       createdBy: row.createdBy,
     });
-    await repo.setState(db, row.seq, { customId: s.customId, parentId: s.parentId, headOn: s.headOn, activeOn: s.activeOn, doc }, { customId: row.customId, parentId: row.parentId, doc: previous }, added);
+    await repo.setState(db, row.seq, { customId: s.customId, parentId: s.parentId, headOn: s.headOn, activeOn: s.activeOn, doc }, { customId: row.customId, parentId: row.parentId, doc: previous }, added, row.rev);
   };
   /** The template and one of its actions of the scope. */
   const actionOf = async (db: Db, p: Static<typeof ActionSchema>, caller: Caller, method: string) => {
@@ -157,13 +163,13 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       return { asset: p.return ? await returned(db, seq, p.returnParameters) : { id: seq } };
     },
 
-    async update(db, parameters, caller) {
+    update: guardedWrite(singleUpdate, async (db, parameters, caller) => {
       const p = parse(UpdateParams, parameters, 'update');
       // Mode 3: activate an existing version.
       if (p.asset === undefined && p.updatedOn !== undefined) {
         if (!options.inactiveVersions) throw DM_ERRORS.invalidCall("update: activating a version needs the 'inactive versions' feature (engine.inactiveVersions)");
-        const row = await assetOf(db, refOf(p, 'update'));
-        const template = await templateOf(db, { id: row.templateId });
+        const row = await assetOf(db, refOf(p, 'update'), true);
+        const template = await templateOfAsset(db, row);
         usable(template, caller);
         const target = p.updatedOn === 'HEAD' ? row.headOn : parseUpdatedOn(p.updatedOn, 'update: updatedOn');
         const version = await repo.version(db, row.seq, target);
@@ -178,6 +184,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       const row = await assetOf(
         db,
         refOf({ id: a.id, customId: a.customId, templateId: tref && 'id' in tref ? tref.id : p.templateId, templateCustomId: tref && 'customId' in tref ? tref.customId : p.templateCustomId }, 'update'),
+        true,
       );
       const template = await templateOfAsset(db, row);
       usable(template, caller);
@@ -217,7 +224,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       const out: Record<string, unknown> = p.return ? { asset: await returned(db, row.seq, p.returnParameters) } : {};
       if (!newVersion && p.onlyIfChanged === true && !unversionedOnly) out.unchanged = true;
       return out;
-    },
+    }),
 
     async delete(db, parameters, caller) {
       const p = parse(DeleteParams, parameters, 'delete');
@@ -230,7 +237,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       for (const childId of children) {
         const child = await assetOf(db, { id: childId });
         const doc = JSON.parse(child.doc) as Record<string, unknown>;
-        await repo.setState(db, child.seq, { customId: child.customId, parentId: null, headOn: child.headOn, activeOn: child.activeOn, doc: { ...doc, parentId: null } }, { customId: child.customId, parentId: child.parentId, doc });
+        await repo.setState(db, child.seq, { customId: child.customId, parentId: null, headOn: child.headOn, activeOn: child.activeOn, doc: { ...doc, parentId: null } }, { customId: child.customId, parentId: child.parentId, doc }, undefined, child.rev);
       }
       await repo.delete(db, row.seq);
       return {};

@@ -48,6 +48,8 @@ export interface AssetRow {
   restricted: boolean;
   /** The ACTIVE version's answer, as JSON text. */
   doc: string;
+  /** The row's write counter as read (a guarded write names it). */
+  rev: number;
   /** Its template's stored text, when the lookup read it (inside transactions). */
   templateDoc?: string;
 }

@@ -1,6 +1,7 @@
 import { sql, type Compilable, type Expression, type Kysely, type RawBuilder } from 'kysely';
 import { batchedLookup } from '../../../platform/db/batched-lookup.js';
 import type { Dialect, JsonRecordColumn } from '../../../platform/db/dialects/dialect.js';
+import { StaleRead } from '../../../platform/db/db-errors.js';
 import { PreparedQueries } from '../../../platform/db/prepared-query.js';
 import { documentIndex, VALUE_KIND, type ValueIndexSource } from '../../../platform/query/index.js';
 import { sortKeys } from '../attribute-values.js';
@@ -71,6 +72,7 @@ interface AssetRowRead {
   created_on: number | string;
   created_by: string;
   restricted: number | string;
+  rev: number | string;
   doc: string;
   template_doc?: string;
 }
@@ -88,16 +90,22 @@ const toRow = (r: AssetRowRead): AssetRow => {
     createdBy: r.created_by,
     restricted: Number(r.restricted) === 1,
     doc,
+    rev: Number(r.rev),
     ...(r.template_doc !== undefined ? { templateDoc: r.template_doc } : {}),
   };
 };
 
+interface AssetLookups {
+  byId: (key: { id: number }) => Promise<AssetRowRead | undefined>;
+  byTemplateId: (key: { templateId: number; customId: string }) => Promise<AssetRowRead | undefined>;
+  byTemplateCustomId: (key: { templateCustomId: string; customId: string }) => Promise<AssetRowRead | undefined>;
+}
+
 /** SQL of assets, their versions and their value index; every statement names the engine's scope. */
 export class AssetsRepository {
   private readonly prepared = new PreparedQueries(300);
-  private readonly byId: (key: { id: number }) => Promise<AssetRowRead | undefined>;
-  private readonly byTemplateId: (key: { templateId: number; customId: string }) => Promise<AssetRowRead | undefined>;
-  private readonly byTemplateCustomId: (key: { templateCustomId: string; customId: string }) => Promise<AssetRowRead | undefined>;
+  /** Batched lookups outside transactions: of reads, and of writes (with the template's text, which a write checks). */
+  private readonly lookups: Record<'read' | 'write', AssetLookups>;
   /** Where the value index of the ACTIVE versions is (platform/query), for the asset aliased `a`. */
   readonly source: ValueIndexSource;
 
@@ -114,39 +122,48 @@ export class AssetsRepository {
     this.combines = dialect.oneStatement([sql`SELECT 1`]) !== undefined;
     this.lists = new AssetLists(scope, dialect);
     this.source = { itemsTable: 'dm_assets', valuesTable: 'dm_asset_values', scope: [['scope', scope]], alias: 'a' };
-    const columns = ['a.seq', 'a.template_id', 'a.custom_id', 'a.parent_id', 'a.head_on', 'a.active_on', 'a.created_on', 'a.created_by', 't.restricted'] as const;
-    const lookup = <In>(name: string, recordColumns: Record<string, JsonRecordColumn>, record: (input: In) => Record<string, unknown>, join: (records: any) => any) =>
+    const columns = ['a.seq', 'a.template_id', 'a.custom_id', 'a.parent_id', 'a.head_on', 'a.active_on', 'a.created_on', 'a.created_by', 'a.rev', 't.restricted'] as const;
+    const lookup = <In>(name: string, recordColumns: Record<string, JsonRecordColumn>, record: (input: In) => Record<string, unknown>, join: (records: any) => any, template: boolean) =>
       batchedLookup<In, AssetRowRead>(root, dialect, {
-        name,
+        name: `${name}${template ? ':t' : ''}`,
         columns: { s: 'text', ...recordColumns },
         record: (input) => ({ s: scope, ...record(input) }),
-        query: (records) => join(records).select(['r.n', ...columns, dialect.jsonText('a.doc').as('doc')]),
+        query: (records) => join(records).select(['r.n', ...columns, dialect.jsonText('a.doc').as('doc'), ...(template ? [dialect.jsonText('t.doc').as('template_doc')] : [])]),
       });
     const withTemplate = (q: any) => dialect.joinByKey(q, 'dm_templates', 't', [['scope', 'r.s'], ['id', 'a.template_id']]);
-    this.byId = lookup('asset-by-id', { i: 'bigint' }, ({ id }: { id: number }) => ({ i: id }), (r) => withTemplate(dialect.joinByKey(r, 'dm_assets', 'a', [['scope', 'r.s'], ['seq', 'r.i']])));
-    this.byTemplateId = lookup(
-      'asset-by-template-id',
-      { t: 'bigint', c: 'text' },
-      ({ templateId, customId }: { templateId: number; customId: string }) => ({ t: templateId, c: customId }),
-      (r) => withTemplate(dialect.joinByKey(r, 'dm_assets', 'a', [['scope', 'r.s'], ['template_id', 'r.t'], ['custom_id', 'r.c']])),
-    );
-    this.byTemplateCustomId = lookup(
-      'asset-by-template-custom-id',
-      { t: 'text', c: 'text' },
-      ({ templateCustomId, customId }: { templateCustomId: string; customId: string }) => ({ t: templateCustomId, c: customId }),
-      (r) =>
-        dialect.joinByKey(dialect.joinByKey(r, 'dm_templates', 't', [['scope', 'r.s'], ['custom_id', 'r.t']]), 'dm_assets', 'a', [
-          ['scope', 'r.s'],
-          ['template_id', 't.id'],
-          ['custom_id', 'r.c'],
-        ]),
-    );
+    const lookups = (template: boolean): AssetLookups => ({
+      byId: lookup('asset-by-id', { i: 'bigint' }, ({ id }: { id: number }) => ({ i: id }), (r) => withTemplate(dialect.joinByKey(r, 'dm_assets', 'a', [['scope', 'r.s'], ['seq', 'r.i']])), template),
+      byTemplateId: lookup(
+        'asset-by-template-id',
+        { t: 'bigint', c: 'text' },
+        ({ templateId, customId }: { templateId: number; customId: string }) => ({ t: templateId, c: customId }),
+        (r) => withTemplate(dialect.joinByKey(r, 'dm_assets', 'a', [['scope', 'r.s'], ['template_id', 'r.t'], ['custom_id', 'r.c']])),
+        template,
+      ),
+      byTemplateCustomId: lookup(
+        'asset-by-template-custom-id',
+        { t: 'text', c: 'text' },
+        ({ templateCustomId, customId }: { templateCustomId: string; customId: string }) => ({ t: templateCustomId, c: customId }),
+        (r) =>
+          dialect.joinByKey(dialect.joinByKey(r, 'dm_templates', 't', [['scope', 'r.s'], ['custom_id', 'r.t']]), 'dm_assets', 'a', [
+            ['scope', 'r.s'],
+            ['template_id', 't.id'],
+            ['custom_id', 'r.c'],
+          ]),
+        template,
+      ),
+    });
+    this.lookups = { read: lookups(false), write: lookups(true) };
   }
 
-  /** The asset by id, or by customId within its template. Outside a transaction, one statement answers a turn's lookups. */
-  async find(db: Db, ref: AssetRef): Promise<AssetRow | undefined> {
+  /**
+   * The asset by id, or by customId within its template. Outside a transaction, one statement answers a turn's
+   * lookups; `forWrite` reads its template's text too (as lookups inside transactions always do).
+   */
+  async find(db: Db, ref: AssetRef, forWrite = false): Promise<AssetRow | undefined> {
     if (db === this.root) {
-      const row = 'id' in ref ? await this.byId(ref) : 'templateId' in ref ? await this.byTemplateId(ref) : await this.byTemplateCustomId(ref);
+      const l = this.lookups[forWrite ? 'write' : 'read'];
+      const row = 'id' in ref ? await l.byId(ref) : 'templateId' in ref ? await l.byTemplateId(ref) : await l.byTemplateCustomId(ref);
       return row && toRow(row);
     }
     // In a transaction: one prepared statement per kind of reference.
@@ -154,7 +171,7 @@ export class AssetsRepository {
       db
         .selectFrom('dm_assets as a')
         .innerJoin('dm_templates as t', (j) => j.onRef('t.id', '=', 'a.template_id').onRef('t.scope', '=', 'a.scope'))
-        .select(['a.seq', 'a.template_id', 'a.custom_id', 'a.parent_id', 'a.head_on', 'a.active_on', 'a.created_on', 'a.created_by', 't.restricted', this.dialect.jsonText('a.doc').as('doc')])
+        .select(['a.seq', 'a.template_id', 'a.custom_id', 'a.parent_id', 'a.head_on', 'a.active_on', 'a.created_on', 'a.created_by', 'a.rev', 't.restricted', this.dialect.jsonText('a.doc').as('doc')])
         // Writes read the template too: one statement for both.
         .select(this.dialect.jsonText('t.doc').as('template_doc'))
         .where('a.scope', '=', p(0));
@@ -193,7 +210,10 @@ export class AssetsRepository {
   /**
    * The asset's state: its identity, HEAD and ACTIVE, and the ACTIVE version's answer with its value index rows; with
    * `version`, a new version is added too. With the answer it replaces (`previous`), only the index rows of the paths
-   * that changed are rewritten. One statement on PostgreSQL (Dialect.oneStatement), one per part on SQLite.
+   * that changed are rewritten. With `guard` (the `rev` the caller read), nothing is written unless the asset's `rev`
+   * still is that value: StaleRead then. PostgreSQL writes it all in one statement (Dialect.oneStatement) whose parts
+   * write only when the guarded UPDATE did, so a single update needs no transaction; SQLite runs one part after the
+   * other, the guarded UPDATE first.
    */
   async setState(
     db: Db,
@@ -201,6 +221,7 @@ export class AssetsRepository {
     s: { customId: string | null; parentId: number | null; headOn: number; activeOn: number; doc: Record<string, unknown> },
     previous?: { customId: string | null; parentId: number | null; doc: Record<string, unknown> },
     version?: { updatedOn: number; updatedBy: string; comment: string; data: VersionData },
+    guard?: number,
   ): Promise<void> {
     const index = indexRows(s.doc);
     const before = previous ? indexRows(previous.doc) : undefined;
@@ -210,57 +231,85 @@ export class AssetsRepository {
     const changed = before?.complete && index.complete ? changedPaths(before.rows, index.rows) : undefined;
     const paths = changed ? [...changed] : [];
     const rows = !index.complete ? [] : changed ? index.rows.filter((r) => changed.has(r[0])) : index.rows;
-    // Arguments: 0 scope, 1 seq, 2 head, 3 active, 4 doc, 5 idx, 6 customId, 7 parentId, 8..11 the version, then the
-    // changed paths, then the rows (8 values each).
+    // Which of the item's index rows go first: all of them, those of the changed paths, or none (a new asset).
+    const removal = !changed ? 'all' : paths.length > 0 && !fresh ? 'paths' : 'none';
+    // Arguments: 0 scope, 1 seq, 2 head, 3 active, 4 doc, 5 idx, 6 customId, 7 parentId, 8..11 the version, 12 the
+    // guard, 13 the rows as JSON (PostgreSQL), then the changed paths, then the rows (8 values each; SQLite).
     const args: unknown[] = [this.scope, seq, s.headOn, s.activeOn, stored(s.doc), index.complete ? 1 : 2, s.customId, s.parentId];
     args.push(...(version ? [version.updatedOn, version.updatedBy, version.comment, JSON.stringify(version.data)] : [null, null, null, null]));
+    args.push(guard ?? null, this.combines ? JSON.stringify(rows.map(([path, t, elem, num, str, ci, usr, uci]) => ({ path, t, elem, num, str, ci, usr, uci }))) : null);
     const firstPath = args.length;
     args.push(...paths);
     const firstRow = args.length;
-    for (const r of rows) args.push(...r);
-    const key = `state:${fresh ? 'f' : ''}${version ? 'v' : ''}:${sameKeys ? 's' : 'k'}:${changed ? `p${paths.length}` : 'all'}:${rows.length}`;
-    // Which of the item's index rows go first: all of them, those of the changed paths, or none (a new asset).
-    const removal = !changed ? 'all' : paths.length > 0 && !fresh ? 'paths' : 'none';
-    const insertions = Math.ceil(rows.length / ROWS_PER_STATEMENT);
-    const parts = (p: (i: number) => any) => {
-      const out: Array<Compilable<unknown> & Expression<unknown>> = [];
-      if (version) out.push(db.insertInto('dm_asset_versions').values({ scope: p(0), asset_id: p(1), updated_on: p(8), updated_by: p(9), comment: p(10), data: p(11) }) as any);
-      const set = sameKeys ? { head_on: p(2), active_on: p(3), doc: p(4), idx: p(5) } : { head_on: p(2), active_on: p(3), doc: p(4), idx: p(5), custom_id: p(6), parent_id: p(7) };
-      out.push(db.updateTable('dm_assets').set(set).where('scope', '=', p(0)).where('seq', '=', p(1)) as any);
-      // By the item's key alone (unique across scopes): the planner walks the item's rows, never the path-major index.
-      if (removal === 'all') out.push(db.deleteFrom('dm_asset_values').where('item_seq', '=', p(1)) as any);
-      else if (removal === 'paths') {
-        out.push(
-          db
-            .deleteFrom('dm_asset_values')
-            .where('item_seq', '=', p(1))
-            .where(
-              'path',
-              'in',
-              paths.map((_, n) => p(firstPath + n)),
-            ) as any,
-        );
-      }
-      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-        const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-        out.push(
-          db.insertInto('dm_asset_values').values(
-            chunk.map((_, k) => {
-              const at = firstRow + 8 * (i + k);
-              return { scope: p(0), item_seq: p(1), path: p(at), t: p(at + 1), elem: p(at + 2), num: p(at + 3), str: p(at + 4), ci: p(at + 5), usr: p(at + 6), uci: p(at + 7) };
-            }),
-          ) as any,
-        );
-      }
-      return out;
+    if (!this.combines) for (const r of rows) args.push(...r);
+    const key = `state:${version ? 'v' : ''}:${sameKeys ? 's' : 'k'}:${guard === undefined ? '' : 'g'}:${removal}${paths.length}:${rows.length > 0 ? (this.combines ? 'r' : rows.length) : 0}`;
+    const update = (p: (i: number) => any) => {
+      const values = { head_on: p(2), active_on: p(3), doc: p(4), idx: p(5), rev: sql<number>`rev + 1`, ...(sameKeys ? {} : { custom_id: p(6), parent_id: p(7) }) };
+      const q = db.updateTable('dm_assets').set(values).where('scope', '=', p(0)).where('seq', '=', p(1));
+      return (guard === undefined ? q : q.where('rev', '=', p(12))).returning('seq');
     };
+    const removeRows = (p: (i: number) => any) => {
+      // By the item's key alone (unique across scopes): the planner walks the item's rows, never the path-major index.
+      const q = db.deleteFrom('dm_asset_values').where('item_seq', '=', p(1));
+      return removal === 'all' ? q : q.where('path', 'in', paths.map((_, n) => p(firstPath + n)));
+    };
+    let written: unknown[];
     if (this.combines) {
-      await this.prepared.run(db, key, (p) => this.compilable(db, this.dialect.oneStatement(parts(p))!), args);
-      return;
+      // One statement: the UPDATE answers the asset's key when it wrote; the other parts read it, so they write only then.
+      const guardPart = this.dialect.statementPart(0);
+      const parts = (p: (i: number) => any) => {
+        const out: Array<Compilable<unknown> & Expression<unknown>> = [update(p) as any];
+        if (version) {
+          out.push(
+            db
+              .insertInto('dm_asset_versions')
+              .columns(['scope', 'asset_id', 'updated_on', 'updated_by', 'comment', 'data'])
+              .expression(db.selectFrom(`${guardPart} as g` as any).select([sql`${p(0)}`.as('scope'), sql.ref('g.seq').as('asset_id'), sql`${p(8)}`.as('updated_on'), sql`${p(9)}`.as('updated_by'), sql`${p(10)}`.as('comment'), sql`${p(11)}`.as('data')])) as any,
+          );
+        }
+        if (removal !== 'none') out.push(removeRows(p).where(sql<boolean>`exists (select 1 from ${sql.table(guardPart)})`) as any);
+        if (rows.length > 0) {
+          const records = this.dialect.jsonRecords(p(13), { path: 'text', t: 'integer', elem: 'integer', num: 'double', str: 'text', ci: 'text', usr: 'text', uci: 'text' });
+          out.push(
+            db
+              .insertInto('dm_asset_values')
+              .columns(['scope', 'item_seq', 'path', 't', 'elem', 'num', 'str', 'ci', 'usr', 'uci'])
+              .expression(
+                db
+                  .selectFrom(`${guardPart} as g` as any)
+                  .crossJoin(sql`${records}`.as('r') as any)
+                  .select([sql`${p(0)}`.as('scope'), sql.ref('g.seq').as('item_seq'), ...(['path', 't', 'elem', 'num', 'str', 'ci', 'usr', 'uci'] as const).map((c) => sql.ref(`r.${c}`).as(c))]),
+              ) as any,
+          );
+        }
+        out.push(db.selectFrom(`${guardPart} as g` as any).select(sql.ref('g.seq').as('seq')) as any);
+        return out;
+      };
+      written = await this.prepared.run(db, key, (p) => this.compilable(db, this.dialect.oneStatement(parts(p))!), args);
+    } else {
+      // SQLite: each part its own prepared statement (built only when its shape is first seen); the guarded UPDATE first.
+      written = await this.prepared.run(db, `${key}#u`, (p) => update(p), args);
+      if (written.length > 0) {
+        if (version) await this.prepared.run(db, `${key}#v`, (p) => db.insertInto('dm_asset_versions').values({ scope: p(0), asset_id: p(1), updated_on: p(8), updated_by: p(9), comment: p(10), data: p(11) }), args);
+        if (removal !== 'none') await this.prepared.run(db, `${key}#d`, (p) => removeRows(p), args);
+        for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+          const count = Math.min(ROWS_PER_STATEMENT, rows.length - i);
+          await this.prepared.run(
+            db,
+            `${key}#i${i}:${count}`,
+            (p) =>
+              db.insertInto('dm_asset_values').values(
+                Array.from({ length: count }, (_, k) => {
+                  const at = firstRow + 8 * (i + k);
+                  return { scope: p(0), item_seq: p(1), path: p(at), t: p(at + 1), elem: p(at + 2), num: p(at + 3), str: p(at + 4), ci: p(at + 5), usr: p(at + 6), uci: p(at + 7) };
+                }),
+              ),
+            args,
+          );
+        }
+      }
     }
-    // SQLite: each part its own prepared statement (built only when its shape is first seen).
-    const count = (version ? 1 : 0) + 1 + (removal === 'none' ? 0 : 1) + insertions;
-    for (let i = 0; i < count; i++) await this.prepared.run(db, `${key}#${i}`, (p) => parts(p)[i], args);
+    if (written.length === 0) throw new StaleRead(`asset ${seq}`);
   }
 
   /** A raw statement as something prepareQuery compiles. */

@@ -95,6 +95,12 @@ export interface Dialect {
    */
   oneStatement(writes: Array<Expression<unknown> | RawBuilder<unknown>>): RawBuilder<unknown> | undefined;
   /**
+   * The name a part of `oneStatement` has for the parts after it (the first is 0): a part may read an earlier one's
+   * RETURNING rows (`FROM <name>`), so that it writes only when that one did, and the last part may be the SELECT
+   * that answers them.
+   */
+  statementPart(index: number): string;
+  /**
    * A JSON column as its JSON text, for answers that splice the stored document instead of parsing and
    * re-serialising it (SQLite: the TEXT as stored; PostgreSQL: jsonb's text form).
    */
@@ -131,3 +137,6 @@ export function jsonRecordColumns(columns: Record<string, JsonRecordColumn>): Ar
   for (const [name] of entries) if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a column name: ${name}`);
   return entries;
 }
+
+/** The name of a part of Dialect.oneStatement (a WITH item) for the parts after it. */
+export const statementPart = (index: number): string => `q__w${index}`;

@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { jsonRecordColumns, type Dialect } from './dialect.js';
+import { jsonRecordColumns, statementPart, type Dialect } from './dialect.js';
 import { postgresQuery } from './query-postgres.js';
 import { postgresWords } from './words-postgres.js';
 import { UniqueViolation, WriteConflict } from '../db-errors.js';
@@ -33,9 +33,10 @@ export const postgresDialect: Dialect = {
     if (writes.length === 0) return undefined;
     const last = writes[writes.length - 1];
     if (writes.length === 1) return sql`${last}`;
-    const items = writes.slice(0, -1).map((w, i) => sql`${sql.id(`q__w${i}`)} AS (${w})`);
+    const items = writes.slice(0, -1).map((w, i) => sql`${sql.id(statementPart(i))} AS (${w})`);
     return sql`WITH ${sql.join(items)} ${last}`;
   },
+  statementPart,
   jsonText: (column) => sql<string>`${sql.ref(column)}::text`,
   jsonRecords: (param, columns) => {
     const defs = jsonRecordColumns(columns).map(([name, type]) => sql.raw(`${name} ${PG_RECORD_TYPES[type]}`));

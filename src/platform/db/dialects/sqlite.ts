@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { jsonRecordColumns, type Dialect } from './dialect.js';
+import { jsonRecordColumns, statementPart, type Dialect } from './dialect.js';
 import { sqliteQuery } from './query-sqlite.js';
 import { sqliteWords } from './words-sqlite.js';
 import { UniqueViolation, WriteConflict } from '../db-errors.js';
@@ -26,6 +26,7 @@ export const sqliteDialect: Dialect = {
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
   oneStatement: () => undefined,
+  statementPart,
   jsonText: (column) => sql<string>`${sql.ref(column)}`,
   jsonRecords: (param, columns) => {
     const cols = jsonRecordColumns(columns).map(([name]) => sql`json_extract(value, ${sql.lit(`$.${name}`)}) as ${sql.id(name)}`);
