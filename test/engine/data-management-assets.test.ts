@@ -484,6 +484,9 @@ describeEachEngine('data management API: a page read by walking the sort index g
     [{ property: 'attributes.n', operator: 'gte', value: 10 }],
     [{ property: 'attributes.n', operator: 'lt', value: 5, invert: true }, { property: 'displayName', operator: 'ne', value: 'zulu' }],
     [{ property: 'attributes.s', operator: 'like', value: '*a*' }],
+    // Values beyond the index's exact rows (arrays, objects: read from the document) and the asset's own columns.
+    [{ property: 'attributes.j', operator: 'gte', value: 1 }],
+    [{ property: 'createdOn', operator: 'gte', value: '2000-01-01T00:00:00.000Z' }, { property: 'attributes.j', operator: 'eq', value: 'x', invert: true }, { property: 'id', operator: 'gt', value: 3 }],
   ];
   const SORTS = ['attributes.n', 'attributes.s', 'attributes.f', 'attributes.j', 'attributes.b', 'displayName', 'customId'];
 
