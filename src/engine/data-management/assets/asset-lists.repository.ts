@@ -35,23 +35,23 @@ export class AssetLists {
    * (many matches). Assets without a value at the path sort last in both plans: when the walk finds fewer than the
    * page needs, undefined (the general plan answers).
    */
-  private async walk(db: Db, w: NonNullable<AssetQuery['walk']>, visible: RawBuilder<SqlBool>, count: () => Promise<number>, start: number, limit: number): Promise<{ total: number; ids: number[] } | undefined> {
-    // The guards in one round trip. The order of the index rows is the sort's order only for one kind of exact scalar
-    // at the path (its first and last kinds in the index are the same). Each reads one index entry in an index's order:
-    // as `WHERE ... LIMIT 1` PostgreSQL's planner, expecting many rows, scanned the whole table when none matched
-    // (300 ms at 100,000 assets).
-    const guards = await sql<{ first: number | null; last: number | null; unindexed: number | null; max: number | null }>`SELECT
+  private async walk(db: Db, w: NonNullable<AssetQuery['walk']>, visible: RawBuilder<SqlBool>, count: RawBuilder<number>, start: number, limit: number): Promise<{ total?: number; ids?: number[] }> {
+    // The guards and the count in one round trip. The order of the index rows is the sort's order only for one kind of
+    // exact scalar at the path (its first and last kinds in the index are the same). Each guard reads one index entry
+    // in an index's order: as `WHERE ... LIMIT 1` PostgreSQL's planner, expecting many rows, scanned the whole table when
+    // none matched (300 ms at 100,000 assets).
+    const guards = await sql<{ first: number | null; last: number | null; unindexed: number | null; max: number | null; n: number | string }>`SELECT
       (SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope, path, t LIMIT 1) AS first,
       (SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope DESC, path DESC, t DESC LIMIT 1) AS last,
       (SELECT 1 FROM dm_assets WHERE scope = ${this.scope} AND idx <> 1 ORDER BY scope, seq LIMIT 1) AS unindexed,
-      (SELECT max(seq) FROM dm_assets) AS max`.execute(db);
+      (SELECT max(seq) FROM dm_assets) AS max, (${count}) AS n`.execute(db);
     const g = guards.rows[0];
+    const total = Number(g.n);
     const kind = g.first === null ? undefined : Number(g.first);
-    if (kind === undefined || kind > VALUE_KIND.boolean || Number(g.last) !== kind || g.unindexed !== null) return undefined;
+    if (kind === undefined || kind > VALUE_KIND.boolean || Number(g.last) !== kind || g.unindexed !== null) return { total };
     // Rows walked ~ wanted * assets / matches, against one probe per match in the general plan.
-    const total = await count();
     const wanted = start + limit;
-    if (total === 0 || wanted * Number(g.max ?? 0) > total * total) return undefined;
+    if (total === 0 || wanted * Number(g.max ?? 0) > total * total) return { total };
     const dir = sql.raw(w.direction === 'DESC' ? 'DESC' : 'ASC');
     // Strings in mode '' have no number (num IS NULL, said so the lookup index's order by str is usable; and num named
     // first in the ORDER BY, all NULL, so that PostgreSQL, which does not take IS NULL for a constant, sees the index's
@@ -70,7 +70,7 @@ export class AssetLists {
         FROM dm_asset_values s WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${kindRows}) a
       WHERE ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
       ORDER BY ${value}, a.seq ASC LIMIT ${limit} OFFSET ${start}`.execute(db);
-    if (rows.rows.length < limit && start + rows.rows.length < total) return undefined;
+    if (rows.rows.length < limit && start + rows.rows.length < total) return { total };
     return { total, ids: rows.rows.map((r) => Number(r.seq)) };
   }
 
@@ -93,20 +93,26 @@ export class AssetLists {
         ? sql<SqlBool>`NOT EXISTS (SELECT 1 FROM dm_assets x WHERE x.seq = q__k.seq AND x.template_id IN (${sql.join(hiddenTemplates)}))`
         : sql<SqlBool>`1 = 1`;
     const matches = q.set ? sql`SELECT DISTINCT q__k.seq FROM (${q.set}) AS q__k WHERE ${keep}` : sql`SELECT seq FROM q__r`;
-    const withUniverse = (db as Kysely<any>).with(ASSET_UNIVERSE, () => sql`(SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible})` as any);
+    const universe = sql`(SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible})`;
+    const withUniverse = (db as Kysely<any>).with(ASSET_UNIVERSE, () => universe as any);
     const withMatches = withUniverse.with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
     // Counted on their own, the matches are not materialized first (PostgreSQL: 22 -> 18 ms for 25,000 matches).
     const countMatches = async () => Number(((await withUniverse.selectFrom(sql`(${matches})`.as('q__m') as any).select(sql<number>`count(*)`.as('n')).executeTakeFirst()) as any)?.n ?? 0);
     if (limit === 0) return { total: await countMatches(), ids: [] };
+    let known: number | undefined;
     if (q.walk) {
-      const page = await this.walk(db, q.walk, visible, countMatches, start, limit);
-      if (page) return page;
+      const count = sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT count(*) FROM (${matches}) AS q__m`;
+      const page = await this.walk(db, q.walk, visible, count, start, limit);
+      if (page.ids) return { total: page.total!, ids: page.ids };
+      known = page.total;
     }
     let page = q.needsItemRow ? withMatches.selectFrom('q__m as m' as any).innerJoin('dm_assets as a', 'a.seq', 'm.seq' as any) : withMatches.selectFrom('q__m as a' as any);
     for (const join of q.joins) page = this.dialect.leftJoinRow(page, join.table, join.alias, join.on);
-    let ordered = page.select(['a.seq' as any, sql<number>`(SELECT count(*) FROM q__m)`.as('total')]);
+    // The count, unless the walk's guards answered it already.
+    let ordered = page.select(['a.seq' as any, known === undefined ? sql<number>`(SELECT count(*) FROM q__m)`.as('total') : sql<number>`0`.as('total')]);
     for (const o of q.orderBy) ordered = ordered.orderBy(o);
     const rows = await ordered.orderBy('a.seq' as any).limit(limit).offset(start).execute();
+    if (known !== undefined) return { total: known, ids: rows.map((r: any) => Number(r.seq)) };
     if (rows.length === 0) return { total: start > 0 ? await countMatches() : 0, ids: [] };
     return { total: Number((rows[0] as any).total), ids: rows.map((r: any) => Number(r.seq)) };
   }

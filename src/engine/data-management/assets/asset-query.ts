@@ -91,9 +91,9 @@ export class AssetReads {
 
   /** The answers of assets at a verbosity, as JSON text. */
   readonly answers = async (db: Db, ids: number[], o: { verbosity: number; hidden: boolean; groups: RegExp[] }): Promise<string[]> => {
-    const docs = await this.repo.docs(db, ids);
+    const withChildren = o.verbosity === 1 || o.verbosity === 2 || o.verbosity === 5;
+    const { docs, children } = withChildren ? await this.repo.docsAndChildren(db, ids) : { docs: await this.repo.docs(db, ids), children: new Map<number, number[]>() };
     const present = ids.filter((id) => docs.has(id));
-    const children = o.verbosity === 1 || o.verbosity === 2 || o.verbosity === 5 ? await this.repo.childrenOf(db, present) : new Map<number, number[]>();
     const trimmed = o.hidden || o.groups.length > 0 || o.verbosity === 0 || o.verbosity === 5;
     const templateDocs = new Map<number, TemplateDoc>();
     const shape = async (text: string): Promise<Record<string, unknown> | string> => {

@@ -389,6 +389,28 @@ export class AssetsRepository {
     return new Map(rows.map((r) => [Number(r.seq), withId(Number(r.seq), r.doc as string)]));
   }
 
+  /** The assets' ACTIVE answers as JSON text, by id, and the children of each of them in id order: one statement. */
+  async docsAndChildren(db: Db, seqs: number[]): Promise<{ docs: Map<number, string>; children: Map<number, number[]> }> {
+    const docs = new Map<number, string>();
+    const children = new Map<number, number[]>();
+    if (seqs.length === 0) return { docs, children };
+    const rows = await db
+      .selectFrom('dm_assets')
+      .select(['seq', sql<number | null>`NULL`.as('parent'), (this.dialect.jsonText('doc') as RawBuilder<string | null>).as('doc')])
+      .where('scope', '=', this.scope)
+      .where('seq', 'in', seqs)
+      .unionAll(db.selectFrom('dm_assets').select(['seq', 'parent_id as parent', sql<string | null>`NULL`.as('doc')]).where('scope', '=', this.scope).where('parent_id', 'in', seqs))
+      .execute();
+    for (const r of rows) {
+      const seq = Number(r.seq);
+      if (r.doc !== null) docs.set(seq, withId(seq, r.doc as string));
+      else if (r.parent !== null) children.set(Number(r.parent), [...(children.get(Number(r.parent)) ?? []), seq]);
+    }
+    for (const kids of children.values()) kids.sort((a, b) => a - b);
+    for (const seq of docs.keys()) if (!children.has(seq)) children.set(seq, []);
+    return { docs, children };
+  }
+
   /** Ids of the assets of a template (at most `limit`), in id order. */
   async assetsOfTemplate(db: Db, templateId: number, limit: number): Promise<number[]> {
     const rows = await db.selectFrom('dm_assets').select('seq').where('scope', '=', this.scope).where('template_id', '=', templateId).orderBy('seq').limit(limit).execute();
