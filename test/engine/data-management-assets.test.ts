@@ -209,6 +209,29 @@ describeEachEngine('data management API: assets, versions and validation', (engi
     expect(new Set(all.map((v: any) => v.comment)).size).toBe(all.length);
   });
 
+  it('concurrent updates of many assets: each keeps its own version and index rows; one that takes a customId fails alone', async () => {
+    const made = [];
+    for (let i = 0; i < 12; i++) made.push(await create({ customId: `b-${i}`, attributes: { 'dm:serial': `B${i}` } }));
+    // Single updates without `return`: on PostgreSQL the writes of one turn go as one statement.
+    const answers = await Promise.all(
+      made.map((a, i) => asset('update', { asset: i === 11 ? { id: a.id, customId: 'b-0' } : { id: a.id, attributes: { 'dm:serial': `B${i}-x`, 'dm:power': i } }, versionComment: `c${i}` })),
+    );
+    answers.slice(0, 11).forEach((res) => expect(res.statusCode, res.body).toBe(200));
+    expect(answers[11].statusCode, answers[11].body).toBe(409);
+    for (const i of [0, 3, 10]) {
+      const found = (await asset('query', { filters: [{ property: 'attributes.dm:serial', operator: 'eq', value: `B${i}-x` }], verbosity: 1 })).json();
+      expect(found.assets.map((a: any) => a.customId)).toEqual([`b-${i}`]);
+      expect(found.assets[0].attributes['dm:power']).toBe(i);
+      expect((await asset('query', { filters: [{ property: 'attributes.dm:serial', operator: 'eq', value: `B${i}` }] })).json().total).toBe(0);
+      const all = (await asset('get', { id: made[i].id, updatedOn: 'ACTIVE', other: 'HEAD' })).json().asset.allVersions;
+      expect(all.map((v: any) => v.comment)).toEqual([`c${i}`, '']);
+    }
+    const untouched = (await asset('get', { id: made[11].id, updatedOn: 'ACTIVE', other: 'HEAD' })).json().asset;
+    expect(untouched).toMatchObject({ customId: 'b-11', attributes: { 'dm:serial': 'B11' } });
+    expect(untouched.allVersions).toHaveLength(1);
+    expect((await asset('query', { filters: [{ property: 'customId', operator: 'eq', value: 'b-11' }] })).json().total).toBe(1);
+  });
+
   it('a batch of asset calls is all or nothing', async () => {
     const res = await t.request({
       method: 'POST',

@@ -1,4 +1,5 @@
 import { sql, type Compilable, type Expression, type Kysely, type RawBuilder } from 'kysely';
+import { batchPerTurn } from '../../../platform/async/turn-batch.js';
 import { batchedLookup } from '../../../platform/db/batched-lookup.js';
 import type { Dialect, JsonRecordColumn } from '../../../platform/db/dialects/dialect.js';
 import { StaleRead } from '../../../platform/db/db-errors.js';
@@ -23,10 +24,12 @@ const withId = (seq: number, stored: string): string => {
   const inner = stored.slice(stored.indexOf('{') + 1).trimStart();
   return inner.startsWith('}') ? `{"id":${seq}}` : `{"id":${seq},${inner}`;
 };
-const stored = (doc: Record<string, unknown>): string => {
+function stored(doc: Record<string, unknown>): string;
+function stored(doc: Record<string, unknown>, asText: false): Record<string, unknown>;
+function stored(doc: Record<string, unknown>, asText = true): string | Record<string, unknown> {
   const { id: _id, ...rest } = doc;
-  return JSON.stringify(rest);
-};
+  return asText ? JSON.stringify(rest) : rest;
+}
 
 type IndexRow = [path: string, t: number, elem: number, num: number | null, str: string | null, ci: string | null, usr: string | null, uci: string | null];
 
@@ -95,6 +98,22 @@ const toRow = (r: AssetRowRead): AssetRow => {
   };
 };
 
+/** One asset's guarded state write, as a batch of them carries it (AssetsRepository.writeStates). */
+interface StateWrite {
+  seq: number;
+  rev: number;
+  headOn: number;
+  activeOn: number;
+  doc: Record<string, unknown>;
+  idx: number;
+  customId: string | null;
+  parentId: number | null;
+  version?: { updatedOn: number; updatedBy: string; comment: string; data: VersionData };
+  /** The paths whose index rows go first, and the rows that come in. */
+  paths: string[];
+  rows: IndexRow[];
+}
+
 interface AssetLookups {
   byId: (key: { id: number }) => Promise<AssetRowRead | undefined>;
   byTemplateId: (key: { templateId: number; customId: string }) => Promise<AssetRowRead | undefined>;
@@ -113,6 +132,8 @@ export class AssetsRepository {
   readonly lists: AssetLists;
   /** Whether the engine runs several writes as one statement (Dialect.oneStatement). */
   private readonly combines: boolean;
+  /** Guarded state writes outside transactions, batched per turn: one statement writes them all (PostgreSQL). */
+  private readonly stateWrites: (write: StateWrite) => Promise<boolean>;
 
   constructor(
     private readonly root: Db,
@@ -154,6 +175,72 @@ export class AssetsRepository {
       ),
     });
     this.lookups = { read: lookups(false), write: lookups(true) };
+    this.stateWrites = batchPerTurn<StateWrite, boolean>(async (entries) => {
+      const written = await this.writeStates(entries.map((e) => e.input));
+      entries.forEach((e, n) => e.resolve(written.has(n)));
+    }, 100);
+  }
+
+  /**
+   * Guarded state writes of several assets as one statement (a transaction of its own): each asset's row is written
+   * when its `rev` is still the one read, and its version and index rows only then. Answers the places of the writes
+   * that were made (of two writes of one asset, at most one). A write that fails (a customId taken) fails the statement:
+   * the turn batch then runs each write alone.
+   */
+  private async writeStates(writes: StateWrite[]): Promise<Set<number>> {
+    const assets = writes.map((w, n) => ({ n, seq: w.seq, rev: w.rev, head_on: w.headOn, active_on: w.activeOn, doc: stored(w.doc, false), idx: w.idx, custom_id: w.customId, parent_id: w.parentId }));
+    const versions = writes.flatMap((w, n) => (w.version ? [{ n, updated_on: w.version.updatedOn, updated_by: w.version.updatedBy, comment: w.version.comment, data: w.version.data }] : []));
+    const removals = writes.flatMap((w, n) => w.paths.map((path) => ({ n, path })));
+    const rows = writes.flatMap((w, n) => w.rows.map(([path, t, elem, num, str, ci, usr, uci]) => ({ n, path, t, elem, num, str, ci, usr, uci })));
+    const args = [this.scope, JSON.stringify(assets), JSON.stringify(versions), JSON.stringify(removals), JSON.stringify(rows)];
+    const db = this.root;
+    const written = this.dialect.statementPart(0);
+    const records = (p: (i: number) => any, i: number, columns: Record<string, JsonRecordColumn>) => sql`${this.dialect.jsonRecords(p(i), columns)}`;
+    const parts = (p: (i: number) => any) => [
+      db
+        .updateTable('dm_assets')
+        .from(records(p, 1, { n: 'integer', seq: 'bigint', rev: 'bigint', head_on: 'bigint', active_on: 'bigint', doc: 'json', idx: 'integer', custom_id: 'text', parent_id: 'bigint' }).as('r') as any)
+        .set({
+          head_on: sql.ref('r.head_on'),
+          active_on: sql.ref('r.active_on'),
+          doc: sql.ref('r.doc'),
+          idx: sql.ref('r.idx'),
+          custom_id: sql.ref('r.custom_id'),
+          parent_id: sql.ref('r.parent_id'),
+          rev: sql<number>`dm_assets.rev + 1`,
+        } as any)
+        .where('dm_assets.scope', '=', p(0))
+        .whereRef('dm_assets.seq', '=', 'r.seq' as any)
+        .whereRef('dm_assets.rev', '=', 'r.rev' as any)
+        .returning(['dm_assets.seq', 'r.n' as any]),
+      db
+        .insertInto('dm_asset_versions')
+        .columns(['scope', 'asset_id', 'updated_on', 'updated_by', 'comment', 'data'])
+        .expression(
+          db
+            .selectFrom(records(p, 2, { n: 'integer', updated_on: 'bigint', updated_by: 'text', comment: 'text', data: 'json' }).as('v') as any)
+            .innerJoin(`${written} as g` as any, 'g.n' as any, 'v.n' as any)
+            .select([sql`${p(0)}`.as('scope'), 'g.seq as asset_id', 'v.updated_on', 'v.updated_by', 'v.comment', 'v.data'] as any),
+        ),
+      db
+        .deleteFrom('dm_asset_values')
+        .using([records(p, 3, { n: 'integer', path: 'text' }).as('x') as any, `${written} as g` as any])
+        .whereRef('g.n' as any, '=', 'x.n' as any)
+        .whereRef('dm_asset_values.item_seq', '=', 'g.seq' as any)
+        .whereRef('dm_asset_values.path', '=', 'x.path' as any),
+      db
+        .insertInto('dm_asset_values')
+        .columns(['scope', 'item_seq', 'path', 't', 'elem', 'num', 'str', 'ci', 'usr', 'uci'])
+        .expression(
+          db
+            .selectFrom(records(p, 4, { n: 'integer', path: 'text', t: 'integer', elem: 'integer', num: 'double', str: 'text', ci: 'text', usr: 'text', uci: 'text' }).as('r') as any)
+            .innerJoin(`${written} as g` as any, 'g.n' as any, 'r.n' as any)
+            .select([sql`${p(0)}`.as('scope'), 'g.seq as item_seq', 'r.path', 'r.t', 'r.elem', 'r.num', 'r.str', 'r.ci', 'r.usr', 'r.uci'] as any),
+        ),
+      db.selectFrom(`${written} as g` as any).select('g.n' as any),
+    ];
+    const out = await this.prepared.run<{ n: number }>(db, 'states', (p) => this.compilable(db, this.dialect.oneStatement(parts(p) as any)!), args);
+    return new Set(out.map((r) => Number(r.n)));
   }
 
   /**
@@ -253,6 +340,13 @@ export class AssetsRepository {
       const q = db.deleteFrom('dm_asset_values').where('item_seq', '=', p(1));
       return removal === 'all' ? q : q.where('path', 'in', paths.map((_, n) => p(firstPath + n)));
     };
+    // Outside a transaction (a single update on PostgreSQL), a guarded write that replaces known paths goes with the
+    // turn's other writes as one statement.
+    if (this.combines && db === this.root && guard !== undefined && removal !== 'all') {
+      const done = await this.stateWrites({ seq, rev: guard, headOn: s.headOn, activeOn: s.activeOn, doc: s.doc, idx: index.complete ? 1 : 2, customId: s.customId, parentId: s.parentId, version, paths: removal === 'paths' ? paths : [], rows });
+      if (!done) throw new StaleRead(`asset ${seq}`);
+      return;
+    }
     let written: unknown[];
     if (this.combines) {
       // One statement: the UPDATE answers the asset's key when it wrote; the other parts read it, so they write only then.

@@ -108,8 +108,8 @@ export interface Dialect {
   /**
    * The objects of a JSON array parameter as a derived table, parenthesised for an alias: one column per entry
    * of `columns`, an `integer` (32-bit), a `bigint`, a `double` (a JSON number as is), a `text`, or a `list` (a JSON array of strings, tested with
-   * `inList`). For one statement that answers many callers at once (a batch of lookups by key). Column names are
-   * identifiers.
+   * `inList`), or a `json` (a JSON value, as a JSON column holds it). For one statement that answers many callers at once
+   * (a batch of lookups by key, a batch of writes). Column names are identifiers.
    */
   jsonRecords(param: unknown, columns: Record<string, JsonRecordColumn>): RawBuilder<unknown>;
   /** `value` equals one of the strings of a `list` column of `jsonRecords`. */
@@ -129,7 +129,7 @@ export interface Dialect {
   joinByKey<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, table: string, alias: string, key: Array<[column: string, recordColumn: string]>): QB;
 }
 
-export type JsonRecordColumn = 'integer' | 'bigint' | 'double' | 'text' | 'list';
+export type JsonRecordColumn = 'integer' | 'bigint' | 'double' | 'text' | 'list' | 'json';
 
 /** The column names of a `jsonRecords` table, checked: they become SQL identifiers and JSON paths. */
 export function jsonRecordColumns(columns: Record<string, JsonRecordColumn>): Array<[string, JsonRecordColumn]> {

@@ -59,4 +59,4 @@ export const postgresDialect: Dialect = {
     ) as typeof qb,
 };
 
-const PG_RECORD_TYPES = { integer: 'integer', bigint: 'bigint', double: 'double precision', text: 'text', list: 'text[]' } as const;
+const PG_RECORD_TYPES = { integer: 'integer', bigint: 'bigint', double: 'double precision', text: 'text', list: 'text[]', json: 'jsonb' } as const;
