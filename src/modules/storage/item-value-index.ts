@@ -61,15 +61,7 @@ export class ItemValueIndex {
    * then find every key in memory. Answers the keys of those paths.
    */
   async prepare(run: CommittedRun, scope: ItemScope, docs: ItemDocument[]): Promise<Map<string, number>> {
-    const paths = new Set<string>();
-    for (const doc of docs) for (const row of this.of(doc).rows) paths.add(row[0]);
-    const known = new Map<string, number>();
-    const missing: string[] = [];
-    for (const path of paths) {
-      const id = this.keys.get(keyName(scope, path));
-      if (id === undefined) missing.push(path);
-      else known.set(path, id);
-    }
+    const { known, missing } = this.remembered(scope, docs);
     if (missing.length === 0) return known;
     const found = await run((db) => this.lookUp(db, scope, missing));
     if (this.keys.size + found.size > KEYS_CACHED_MAX) this.keys.clear();
@@ -103,16 +95,25 @@ export class ItemValueIndex {
 
   /** The keys of the document's paths: from memory (`prepare`), else looked up in the caller's transaction. */
   private async keysOf(trx: Db, scope: ItemScope, doc: ItemDocument): Promise<Map<string, number>> {
+    const { known, missing } = this.remembered(scope, [doc]);
+    // Not remembered: this transaction may still roll back.
+    if (missing.length > 0) for (const [path, id] of await this.lookUp(trx, scope, missing)) known.set(path, id);
+    return known;
+  }
+
+  /** The paths of the documents whose keys are in memory, with their keys, and those that are not. */
+  private remembered(scope: ItemScope, docs: ItemDocument[]): { known: Map<string, number>; missing: string[] } {
     const known = new Map<string, number>();
     const missing = new Set<string>();
-    for (const [path] of this.of(doc).rows) {
-      const id = this.keys.get(keyName(scope, path));
-      if (id === undefined) missing.add(path);
-      else known.set(path, id);
+    for (const doc of docs) {
+      for (const [path] of this.of(doc).rows) {
+        if (known.has(path) || missing.has(path)) continue;
+        const id = this.keys.get(keyName(scope, path));
+        if (id === undefined) missing.add(path);
+        else known.set(path, id);
+      }
     }
-    // Not remembered: this transaction may still roll back.
-    if (missing.size > 0) for (const [path, id] of await this.lookUp(trx, scope, [...missing])) known.set(path, id);
-    return known;
+    return { known, missing: [...missing] };
   }
 
   /** The value rows of a document as `jsonRecords` objects, with the keys of their paths (from `prepare`). */
