@@ -1,0 +1,275 @@
+// Writes of an asset's state: its row, a new version and the value index rows of its ACTIVE answer, guarded by the
+// asset's write counter; on PostgreSQL one statement, and the guarded writes of one turn one statement together.
+import { sql, type Compilable, type Expression, type Kysely, type RawBuilder } from 'kysely';
+import { batchPerTurn } from '../../../platform/async/turn-batch.js';
+import type { Dialect, JsonRecordColumn } from '../../../platform/db/dialects/dialect.js';
+import { StaleRead } from '../../../platform/db/db-errors.js';
+import { PreparedQueries } from '../../../platform/db/prepared-query.js';
+import { documentIndex, VALUE_KIND } from '../../../platform/query/index.js';
+import { sortKeys } from '../attribute-values.js';
+import type { DmTables } from '../dm.tables.js';
+import type { VersionData } from './asset.schema.js';
+import { indexDoc } from './asset-rules.js';
+
+type Db = Kysely<DmTables>;
+
+/** The top-level fields of an index document (asset-rules.ts indexDoc); `id` is the key column `seq`. */
+const INDEX_ROOTS = new Set(['customId', 'displayName', 'description', 'parentId', 'template', 'attributes']);
+
+export function stored(doc: Record<string, unknown>): string;
+export function stored(doc: Record<string, unknown>, asText: false): Record<string, unknown>;
+export function stored(doc: Record<string, unknown>, asText = true): string | Record<string, unknown> {
+  const { id: _id, ...rest } = doc;
+  return asText ? JSON.stringify(rest) : rest;
+}
+
+type IndexRow = [path: string, t: number, elem: number, num: number | null, str: string | null, ci: string | null, usr: string | null, uci: string | null];
+
+/** The value index rows of an answer, with the sort keys of strings; `complete` false beyond the index's caps. */
+function indexRows(doc: Record<string, unknown>): { complete: boolean; rows: IndexRow[] } {
+  const index = documentIndex(indexDoc(doc), INDEX_ROOTS, { words: false, markers: true });
+  return {
+    complete: index.complete,
+    rows: index.rows.map(([path, t, elem, num, str]) => {
+      const keys = t === VALUE_KIND.string && str !== null ? sortKeys(str) : undefined;
+      return [path, t, elem, num, str, keys?.ci ?? null, keys?.user ?? null, keys?.userCi ?? null];
+    }),
+  };
+}
+
+/** The paths whose rows differ between two sets of rows. */
+function changedPaths(before: IndexRow[], after: IndexRow[]): Set<string> {
+  const byPath = (rows: IndexRow[]) => {
+    const m = new Map<string, string[]>();
+    for (const r of rows) {
+      const list = m.get(r[0]) ?? [];
+      list.push(JSON.stringify(r));
+      m.set(r[0], list);
+    }
+    return new Map([...m].map(([k, v]) => [k, v.sort().join('\n')]));
+  };
+  const a = byPath(before);
+  const b = byPath(after);
+  const changed = new Set<string>();
+  for (const [path, text] of a) if (b.get(path) !== text) changed.add(path);
+  for (const path of b.keys()) if (!a.has(path)) changed.add(path);
+  return changed;
+}
+/** Value rows written by one statement (8 bound values each). */
+const ROWS_PER_STATEMENT = 100;
+
+/** One asset's guarded state write, as a batch of them carries it (AssetsRepository.writeStates). */
+interface StateWrite {
+  seq: number;
+  rev: number;
+  headOn: number;
+  activeOn: number;
+  doc: Record<string, unknown>;
+  idx: number;
+  customId: string | null;
+  parentId: number | null;
+  version?: { updatedOn: number; updatedBy: string; comment: string; data: VersionData };
+  /** The paths whose index rows go first, and the rows that come in. */
+  paths: string[];
+  rows: IndexRow[];
+}
+
+/** SQL of the assets' state writes; every statement names the engine's scope. */
+export class AssetStates {
+  private readonly prepared = new PreparedQueries(300);
+  /** Whether the engine runs several writes as one statement (Dialect.oneStatement). */
+  private readonly combines: boolean;
+  /** Guarded state writes outside transactions, batched per turn: one statement writes them all (PostgreSQL). */
+  private readonly stateWrites: (write: StateWrite) => Promise<boolean>;
+
+  constructor(
+    private readonly root: Db,
+    private readonly scope: string,
+    private readonly dialect: Dialect,
+  ) {
+    this.combines = dialect.oneStatement([sql`SELECT 1`]) !== undefined;
+    this.stateWrites = batchPerTurn<StateWrite, boolean>(async (entries) => {
+      const written = await this.writeStates(entries.map((e) => e.input));
+      entries.forEach((e, n) => e.resolve(written.has(n)));
+    }, 100);
+  }
+
+  /**
+   * Guarded state writes of several assets as one statement (a transaction of its own): each asset's row is written
+   * when its `rev` is still the one read, and its version and index rows only then. Answers the places of the writes
+   * that were made (of two writes of one asset, at most one). A write that fails (a customId taken) fails the statement:
+   * the turn batch then runs each write alone.
+   */
+  private async writeStates(writes: StateWrite[]): Promise<Set<number>> {
+    const assets = writes.map((w, n) => ({ n, seq: w.seq, rev: w.rev, head_on: w.headOn, active_on: w.activeOn, doc: stored(w.doc, false), idx: w.idx, custom_id: w.customId, parent_id: w.parentId }));
+    const versions = writes.flatMap((w, n) => (w.version ? [{ n, updated_on: w.version.updatedOn, updated_by: w.version.updatedBy, comment: w.version.comment, data: w.version.data }] : []));
+    const removals = writes.flatMap((w, n) => w.paths.map((path) => ({ n, path })));
+    const rows = writes.flatMap((w, n) => w.rows.map(([path, t, elem, num, str, ci, usr, uci]) => ({ n, path, t, elem, num, str, ci, usr, uci })));
+    const args = [this.scope, JSON.stringify(assets), JSON.stringify(versions), JSON.stringify(removals), JSON.stringify(rows)];
+    const db = this.root;
+    const written = this.dialect.statementPart(0);
+    const records = (p: (i: number) => any, i: number, columns: Record<string, JsonRecordColumn>) => sql`${this.dialect.jsonRecords(p(i), columns)}`;
+    const parts = (p: (i: number) => any) => [
+      db
+        .updateTable('dm_assets')
+        .from(records(p, 1, { n: 'integer', seq: 'bigint', rev: 'bigint', head_on: 'bigint', active_on: 'bigint', doc: 'json', idx: 'integer', custom_id: 'text', parent_id: 'bigint' }).as('r') as any)
+        .set({
+          head_on: sql.ref('r.head_on'),
+          active_on: sql.ref('r.active_on'),
+          doc: sql.ref('r.doc'),
+          idx: sql.ref('r.idx'),
+          custom_id: sql.ref('r.custom_id'),
+          parent_id: sql.ref('r.parent_id'),
+          rev: sql<number>`dm_assets.rev + 1`,
+        } as any)
+        .where('dm_assets.scope', '=', p(0))
+        .whereRef('dm_assets.seq', '=', 'r.seq' as any)
+        .whereRef('dm_assets.rev', '=', 'r.rev' as any)
+        .returning(['dm_assets.seq', 'r.n' as any]),
+      db
+        .insertInto('dm_asset_versions')
+        .columns(['scope', 'asset_id', 'updated_on', 'updated_by', 'comment', 'data'])
+        .expression(
+          db
+            .selectFrom(records(p, 2, { n: 'integer', updated_on: 'bigint', updated_by: 'text', comment: 'text', data: 'json' }).as('v') as any)
+            .innerJoin(`${written} as g` as any, 'g.n' as any, 'v.n' as any)
+            .select([sql`${p(0)}`.as('scope'), 'g.seq as asset_id', 'v.updated_on', 'v.updated_by', 'v.comment', 'v.data'] as any),
+        ),
+      db
+        .deleteFrom('dm_asset_values')
+        .using([records(p, 3, { n: 'integer', path: 'text' }).as('x') as any, `${written} as g` as any])
+        .whereRef('g.n' as any, '=', 'x.n' as any)
+        .whereRef('dm_asset_values.item_seq', '=', 'g.seq' as any)
+        .whereRef('dm_asset_values.path', '=', 'x.path' as any),
+      db
+        .insertInto('dm_asset_values')
+        .columns(['scope', 'item_seq', 'path', 't', 'elem', 'num', 'str', 'ci', 'usr', 'uci'])
+        .expression(
+          db
+            .selectFrom(records(p, 4, { n: 'integer', path: 'text', t: 'integer', elem: 'integer', num: 'double', str: 'text', ci: 'text', usr: 'text', uci: 'text' }).as('r') as any)
+            .innerJoin(`${written} as g` as any, 'g.n' as any, 'r.n' as any)
+            .select([sql`${p(0)}`.as('scope'), 'g.seq as item_seq', 'r.path', 'r.t', 'r.elem', 'r.num', 'r.str', 'r.ci', 'r.usr', 'r.uci'] as any),
+        ),
+      db.selectFrom(`${written} as g` as any).select('g.n' as any),
+    ];
+    const out = await this.prepared.run<{ n: number }>(db, 'states', (p) => this.compilable(db, this.dialect.oneStatement(parts(p) as any)!), args);
+    return new Set(out.map((r) => Number(r.n)));
+  }
+
+  /**
+   * The asset's state: its identity, HEAD and ACTIVE, and the ACTIVE version's answer with its value index rows; with
+   * `version`, a new version is added too. With the answer it replaces (`previous`), only the index rows of the paths
+   * that changed are rewritten. With `guard` (the `rev` the caller read), nothing is written unless the asset's `rev`
+   * still is that value: StaleRead then. PostgreSQL writes it all in one statement (Dialect.oneStatement) whose parts
+   * write only when the guarded UPDATE did, so a single update needs no transaction; SQLite runs one part after the
+   * other, the guarded UPDATE first.
+   */
+  async write(
+    db: Db,
+    seq: number,
+    s: { customId: string | null; parentId: number | null; headOn: number; activeOn: number; doc: Record<string, unknown> },
+    previous?: { customId: string | null; parentId: number | null; doc: Record<string, unknown> },
+    version?: { updatedOn: number; updatedBy: string; comment: string; data: VersionData },
+    guard?: number,
+  ): Promise<void> {
+    const index = indexRows(s.doc);
+    const before = previous ? indexRows(previous.doc) : undefined;
+    // A new asset has no rows yet: nothing to delete.
+    const fresh = previous !== undefined && Object.keys(previous.doc).length === 0;
+    const sameKeys = previous !== undefined && previous.customId === s.customId && previous.parentId === s.parentId;
+    const changed = before?.complete && index.complete ? changedPaths(before.rows, index.rows) : undefined;
+    const paths = changed ? [...changed] : [];
+    const rows = !index.complete ? [] : changed ? index.rows.filter((r) => changed.has(r[0])) : index.rows;
+    // Which of the item's index rows go first: all of them, those of the changed paths, or none (a new asset).
+    const removal = !changed ? 'all' : paths.length > 0 && !fresh ? 'paths' : 'none';
+    // Arguments: 0 scope, 1 seq, 2 head, 3 active, 4 doc, 5 idx, 6 customId, 7 parentId, 8..11 the version, 12 the
+    // guard, 13 the rows as JSON (PostgreSQL), then the changed paths, then the rows (8 values each; SQLite).
+    const args: unknown[] = [this.scope, seq, s.headOn, s.activeOn, stored(s.doc), index.complete ? 1 : 2, s.customId, s.parentId];
+    args.push(...(version ? [version.updatedOn, version.updatedBy, version.comment, JSON.stringify(version.data)] : [null, null, null, null]));
+    args.push(guard ?? null, this.combines ? JSON.stringify(rows.map(([path, t, elem, num, str, ci, usr, uci]) => ({ path, t, elem, num, str, ci, usr, uci }))) : null);
+    const firstPath = args.length;
+    args.push(...paths);
+    const firstRow = args.length;
+    if (!this.combines) for (const r of rows) args.push(...r);
+    const key = `state:${version ? 'v' : ''}:${sameKeys ? 's' : 'k'}:${guard === undefined ? '' : 'g'}:${removal}${paths.length}:${rows.length > 0 ? (this.combines ? 'r' : rows.length) : 0}`;
+    const update = (p: (i: number) => any) => {
+      const values = { head_on: p(2), active_on: p(3), doc: p(4), idx: p(5), rev: sql<number>`rev + 1`, ...(sameKeys ? {} : { custom_id: p(6), parent_id: p(7) }) };
+      const q = db.updateTable('dm_assets').set(values).where('scope', '=', p(0)).where('seq', '=', p(1));
+      return (guard === undefined ? q : q.where('rev', '=', p(12))).returning('seq');
+    };
+    const removeRows = (p: (i: number) => any) => {
+      // By the item's key alone (unique across scopes): the planner walks the item's rows, never the path-major index.
+      const q = db.deleteFrom('dm_asset_values').where('item_seq', '=', p(1));
+      return removal === 'all' ? q : q.where('path', 'in', paths.map((_, n) => p(firstPath + n)));
+    };
+    // Outside a transaction (a single update on PostgreSQL), a guarded write that replaces known paths goes with the
+    // turn's other writes as one statement.
+    if (this.combines && db === this.root && guard !== undefined && removal !== 'all') {
+      const done = await this.stateWrites({ seq, rev: guard, headOn: s.headOn, activeOn: s.activeOn, doc: s.doc, idx: index.complete ? 1 : 2, customId: s.customId, parentId: s.parentId, version, paths: removal === 'paths' ? paths : [], rows });
+      if (!done) throw new StaleRead(`asset ${seq}`);
+      return;
+    }
+    let written: unknown[];
+    if (this.combines) {
+      // One statement: the UPDATE answers the asset's key when it wrote; the other parts read it, so they write only then.
+      const guardPart = this.dialect.statementPart(0);
+      const parts = (p: (i: number) => any) => {
+        const out: Array<Compilable<unknown> & Expression<unknown>> = [update(p) as any];
+        if (version) {
+          out.push(
+            db
+              .insertInto('dm_asset_versions')
+              .columns(['scope', 'asset_id', 'updated_on', 'updated_by', 'comment', 'data'])
+              .expression(db.selectFrom(`${guardPart} as g` as any).select([sql`${p(0)}`.as('scope'), sql.ref('g.seq').as('asset_id'), sql`${p(8)}`.as('updated_on'), sql`${p(9)}`.as('updated_by'), sql`${p(10)}`.as('comment'), sql`${p(11)}`.as('data')])) as any,
+          );
+        }
+        if (removal !== 'none') out.push(removeRows(p).where(sql<boolean>`exists (select 1 from ${sql.table(guardPart)})`) as any);
+        if (rows.length > 0) {
+          const records = this.dialect.jsonRecords(p(13), { path: 'text', t: 'integer', elem: 'integer', num: 'double', str: 'text', ci: 'text', usr: 'text', uci: 'text' });
+          out.push(
+            db
+              .insertInto('dm_asset_values')
+              .columns(['scope', 'item_seq', 'path', 't', 'elem', 'num', 'str', 'ci', 'usr', 'uci'])
+              .expression(
+                db
+                  .selectFrom(`${guardPart} as g` as any)
+                  .crossJoin(sql`${records}`.as('r') as any)
+                  .select([sql`${p(0)}`.as('scope'), sql.ref('g.seq').as('item_seq'), ...(['path', 't', 'elem', 'num', 'str', 'ci', 'usr', 'uci'] as const).map((c) => sql.ref(`r.${c}`).as(c))]),
+              ) as any,
+          );
+        }
+        out.push(db.selectFrom(`${guardPart} as g` as any).select(sql.ref('g.seq').as('seq')) as any);
+        return out;
+      };
+      written = await this.prepared.run(db, key, (p) => this.compilable(db, this.dialect.oneStatement(parts(p))!), args);
+    } else {
+      // SQLite: each part its own prepared statement (built only when its shape is first seen); the guarded UPDATE first.
+      written = await this.prepared.run(db, `${key}#u`, (p) => update(p), args);
+      if (written.length > 0) {
+        if (version) await this.prepared.run(db, `${key}#v`, (p) => db.insertInto('dm_asset_versions').values({ scope: p(0), asset_id: p(1), updated_on: p(8), updated_by: p(9), comment: p(10), data: p(11) }), args);
+        if (removal !== 'none') await this.prepared.run(db, `${key}#d`, (p) => removeRows(p), args);
+        for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+          const count = Math.min(ROWS_PER_STATEMENT, rows.length - i);
+          await this.prepared.run(
+            db,
+            `${key}#i${i}:${count}`,
+            (p) =>
+              db.insertInto('dm_asset_values').values(
+                Array.from({ length: count }, (_, k) => {
+                  const at = firstRow + 8 * (i + k);
+                  return { scope: p(0), item_seq: p(1), path: p(at), t: p(at + 1), elem: p(at + 2), num: p(at + 3), str: p(at + 4), ci: p(at + 5), usr: p(at + 6), uci: p(at + 7) };
+                }),
+              ),
+            args,
+          );
+        }
+      }
+    }
+    if (written.length === 0) throw new StaleRead(`asset ${seq}`);
+  }
+
+  /** A raw statement as something prepareQuery compiles. */
+  private compilable(db: Db, raw: RawBuilder<unknown>): Compilable<unknown> {
+    return { compile: () => raw.compile(db) };
+  }
+}
