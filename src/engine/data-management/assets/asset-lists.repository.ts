@@ -94,14 +94,13 @@ export class AssetLists {
         : sql<SqlBool>`1 = 1`;
     const matches = q.set ? sql`SELECT DISTINCT q__k.seq FROM (${q.set}) AS q__k WHERE ${keep}` : sql`SELECT seq FROM q__r`;
     const universe = sql`(SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible})`;
-    const withUniverse = (db as Kysely<any>).with(ASSET_UNIVERSE, () => universe as any);
-    const withMatches = withUniverse.with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
+    const withMatches = (db as Kysely<any>).with(ASSET_UNIVERSE, () => universe as any).with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
     // Counted on their own, the matches are not materialized first (PostgreSQL: 22 -> 18 ms for 25,000 matches).
-    const countMatches = async () => Number(((await withUniverse.selectFrom(sql`(${matches})`.as('q__m') as any).select(sql<number>`count(*)`.as('n')).executeTakeFirst()) as any)?.n ?? 0);
+    const count = sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT count(*) AS n FROM (${matches}) AS q__m`;
+    const countMatches = async () => Number((await sql<{ n: number | string }>`${count}`.execute(db)).rows[0]?.n ?? 0);
     if (limit === 0) return { total: await countMatches(), ids: [] };
     let known: number | undefined;
     if (q.walk) {
-      const count = sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT count(*) FROM (${matches}) AS q__m`;
       const page = await this.walk(db, q.walk, visible, count, start, limit);
       if (page.ids) return { total: page.total!, ids: page.ids };
       known = page.total;

@@ -58,7 +58,7 @@ function changedPaths(before: IndexRow[], after: IndexRow[]): Set<string> {
 /** Value rows written by one statement (8 bound values each). */
 const ROWS_PER_STATEMENT = 100;
 
-/** One asset's guarded state write, as a batch of them carries it (AssetsRepository.writeStates). */
+/** One asset's guarded state write, as a batch of them carries it (AssetStates.writeStates). */
 interface StateWrite {
   seq: number;
   rev: number;
@@ -161,8 +161,9 @@ export class AssetStates {
    * `version`, a new version is added too. With the answer it replaces (`previous`), only the index rows of the paths
    * that changed are rewritten. With `guard` (the `rev` the caller read), nothing is written unless the asset's `rev`
    * still is that value: StaleRead then. PostgreSQL writes it all in one statement (Dialect.oneStatement) whose parts
-   * write only when the guarded UPDATE did, so a single update needs no transaction; SQLite runs one part after the
-   * other, the guarded UPDATE first.
+   * write only when the guarded UPDATE did, so a single update needs no transaction; outside a transaction that
+   * statement is shared with the turn's other guarded writes (writeStates). SQLite runs one part after the other, the
+   * guarded UPDATE first.
    */
   async write(
     db: Db,
