@@ -1,7 +1,8 @@
 // Differential test of the value index: on random documents and random queries, filters and sorts, the answer read
 // from the index (platform/query/value-index.ts, compile-indexed.ts) is the answer read from the documents: same ids,
 // same order. Also with half of the documents not indexed (idx 0: written before the index), and with documents
-// beyond the index's caps (a string longer than it indexes, more rows than it keeps).
+// beyond the index's caps (a string longer than it indexes, more rows than it keeps). And with reader sets (a source's
+// `readers`, as storage has them): the set holds exactly the readable matches, each once, without a probe per match.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { describeEachEngine, openTestDatabase } from '../helpers/test-app.js';
@@ -50,9 +51,13 @@ describeEachEngine('value index answers as the documents do', (engine) => {
   beforeAll(async () => {
     database = await openTestDatabase(engine);
     const { db, dialect } = database;
-    await sql`CREATE TABLE vi_items (seq integer PRIMARY KEY, tenant_id text NOT NULL, store_id text NOT NULL, doc ${sql.raw(dialect.jsonColumnType)} NOT NULL, idx smallint NOT NULL)`.execute(db);
+    await sql`CREATE TABLE vi_items (seq integer PRIMARY KEY, tenant_id text NOT NULL, store_id text NOT NULL, doc ${sql.raw(dialect.jsonColumnType)} NOT NULL, idx smallint NOT NULL,
+      rs integer NOT NULL DEFAULT 0)`.execute(db);
     await sql`CREATE TABLE vi_values (tenant_id text NOT NULL, store_id text NOT NULL, item_seq integer NOT NULL, path text NOT NULL, t smallint NOT NULL,
-      elem smallint NOT NULL, num double precision, str ${dialect.codePointTextType})`.execute(db);
+      elem smallint NOT NULL, num double precision, str ${dialect.codePointTextType}, rs integer NOT NULL DEFAULT 0)`.execute(db);
+    // The reader sets the caller of the `readers` runs may read (items have reader set seq % 3 + 1).
+    await sql`CREATE TABLE vi_readable (rs integer PRIMARY KEY)`.execute(db);
+    await sql`INSERT INTO vi_readable (rs) VALUES (1), (3)`.execute(db);
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 4;
     docs = randomDocs(240, next);
@@ -65,13 +70,14 @@ describeEachEngine('value index answers as the documents do', (engine) => {
       for (const doc of docs) {
         seq++;
         const index = documentIndex(doc, new Set(PROPS.map((p) => p.split('.')[0]).concat('big')));
-        await db.insertInto('vi_items' as any).values({ seq, tenant_id: tenant, store_id: store, doc: dialect.toJson(doc), idx: index.complete ? 1 : 2 }).execute();
+        const rs = (seq % 3) + 1;
+        await db.insertInto('vi_items' as any).values({ seq, tenant_id: tenant, store_id: store, doc: dialect.toJson(doc), idx: index.complete ? 1 : 2, rs }).execute();
         for (const [path, t, elem, num, str] of index.rows) {
-          await db.insertInto('vi_values' as any).values({ tenant_id: tenant, store_id: store, item_seq: seq, path, t, elem, num, str }).execute();
+          await db.insertInto('vi_values' as any).values({ tenant_id: tenant, store_id: store, item_seq: seq, path, t, elem, num, str, rs }).execute();
         }
       }
     }
-    await sql`create index vi_values_lookup on vi_values (tenant_id, store_id, path, t, num, str, item_seq)`.execute(db);
+    await sql`create index vi_values_lookup on vi_values (tenant_id, store_id, path, t, num, str, rs, elem, item_seq)`.execute(db);
     await sql`create index vi_values_item on vi_values (item_seq, path, elem, t, num, str, tenant_id, store_id)`.execute(db);
     expect((await sql<{ n: number }>`select count(*) as n from vi_items where idx = 2`.execute(db)).rows[0].n).toSatisfy((n) => Number(n) === 3);
   });
@@ -80,10 +86,19 @@ describeEachEngine('value index answers as the documents do', (engine) => {
     await database?.destroy();
   });
 
-  const context = (indexed: boolean, indexMembership?: QueryContext['indexMembership']): QueryContext => ({
+  const readersSource: ValueIndexSource = {
+    ...source,
+    readers: {
+      sets: sql`SELECT rs FROM vi_readable`,
+      mayRead: (key) => sql`EXISTS (SELECT 1 FROM vi_items r WHERE r.seq = ${key} AND r.rs IN (SELECT rs FROM vi_readable))`,
+    },
+  };
+  const readable = (seq: number) => seq % 3 !== 1;
+
+  const context = (indexed: boolean, indexMembership?: QueryContext['indexMembership'], from = source): QueryContext => ({
     dialect: database.dialect,
     indexMembership,
-    resolve: (p) => (p === 'missing.too' ? null : indexed ? { kind: 'indexed', path: p.split('.'), source } : { kind: 'json', column: 'q.doc', path: p.split('.') }),
+    resolve: (p) => (p === 'missing.too' ? null : indexed ? { kind: 'indexed', path: p.split('.'), source: from } : { kind: 'json', column: 'q.doc', path: p.split('.') }),
     fullText: { kind: 'json', column: 'q.doc', path: [] },
   });
 
@@ -101,6 +116,26 @@ describeEachEngine('value index answers as the documents do', (engine) => {
       .selectFrom(sql`(SELECT seq FROM q__u INTERSECT SELECT seq FROM (${keys}) AS q__k)`.as('q') as any)
       .select('q.seq' as any);
     expect(compiled.needsItemRow).toBe(false);
+    for (const join of compiled.joins) q = database.dialect.leftJoinRow(q, join.table, join.alias, join.on);
+    for (const o of compiled.orderBy) q = q.orderBy(o);
+    return (await q.orderBy('q.seq' as any).execute()).map((r: any) => Number(r.seq));
+  }
+
+  /** The set form over reader sets, as storage runs it: the set alone, no intersection with the readable keys. */
+  async function runReadable(input: ListQueryInput): Promise<number[] | string> {
+    let compiled;
+    try {
+      compiled = compileListQuerySets(input, context(true, undefined, readersSource), readersSource, 'q__u');
+    } catch (err: any) {
+      return `error ${err.statusCode}`;
+    }
+    const keys = compiled.set ?? sql`SELECT seq FROM q__u`;
+    let q = database.db
+      .with('q__u', (db) =>
+        db.selectFrom('vi_items as q' as any).select('q.seq as seq' as any).where('q.tenant_id' as any, '=', 't1').where('q.store_id' as any, '=', 's1').where('q.rs' as any, 'in', [1, 3]),
+      )
+      .selectFrom(sql`(${keys})`.as('q') as any)
+      .select('q.seq' as any);
     for (const join of compiled.joins) q = database.dialect.leftJoinRow(q, join.table, join.alias, join.on);
     for (const o of compiled.orderBy) q = q.orderBy(o);
     return (await q.orderBy('q.seq' as any).execute()).map((r: any) => Number(r.seq));
@@ -151,6 +186,8 @@ describeEachEngine('value index answers as the documents do', (engine) => {
       const membership = (['set', 'exists', 'byKey'] as const)[i % 3];
       expect(await run(input, true, membership), `${membership} ${JSON.stringify(input)}`).toEqual(fromDocs);
       expect(fromSets, JSON.stringify(input)).toEqual(fromDocs);
+      const readableDocs = typeof fromDocs === 'string' ? fromDocs : fromDocs.filter(readable);
+      expect(await runReadable(input), `readers ${JSON.stringify(input)}`).toEqual(readableDocs);
       outcomes.add(typeof fromDocs === 'string' ? fromDocs : fromDocs.length);
     }
     return outcomes;

@@ -109,6 +109,37 @@ describeEachEngine('storage value index', (engine) => {
     expect(await ids('vi-paths', { sort: 'value.mixed|DESC' })).toEqual(['p4', 'p1', 'p2', 'p3', 'p5']);
   });
 
+  it('counts and lists only what the caller may read, following a change of restrictions, each item once', async () => {
+    const kim = client(t, apiKeyCaller('kim', 'k-kim-0123456789'));
+    const other = client(t, apiKeyCaller('other', 'k-other-0123456789'));
+    const seen = async (caller: ReturnType<typeof client>, params: Record<string, string>) => {
+      const res = await caller.list('rs', params);
+      expect(res.statusCode, res.body).toBe(200);
+      return { total: res.json().total, ids: res.json().items.map((i: any) => i.id) };
+    };
+    const read = (roles: string[]) => ({ readRestriction: { roles }, writeRestriction: { roles: ['OWNER'] } });
+    // Array elements repeat a value within an item: still one answer and one count per item.
+    expect((await owner.put('rs', 'a', item({ tag: ['x', 'x', 'y'], n: 1 }, read(['roleA'])))).statusCode).toBe(200);
+    expect((await owner.put('rs', 'b', item({ tag: 'x', n: 2 }, read(['roleB'])))).statusCode).toBe(200);
+    expect((await owner.put('rs', 'c', item({ tag: ['x', 'x'], n: 3 }, read(['roleA', 'roleB'])))).statusCode).toBe(200);
+    expect((await owner.put('rs', 'd', item({ tag: 'x'.repeat(VALUE_INDEX_LIMITS.stringLength + 1), n: 4 }, read(['roleB'])))).statusCode).toBe(200);
+    const x = { filter: filter([{ property: 'value.tag', operator: 'eq', value: 'x' }]), sort: 'value.n|ASC' };
+    const present = { filter: filter([{ property: 'value.tag', operator: 'exists', value: true }]), sort: 'value.n|ASC' };
+    expect(await seen(kim, x)).toEqual({ total: 2, ids: ['a', 'c'] });
+    expect(await seen(other, x)).toEqual({ total: 2, ids: ['b', 'c'] });
+    expect(await seen(other, present)).toEqual({ total: 3, ids: ['b', 'c', 'd'] });
+    expect(await seen(other, { query: 'value.tag:x', sort: 'value.n|ASC' })).toEqual({ total: 2, ids: ['b', 'c'] });
+    expect(await seen(other, { query: 'x', sort: 'value.n|ASC' })).toEqual({ total: 2, ids: ['b', 'c'] });
+    // A new restriction moves the item's rows to the new readers at once; the old ones no longer count it.
+    expect((await owner.put('rs', 'b', item({ tag: 'x', n: 2 }, read(['roleA'])))).statusCode).toBe(200);
+    expect(await seen(kim, x)).toEqual({ total: 3, ids: ['a', 'b', 'c'] });
+    expect(await seen(other, x)).toEqual({ total: 1, ids: ['c'] });
+    expect(await seen(other, { filter: filter([{ property: 'value.tag', operator: 'ne', value: 'x' }]) })).toEqual({ total: 1, ids: ['d'] });
+    expect((await owner.remove('rs', 'c')).statusCode).toBe(200);
+    expect(await seen(other, x)).toEqual({ total: 0, ids: [] });
+    expect(await seen(kim, { ...x, limit: '1', start: '1' })).toEqual({ total: 2, ids: ['b'] });
+  });
+
   it('indexes items written before the index after a restart, with the same answers meanwhile and after', async () => {
     for (let i = 0; i < 60; i++) {
       await owner.put('vi-old', `o${String(i).padStart(2, '0')}`, item({ status: ['open', 'closed', 'done'][i % 3], n: (i * 7) % 60, tags: [`t${i % 5}`] }));

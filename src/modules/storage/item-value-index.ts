@@ -1,40 +1,43 @@
 // The value index and full-text words of store items (platform/query/value-index.ts; docs/api/storage.md "Value index
 // and full-text search"): which rows a document has, and their SQL, in the item's write transaction.
+import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import { documentIndex, type DocumentIndex } from '../../platform/query/index.js';
-import { INDEXED_FIELDS, type ItemDocument } from './item-document.js';
+import { INDEXED_FIELDS, restrictionGrantees, type ItemDocument } from './item-document.js';
+import { StoreKeys, type CommittedRun, type ItemScope } from './store-keys.js';
 import type { StorageTables } from './storage.tables.js';
 
 type Db = Kysely<StorageTables>;
-/** The tenant and store of an item (the repository's ItemKey has them). */
-interface ItemScope {
-  tenantId: string;
-  storeId: string;
-}
 
 /** The full-text index of the items' words (Dialect.words). */
 const WORDS_TABLE = 'storage_item_words';
 /** Value index rows written by one statement (5 bound values each; both engines allow thousands per statement). */
 const VALUE_ROWS_PER_STATEMENT = 100;
-/** Paths looked up or added by one statement (3 bound values each). */
+/** Paths or reader sets looked up or added by one statement (3 bound values each). */
 const KEYS_PER_STATEMENT = 500;
 /** Keys of (tenant, store, path) kept in memory, at most (then forgotten and looked up again). */
 const KEYS_CACHED_MAX = 100_000;
+/** Reader sets of (tenant, store) kept in memory, at most. */
+const SETS_CACHED_MAX = 20_000;
 
-/** Runs a job in a write transaction and resolves after its commit (the WriteBatcher's run, or a plain connection). */
-export type CommittedRun = <T>(job: (db: Db) => Promise<T>) => Promise<T>;
+/** The keys of the paths and the reader sets of documents about to be written (ItemValueIndex.prepare). */
+export interface PreparedKeys {
+  keys: Map<string, number>;
+  sets: Map<string, number>;
+}
 
 export class ItemValueIndex {
   /** The value index rows of a document, computed once per document written. */
   private readonly indexes = new WeakMap<ItemDocument, DocumentIndex>();
-  /**
-   * Keys of storage_value_keys by tenant, store and path, only those seen committed (`prepare`): a key added by a
-   * transaction that then rolled back could be handed out again for another path (SQLite reuses the largest id).
-   */
-  private readonly keys = new Map<string, number>();
+  /** Keys of the paths of a store's value index (storage_value_keys.id). */
+  private readonly paths = new StoreKeys((db, scope, paths) => this.lookUpPaths(db, scope, paths), KEYS_CACHED_MAX);
+  /** Forms (VALUE_FORM bits) known to be in storage_value_keys.forms, by key: at least these (written or read committed). */
+  private readonly formsKnown = new Map<number, number>();
+  /** Reader sets (storage_reader_sets.id): who may read an item, the `rs` of its value rows. */
+  private readonly readers = new StoreKeys((db, scope, names) => this.lookUpReaderSets(db, scope, names), SETS_CACHED_MAX);
 
   constructor(
     private readonly dialect: Dialect,
@@ -45,7 +48,7 @@ export class ItemValueIndex {
   of(doc: ItemDocument): DocumentIndex {
     let index = this.indexes.get(doc);
     if (!index) {
-      index = documentIndex(doc as unknown as Record<string, unknown>, INDEXED_FIELDS);
+      index = documentIndex(doc as unknown as Record<string, unknown>, INDEXED_FIELDS, { forms: true });
       this.indexes.set(doc, index);
     }
     return index;
@@ -57,23 +60,54 @@ export class ItemValueIndex {
   }
 
   /**
-   * Makes sure the keys of the documents' paths in the store exist, committed by `run`, and remembers them: writes
-   * then find every key in memory. Answers the keys of those paths.
+   * Makes sure the keys of the documents' paths and their reader sets exist in the store, committed by `run`, and
+   * remembers them: writes then find every key in memory.
    */
-  async prepare(run: CommittedRun, scope: ItemScope, docs: ItemDocument[]): Promise<Map<string, number>> {
-    const { known, missing } = this.remembered(scope, docs);
-    if (missing.length === 0) return known;
-    const found = await run((db) => this.lookUp(db, scope, missing));
-    if (this.keys.size + found.size > KEYS_CACHED_MAX) this.keys.clear();
-    for (const [path, id] of found) {
-      this.keys.set(keyName(scope, path), id);
-      known.set(path, id);
+  async prepare(run: CommittedRun, scope: ItemScope, docs: ItemDocument[]): Promise<PreparedKeys> {
+    const keys = await this.paths.prepare(run, scope, docs.flatMap((doc) => this.pathsOf(doc)));
+    const sets = await this.readers.prepare(run, scope, docs.map(readerSetName));
+    const forms = this.formsToAdd(docs, keys);
+    if (forms.size > 0) {
+      await run((db) => this.addForms(db, forms));
+      if (this.formsKnown.size + forms.size > KEYS_CACHED_MAX) this.formsKnown.clear();
+      for (const [id, bits] of forms) this.formsKnown.set(id, (this.formsKnown.get(id) ?? 0) | bits);
     }
-    return known;
+    return { keys, sets };
+  }
+
+  /** The paths of the document that have a key: those of its rows and of every value (objects and arrays too). */
+  private pathsOf(doc: ItemDocument): string[] {
+    const index = this.of(doc);
+    return [...index.rows.map(([path]) => path), ...(index.forms?.keys() ?? [])];
+  }
+
+  /** The forms of the documents' values not known to be in storage_value_keys.forms yet, by key. */
+  private formsToAdd(docs: ItemDocument[], keys: Map<string, number>): Map<number, number> {
+    const add = new Map<number, number>();
+    for (const doc of docs) {
+      for (const [path, bits] of this.of(doc).forms ?? []) {
+        const id = keys.get(path)!;
+        const missing = bits & ~(this.formsKnown.get(id) ?? 0);
+        if (missing !== 0) add.set(id, (add.get(id) ?? 0) | missing);
+      }
+    }
+    return add;
+  }
+
+  /** Adds forms to the paths' keys (they only ever grow: a form seen once is assumed possible from then on). */
+  private async addForms(db: Db, forms: Map<number, number>): Promise<void> {
+    // In the order of the keys, so that two transactions never wait for each other's rows in turn.
+    for (const [id, bits] of [...forms].sort((a, b) => a[0] - b[0])) {
+      await db
+        .updateTable('storage_value_keys')
+        .set({ forms: sql`forms | ${bits}` })
+        .where('id', '=', id)
+        .execute();
+    }
   }
 
   /** The keys of the paths in the store (storage_value_keys), added where missing; in the caller's transaction. */
-  private async lookUp(db: Db, scope: ItemScope, paths: string[]): Promise<Map<string, number>> {
+  private async lookUpPaths(db: Db, scope: ItemScope, paths: string[]): Promise<Map<string, number>> {
     const found = new Map<string, number>();
     for (let i = 0; i < paths.length; i += KEYS_PER_STATEMENT) {
       const chunk = paths.slice(i, i + KEYS_PER_STATEMENT);
@@ -93,33 +127,61 @@ export class ItemValueIndex {
     return found;
   }
 
-  /** The keys of the document's paths: from memory (`prepare`), else looked up in the caller's transaction. */
-  private async keysOf(trx: Db, scope: ItemScope, doc: ItemDocument): Promise<Map<string, number>> {
-    const { known, missing } = this.remembered(scope, [doc]);
-    // Not remembered: this transaction may still roll back.
-    if (missing.length > 0) for (const [path, id] of await this.lookUp(trx, scope, missing)) known.set(path, id);
-    return known;
+  /**
+   * The reader sets of the store (storage_reader_sets, by the hash of their names), added where missing with a row
+   * per grantee (storage_reader_set_grantees); in the caller's transaction.
+   */
+  private async lookUpReaderSets(db: Db, scope: ItemScope, names: string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    for (let i = 0; i < names.length; i += KEYS_PER_STATEMENT) {
+      const byHash = new Map(names.slice(i, i + KEYS_PER_STATEMENT).map((name) => [createHash('sha256').update(name).digest('hex'), name]));
+      await db
+        .insertInto('storage_reader_sets')
+        .values([...byHash.keys()].map((hash) => ({ tenant_id: scope.tenantId, store_id: scope.storeId, grantees_hash: hash })))
+        .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'grantees_hash']).doNothing())
+        .execute();
+      const rows = await forTenant(db, scope.tenantId)
+        .selectFrom('storage_reader_sets')
+        .select(['id', 'grantees_hash'])
+        .where('store_id', '=', scope.storeId)
+        .where('grantees_hash', 'in', [...byHash.keys()])
+        .execute();
+      const grants = rows.flatMap((r) =>
+        (JSON.parse(byHash.get(r.grantees_hash)!) as string[]).map((grantee) => ({ tenant_id: scope.tenantId, store_id: scope.storeId, grantee, set_id: Number(r.id) })),
+      );
+      for (let j = 0; j < grants.length; j += KEYS_PER_STATEMENT) {
+        await db
+          .insertInto('storage_reader_set_grantees')
+          .values(grants.slice(j, j + KEYS_PER_STATEMENT))
+          .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'grantee', 'set_id']).doNothing())
+          .execute();
+      }
+      for (const r of rows) found.set(byHash.get(r.grantees_hash)!, Number(r.id));
+    }
+    return found;
   }
 
-  /** The paths of the documents whose keys are in memory, with their keys, and those that are not. */
-  private remembered(scope: ItemScope, docs: ItemDocument[]): { known: Map<string, number>; missing: string[] } {
-    const known = new Map<string, number>();
-    const missing = new Set<string>();
-    for (const doc of docs) {
-      for (const [path] of this.of(doc).rows) {
-        if (known.has(path) || missing.has(path)) continue;
-        const id = this.keys.get(keyName(scope, path));
-        if (id === undefined) missing.add(path);
-        else known.set(path, id);
-      }
-    }
-    return { known, missing: [...missing] };
+  /** The reader set of the document (its `rs`), from `prepare`. */
+  readerSet(doc: ItemDocument, prepared: PreparedKeys): number {
+    const id = prepared.sets.get(readerSetName(doc));
+    if (id === undefined) throw new Error('storage: reader set not prepared');
+    return id;
+  }
+
+  /** The keys of the document's paths and its reader set: from memory (`prepare`), else in the caller's transaction. */
+  private async keysOf(trx: Db, scope: ItemScope, doc: ItemDocument): Promise<PreparedKeys> {
+    const keys = await this.paths.inTransaction(trx, scope, this.pathsOf(doc));
+    const sets = await this.readers.inTransaction(trx, scope, [readerSetName(doc)]);
+    // Not remembered: this transaction may still roll back.
+    const forms = this.formsToAdd([doc], keys);
+    if (forms.size > 0) await this.addForms(trx, forms);
+    return { keys, sets };
   }
 
   /** The value rows of a document as `jsonRecords` objects, with the keys of their paths (from `prepare`). */
-  records(doc: ItemDocument, keys: Map<string, number>): Array<{ k: number; t: number; e: number; n: number | null; s: string | null }> {
+  records(doc: ItemDocument, prepared: PreparedKeys): Array<{ k: number; t: number; e: number; n: number | null; s: string | null }> {
     return this.of(doc).rows.map(([p, t, e, n, s]) => {
-      const k = keys.get(p);
+      const k = prepared.keys.get(p);
       if (k === undefined) throw new Error('storage: value key not prepared');
       return { k, t, e, n, s };
     });
@@ -130,7 +192,8 @@ export class ItemValueIndex {
     const { rows, words } = this.of(doc);
     if (words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, words).execute(trx);
     if (rows.length === 0) return;
-    const keys = await this.keysOf(trx, key, doc);
+    const prepared = await this.keysOf(trx, key, doc);
+    const rs = this.readerSet(doc, prepared);
     // Bound values, one statement per row count (prepared once each): several times cheaper than a JSON parameter
     // taken apart in SQL, and writes of items are the hot path.
     for (let i = 0; i < rows.length; i += VALUE_ROWS_PER_STATEMENT) {
@@ -140,9 +203,9 @@ export class ItemValueIndex {
         `insert-values:${chunk.length}`,
         (p) =>
           trx.insertInto('storage_item_values').values(
-            chunk.map((_, n) => ({ item_seq: p(0), vk: p(1 + 5 * n), t: p(2 + 5 * n), elem: p(3 + 5 * n), num: p(4 + 5 * n), str: p(5 + 5 * n) })),
+            chunk.map((_, n) => ({ item_seq: p(0), rs: p(1), vk: p(2 + 5 * n), t: p(3 + 5 * n), elem: p(4 + 5 * n), num: p(5 + 5 * n), str: p(6 + 5 * n) })),
           ),
-        [seq, ...chunk.flatMap(([path, t, e, n, s]) => [keys.get(path), t, e, n, s])],
+        [seq, rs, ...chunk.flatMap(([path, t, e, n, s]) => [prepared.keys.get(path), t, e, n, s])],
       );
     }
   }
@@ -181,24 +244,27 @@ export class ItemValueIndex {
     for (const seq of seqs) await this.dialect.words.remove(WORDS_TABLE, seq).execute(trx);
     const complete: number[] = [];
     const beyondCaps: number[] = [];
-    const values: Array<{ q: number; k: number; t: number; e: number; n: number | null; s: string | null }> = [];
+    const values: Array<{ q: number; r: number; k: number; t: number; e: number; n: number | null; s: string | null }> = [];
     for (const row of rows) {
       const doc = this.dialect.fromJson<ItemDocument>(row.doc);
       const seq = Number(row.seq);
       const index = this.of(doc);
       (index.complete ? complete : beyondCaps).push(seq);
-      const keys = await this.keysOf(trx, { tenantId: row.tenant_id, storeId: row.store_id }, doc);
-      for (const v of this.records(doc, keys)) values.push({ q: seq, ...v });
+      const prepared = await this.keysOf(trx, { tenantId: row.tenant_id, storeId: row.store_id }, doc);
+      const r = this.readerSet(doc, prepared);
+      for (const v of this.records(doc, prepared)) values.push({ q: seq, r, ...v });
       if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, index.words).execute(trx);
     }
     for (let i = 0; i < values.length; i += 5000) {
       await trx
         .insertInto('storage_item_values')
-        .columns(['vk', 'item_seq', 't', 'elem', 'num', 'str'])
+        .columns(['vk', 'item_seq', 'rs', 't', 'elem', 'num', 'str'])
         .expression(
           trx
-            .selectFrom(this.dialect.jsonRecords(JSON.stringify(values.slice(i, i + 5000)), { k: 'bigint', q: 'bigint', t: 'integer', e: 'integer', n: 'double', s: 'text' }).as('r'))
-            .select(['r.k', 'r.q', 'r.t', 'r.e', 'r.n', 'r.s'] as any),
+            .selectFrom(
+              this.dialect.jsonRecords(JSON.stringify(values.slice(i, i + 5000)), { k: 'bigint', q: 'bigint', r: 'bigint', t: 'integer', e: 'integer', n: 'double', s: 'text' }).as('r'),
+            )
+            .select(['r.k', 'r.q', 'r.r', 'r.t', 'r.e', 'r.n', 'r.s'] as any),
         )
         .execute();
     }
@@ -208,6 +274,7 @@ export class ItemValueIndex {
   }
 }
 
-function keyName(scope: ItemScope, path: string): string {
-  return `${scope.tenantId}\u0000${scope.storeId}\u0000${path}`;
+/** The name of the document's reader set: its read grantees, sorted, as JSON (its hash keys storage_reader_sets). */
+export function readerSetName(doc: ItemDocument): string {
+  return JSON.stringify([...new Set(restrictionGrantees(doc.readRestriction))].sort());
 }

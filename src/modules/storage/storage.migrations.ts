@@ -124,4 +124,50 @@ export const storageMigrations: ModuleMigration[] = [
       await db.updateTable('storage_items').set({ idx: 0 }).where('idx', '<>', 0).execute();
     },
   },
+  {
+    // Reader sets: the distinct read restrictions of a store's items, each an integer `rs` on the item's value rows, so
+    // that a list's filters count and page the readable matches inside the value index (`rs IN <the caller's sets>`),
+    // instead of probing the access rows of every match (SQLite, 100,000 items, 25,000 matches: 21 -> 0.8 ms for
+    // the count). The lookup index ends with (rs, elem, item_seq): readable rows of one value are index ranges, and
+    // the rows of array elements (the only ones that can repeat an item) are apart from the others. The value rows
+    // are rebuilt by the background indexer, as in storage-003.
+    name: '2026-11-24-storage-004-reader-sets',
+    async up(db, d) {
+      await d
+        .addSerialPrimaryKey(db.schema.createTable('storage_reader_sets'), 'id')
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('store_id', 'text', (c) => c.notNull())
+        .addColumn('grantees_hash', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('storage_reader_sets_hash_idx').on('storage_reader_sets').columns(['tenant_id', 'store_id', 'grantees_hash']).unique().execute();
+      const grantees = db.schema
+        .createTable('storage_reader_set_grantees')
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('store_id', 'text', (c) => c.notNull())
+        .addColumn('grantee', 'text', (c) => c.notNull())
+        .addColumn('set_id', d.bigintColumnType, (c) => c.notNull())
+        .addPrimaryKeyConstraint('storage_reader_set_grantees_pk', ['tenant_id', 'store_id', 'grantee', 'set_id']);
+      await d.keyOnlyTable(grantees).execute();
+      await db.schema.dropTable('storage_item_values').execute();
+      await db.schema
+        .createTable('storage_item_values')
+        .addColumn('vk', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('item_seq', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('rs', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('t', 'smallint', (c) => c.notNull())
+        .addColumn('elem', 'smallint', (c) => c.notNull())
+        .addColumn('num', 'double precision')
+        .addColumn('str', d.codePointTextType)
+        .execute();
+      await db.schema
+        .createIndex('storage_item_values_lookup_idx')
+        .on('storage_item_values')
+        .columns(['vk', 't', 'num', 'str', 'rs', 'elem', 'item_seq'])
+        .execute();
+      await db.schema.createIndex('storage_item_values_item_idx').on('storage_item_values').columns(['item_seq', 'vk', 'elem', 't', 'num', 'str']).execute();
+      // The forms of each path's values (VALUE_FORM bits), set by the writes (and the indexer) from now on.
+      await db.schema.alterTable('storage_value_keys').addColumn('forms', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.updateTable('storage_items').set({ idx: 0 }).where('idx', '<>', 0).execute();
+    },
+  },
 ];

@@ -1,9 +1,11 @@
 // How list parameters reach SQL: the fields of an item as read, mapped for the platform's query compiler. Values
 // inside the document are read through the value index (platform/query/value-index.ts, table storage_item_values).
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { compileListQuerySets, type FieldTarget, type QueryContext, type ValueIndexSource } from '../../platform/query/index.js';
 import { DOCUMENT_FIELDS, INDEXED_FIELDS } from './item-document.js';
 import type { ListQueryCompiler } from './storage.service.js';
+import type { StoreScope } from './store-item-lists.repository.js';
 
 /** Fields kept in columns of storage_items. */
 const COLUMN_FIELDS: Record<string, FieldTarget> = {
@@ -14,10 +16,6 @@ const COLUMN_FIELDS: Record<string, FieldTarget> = {
   updatedOn: { kind: 'column', column: 'i.updated_on', type: 'datetime' },
 };
 
-export interface StoreScope {
-  tenantId: string;
-  storeId: string;
-}
 
 /**
  * The fields of the items of one store. `indexed: false` reads every value from the document (the answer the value
@@ -37,9 +35,23 @@ export function storeItemQueryContext(dialect: Dialect, scope: StoreScope, index
   };
 }
 
+/**
+ * "The grantees may read the item `key`": one probe of the access index per grantee (storage_item_access; the
+ * repository keeps it in the item's write transaction).
+ */
+export function mayRead(scope: StoreScope, key: RawBuilder<unknown>): RawBuilder<SqlBool> {
+  return sql<SqlBool>`EXISTS (SELECT 1 FROM storage_item_access a WHERE a.tenant_id = ${scope.tenantId} AND a.store_id = ${scope.storeId}
+    AND a.mode = 'r' AND a.grantee IN (${sql.join(scope.grantees)}) AND a.item_seq = ${key})`;
+}
+
 /** The value index of one store's items (storage_item_values), for the item aliased `i`. */
 function storeIndexSource(scope: StoreScope): ValueIndexSource {
   return {
+    readers: {
+      sets: sql`SELECT g.set_id FROM storage_reader_set_grantees g WHERE g.tenant_id = ${scope.tenantId} AND g.store_id = ${scope.storeId}
+        AND g.grantee IN (${sql.join(scope.grantees)})`,
+      mayRead: (key) => mayRead(scope, key),
+    },
     itemsTable: 'storage_items',
     valuesTable: 'storage_item_values',
     wordsTable: 'storage_item_words',
@@ -53,8 +65,8 @@ function storeIndexSource(scope: StoreScope): ValueIndexSource {
 }
 
 /**
- * query, filter, sort and time zone of a list read of one store: the matching items as a set of keys within the
- * readable ones (CTE `q__r`), and the sort over the item aliased `i`.
+ * query, filter, sort and time zone of a list read of one store: the matching items the caller may read as a set of
+ * keys, each once (the universe of a NOT is the CTE `q__r` of the readable ones), and the sort over the item aliased `i`.
  */
 export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
   return (input, scope) => compileListQuerySets(input, storeItemQueryContext(dialect, scope), storeIndexSource(scope), READABLE);

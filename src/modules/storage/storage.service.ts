@@ -9,12 +9,13 @@ import { buildDocument, principalGrantees, type ItemDocument } from './item-docu
 import type { ItemKey, ItemRecord, StoreItemRepository } from './store-item.repository.js';
 import type { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { StorageTables } from './storage.tables.js';
+import type { StoreScope } from './store-item-lists.repository.js';
 import { itemJson } from './item-json.js';
 import { STORAGE_ERRORS } from './storage.errors.js';
 import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody } from './storage.schemas.js';
 
 /** Compiles the list parameters (query, filter, sort, time zone) into SQL over the item aliased `i`. */
-export type ListQueryCompiler = (input: ListQueryInput, scope: { tenantId: string; storeId: string }) => CompiledItemQuery;
+export type ListQueryCompiler = (input: ListQueryInput, scope: StoreScope) => CompiledItemQuery;
 
 /** Thrown inside a write transaction when a concurrent request changed the row under it: run again. */
 class ConcurrentChange extends Error {}
@@ -122,15 +123,16 @@ export class StorageService {
   async list(p: Principal, storeId: string, q: ListQuery): Promise<string> {
     // AJV lets a coerced Infinity ("1e400") through integer/maximum; SQL must never see it.
     if (!Number.isSafeInteger(q.start)) throw ERRORS.validation([{ path: 'querystring.start', message: 'must be <= 2147483647' }]);
+    const scope: StoreScope = { tenantId: p.tenantId, storeId, grantees: principalGrantees(p) };
     const compiled = this.compile({
       query: q.query,
       filter: q.filter,
       sort: q.sort,
       timezoneName: q.timezoneName,
       timezoneOffset: q.timezoneOffset,
-    }, { tenantId: p.tenantId, storeId });
+    }, scope);
     const limit = Math.min(q.limit, MAX_LIMIT);
-    const page = await this.repo.lists.list(p.tenantId, storeId, principalGrantees(p), compiled, q.start, limit);
+    const page = await this.repo.lists.list(scope, compiled, q.start, limit);
     return `{"total":${page.total},"items":[${page.records.map(itemJson).join(',')}]}`;
   }
 

@@ -32,6 +32,8 @@ export interface StoreItemValueRow {
   /** The tenant, store and path of the value (storage_value_keys.id). */
   vk: number;
   item_seq: number;
+  /** The item's reader set (storage_reader_sets.id): who may read it, so a list counts readable rows in the index. */
+  rs: number;
   t: number;
   elem: number;
   num: number | null;
@@ -56,6 +58,25 @@ export interface StorageTables {
   storage_item_access: StoreItemAccessRow;
   storage_item_values: StoreItemValueRow;
   storage_value_keys: StoreValueKeyRow;
+  storage_reader_sets: StoreReaderSetRow;
+  storage_reader_set_grantees: StoreReaderSetGranteeRow;
+}
+
+/** The distinct read restrictions of a store's items: one row per set of read grantees (by its hash). */
+export interface StoreReaderSetRow {
+  id: Generated<number>;
+  tenant_id: string;
+  store_id: string;
+  /** SHA-256 (hex) of the sorted grantees as JSON (item-value-index.ts readerSetName). */
+  grantees_hash: string;
+}
+
+/** "The grantee may read the items of this reader set": the sets a caller may read are one index range per grantee. */
+export interface StoreReaderSetGranteeRow {
+  tenant_id: string;
+  store_id: string;
+  grantee: string;
+  set_id: number;
 }
 
 /** The key of a path in one store's value index (storage_item_values.vk). */
@@ -64,4 +85,6 @@ export interface StoreValueKeyRow {
   tenant_id: string;
   store_id: string;
   path: string;
+  /** The forms the path's values have taken (VALUE_FORM bits, only ever added to): one scalar kind lets a sort walk. */
+  forms: ColumnType<number, number | undefined, unknown>;
 }

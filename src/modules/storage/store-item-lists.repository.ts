@@ -25,6 +25,14 @@ export interface CompiledItemQuery {
   needsItemRow: boolean;
 }
 
+/** A list's store and caller. */
+export interface StoreScope {
+  tenantId: string;
+  storeId: string;
+  /** The caller's grantees (item-document.ts principalGrantees): whom the list may show items to. */
+  grantees: string[];
+}
+
 export interface ListPage {
   total: number;
   records: ItemText[];
@@ -39,10 +47,11 @@ export class StoreItemLists {
 
   /**
    * One page of the items the grantees may read, with the total of all of them. `compiled.set` selects the keys of
-   * the matching items (it may refer to the readable keys as `q__r`); the order refers to the item aliased `i`;
-   * `i.seq` (creation order) breaks ties so pages are stable.
+   * the matching items the caller may read, each once (storage.query.ts; it may refer to the readable keys as `q__r`);
+   * the order refers to the item aliased `i`; `i.seq` (creation order) breaks ties so pages are stable.
    */
-  async list(tenantId: string, storeId: string, grantees: string[], compiled: CompiledItemQuery, start: number, limit: number): Promise<ListPage> {
+  async list(scope: StoreScope, compiled: CompiledItemQuery, start: number, limit: number): Promise<ListPage> {
+    const { tenantId, storeId, grantees } = scope;
     const tenant = forTenant(this.db, tenantId);
     const readable = tenant
       .selectFrom('storage_item_access as a')
@@ -51,12 +60,10 @@ export class StoreItemLists {
       .where('a.mode', '=', 'r')
       .where('a.grantee', 'in', grantees);
     if (!compiled.set && compiled.orderBy.length === 0) return this.listInCreationOrder(tenantId, storeId, readable, start, limit);
-    // The matches as keys, computed once (MATERIALIZED) for the count and the page: the query's set (index ranges, or
-    // one pass over the store where the index cannot answer), each key kept when one access-index probe per grantee
-    // finds it readable. `q__r` (every readable key) is the universe a NOT refers to, computed only then.
-    const mayRead = sql<SqlBool>`EXISTS (SELECT 1 FROM storage_item_access a WHERE a.tenant_id = ${tenantId} AND a.store_id = ${storeId}
-      AND a.mode = 'r' AND a.grantee IN (${sql.join(grantees)}) AND a.item_seq = q__k.seq)`;
-    const matches = compiled.set ? sql`SELECT DISTINCT q__k.seq FROM (${compiled.set}) AS q__k WHERE ${mayRead}` : sql`SELECT seq FROM q__r`;
+    // The matches as keys, computed once (MATERIALIZED) for the count and the page: the query's set (index ranges of
+    // the caller's reader sets, or one pass over the store where the index cannot answer). `q__r` (every readable key)
+    // is the universe a NOT refers to, computed only then.
+    const matches = compiled.set ? sql`SELECT q__k.seq FROM (${compiled.set}) AS q__k` : sql`SELECT seq FROM q__r`;
     const withMatches = this.db
       .with('q__r', () => readable.clearSelect().select('a.item_seq as seq').distinct())
       .with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);

@@ -8,7 +8,7 @@ import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-bat
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import type { StorageSql } from './dialects/index.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
-import { ItemValueIndex } from './item-value-index.js';
+import { ItemValueIndex, type PreparedKeys } from './item-value-index.js';
 import { StoreItemLists, type ItemText } from './store-item-lists.repository.js';
 
 export type { CompiledItemQuery, ItemText, ListPage } from './store-item-lists.repository.js';
@@ -255,7 +255,7 @@ export class StoreItemRepository {
    */
   private async insertBatch(entries: TurnBatchEntry<NewItem, boolean>[]): Promise<void> {
     // The keys of the items' paths first (committed on their own: the statement cannot read keys it adds itself).
-    const keys = new Map<string, Map<string, number>>();
+    const keys = new Map<string, PreparedKeys>();
     for (const { input } of entries) {
       const store = `${input.key.tenantId}\u0000${input.key.storeId}`;
       if (keys.has(store)) continue;
@@ -265,8 +265,10 @@ export class StoreItemRepository {
     // Built as text so that each document is serialised once (it may be megabytes).
     const records = entries.map(({ input: { key, doc, docJson, now, by } }, n) => {
       const grants = this.grantsOf(doc).map(([mode, grantee]) => ({ mode, grantee }));
-      const v = this.valueIndex.records(doc, keys.get(`${key.tenantId}\u0000${key.storeId}`)!);
-      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.valueIndex.flag(doc), v, w: this.valueIndex.of(doc).words });
+      const prepared = keys.get(`${key.tenantId}\u0000${key.storeId}`)!;
+      const v = this.valueIndex.records(doc, prepared);
+      const r = this.valueIndex.readerSet(doc, prepared);
+      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.valueIndex.flag(doc), r, v, w: this.valueIndex.of(doc).words });
       return `${rest.slice(0, -1)},"d":${docJson}}`;
     });
     const statement = this.storageSql.insertItemsWithAccess;

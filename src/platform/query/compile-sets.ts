@@ -76,7 +76,8 @@ class SetCompiler {
       found = sql`SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.seq`)} IN (${found})
         AND ${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)}`;
     }
-    const inDocument = this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern);
+    const inDocument = sql<SqlBool>`${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)} AND ${this.mayRead(sql.ref(`${alias}.seq`))}`;
+    if (this.source.readers) found = sql`SELECT q__w.seq FROM (${found}) AS q__w WHERE ${this.mayRead(sql.ref('q__w.seq'))}`;
     return sql`${this.member(found)}
       UNION SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${scopeOf(this.source, alias)} AND ${sql.ref(`${alias}.idx`)} <> 1 AND ${inDocument}
       UNION SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.seq`)} IN (
@@ -108,7 +109,12 @@ class SetCompiler {
   private rows(node: QueryNode): KeySet {
     const alias = this.source.alias;
     return sql`SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${sql.table(this.source.itemsTable)} AS ${sql.id(alias)}
-      WHERE ${scopeOf(this.source, alias)} AND ${compileNode(node, this.ctx)}`;
+      WHERE ${scopeOf(this.source, alias)} AND ${compileNode(node, this.ctx)} AND ${this.mayRead(sql.ref(`${alias}.seq`))}`;
+  }
+
+  /** Whether the caller may read the item `key`, where the source says who may (else every key passes). */
+  private mayRead(key: RawBuilder<unknown>): RawBuilder<SqlBool> {
+    return this.source.readers ? this.source.readers.mayRead(key) : sql<SqlBool>`1 = 1`;
   }
 
   private indexed(target: IndexedTarget, tests: ValueTest[]): KeySet {
@@ -119,6 +125,23 @@ class SetCompiler {
     const items = sql.table(this.source.itemsTable);
     const doc = this.ctx.dialect.query.jsonAny('q__d.doc', target.path, tests);
     const scoped = (alias: string): RawBuilder<SqlBool> => scopeOf(this.source, alias);
+    const readers = this.source.readers;
+    if (readers) {
+      // Each readable match once: the rows of values at the path itself (one per item; a long string there is read
+      // from its document below), then those of array elements (an item may have several) with the long strings at the
+      // path, read from their documents, without repeats; then
+      // the items without index rows (written before the index, or beyond its caps), read from their documents.
+      const rows = sql<SqlBool>`${rowsAtPath(this.source, 'q__v', path)} AND q__v.rs IN (${readers.sets})`;
+      const elements = sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rows} AND ${exact} AND q__v.elem = 1
+        UNION
+        SELECT q__d.seq AS seq FROM ${items} q__d WHERE q__d.seq IN (
+          SELECT q__v.item_seq FROM ${values} q__v WHERE ${rows} AND q__v.t = ${sql.lit(VALUE_KIND.longString)}) AND ${doc}`;
+      return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rows} AND ${exact} AND q__v.elem = 0 AND q__v.t <> ${sql.lit(VALUE_KIND.longString)}
+        UNION ALL
+        ${this.member(elements)}
+        UNION ALL
+        SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${scoped('q__d')} AND q__d.idx <> 1 AND ${doc} AND ${readers.mayRead(sql.ref('q__d.seq'))}`;
+    }
     // Index rows that pass; long strings at the path, read from their documents; items without index rows (written
     // before the index, or beyond its caps), read from their documents (a partial index keeps them at hand).
     return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND ${exact}

@@ -1,3 +1,4 @@
+import type { RawBuilder, SqlBool } from 'kysely';
 import type { TextSearch } from './text-terms.js';
 // The engine-independent form of `query` and `filter`: both parse to this tree, which compiles to SQL.
 
@@ -112,4 +113,15 @@ export interface ValueIndexSource {
    * a table (`id`, the scope columns, `path`) with one row per scope and path.
    */
   keysTable?: string;
+  /**
+   * Who may read: where the value rows carry the item's reader set (`rs`) and the lookup index of the values table
+   * ends with (rs, elem, item_seq). Then a set (compile-sets.ts) holds only the items the caller may read, each once:
+   * value rows are kept by `rs IN sets`, and items read as documents by the probe `mayRead`.
+   */
+  readers?: {
+    /** A SELECT of the reader sets the caller may read. */
+    sets: RawBuilder<unknown>;
+    /** Whether the caller may read the item of key `key`. */
+    mayRead(key: RawBuilder<unknown>): RawBuilder<SqlBool>;
+  };
 }

@@ -15,6 +15,13 @@ import { wordsOf } from './text-terms.js';
  */
 export const VALUE_KIND = { number: 0, string: 1, boolean: 2, elementCompound: 3, arrayMarker: 4, longString: 5, objectMarker: 6, wordsCut: 8 } as const;
 
+/**
+ * The forms a value at a path takes, as bits (DocumentIndex.forms): a module may keep their union per path, so that a
+ * query knows whether every value at a path is one kind of scalar (then a walk of that path's index rows is in the
+ * sort's order; compile-indexed.ts and the dialects' indexedOrderBy give the order of the other forms).
+ */
+export const VALUE_FORM = { number: 1, string: 2, boolean: 4, longString: 8, array: 16, object: 32 } as const;
+
 /** Caps beyond which a value is stored but not indexed; the query still answers it by reading the document. */
 export const VALUE_INDEX_LIMITS = {
   /** Rows of one document; a document with more is not indexed at all (its flag says so). */
@@ -36,6 +43,8 @@ export interface DocumentIndex {
   rows: ValueIndexRow[];
   /** The document's words for the full-text index (Dialect.words), each once. */
   words: string[];
+  /** With the option `forms`: the forms (VALUE_FORM bits) of the values at each path, objects and arrays included. */
+  forms?: Map<string, number>;
 }
 
 /**
@@ -47,8 +56,10 @@ export interface DocumentIndex {
  * `objectMarker` at the path of every array and object below the roots, so that "no value at this path is anything but
  * one kind of scalar" is one index probe (a sort may then walk the index in order); markers match no test.
  */
-export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<string>, options: { words?: boolean; markers?: boolean } = {}): DocumentIndex {
+export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<string>, options: { words?: boolean; markers?: boolean; forms?: boolean } = {}): DocumentIndex {
   const rows: ValueIndexRow[] = [];
+  const forms = options.forms ? new Map<string, number>() : undefined;
+  const form = (path: string, bit: number) => forms?.set(path, (forms.get(path) ?? 0) | bit);
   // Iterative, like the depth check of writes: documents nest up to 64 levels and nothing here may recurse on input.
   const stack: Array<[string, number, unknown]> = [];
   for (const key of Object.keys(doc)) if (roots.has(key)) stack.push([key, 1, doc[key]]);
@@ -56,12 +67,14 @@ export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<s
     const [path, depth, value] = stack.pop()!;
     if (value === null || value === undefined) continue;
     if (Array.isArray(value)) {
+      form(path, VALUE_FORM.array);
       if (options.markers) rows.push([path, VALUE_KIND.arrayMarker, 0, null, null]);
       for (const element of value) {
         if (element === null) continue;
         rows.push(typeof element === 'object' ? [path, VALUE_KIND.elementCompound, 1, null, null] : scalarRow(path, 1, element));
       }
     } else if (typeof value === 'object') {
+      form(path, VALUE_FORM.object);
       if (options.markers && depth > 1) rows.push([path, VALUE_KIND.objectMarker, 0, null, null]);
       if (depth >= VALUE_INDEX_LIMITS.depth) continue;
       for (const [key, child] of Object.entries(value)) {
@@ -69,14 +82,16 @@ export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<s
         stack.push([`${path}.${key}`, depth + 1, child]);
       }
     } else {
-      rows.push(scalarRow(path, 0, value));
+      const row = scalarRow(path, 0, value);
+      form(path, FORM_OF_KIND[row[1]]);
+      rows.push(row);
     }
-    if (rows.length > VALUE_INDEX_LIMITS.rows) return { complete: false, rows: [], words: [] };
+    if (rows.length > VALUE_INDEX_LIMITS.rows) return { complete: false, rows: [], words: [], forms: forms && new Map() };
   }
-  if (options.words === false) return { complete: true, rows, words: [] };
+  if (options.words === false) return { complete: true, rows, words: [], forms };
   const { words, cut } = documentWords(doc, roots);
   if (cut) rows.push(['', VALUE_KIND.wordsCut, 0, null, null]);
-  return { complete: true, rows, words };
+  return { complete: true, rows, words, forms };
 }
 
 /**
@@ -99,6 +114,13 @@ function documentWords(doc: Record<string, unknown>, roots: ReadonlySet<string>)
   }
   return { words: [...words], cut: false };
 }
+
+const FORM_OF_KIND: Record<number, number> = {
+  [VALUE_KIND.number]: VALUE_FORM.number,
+  [VALUE_KIND.string]: VALUE_FORM.string,
+  [VALUE_KIND.boolean]: VALUE_FORM.boolean,
+  [VALUE_KIND.longString]: VALUE_FORM.longString,
+};
 
 function scalarRow(path: string, elem: 0 | 1, value: unknown): ValueIndexRow {
   if (typeof value === 'number') return [path, VALUE_KIND.number, elem, value, null];

@@ -5,19 +5,19 @@ export const postgresStorageSql: StorageSql = {
   // Items inserted in their order; each inserted one gets its access rows and value index rows in the same statement
   // (writable CTEs).
   insertItemsWithAccess: (records) => sql<{ n: number }>`with r as (
-      select * from jsonb_to_recordset(${records}::jsonb) as x(n integer, t text, s text, k text, d jsonb, c bigint, b text, g jsonb, x smallint, v jsonb, w jsonb)),
+      select * from jsonb_to_recordset(${records}::jsonb) as x(n integer, t text, s text, k text, d jsonb, c bigint, b text, g jsonb, x smallint, r bigint, v jsonb, w jsonb)),
     ins as (
       insert into storage_items (tenant_id, store_id, item_id, doc, created_on, created_by, updated_on, updated_by, idx)
       select t, s, k, d, c, b, c, b, x from r order by n
       on conflict (tenant_id, store_id, item_id) do nothing
       returning seq, tenant_id, store_id, item_id),
-    done as (select r.n, r.g, r.v, r.w, ins.seq, ins.tenant_id, ins.store_id from ins join r on r.t = ins.tenant_id and r.s = ins.store_id and r.k = ins.item_id),
+    done as (select r.n, r.g, r.r, r.v, r.w, ins.seq, ins.tenant_id, ins.store_id from ins join r on r.t = ins.tenant_id and r.s = ins.store_id and r.k = ins.item_id),
     acc as (
       insert into storage_item_access (tenant_id, store_id, mode, grantee, item_seq)
       select done.tenant_id, done.store_id, a.mode, a.grantee, done.seq from done cross join jsonb_to_recordset(done.g) as a(mode text, grantee text)),
     val as (
-      insert into storage_item_values (vk, item_seq, t, elem, num, str)
-      select v.k, done.seq, v.t, v.e, v.n, v.s
+      insert into storage_item_values (vk, item_seq, rs, t, elem, num, str)
+      select v.k, done.seq, done.r, v.t, v.e, v.n, v.s
       from done cross join jsonb_to_recordset(done.v) as v(k bigint, t smallint, e smallint, n double precision, s text)),
     wrd as (
       insert into storage_item_words (item_seq, tsv)

@@ -8,7 +8,7 @@ export interface StorageSql {
   /**
    * One statement that creates many items, each with its access rows, and answers the record numbers (`n`) of
    * those inserted (an item whose id exists already is skipped). `records` is the JSON text of an array of
-   * `{n, t: tenant, s: store, k: item id, d: document, c: epoch ms, b: login name, g: [{mode, grantee}], x: idx flag,
+   * `{n, t: tenant, s: store, k: item id, d: document, c: epoch ms, b: login name, g: [{mode, grantee}], x: idx flag, r: reader set,
    * v: [{p, t, e, n, s}] (value index rows), w: [words] (full-text index)}`.
    * Undefined where the engine has no data-modifying statements inside WITH (SQLite), whose writes run as
    * separate statements of one transaction at no extra cost (no round trips).
