@@ -1,11 +1,10 @@
 // How list parameters reach SQL: the fields of an item as read, mapped for the platform's query compiler. Values
 // inside the document are read through the value index (platform/query/value-index.ts, table storage_item_values).
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
-import { compileListQuerySets, type FieldTarget, type QueryContext, type ValueIndexSource } from '../../platform/query/index.js';
+import { compileListQuery, compileListQuerySets, parseSort, type FieldTarget, type QueryContext, type ValueIndexSource } from '../../platform/query/index.js';
 import { DOCUMENT_FIELDS, INDEXED_FIELDS } from './item-document.js';
 import type { ListQueryCompiler } from './storage.service.js';
-import type { StoreScope } from './store-item-lists.repository.js';
+import { mayRead, readerSets, type CompiledItemQuery, type StoreScope } from './store-item-lists.repository.js';
 
 /** Fields kept in columns of storage_items. */
 const COLUMN_FIELDS: Record<string, FieldTarget> = {
@@ -35,23 +34,10 @@ export function storeItemQueryContext(dialect: Dialect, scope: StoreScope, index
   };
 }
 
-/**
- * "The grantees may read the item `key`": one probe of the access index per grantee (storage_item_access; the
- * repository keeps it in the item's write transaction).
- */
-export function mayRead(scope: StoreScope, key: RawBuilder<unknown>): RawBuilder<SqlBool> {
-  return sql<SqlBool>`EXISTS (SELECT 1 FROM storage_item_access a WHERE a.tenant_id = ${scope.tenantId} AND a.store_id = ${scope.storeId}
-    AND a.mode = 'r' AND a.grantee IN (${sql.join(scope.grantees)}) AND a.item_seq = ${key})`;
-}
-
 /** The value index of one store's items (storage_item_values), for the item aliased `i`. */
 function storeIndexSource(scope: StoreScope): ValueIndexSource {
   return {
-    readers: {
-      sets: sql`SELECT g.set_id FROM storage_reader_set_grantees g WHERE g.tenant_id = ${scope.tenantId} AND g.store_id = ${scope.storeId}
-        AND g.grantee IN (${sql.join(scope.grantees)})`,
-      mayRead: (key) => mayRead(scope, key),
-    },
+    readers: { sets: readerSets(scope), mayRead: (key) => mayRead(scope, key) },
     itemsTable: 'storage_items',
     valuesTable: 'storage_item_values',
     wordsTable: 'storage_item_words',
@@ -69,7 +55,19 @@ function storeIndexSource(scope: StoreScope): ValueIndexSource {
  * keys, each once (the universe of a NOT is the CTE `q__r` of the readable ones), and the sort over the item aliased `i`.
  */
 export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
-  return (input, scope) => compileListQuerySets(input, storeItemQueryContext(dialect, scope), storeIndexSource(scope), READABLE);
+  return (input, scope) => {
+    const ctx = storeItemQueryContext(dialect, scope);
+    const compiled: CompiledItemQuery = compileListQuerySets(input, ctx, storeIndexSource(scope), READABLE);
+    // Sorted by one indexed value: the query and filter also as a condition on one item (its indexed values probed by
+    // its key), for a walk of the sort's index rows that stops after the page (StoreItemLists.walk).
+    const sorts = parseSort(input.sort);
+    const target = sorts.length === 1 ? ctx.resolve(sorts[0].property) : null;
+    if (target?.kind === 'indexed') {
+      const where = compiled.set ? compileListQuery({ ...input, sort: undefined }, { ...ctx, indexMembership: 'byKey' }).where : undefined;
+      compiled.walk = { path: target.path.join('.'), direction: sorts[0].direction, where };
+    }
+    return compiled;
+  };
 }
 
 /** The CTE of the keys the caller may read, which the repository defines. */

@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
-import type { SortJoin } from '../../platform/query/index.js';
+import { VALUE_FORM, VALUE_KIND, type SortJoin } from '../../platform/query/index.js';
 import type { StorageTables } from './storage.tables.js';
 
 type Db = Kysely<StorageTables>;
@@ -23,7 +23,36 @@ export interface CompiledItemQuery {
   orderBy: RawBuilder<unknown>[];
   joins: SortJoin[];
   needsItemRow: boolean;
+  /**
+   * For a list sorted by one indexed value: the value's path, the direction, and the query and filter as a condition
+   * on one item (aliased `i`), so that a page can be read by walking the path's index rows in order (`walk`).
+   */
+  walk?: { path: string; direction: 'ASC' | 'DESC'; where?: RawBuilder<SqlBool> };
 }
+
+/** The reader sets the scope's grantees may read (storage_reader_sets): the `rs` of the value rows they may see. */
+export function readerSets(scope: StoreScope): RawBuilder<unknown> {
+  return sql`SELECT g.set_id FROM storage_reader_set_grantees g WHERE g.tenant_id = ${scope.tenantId} AND g.store_id = ${scope.storeId}
+    AND g.grantee IN (${sql.join(scope.grantees)})`;
+}
+
+/**
+ * "The grantees may read the item `key`": one probe of the access index per grantee (storage_item_access; the
+ * repository keeps it in the item's write transaction).
+ */
+export function mayRead(scope: StoreScope, key: RawBuilder<unknown>): RawBuilder<SqlBool> {
+  return sql<SqlBool>`EXISTS (SELECT 1 FROM storage_item_access a WHERE a.tenant_id = ${scope.tenantId} AND a.store_id = ${scope.storeId}
+    AND a.mode = 'r' AND a.grantee IN (${sql.join(scope.grantees)}) AND a.item_seq = ${key})`;
+}
+
+/** The only form of the values at a path (storage_value_keys.forms) whose index rows can be walked, and their kind. */
+const WALKABLE = new Map<number, number>([
+  [VALUE_FORM.number, VALUE_KIND.number],
+  [VALUE_FORM.string, VALUE_KIND.string],
+  [VALUE_FORM.boolean, VALUE_KIND.boolean],
+]);
+/** Index rows a walk reads at most for a page ending at `wanted` (then the general plan answers). */
+const walkRows = (wanted: number) => 20 * wanted + 2000;
 
 /** A list's store and caller. */
 export interface StoreScope {
@@ -64,9 +93,14 @@ export class StoreItemLists {
     // the caller's reader sets, or one pass over the store where the index cannot answer). `q__r` (every readable key)
     // is the universe a NOT refers to, computed only then.
     const matches = compiled.set ? sql`SELECT q__k.seq FROM (${compiled.set}) AS q__k` : sql`SELECT seq FROM q__r`;
-    const withMatches = this.db
-      .with('q__r', () => readable.clearSelect().select('a.item_seq as seq').distinct())
-      .with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
+    const universe = () => readable.clearSelect().select('a.item_seq as seq').distinct();
+    let known: number | undefined;
+    if (compiled.walk && limit > 0) {
+      const walked = await this.walk(scope, compiled, compiled.walk, universe(), start, limit);
+      if (walked.seqs) return { total: walked.total, records: await this.fetchPage(tenantId, storeId, walked.seqs) };
+      known = walked.total;
+    }
+    const withMatches = this.db.with('q__r', universe).with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
     const countMatches = async () => {
       const row = await withMatches.selectFrom('q__m' as any).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
       return Number((row as any)?.n ?? 0);
@@ -78,11 +112,64 @@ export class StoreItemLists {
       ? withMatches.selectFrom('q__m as m' as any).innerJoin('storage_items as i', 'i.seq', 'm.seq' as any)
       : withMatches.selectFrom('q__m as i' as any);
     for (const join of compiled.joins) page = this.dialect.leftJoinRow(page, join.table, join.alias, join.on);
-    let ordered = page.select(['i.seq' as any, sql<number>`(SELECT count(*) FROM q__m)`.as('total')]);
+    const total = known === undefined ? sql<number>`(SELECT count(*) FROM q__m)` : sql<number>`0`;
+    let ordered = page.select(['i.seq' as any, total.as('total')]);
     for (const o of compiled.orderBy) ordered = ordered.orderBy(o);
     const rows = await ordered.orderBy('i.seq' as any).limit(limit).offset(start).execute();
+    const seqs = rows.map((r: any) => Number(r.seq));
+    if (known !== undefined) return { total: known, records: await this.fetchPage(tenantId, storeId, seqs) };
     if (rows.length === 0) return { total: start > 0 ? await countMatches() : 0, records: [] };
-    return { total: Number(rows[0].total), records: await this.fetchPage(tenantId, storeId, rows.map((r: any) => Number(r.seq))) };
+    return { total: Number(rows[0].total), records: await this.fetchPage(tenantId, storeId, seqs) };
+  }
+
+  /**
+   * The page by walking the sort path's index rows in order, readable ones only (their reader set), and keeping the
+   * matching items (each tested by probes of its own rows): the cost follows the rows walked, not the matches. Only
+   * where it gives exactly the general plan's order: every value the path ever held in the store is one kind of
+   * scalar (storage_value_keys.forms: no arrays, objects, long strings or mixed kinds, whose order differs), every item
+   * is indexed, and the walk is expected to be short (at most walkRows rows, fewer than twice the matches). Items
+   * without a value at the path sort last in both plans: when the walk finds fewer than the page needs, no page (the
+   * general plan answers). The total comes with the guards, one round trip.
+   */
+  private async walk(
+    scope: StoreScope,
+    compiled: CompiledItemQuery,
+    w: NonNullable<CompiledItemQuery['walk']>,
+    universe: SelectQueryBuilder<any, any, any>,
+    start: number,
+    limit: number,
+  ): Promise<{ total: number; seqs?: number[] }> {
+    const { tenantId, storeId } = scope;
+    const count = compiled.set ? sql`SELECT count(*) FROM (${compiled.set}) AS q__k` : sql`SELECT count(*) FROM q__r`;
+    // Each guard reads one index entry (PostgreSQL: in the index's order, see AssetLists.walk).
+    const guards = await sql<{ forms: number | null; unindexed: number | null; n: number | string }>`WITH q__r AS ${universe}
+      SELECT (SELECT k.forms FROM storage_value_keys k WHERE k.tenant_id = ${tenantId} AND k.store_id = ${storeId} AND k.path = ${w.path}) AS forms,
+        (SELECT 1 FROM storage_items u WHERE u.tenant_id = ${tenantId} AND u.store_id = ${storeId} AND u.idx <> 1 ORDER BY u.tenant_id, u.store_id, u.seq LIMIT 1) AS unindexed,
+        (${count}) AS n`.execute(this.db);
+    const g = guards.rows[0];
+    const total = Number(g.n);
+    const kind = WALKABLE.get(Number(g.forms ?? 0));
+    const rows = walkRows(start + limit);
+    if (kind === undefined || g.unindexed !== null || total === 0 || rows > 2 * total) return { total };
+    const dir = sql.raw(w.direction === 'DESC' ? 'DESC' : 'ASC');
+    // Strings have no number (num IS NULL, said so that the index's order by str is usable; and num named first in the
+    // ORDER BY, all NULL, so that PostgreSQL sees the index's order too); numbers and booleans sort by num.
+    const order = (a: string) => (kind === VALUE_KIND.string ? sql`${sql.ref(`${a}.num`)} ${dir}, ${sql.ref(`${a}.str`)} ${dir}` : sql`${sql.ref(`${a}.num`)} ${dir}`);
+    const kindRows = kind === VALUE_KIND.string ? sql<SqlBool>`s.t = ${sql.lit(kind)} AND s.num IS NULL` : sql<SqlBool>`s.t = ${sql.lit(kind)}`;
+    // The item `i` the condition tests is the walked row: its key is the row's, and the columns of the item are read
+    // only where a test needs them (one probe each), not for each row walked. Every item is indexed: idx is 1.
+    const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM storage_items d WHERE d.seq = w.seq)`;
+    const columns = ['doc', 'item_id', 'created_on', 'created_by', 'updated_on', 'updated_by'].map((name) => sql`${column(name)} AS ${sql.ref(name)}`);
+    const page = await sql<{ seq: number | string }>`SELECT i.seq FROM (
+        SELECT w.seq, w.num, w.str, 1 AS idx, ${sql.join(columns)} FROM (
+          SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
+          WHERE s.vk = (SELECT k.id FROM storage_value_keys k WHERE k.tenant_id = ${tenantId} AND k.store_id = ${storeId} AND k.path = ${w.path})
+            AND ${kindRows} AND s.elem = 0 AND s.rs IN (${readerSets(scope)})
+          ORDER BY ${order('s')}, s.item_seq LIMIT ${rows}) w) i
+      WHERE ${w.where ?? sql<SqlBool>`1 = 1`}
+      ORDER BY ${order('i')}, i.seq LIMIT ${limit} OFFSET ${start}`.execute(this.db);
+    if (page.rows.length < limit && start + page.rows.length < total) return { total };
+    return { total, seqs: page.rows.map((r) => Number(r.seq)) };
   }
 
   /**

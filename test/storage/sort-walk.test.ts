@@ -1,0 +1,107 @@
+// A list sorted by one indexed value is read by walking that value's index rows in order and stopping after the page,
+// where that gives the general plan's exact order (every value at the path one kind of scalar, every item indexed, the
+// walk short against the matches). Checked here against the general plan's answer (the full list, sliced), with the
+// walk's statement seen to run: numbers, strings and booleans, ascending and descending, filters, a query, items
+// without the value (the walk gives up and the general plan answers), hidden items, and paths of mixed forms.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { apiKeyCaller, client, OWNER_KEY, STORAGE_CONFIG } from './storage-kit.js';
+
+const ITEMS = 1800;
+/** The walk's statement: the readable index rows of one value, in order. */
+const WALK = /s\.elem = 0 AND s\.rs IN/;
+
+/** Records the text of every statement the app runs through Kysely, on either engine (the app runs in this process). */
+function recordStatements(t: TestApp): { texts: string[]; stop(): void } {
+  const texts: string[] = [];
+  // The executor class of every Kysely instance of the app (plugins make new instances of it).
+  const executor = Object.getPrototypeOf(t.database.db.getExecutor());
+  const executeQuery = executor.executeQuery;
+  executor.executeQuery = function (this: unknown, compiled: { sql: string }, ...rest: unknown[]) {
+    texts.push(compiled.sql);
+    return executeQuery.call(this, compiled, ...rest);
+  };
+  return {
+    texts,
+    stop() {
+      executor.executeQuery = executeQuery;
+    },
+  };
+}
+
+describeEachEngine('storage sort walk', (engine) => {
+  let t: TestApp;
+  let owner: ReturnType<typeof client>;
+
+  const list = async (params: Record<string, string | number>) => {
+    const res = await owner.list('walk', params);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    return { total: body.total as number, ids: body.items.map((i: any) => i.id as string) };
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, STORAGE_CONFIG);
+    owner = client(t, apiKeyCaller('owner', OWNER_KEY));
+    for (let from = 0; from < ITEMS; from += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, async (_, k) => {
+          const i = from + k;
+          const value: Record<string, unknown> = {
+            // Unique numbers in a scrambled order, strings with ties, booleans (all ties), and a value few items have.
+            n: (i * 7919) % 10007,
+            s: `s${String((i * 31) % 500).padStart(3, '0')}`,
+            flag: i % 3 === 0,
+            status: i % 5 === 0 ? 'rare' : 'common',
+            title: i % 2 === 0 ? `Invoice ${i}` : `Order ${i}`,
+          };
+          if (i % 100 === 0) value.few = i;
+          // A path of mixed forms: numbers, strings and one object.
+          value.mix = i === 7 ? { deep: 1 } : i % 2 === 0 ? i : `m${i}`;
+          // One item in eight is hidden from the owner.
+          const read = i % 8 === 0 ? { roles: ['roleB'] } : { roles: ['OWNER'] };
+          const res = await owner.put('walk', `i${String(i).padStart(4, '0')}`, { value, readRestriction: read, writeRestriction: { roles: ['OWNER'] } });
+          expect(res.statusCode, res.body).toBe(200);
+        }),
+      );
+    }
+  }, 120_000);
+  afterAll(() => t.close());
+
+  const cases: Array<{ name: string; params: Record<string, string>; walks: boolean }> = [
+    { name: 'numbers DESC, no filter', params: { sort: 'value.n|DESC' }, walks: true },
+    { name: 'numbers ASC, a filter on most items', params: { sort: 'value.n|ASC', filter: JSON.stringify([{ property: 'value.status', operator: 'eq', value: 'common' }]) }, walks: true },
+    { name: 'strings ASC with ties, a range filter', params: { sort: 'value.s|ASC', filter: JSON.stringify([{ property: 'value.n', operator: 'gte', value: 100 }]) }, walks: true },
+    { name: 'strings DESC, an inverted filter', params: { sort: 'value.s|DESC', filter: JSON.stringify([{ property: 'value.status', operator: 'eq', value: 'rare', invert: true }]) }, walks: true },
+    { name: 'booleans DESC (ties in creation order)', params: { sort: 'value.flag|DESC' }, walks: true },
+    { name: 'numbers DESC, a query on a field and a word', params: { sort: 'value.n|DESC', query: 'value.status:common OR invoice' }, walks: true },
+    { name: 'a value few items have (the rest missing, last)', params: { sort: 'value.few|DESC' }, walks: true },
+    { name: 'a path of mixed forms', params: { sort: 'value.mix|DESC' }, walks: false },
+  ];
+
+  for (const c of cases) {
+    it(`pages of ${c.name} are the general plan's`, async () => {
+      const full = await list({ ...c.params, limit: 2000 });
+      expect(full.total).toBe(full.ids.length);
+      expect(full.total).toBeGreaterThan(1050);
+      const recorder = recordStatements(t);
+      try {
+        for (const start of [0, 1, 4, 10]) {
+          const page = await list({ ...c.params, start, limit: 5 });
+          expect(page, `start ${start}`).toEqual({ total: full.total, ids: full.ids.slice(start, start + 5) });
+        }
+      } finally {
+        recorder.stop();
+      }
+      expect(recorder.texts.some((text) => WALK.test(text))).toBe(c.walks);
+    });
+  }
+
+  it('pages at the end, among the items without the value, come from the general plan', async () => {
+    const full = await list({ sort: 'value.few|DESC', limit: 2000 });
+    // Items with the value first, in its order, then the rest in creation order.
+    const withValue = Array.from({ length: ITEMS }, (_, i) => i).filter((i) => i % 100 === 0 && i % 8 !== 0).reverse();
+    expect(full.ids.slice(0, withValue.length)).toEqual(withValue.map((i) => `i${String(i).padStart(4, '0')}`));
+    for (const start of [8, 12]) expect((await list({ sort: 'value.few|DESC', start, limit: 5 })).ids).toEqual(full.ids.slice(start, start + 5));
+  });
+});
