@@ -42,6 +42,7 @@ function storeIndexSource(scope: StoreScope): ValueIndexSource {
     valuesTable: 'storage_item_values',
     wordsTable: 'storage_item_words',
     keysTable: 'storage_value_keys',
+    keyForms: true,
     scope: [
       ['tenant_id', scope.tenantId],
       ['store_id', scope.storeId],

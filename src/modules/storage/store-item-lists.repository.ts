@@ -156,6 +156,8 @@ export class StoreItemLists {
     // ORDER BY, all NULL, so that PostgreSQL sees the index's order too); numbers and booleans sort by num.
     const order = (a: string) => (kind === VALUE_KIND.string ? sql`${sql.ref(`${a}.num`)} ${dir}, ${sql.ref(`${a}.str`)} ${dir}` : sql`${sql.ref(`${a}.num`)} ${dir}`);
     const kindRows = kind === VALUE_KIND.string ? sql<SqlBool>`s.t = ${sql.lit(kind)} AND s.num IS NULL` : sql<SqlBool>`s.t = ${sql.lit(kind)}`;
+    // The reader set is a condition on each walked row, never an index condition (`+ 0`), nor a join (PostgreSQL: an
+    // array computed once): else PostgreSQL reads the rows of each set apart and sorts them all (128 -> 0.9 ms).
     // The item `i` the condition tests is the walked row: its key is the row's, and the columns of the item are read
     // only where a test needs them (one probe each), not for each row walked. Every item is indexed: idx is 1.
     const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM storage_items d WHERE d.seq = w.seq)`;
@@ -164,7 +166,7 @@ export class StoreItemLists {
         SELECT w.seq, w.num, w.str, 1 AS idx, ${sql.join(columns)} FROM (
           SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
           WHERE s.vk = (SELECT k.id FROM storage_value_keys k WHERE k.tenant_id = ${tenantId} AND k.store_id = ${storeId} AND k.path = ${w.path})
-            AND ${kindRows} AND s.elem = 0 AND s.rs IN (${readerSets(scope)})
+            AND ${kindRows} AND s.elem = 0 AND ${this.dialect.inSubquery(sql`(s.rs + 0)`, readerSets(scope))}
           ORDER BY ${order('s')}, s.item_seq LIMIT ${rows}) w) i
       WHERE ${w.where ?? sql<SqlBool>`1 = 1`}
       ORDER BY ${order('i')}, i.seq LIMIT ${limit} OFFSET ${start}`.execute(this.db);

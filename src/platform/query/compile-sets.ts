@@ -8,7 +8,7 @@ import type { QueryContext } from './query.types.js';
 import type { IndexedTarget, QueryNode, ValueIndexSource, ValueTest } from './query-ast.js';
 import { compileNode } from './compile.js';
 import { checkedPath } from './sql-parts.js';
-import { VALUE_KIND } from './value-index.js';
+import { VALUE_FORM, VALUE_KIND } from './value-index.js';
 import { checkedSource, rowsAtPath, scopeOf } from './compile-indexed.js';
 
 /** A SELECT of one column `seq`. */
@@ -112,6 +112,16 @@ class SetCompiler {
       WHERE ${scopeOf(this.source, alias)} AND ${compileNode(node, this.ctx)} AND ${this.mayRead(sql.ref(`${alias}.seq`))}`;
   }
 
+  /**
+   * Whether the path has ever held a value of one of the forms (VALUE_FORM bits), where the keys table keeps them: a
+   * condition on no row of the part it guards, which both engines evaluate once, before the part's scan.
+   */
+  private held(path: string, forms: number): RawBuilder<SqlBool> {
+    const keys = this.source.keysTable;
+    if (!keys || !this.source.keyForms) return sql<SqlBool>`1 = 1`;
+    return sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table(keys)} q__f WHERE ${scopeOf(this.source, 'q__f')} AND q__f.path = ${path} AND (q__f.forms & ${sql.lit(forms)}) <> 0)`;
+  }
+
   /** Whether the caller may read the item `key`, where the source says who may (else every key passes). */
   private mayRead(key: RawBuilder<unknown>): RawBuilder<SqlBool> {
     return this.source.readers ? this.source.readers.mayRead(key) : sql<SqlBool>`1 = 1`;
@@ -132,9 +142,9 @@ class SetCompiler {
       // path, read from their documents, without repeats; then
       // the items without index rows (written before the index, or beyond its caps), read from their documents.
       const rows = sql<SqlBool>`${rowsAtPath(this.source, 'q__v', path)} AND q__v.rs IN (${readers.sets})`;
-      const elements = sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rows} AND ${exact} AND q__v.elem = 1
+      const elements = sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${this.held(path, VALUE_FORM.array)} AND ${rows} AND ${exact} AND q__v.elem = 1
         UNION
-        SELECT q__d.seq AS seq FROM ${items} q__d WHERE q__d.seq IN (
+        SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${this.held(path, VALUE_FORM.array | VALUE_FORM.longString)} AND q__d.seq IN (
           SELECT q__v.item_seq FROM ${values} q__v WHERE ${rows} AND q__v.t = ${sql.lit(VALUE_KIND.longString)}) AND ${doc}`;
       return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rows} AND ${exact} AND q__v.elem = 0 AND q__v.t <> ${sql.lit(VALUE_KIND.longString)}
         UNION ALL

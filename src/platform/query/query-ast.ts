@@ -114,6 +114,11 @@ export interface ValueIndexSource {
    */
   keysTable?: string;
   /**
+   * The keys table has a column `forms`: the VALUE_FORM bits of every value its path has held (only ever added to).
+   * Then the parts of a set for forms a path never held (array elements, long strings) are skipped at once.
+   */
+  keyForms?: boolean;
+  /**
    * Who may read: where the value rows carry the item's reader set (`rs`) and the lookup index of the values table
    * ends with (rs, elem, item_seq). Then a set (compile-sets.ts) holds only the items the caller may read, each once:
    * value rows are kept by `rs IN sets`, and items read as documents by the probe `mayRead`.

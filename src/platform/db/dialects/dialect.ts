@@ -87,7 +87,7 @@ export interface Dialect {
   /** A table that is all key keeps its rows in the primary-key b-tree (SQLite WITHOUT ROWID; PostgreSQL as is). */
   keyOnlyTable<T extends CreateTableBuilder<any, any>>(table: T): T;
   /** `column IN (subquery)` in the form the engine's planner answers by key probes (PostgreSQL: `= ANY(ARRAY(...))`). */
-  inSubquery(column: RawBuilder<unknown>, subquery: SelectQueryBuilder<any, any, any>): RawBuilder<SqlBool>;
+  inSubquery(column: RawBuilder<unknown>, subquery: SelectQueryBuilder<any, any, any> | RawBuilder<unknown>): RawBuilder<SqlBool>;
   /**
    * Writes (INSERT, UPDATE, DELETE without RETURNING) as one statement where the engine can (PostgreSQL: data-modifying
    * WITH items, one round trip; every part sees the snapshot from before the statement), or undefined (SQLite: run

@@ -63,6 +63,11 @@ function columnTest(col: RawBuilder<unknown>, type: QueryColumnType, test: Value
   }
 }
 
+/** The string with its ASCII letters in one case (as SQLite's lower() and upper() change them). */
+function asciiCase(text: string, to: 'upper' | 'lower'): string {
+  return to === 'upper' ? text.replace(/[a-z]+/g, (m) => m.toUpperCase()) : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
 /**
  * A test on one value index row (value-index.ts): numbers and booleans in `num`, strings in `str` (`num IS NULL` keeps
  * the lookup on the index's (path, t, num, str) prefix). Exact rows only; long strings are read from the document.
@@ -78,7 +83,9 @@ function indexRowTest(test: ValueTest, v: string): RawBuilder<SqlBool> | null {
     case 'string':
       return allOf([isString, ...test.conds.map((c) => sql<SqlBool>`${str} ${opSql(c.op)} ${c.value}`)]);
     case 'stringCi':
-      return sql<SqlBool>`(${isString} AND lower(${str}) = lower(${test.value}))`;
+      // lower() folds ASCII letters only, so the strings equal to the value but for case lie between its ASCII-upper
+      // and ASCII-lower forms in code point order (upper before lower): a range of the index, then the exact test.
+      return sql<SqlBool>`(${isString} AND ${str} >= ${asciiCase(test.value, 'upper')} AND ${str} <= ${asciiCase(test.value, 'lower')} AND lower(${str}) = lower(${test.value}))`;
     case 'like':
       return sql<SqlBool>`(${isString} AND lower(${str}) LIKE lower(${test.pattern}) ESCAPE '\\')`;
     case 'boolean':
