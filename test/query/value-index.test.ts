@@ -18,10 +18,10 @@ import {
 } from '../../src/platform/query/index.js';
 
 const PROPS = ['a', 'b', 'c', 'd', 'e', 's', 'o.x', 'o.y.z', 'l', 'arr', 'missing', 'o'];
-const SCALARS: unknown[] = [1, '1', 10, '10', 2.5, -3, 0, 1e3, 'x', 'X', 'y', 'xy', 'x y', '', true, false, 'alpha', 'Alpha', 'ALPHA beta', 'gamma_delta', '50%', 'é', 'E', '🦊', '2026-03-29', '2026-03-29T02:30:00Z', '2026-10-25T02:30:00.250Z', 'not a date'];
+const SCALARS: unknown[] = [1, '1', 10, '10', 2.5, -3, 0, 1e3, 'x', 'X', 'y', 'xy', 'x y', '', true, false, 'alpha', 'Alpha', 'ALPHA beta', 'gamma_delta', '50%', 'é', 'É', 'E', '🦊', '2026-03-29', '2026-03-29T02:30:00Z', '2026-10-25T02:30:00.250Z', 'not a date'];
 const VALUES: unknown[] = [...SCALARS, null, '2026-03-29T02:30', '2026-10-25T02:30', 'al*', 'x%', '_'];
 const OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'like', 'in', 'exists'];
-const TERMS = ['a:1', 'a:10', 'b:x', 'b:X*', 'c:true', 'a:>1', 'a:[0 TO 10]', 'a:{1 TO *]', 'd:>2026-03-29T01:00', 'd:[2026-03-29 TO 2026-10-25T02:30]', 'e:x', 'e:*', 's:alpha*', 'missing:x', 'b:(x OR y)', 'o.x:1', 'l:x*', 'arr:1'];
+const TERMS = ['a:1', 'a:10', 'b:x', 'b:X*', 'c:true', 'a:>1', 'a:[0 TO 10]', 'a:{1 TO *]', 'd:>2026-03-29T01:00', 'd:[2026-03-29 TO 2026-10-25T02:30]', 'e:x', 'e:*', 's:alpha*', 'missing:x', 'b:(x OR y)', 'o.x:1', 'l:x*', 'arr:1', 'b:é', 'a:É', 'b:alpha'];
 const JOIN = [' ', ' AND ', ' OR ', ' AND NOT ', ' -', ' +'];
 const LONG = 'x'.repeat(VALUE_INDEX_LIMITS.stringLength) + 'tail';
 

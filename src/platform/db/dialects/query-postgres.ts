@@ -48,7 +48,7 @@ function elementTest(test: ValueTest, v: RawBuilder<unknown>): RawBuilder<SqlBoo
     case 'string':
       return sql<SqlBool>`(CASE WHEN ${isType('string')} THEN ${allOf(test.conds.map((c) => sql<SqlBool>`${text} COLLATE "C" ${opSql(c.op)} ${c.value}::text`))} ELSE FALSE END)`;
     case 'stringCi':
-      return sql<SqlBool>`(${isType('string')} AND lower(${text}) = lower(${test.value}::text))`;
+      return sql<SqlBool>`(${isType('string')} AND lower(${text} COLLATE "C") = lower(${test.value}::text COLLATE "C"))`;
     case 'like':
       return sql<SqlBool>`(${isType('string')} AND ${text} ILIKE ${test.pattern}::text ESCAPE '\\')`;
     case 'boolean':
@@ -77,7 +77,7 @@ function columnTest(col: RawBuilder<unknown>, type: QueryColumnType, test: Value
     case 'string':
       return type === 'text' ? cmp(sql`${col} COLLATE "C"`, test.conds, 'text') : null;
     case 'stringCi':
-      return type === 'text' ? sql<SqlBool>`lower(${col}) = lower(${test.value}::text)` : null;
+      return type === 'text' ? sql<SqlBool>`lower(${col} COLLATE "C") = lower(${test.value}::text COLLATE "C")` : null;
     case 'like':
       return type === 'text' ? sql<SqlBool>`${col} ILIKE ${test.pattern}::text ESCAPE '\\'` : null;
   }
@@ -98,8 +98,13 @@ function indexRowTest(test: ValueTest, v: string): RawBuilder<SqlBool> | null {
       return allOf([sql<SqlBool>`${t} = ${sql.lit(K.number)}`, ...test.conds.map((c) => sql<SqlBool>`${num} ${opSql(c.op)} ${c.value}::float8`)]);
     case 'string':
       return allOf([isString, ...test.conds.map((c) => sql<SqlBool>`${str} ${opSql(c.op)} ${c.value}::text`)]);
-    case 'stringCi':
-      return sql<SqlBool>`(${isString} AND lower(${str}) = lower(${test.value}::text))`;
+    case 'stringCi': {
+      // Case is folded for ASCII letters only (collation "C"), as SQLite's lower() does, so that both engines answer
+      // alike; the strings equal to the value but for case then lie between its ASCII-upper and ASCII-lower forms in
+      // code point order: an index range, then the exact test.
+      const lowered = sql`lower(${test.value}::text COLLATE "C")`;
+      return sql<SqlBool>`(${isString} AND ${str} >= upper(${lowered}) AND ${str} <= ${lowered} AND lower(${str}) = ${lowered})`;
+    }
     case 'like':
       return sql<SqlBool>`(${isString} AND ${str} ILIKE ${test.pattern}::text ESCAPE '\\')`;
     case 'boolean':
