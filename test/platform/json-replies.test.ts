@@ -112,3 +112,28 @@ describe('pre-serialised replies', () => {
     });
   }
 });
+
+describe('ownKeys', () => {
+  it('answers the keys of the root object only, as parsing would, on random documents and both text forms', async () => {
+    const { ownKeys } = await import('../../src/platform/http/json-text.js');
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 4;
+    const strings = ['name', '"name"', 'a\\"b', '{', '}', '[', ']', ',', ':', 'é', '🦊', '\\', '\n', '"', 'x,"name":1'];
+    const value = (depth: number): unknown => {
+      const r = next() % 6;
+      if (depth > 3 || r < 2) return [1, 'x', true, null, strings[next() % strings.length]][next() % 5];
+      if (r < 4) return Array.from({ length: next() % 4 }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: next() % 4 }, () => [strings[next() % strings.length], value(depth + 1)]));
+    };
+    for (let n = 0; n < 500; n++) {
+      const doc = Object.fromEntries(Array.from({ length: next() % 6 }, () => [strings[next() % strings.length], value(1)]));
+      const compact = JSON.stringify(doc);
+      // PostgreSQL's jsonb text: a space after each colon and comma.
+      const spaced = JSON.stringify(doc, null, 1).replace(/\n\s*/g, ' ');
+      expect([...ownKeys(compact)].sort(), compact).toEqual(Object.keys(doc).sort());
+      expect([...ownKeys(spaced)].sort(), spaced).toEqual(Object.keys(doc).sort());
+    }
+    expect([...ownKeys('{}')]).toEqual([]);
+    expect([...ownKeys('{"a": {"name": 1}, "b": ["name"]}')]).toEqual(['a', 'b']);
+  });
+});

@@ -34,5 +34,43 @@ export function extendObject(objectText: string, members: readonly JsonMember[])
   return inner.trim() === '' ? `{${added}}` : `{${inner},${added}}`;
 }
 
+/**
+ * The keys of the members of an object's JSON text, not those of the objects inside it: one pass over the characters
+ * (strings skipped whole), several times cheaper than parsing the text for a glance at its keys.
+ */
+export function ownKeys(objectText: string): Set<string> {
+  const keys = new Set<string>();
+  let depth = 0;
+  let keyNext = false;
+  for (let i = 0; i < objectText.length; i++) {
+    const c = objectText.charCodeAt(i);
+    if (c === QUOTE) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < objectText.length && objectText.charCodeAt(i) !== QUOTE; i++) {
+        if (objectText.charCodeAt(i) === BACKSLASH) {
+          escaped = true;
+          i++;
+        }
+      }
+      if (depth === 1 && keyNext) {
+        const raw = objectText.slice(start, i + 1);
+        keys.add(escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1));
+        keyNext = false;
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      depth++;
+      keyNext = depth === 1 && c === OPEN_BRACE;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    } else if (c === COMMA && depth === 1) {
+      keyNext = true;
+    }
+  }
+  return keys;
+}
+
+const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA] = ['"', '\\', '{', '}', '[', ']', ','].map((ch) => ch.charCodeAt(0));
+
 /** Sends JSON text as it is. */
 export const sendJsonText = (reply: FastifyReply, text: string) => reply.type('application/json; charset=utf-8').send(text);
