@@ -90,8 +90,8 @@ export class StoreItemLists {
       .where('a.grantee', 'in', grantees);
     if (!compiled.set && compiled.orderBy.length === 0) return this.listInCreationOrder(tenantId, storeId, readable, start, limit);
     // The matches as keys: the query's set (index ranges of the caller's reader sets, or one pass over the store where
-    // the index cannot answer). `q__r` (every readable key)
-    // is the universe a NOT refers to, computed only then.
+    // the index cannot answer). `q__r` (every readable key) is the universe a NOT refers to, computed only then. With a
+    // walk, the total (guards) and the page are two statements, so a write between them can make them disagree by it.
     const matches = compiled.set ? sql`SELECT q__k.seq FROM (${compiled.set}) AS q__k` : sql`SELECT seq FROM q__r`;
     const universe = () => readable.clearSelect().select('a.item_seq as seq').distinct();
     let known: number | undefined;
