@@ -32,6 +32,8 @@ export interface PreparedKeys {
 export class ItemValueIndex {
   /** The value index rows of a document, computed once per document written. */
   private readonly indexes = new WeakMap<ItemDocument, DocumentIndex>();
+  /** The reader set name of a document (`readerSetName`), computed once per document written. */
+  private readonly readerNames = new WeakMap<ItemDocument, string>();
   /** Keys of the paths of a store's value index (storage_value_keys.id). */
   private readonly paths = new StoreKeys((db, scope, paths) => this.lookUpPaths(db, scope, paths), KEYS_CACHED_MAX);
   /** Forms (VALUE_FORM bits) known to be in storage_value_keys.forms, by key: at least these (written or read committed). */
@@ -65,7 +67,7 @@ export class ItemValueIndex {
    */
   async prepare(run: CommittedRun, scope: ItemScope, docs: ItemDocument[]): Promise<PreparedKeys> {
     const keys = await this.paths.prepare(run, scope, docs.flatMap((doc) => this.pathsOf(doc)));
-    const sets = await this.readers.prepare(run, scope, docs.map(readerSetName));
+    const sets = await this.readers.prepare(run, scope, docs.map((doc) => this.readerName(doc)));
     const forms = this.formsToAdd(docs, keys);
     if (forms.size > 0) {
       await run((db) => this.addForms(db, forms));
@@ -161,9 +163,18 @@ export class ItemValueIndex {
     return found;
   }
 
+  private readerName(doc: ItemDocument): string {
+    let name = this.readerNames.get(doc);
+    if (name === undefined) {
+      name = readerSetName(doc);
+      this.readerNames.set(doc, name);
+    }
+    return name;
+  }
+
   /** The reader set of the document (its `rs`), from `prepare`. */
   readerSet(doc: ItemDocument, prepared: PreparedKeys): number {
-    const id = prepared.sets.get(readerSetName(doc));
+    const id = prepared.sets.get(this.readerName(doc));
     if (id === undefined) throw new Error('storage: reader set not prepared');
     return id;
   }
@@ -171,7 +182,7 @@ export class ItemValueIndex {
   /** The keys of the document's paths and its reader set: from memory (`prepare`), else in the caller's transaction. */
   private async keysOf(trx: Db, scope: ItemScope, doc: ItemDocument): Promise<PreparedKeys> {
     const keys = await this.paths.inTransaction(trx, scope, this.pathsOf(doc));
-    const sets = await this.readers.inTransaction(trx, scope, [readerSetName(doc)]);
+    const sets = await this.readers.inTransaction(trx, scope, [this.readerName(doc)]);
     // Not remembered: this transaction may still roll back.
     const forms = this.formsToAdd([doc], keys);
     if (forms.size > 0) await this.addForms(trx, forms);
@@ -275,6 +286,6 @@ export class ItemValueIndex {
 }
 
 /** The name of the document's reader set: its read grantees, sorted, as JSON (its hash keys storage_reader_sets). */
-export function readerSetName(doc: ItemDocument): string {
+function readerSetName(doc: ItemDocument): string {
   return JSON.stringify([...new Set(restrictionGrantees(doc.readRestriction))].sort());
 }

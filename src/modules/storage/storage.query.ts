@@ -1,10 +1,10 @@
 // How list parameters reach SQL: the fields of an item as read, mapped for the platform's query compiler. Values
 // inside the document are read through the value index (platform/query/value-index.ts, table storage_item_values).
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
-import { compileListQuery, compileListQuerySets, parseSort, type FieldTarget, type QueryContext, type ValueIndexSource } from '../../platform/query/index.js';
+import { compileListQuerySets, type FieldTarget, type QueryContext, type ValueIndexSource } from '../../platform/query/index.js';
 import { DOCUMENT_FIELDS, INDEXED_FIELDS } from './item-document.js';
 import type { ListQueryCompiler } from './storage.service.js';
-import { mayRead, readerSets, type CompiledItemQuery, type StoreScope } from './store-item-lists.repository.js';
+import { mayRead, readerSets, type StoreScope } from './store-item-lists.repository.js';
 
 /** Fields kept in columns of storage_items. */
 const COLUMN_FIELDS: Record<string, FieldTarget> = {
@@ -58,16 +58,12 @@ function storeIndexSource(scope: StoreScope): ValueIndexSource {
 export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
   return (input, scope) => {
     const ctx = storeItemQueryContext(dialect, scope);
-    const compiled: CompiledItemQuery = compileListQuerySets(input, ctx, storeIndexSource(scope), READABLE);
-    // Sorted by one indexed value: the query and filter also as a condition on one item (its indexed values probed by
-    // its key), for a walk of the sort's index rows that stops after the page (StoreItemLists.walk).
-    const sorts = parseSort(input.sort);
+    // The query and filter also as a condition on one item (its indexed values probed by its key), for a walk of the
+    // sort's index rows that stops after the page (StoreItemLists.walk), where the sort is by one indexed value.
+    const { sorts, where, ...compiled } = compileListQuerySets(input, ctx, storeIndexSource(scope), READABLE, 'byKey');
     const target = sorts.length === 1 ? ctx.resolve(sorts[0].property) : null;
-    if (target?.kind === 'indexed') {
-      const where = compiled.set ? compileListQuery({ ...input, sort: undefined }, { ...ctx, indexMembership: 'byKey' }).where : undefined;
-      compiled.walk = { path: target.path.join('.'), direction: sorts[0].direction, where };
-    }
-    return compiled;
+    const walk = target?.kind === 'indexed' ? { path: target.path.join('.'), direction: sorts[0].direction, where } : undefined;
+    return { ...compiled, walk };
   };
 }
 

@@ -5,7 +5,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../db/dialects/dialect.js';
 import type { IndexedTarget, ValueIndexSource, ValueTest } from './query-ast.js';
-import { allOf, checkedPath, FALSE } from './sql-parts.js';
+import { allOf, checkedPath, FALSE, stringKeyOf } from './sql-parts.js';
 import { VALUE_KIND } from './value-index.js';
 
 /** A LEFT JOIN the ORDER BY of a sort needs: the index row of the value at the path itself. */
@@ -94,4 +94,26 @@ export function indexedSort(target: IndexedTarget, direction: 'ASC' | 'DESC', n:
     sql<SqlBool>`${sql.ref(`${alias}.elem`)} = 0`,
   ]);
   return { join: { table: source.valuesTable, alias, on }, orderBy: dialect.query.indexedOrderBy(target, alias, direction) };
+}
+
+/**
+ * The index rows of one kind of exact scalar at a path and their order, for a walk of a sort's index rows in the sort's
+ * order (the general plan's order where every value at the path is of that kind). Strings have no number (`num IS
+ * NULL`, said so that the lookup index's order by str is usable; and num named first in the ORDER BY, all NULL, so that
+ * PostgreSQL sees the index's order too), or sort by another key column of the rows (`stringKey`, from a partial index
+ * on the string kind); numbers and booleans sort by num.
+ */
+export function walkedKind(kind: number, stringKey: string, direction: 'ASC' | 'DESC'): { rows(alias: string): RawBuilder<SqlBool>; order(alias: string): RawBuilder<unknown> } {
+  const dir = sql.raw(direction === 'DESC' ? 'DESC' : 'ASC');
+  const ref = (alias: string, column: string) => sql.ref(`${alias}.${column}`);
+  const byStr = kind === VALUE_KIND.string && stringKey === 'str';
+  return {
+    rows: (alias) => (byStr ? sql<SqlBool>`${ref(alias, 't')} = ${sql.lit(kind)} AND ${ref(alias, 'num')} IS NULL` : sql<SqlBool>`${ref(alias, 't')} = ${sql.lit(kind)}`),
+    order: (alias) =>
+      kind !== VALUE_KIND.string
+        ? sql`${ref(alias, 'num')} ${dir}`
+        : byStr
+          ? sql`${ref(alias, 'num')} ${dir}, ${ref(alias, 'str')} ${dir}`
+          : sql`${stringKeyOf(alias, stringKey)} ${dir}`,
+  };
 }

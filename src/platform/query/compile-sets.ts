@@ -138,9 +138,9 @@ class SetCompiler {
     const readers = this.source.readers;
     if (readers) {
       // Each readable match once: the rows of values at the path itself (one per item; a long string there is read
-      // from its document below), then those of array elements (an item may have several) with the long strings at the
-      // path, read from their documents, without repeats; then
-      // the items without index rows (written before the index, or beyond its caps), read from their documents.
+      // from its document below); then those of array elements (an item may have several) with the long strings at the
+      // path, read from their documents, without repeats; then the items without index rows (written before the index,
+      // or beyond its caps), read from their documents.
       const rows = sql<SqlBool>`${rowsAtPath(this.source, 'q__v', path)} AND q__v.rs IN (${readers.sets})`;
       const elements = sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${this.held(path, VALUE_FORM.array)} AND ${rows} AND ${exact} AND q__v.elem = 1
         UNION
@@ -150,7 +150,7 @@ class SetCompiler {
         UNION ALL
         ${this.member(elements)}
         UNION ALL
-        SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${scoped('q__d')} AND q__d.idx <> 1 AND ${doc} AND ${readers.mayRead(sql.ref('q__d.seq'))}`;
+        SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${scoped('q__d')} AND q__d.idx <> 1 AND ${doc} AND ${this.mayRead(sql.ref('q__d.seq'))}`;
     }
     // Index rows that pass; long strings at the path, read from their documents; items without index rows (written
     // before the index, or beyond its caps), read from their documents (a partial index keeps them at hand).

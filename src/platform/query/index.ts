@@ -1,10 +1,10 @@
 // The list-query compiler: `query` (Lucene syntax), `filter` (JSON conditions), `sort` and the time zone of a list
 // read, parsed purely and compiled to Kysely SQL fragments. Used by storage and the engine's data management API.
-import type { RawBuilder } from 'kysely';
+import type { RawBuilder, SqlBool } from 'kysely';
 import type { CompiledListQuery, ListQueryInput, QueryContext, SortInstruction } from './query.types.js';
 import type { QueryNode, ValueIndexSource } from './query-ast.js';
 import { compileSet } from './compile-sets.js';
-import type { SortJoin } from './compile-indexed.js';
+import type { IndexMembership, SortJoin } from './compile-indexed.js';
 import { and } from './query-ast.js';
 import { compileNode, compileSort } from './compile.js';
 import { filterToNode, parseFilter } from './parse-filter.js';
@@ -23,6 +23,7 @@ export type {
 } from './query.types.js';
 export type { QueryNode, ValueTest, ValueIndexSource } from './query-ast.js';
 export type { SortJoin } from './compile-indexed.js';
+export { walkedKind } from './compile-indexed.js';
 export { documentIndex, VALUE_FORM, VALUE_INDEX_LIMITS, VALUE_KIND, type DocumentIndex, type ValueIndexRow } from './value-index.js';
 export { parseFilter, filterToNode, type NormalizedCondition } from './parse-filter.js';
 export { parseSort } from './parse-sort.js';
@@ -43,20 +44,26 @@ function parseListInput(input: ListQueryInput): { node: QueryNode; sorts: SortIn
  * The list parameters over documents a value index covers (`source`): the items that match, as a SELECT of their keys
  * (`seq`) within `universe` (a table or CTE of the keys the caller may read; undefined when nothing is filtered), and
  * the sort. `needsItemRow`: the sort refers to the item's row (aliased as the source's alias), not only to its key.
+ * With `itemCondition`, from the same parse: the query and filter as a condition on one item whose indexed values are
+ * found that way (`where`, undefined when nothing is filtered), and the sort instructions (`sorts`), for a module that
+ * may walk a sort's index instead.
  */
 export function compileListQuerySets(
   input: ListQueryInput,
   ctx: QueryContext,
   source: ValueIndexSource,
   universe: string,
-): { set?: RawBuilder<unknown>; orderBy: RawBuilder<unknown>[]; joins: SortJoin[]; needsItemRow: boolean } {
+  itemCondition?: IndexMembership,
+): { set?: RawBuilder<unknown>; orderBy: RawBuilder<unknown>[]; joins: SortJoin[]; needsItemRow: boolean; sorts: SortInstruction[]; where?: RawBuilder<SqlBool> } {
   const { node, sorts } = parseListInput(input);
   const { orderBy, joins } = compileSort(sorts, ctx);
   const needsItemRow = sorts.some((s) => {
     const target = ctx.resolve(s.property);
     return target !== null && target.kind !== 'indexed';
   });
-  return { set: node.type === 'all' ? undefined : compileSet(node, ctx, source, universe), orderBy, joins, needsItemRow };
+  if (node.type === 'all') return { orderBy, joins, needsItemRow, sorts };
+  const where = itemCondition ? compileNode(node, { ...ctx, indexMembership: itemCondition }) : undefined;
+  return { set: compileSet(node, ctx, source, universe), orderBy, joins, needsItemRow, sorts, where };
 }
 
 /**

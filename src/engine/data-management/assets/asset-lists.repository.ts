@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
-import { stringKeyOf, VALUE_KIND, type SortJoin } from '../../../platform/query/index.js';
+import { VALUE_KIND, walkedKind, type SortJoin } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
 
 type Db = Kysely<DmTables>;
@@ -52,24 +52,19 @@ export class AssetLists {
     // Rows walked ~ wanted * assets / matches, against one probe per match in the general plan.
     const wanted = start + limit;
     if (total === 0 || wanted * Number(g.max ?? 0) > total * total) return { total };
-    const dir = sql.raw(w.direction === 'DESC' ? 'DESC' : 'ASC');
-    // Strings in mode '' have no number (num IS NULL, said so the lookup index's order by str is usable; and num named
-    // first in the ORDER BY, all NULL, so that PostgreSQL, which does not take IS NULL for a constant, sees the index's
-    // order too); in the other sort modes they walk their key's index, partial on the string kind (named as a literal
-    // so that both planners match it). Numbers and booleans sort by num. No arrays at the path (no marker rows, checked
-    // above): every row is elem 0, and the walk reads the index alone.
-    const value = kind !== VALUE_KIND.string ? sql`a.num ${dir}` : w.stringKey === 'str' ? sql`a.num ${dir}, a.str ${dir}` : sql`${stringKeyOf('a', w.stringKey)} ${dir}`;
-    const kindRows =
-      kind !== VALUE_KIND.string ? sql<SqlBool>`s.t = ${kind}` : w.stringKey === 'str' ? sql<SqlBool>`s.t = ${sql.lit(kind)} AND s.num IS NULL` : sql<SqlBool>`s.t = ${sql.lit(kind)}`;
+    // The rows of the path's kind in the sort's order (walkedKind: in sort modes other than '' strings walk their key's
+    // index, partial on the string kind, named as a literal so that both planners match it). No arrays at the path (no
+    // marker rows, checked above): every row is elem 0, and the walk reads the index alone.
+    const walked = walkedKind(kind, w.stringKey, w.direction);
     // The asset `a` the filters test is its index row: its key is the row's, and the columns of the asset are read
     // only where a test needs them (one probe each: the document for values beyond the index, the template for hidden
     // ones, the dates), not for each row walked. Every asset is indexed (checked above): idx is 1.
     const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM dm_assets d WHERE d.seq = s.item_seq)`;
     const rows = await sql<{ seq: number }>`SELECT a.seq FROM (SELECT s.item_seq AS seq, s.num, s.str, s.ci, s.usr, s.uci, 1 AS idx,
         ${column('doc')} AS doc, ${column('template_id')} AS template_id, ${column('active_on')} AS active_on, ${column('created_on')} AS created_on, ${column('created_by')} AS created_by
-        FROM dm_asset_values s WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${kindRows}) a
+        FROM dm_asset_values s WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${walked.rows('s')}) a
       WHERE ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
-      ORDER BY ${value}, a.seq ASC LIMIT ${limit} OFFSET ${start}`.execute(db);
+      ORDER BY ${walked.order('a')}, a.seq ASC LIMIT ${limit} OFFSET ${start}`.execute(db);
     if (rows.rows.length < limit && start + rows.rows.length < total) return { total };
     return { total, ids: rows.rows.map((r) => Number(r.seq)) };
   }
