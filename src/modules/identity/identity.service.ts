@@ -4,6 +4,7 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { UsersRepository, UserFields } from './users.repository.js';
 import type { ApiKey, User } from './identity.tables.js';
 import { ExpiringMap } from '../../platform/cache/expiring-map.js';
+import { SingleFlight } from '../../platform/async/single-flight.js';
 
 export const BOOTSTRAP_TENANT = 'default';
 export const BOOTSTRAP_ADMIN = 'admin';
@@ -36,6 +37,8 @@ export interface ApiKeyChange {
 export class IdentityService {
   /** Recent API-key lookups by key hash: keys are checked on every request, and change rarely. */
   private readonly keyCache = new ExpiringMap<string, ApiKey>(10_000);
+  /** Lookups of a key hash under way: a burst of requests with one key (a cold start, an expired entry) makes one. */
+  private readonly keyLookups = new SingleFlight<string, ApiKey | undefined>();
 
   constructor(
     private readonly repo: UsersRepository,
@@ -142,7 +145,7 @@ export class IdentityService {
     const now = Date.now();
     let apiKey = this.keyCache.get(hash, now);
     if (!apiKey) {
-      apiKey = await this.repo.findApiKeyByHash(hash);
+      apiKey = await this.keyLookups.run(hash, () => this.repo.findApiKeyByHash(hash));
       if (!apiKey) return null;
       if (this.apiKeyCacheMs > 0) this.keyCache.set(hash, apiKey, now + this.apiKeyCacheMs);
     }

@@ -38,6 +38,8 @@ export class ItemValueIndex {
   private readonly paths = new StoreKeys((db, scope, paths) => this.lookUpPaths(db, scope, paths), KEYS_CACHED_MAX);
   /** Forms (VALUE_FORM bits) known to be in storage_value_keys.forms, by key: at least these (written or read committed). */
   private readonly formsKnown = new Map<number, number>();
+  /** Forms being added by a `prepare` (not committed yet), by key: the bits and the commit to await. */
+  private readonly formsAdding = new Map<number, { bits: number; done: Promise<void> }>();
   /** Reader sets (storage_reader_sets.id): who may read an item, the `rs` of its value rows. */
   private readonly readers = new StoreKeys((db, scope, names) => this.lookUpReaderSets(db, scope, names), SETS_CACHED_MAX);
 
@@ -68,12 +70,28 @@ export class ItemValueIndex {
   async prepare(run: CommittedRun, scope: ItemScope, docs: ItemDocument[]): Promise<PreparedKeys> {
     const keys = await this.paths.prepare(run, scope, docs.flatMap((doc) => this.pathsOf(doc)));
     const sets = await this.readers.prepare(run, scope, docs.map((doc) => this.readerName(doc)));
-    const forms = this.formsToAdd(docs, keys);
-    if (forms.size > 0) {
-      await run((db) => this.addForms(db, forms));
-      if (this.formsKnown.size + forms.size > KEYS_CACHED_MAX) this.formsKnown.clear();
-      for (const [id, bits] of forms) this.formsKnown.set(id, (this.formsKnown.get(id) ?? 0) | bits);
+    // Forms another prepare is adding already are awaited, not added again: concurrent first writes of a store
+    // would otherwise each update the same keys' rows, one after the other (their row locks, on PostgreSQL).
+    const waits: Array<Promise<unknown>> = [];
+    const own = new Map<number, number>();
+    for (const [id, bits] of this.formsToAdd(docs, keys)) {
+      const adding = this.formsAdding.get(id);
+      if (adding && (bits & ~adding.bits) === 0) waits.push(adding.done);
+      else own.set(id, bits);
     }
+    if (own.size > 0) {
+      const done = run((db) => this.addForms(db, own)).then(() => {
+        if (this.formsKnown.size + own.size > KEYS_CACHED_MAX) this.formsKnown.clear();
+        for (const [id, bits] of own) this.formsKnown.set(id, (this.formsKnown.get(id) ?? 0) | bits);
+      });
+      for (const [id, bits] of own) this.formsAdding.set(id, { bits, done });
+      const forget = () => {
+        for (const id of own.keys()) if (this.formsAdding.get(id)?.done === done) this.formsAdding.delete(id);
+      };
+      done.then(forget, forget);
+      waits.push(done);
+    }
+    await Promise.all(waits);
     return { keys, sets };
   }
 

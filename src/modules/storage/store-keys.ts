@@ -1,6 +1,7 @@
 // Integer ids of names within one store (the paths of the value index, the reader sets of items), created on first
 // use and kept in memory once committed: writes then find them without a statement.
 import type { Kysely } from 'kysely';
+import { SingleFlight } from '../../platform/async/single-flight.js';
 import type { StorageTables } from './storage.tables.js';
 
 type Db = Kysely<StorageTables>;
@@ -23,6 +24,8 @@ export class StoreKeys {
    * rolled back could be handed out again for another name (SQLite reuses the largest id).
    */
   private readonly ids = new Map<string, number>();
+  /** Lookups under way by `prepare`, by full name: concurrent writes of new names share them. */
+  private readonly lookups = new SingleFlight<string, Map<string, number>>();
 
   constructor(
     private readonly lookUp: LookUpKeys,
@@ -30,16 +33,31 @@ export class StoreKeys {
     private readonly cachedMax: number,
   ) {}
 
-  /** Makes sure the names have ids, committed by `run`, and remembers them: writes then find them in memory. */
+  /**
+   * Makes sure the names have ids, committed by `run`, and remembers them: writes then find them in memory. Names
+   * another `prepare` is looking up already are awaited, not looked up again (concurrent first writes of a store
+   * would otherwise each insert and read the same keys, and wait on each other's locks on PostgreSQL).
+   */
   async prepare(run: CommittedRun, scope: ItemScope, names: Iterable<string>): Promise<Map<string, number>> {
     const { known, missing } = this.remembered(scope, names);
     if (missing.length === 0) return known;
-    const found = await run((db) => this.lookUp(db, scope, missing));
-    if (this.ids.size + found.size > this.cachedMax) this.ids.clear();
-    for (const [name, id] of found) {
-      this.ids.set(fullName(scope, name), id);
-      known.set(name, id);
+    const waits: Array<Promise<unknown>> = [];
+    const own: string[] = [];
+    for (const name of missing) {
+      const running = this.lookups.get(fullName(scope, name));
+      if (running) waits.push(running.then((found) => known.set(name, found.get(name)!)));
+      else own.push(name);
     }
+    if (own.length > 0) {
+      const lookup = run((db) => this.lookUp(db, scope, own)).then((found) => {
+        if (this.ids.size + found.size > this.cachedMax) this.ids.clear();
+        for (const [name, id] of found) this.ids.set(fullName(scope, name), id);
+        return found;
+      });
+      for (const name of own) void this.lookups.run(fullName(scope, name), () => lookup);
+      waits.push(lookup.then((found) => own.forEach((name) => known.set(name, found.get(name)!))));
+    }
+    await Promise.all(waits);
     return known;
   }
 
