@@ -5,29 +5,11 @@
 // without the value (the walk gives up and the general plan answers), hidden items, and paths of mixed forms.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { apiKeyCaller, client, OWNER_KEY, STORAGE_CONFIG } from './storage-kit.js';
+import { apiKeyCaller, client, OWNER_KEY, recordStatements, STORAGE_CONFIG } from './storage-kit.js';
 
 const ITEMS = 1800;
 /** The walk's statement: the readable index rows of one value, in order. */
 const WALK = /s\.elem = 0 AND \(s\.rs \+ 0\)/;
-
-/** Records the text of every statement the app runs through Kysely, on either engine (the app runs in this process). */
-function recordStatements(t: TestApp): { texts: string[]; stop(): void } {
-  const texts: string[] = [];
-  // The executor class of every Kysely instance of the app (plugins make new instances of it).
-  const executor = Object.getPrototypeOf(t.database.db.getExecutor());
-  const executeQuery = executor.executeQuery;
-  executor.executeQuery = function (this: unknown, compiled: { sql: string }, ...rest: unknown[]) {
-    texts.push(compiled.sql);
-    return executeQuery.call(this, compiled, ...rest);
-  };
-  return {
-    texts,
-    stop() {
-      executor.executeQuery = executeQuery;
-    },
-  };
-}
 
 describeEachEngine('storage sort walk', (engine) => {
   let t: TestApp;

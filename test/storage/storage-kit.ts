@@ -93,3 +93,24 @@ export function expectErrorObject(res: LightMyRequestResponse, status: number): 
   }
   return e;
 }
+
+/** Records the text of every statement the app runs through Kysely, on either engine (the app runs in this process). */
+export function recordStatements(t: TestApp): { texts: string[]; parameters: unknown[][]; stop(): void } {
+  const texts: string[] = [];
+  const parameters: unknown[][] = [];
+  // The executor class of every Kysely instance of the app (plugins make new instances of it).
+  const executor = Object.getPrototypeOf(t.database.db.getExecutor());
+  const executeQuery = executor.executeQuery;
+  executor.executeQuery = function (this: unknown, compiled: { sql: string; parameters: readonly unknown[] }, ...rest: unknown[]) {
+    texts.push(compiled.sql);
+    parameters.push([...compiled.parameters]);
+    return executeQuery.call(this, compiled, ...rest);
+  };
+  return {
+    texts,
+    parameters,
+    stop() {
+      executor.executeQuery = executeQuery;
+    },
+  };
+}

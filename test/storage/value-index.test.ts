@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { describeEachEngine, startTestApp, ADMIN_PASSWORD, type TestApp } from '../helpers/test-app.js';
-import { apiKeyCaller, client, item, OWNER_KEY, STORAGE_CONFIG } from './storage-kit.js';
+import { apiKeyCaller, client, item, OWNER_KEY, recordStatements, sessionCaller, STORAGE_CONFIG } from './storage-kit.js';
+import { RESERVED_TOKEN_MARK } from '../../src/platform/query/text-terms.js';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { VALUE_INDEX_LIMITS } from '../../src/platform/query/index.js';
@@ -215,6 +216,59 @@ describeEachEngine('storage full-text search (bare query terms)', (engine) => {
     expect(await ids('hello -world')).toEqual([]);
     expect(await ids('invoice OR reminder')).toEqual(['t1', 't2']);
     expect(await ids('value.title:order* AND hello')).toEqual(['t3']);
+  });
+
+  it('finds only the items the caller may read, in this store and tenant, following a change of restrictions', async () => {
+    const kim = client(t, apiKeyCaller('kim', 'k-kim-0123456789'));
+    const other = client(t, apiKeyCaller('other', 'k-other-0123456789'));
+    const globex = client(t, apiKeyCaller('globex', 'k-globex-owner-0123'));
+    const L = 'abcdefghijkl';
+    const read = (roles: string[]) => ({ readRestriction: { roles }, writeRestriction: { roles: ['OWNER'] } });
+    const seen = async (caller: ReturnType<typeof client>, query: string, store = 'fts-r') => {
+      const res = await caller.list(store, { query, sort: 'value.rank|ASC' });
+      expect(res.statusCode, res.body).toBe(200);
+      return { total: res.json().total, ids: res.json().items.map((i: any) => i.id) };
+    };
+    // Ids and words without digits, and many reader sets (their ids are digits in the words index): no digit pattern
+    // finds an item. Item rN is written N-th (N a letter, `rank` too).
+    for (let n = 0; n < 12; n++) {
+      const roles = n % 3 === 0 ? ['roleA'] : n % 3 === 1 ? ['roleB'] : ['roleA', `role-${n}`];
+      const value = { title: n % 2 ? 'Quarterly invoice' : 'Quarterly order', rank: L[n] };
+      expect((await owner.put('fts-r', `r${L[n]}`, item(value, read(roles)))).statusCode).toBe(200);
+    }
+    // The same words in another store (readable by kim) and in another tenant (readable by everyone there).
+    expect((await owner.put('fts-elsewhere', 'e1', item({ title: 'Quarterly invoice', rank: 'a' }, read(['roleA'])))).statusCode).toBe(200);
+    expect((await globex.put('fts-r', 'g1', item({ title: 'Quarterly invoice', rank: 'a' }, read(['roleA', 'OWNER'])))).statusCode).toBe(200);
+
+    // Found inside the words index: the search names the caller's reader set tokens (text-terms.ts readerToken).
+    const recorded = recordStatements(t);
+    try {
+      expect(await seen(kim, 'invoice')).toEqual({ total: 4, ids: ['rd', 'rf', 'rj', 'rl'] });
+    } finally {
+      recorded.stop();
+    }
+    expect(recorded.parameters.flat().some((p) => typeof p === 'string' && p.includes(RESERVED_TOKEN_MARK))).toBe(true);
+    expect(await seen(kim, 'quarterly')).toEqual({ total: 8, ids: ['ra', 'rc', 'rd', 'rf', 'rg', 'ri', 'rj', 'rl'] });
+    expect(await seen(kim, 'quart*')).toEqual(await seen(kim, 'quarterly'));
+    expect(await seen(kim, '"quarterly invoice"')).toEqual({ total: 4, ids: ['rd', 'rf', 'rj', 'rl'] });
+    expect(await seen(kim, 'invoice OR order')).toEqual(await seen(kim, 'quarterly'));
+    expect(await seen(kim, 'quarterly -invoice')).toEqual({ total: 4, ids: ['ra', 'rc', 'rg', 'ri'] });
+    expect(await seen(other, 'invoice')).toEqual({ total: 2, ids: ['rb', 'rh'] });
+    expect(await seen(kim, 'invoice', 'fts-elsewhere')).toEqual({ total: 1, ids: ['e1'] });
+    // A caller who may read no item of the store finds none, whatever the word.
+    const nobody = client(t, await sessionCaller(t, 'acme', 'nobody', 'nobody-secret-1'));
+    expect(await seen(nobody, 'invoice')).toEqual({ total: 0, ids: [] });
+    for (const digit of '0123456789') {
+      expect(await seen(kim, `*${digit}*`), digit).toEqual({ total: 0, ids: [] });
+      expect(await seen(kim, `${digit}*`), digit).toEqual({ total: 0, ids: [] });
+      expect(await seen(kim, `?${digit}`), digit).toEqual({ total: 0, ids: [] });
+    }
+    // A new restriction moves the item to its new readers at once.
+    expect((await owner.put('fts-r', 'rb', item({ title: 'Quarterly invoice', rank: 'b' }, read(['roleA'])))).statusCode).toBe(200);
+    expect(await seen(kim, 'invoice')).toEqual({ total: 5, ids: ['rb', 'rd', 'rf', 'rj', 'rl'] });
+    expect(await seen(other, 'invoice')).toEqual({ total: 1, ids: ['rh'] });
+    expect((await owner.remove('fts-r', 'rh')).statusCode).toBe(200);
+    expect(await seen(other, 'invoice')).toEqual({ total: 0, ids: [] });
   });
 
   it('finds words beyond the indexed count in the document, and a term of only separators matches nothing', async () => {

@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
-import { documentIndex, type DocumentIndex } from '../../platform/query/index.js';
+import { documentIndex, readerToken, type DocumentIndex } from '../../platform/query/index.js';
 import { INDEXED_FIELDS, restrictionGrantees, type ItemDocument } from './item-document.js';
 import { StoreKeys, type CommittedRun, type ItemScope } from './store-keys.js';
 import type { StorageTables } from './storage.tables.js';
@@ -190,6 +190,15 @@ export class ItemValueIndex {
     return name;
   }
 
+  /**
+   * The entries of the document in the words index (Dialect.words) as one list: its words and, when it has any, the
+   * token of its reader set `rs` (text-terms.ts readerToken), which lets a bare term find only readable items.
+   */
+  wordsAndToken(doc: ItemDocument, rs: number): string[] {
+    const { words } = this.of(doc);
+    return words.length > 0 ? [...words, readerToken(rs)] : [];
+  }
+
   /** The reader set of the document (its `rs`), from `prepare`. */
   readerSet(doc: ItemDocument, prepared: PreparedKeys): number {
     const id = prepared.sets.get(this.readerName(doc));
@@ -219,10 +228,10 @@ export class ItemValueIndex {
   /** Writes the value rows and words of the item (its key `seq`). */
   async write(trx: Db, key: ItemScope, seq: number, doc: ItemDocument): Promise<void> {
     const { rows, words } = this.of(doc);
-    if (words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, words).execute(trx);
-    if (rows.length === 0) return;
+    if (rows.length === 0 && words.length === 0) return;
     const prepared = await this.keysOf(trx, key, doc);
     const rs = this.readerSet(doc, prepared);
+    if (words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, words, [readerToken(rs)]).execute(trx);
     // Bound values, one statement per row count (prepared once each): several times cheaper than a JSON parameter
     // taken apart in SQL, and writes of items are the hot path.
     for (let i = 0; i < rows.length; i += VALUE_ROWS_PER_STATEMENT) {
@@ -282,7 +291,7 @@ export class ItemValueIndex {
       const prepared = await this.keysOf(trx, { tenantId: row.tenant_id, storeId: row.store_id }, doc);
       const r = this.readerSet(doc, prepared);
       for (const v of this.records(doc, prepared)) values.push({ q: seq, r, ...v });
-      if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, index.words).execute(trx);
+      if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, index.words, [readerToken(r)]).execute(trx);
     }
     for (let i = 0; i < values.length; i += 5000) {
       await trx

@@ -37,7 +37,7 @@ export function storeItemQueryContext(dialect: Dialect, scope: StoreScope, index
 /** The value index of one store's items (storage_item_values), for the item aliased `i`. */
 function storeIndexSource(scope: StoreScope): ValueIndexSource {
   return {
-    readers: { sets: readerSets(scope), mayRead: (key) => mayRead(scope, key) },
+    readers: { sets: readerSets(scope), mayRead: (key) => mayRead(scope, key), tokens: scope.readerTokens },
     itemsTable: 'storage_items',
     valuesTable: 'storage_item_values',
     wordsTable: 'storage_item_words',
@@ -60,10 +60,10 @@ export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
     const ctx = storeItemQueryContext(dialect, scope);
     // The query and filter also as a condition on one item (its indexed values probed by its key), for a walk of the
     // sort's index rows that stops after the page (StoreItemLists.walk), where the sort is by one indexed value.
-    const { sorts, where, ...compiled } = compileListQuerySets(input, ctx, storeIndexSource(scope), READABLE, 'byKey');
+    const { sorts, where, textTerms, ...compiled } = compileListQuerySets(input, ctx, storeIndexSource(scope), READABLE, 'byKey');
     const target = sorts.length === 1 ? ctx.resolve(sorts[0].property) : null;
     const walk = target?.kind === 'indexed' ? { path: target.path.join('.'), direction: sorts[0].direction, where } : undefined;
-    return { ...compiled, walk };
+    return { ...compiled, walk, wantsReaderTokens: textTerms && scope.readerTokens === undefined };
   };
 }
 

@@ -69,15 +69,22 @@ class SetCompiler {
     const wordsTable = this.source.wordsTable;
     if (!wordsTable) return this.rows(node);
     if (search.kind === 'words' && search.words.length === 0) return this.set({ type: 'none' });
-    // Keys of any store (the engine's full-text index is not partitioned): the caller's set operations and the
-    // access probe keep those of this store.
-    let found: KeySet = this.ctx.dialect.words.match(wordsTable, search);
+    // With the caller's reader set tokens, the index itself keeps the readable items of this store (the tokens are
+    // the store's); without, keys of any store (the engine's full-text index is not partitioned), which the access
+    // probe below narrows to this store's readable ones.
+    const tokens = search.kind === 'like' ? undefined : this.source.readers?.tokens;
+    let found: KeySet =
+      tokens === undefined
+        ? this.ctx.dialect.words.match(wordsTable, search)
+        : tokens.length > 0
+          ? this.ctx.dialect.words.match(wordsTable, search, tokens)
+          : sql`SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE 1 = 0`;
     if (search.kind === 'words' && search.phrase) {
       found = sql`SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.seq`)} IN (${found})
         AND ${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)}`;
     }
     const inDocument = sql<SqlBool>`${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)} AND ${this.mayRead(sql.ref(`${alias}.seq`))}`;
-    if (this.source.readers) found = sql`SELECT q__w.seq FROM (${found}) AS q__w WHERE ${this.mayRead(sql.ref('q__w.seq'))}`;
+    if (this.source.readers && tokens === undefined) found = sql`SELECT q__w.seq FROM (${found}) AS q__w WHERE ${this.mayRead(sql.ref('q__w.seq'))}`;
     return sql`${this.member(found)}
       UNION SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${scopeOf(this.source, alias)} AND ${sql.ref(`${alias}.idx`)} <> 1 AND ${inDocument}
       UNION SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.seq`)} IN (

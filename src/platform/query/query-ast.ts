@@ -128,5 +128,11 @@ export interface ValueIndexSource {
     sets: RawBuilder<unknown>;
     /** Whether the caller may read the item of key `key`. */
     mayRead(key: RawBuilder<unknown>): RawBuilder<SqlBool>;
+    /**
+     * The words index's tokens of the reader sets the caller may read (text-terms.ts readerToken), where the caller
+     * looked them up: a bare term then finds the readable items of the store inside the index, with no probe per
+     * match. Undefined: probes.
+     */
+    tokens?: string[];
   };
 }

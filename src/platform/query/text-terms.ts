@@ -7,6 +7,20 @@ export const WORD_LENGTH = 64;
 const MARKS = /\p{M}+/gu;
 const SEPARATORS = /[^\p{L}\p{N}]+/u;
 
+/**
+ * The mark of a words index's reserved tokens (readerToken): a private-use character. Words are runs of letters and
+ * digits (wordsOf), so no word, prefix or pattern of a query can hold it, and no query term can match such a token.
+ */
+export const RESERVED_TOKEN_MARK = '\ue000';
+
+/**
+ * The token of reader set `set` (storage_reader_sets.id, unique across stores) in the words index: a search that
+ * requires one of the caller's tokens finds only items of that store the caller may read, inside the index.
+ */
+export function readerToken(set: number): string {
+  return `${RESERVED_TOKEN_MARK}${set}`;
+}
+
 /** Case and accents folded: NFKD, combining marks removed, lower case ("Éclair" and "eclair" are one word). */
 export function foldText(text: string): string {
   return text.normalize('NFKD').replace(MARKS, '').toLowerCase();

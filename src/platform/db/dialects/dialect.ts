@@ -46,12 +46,18 @@ export interface QueryDialect {
 export interface WordIndexDialect {
   /** Creates the index `table` (SQLite: an FTS5 table keyed by rowid; PostgreSQL: a tsvector per key, GIN-indexed). */
   create(db: Kysely<any>, table: string): Promise<void>;
-  /** The statement that stores the words (at least one) of key `seq`. */
-  insert(table: string, seq: number, words: string[]): RawBuilder<unknown>;
+  /**
+   * The statement that stores the words and reserved tokens (text-terms.ts readerToken; at least one of both) of key
+   * `seq`. Tokens are found by `match` only where it names them, never by a word, prefix or pattern.
+   */
+  insert(table: string, seq: number, words: string[], tokens: string[]): RawBuilder<unknown>;
   /** The statement that removes the words of key `seq`. */
   remove(table: string, seq: number): RawBuilder<unknown>;
-  /** A SELECT of the keys (column `seq`) whose words match (`words` search: at least one word). */
-  match(table: string, search: TextSearch): RawBuilder<unknown>;
+  /**
+   * A SELECT of the keys (column `seq`) whose words match (`words` search: at least one word); with `anyOf` (at least
+   * one; `words` and `prefix` searches), only keys that also hold one of these tokens.
+   */
+  match(table: string, search: TextSearch, anyOf?: string[]): RawBuilder<unknown>;
 }
 
 /**

@@ -1,7 +1,10 @@
 // SQLite's full-text index of words: an FTS5 table keyed by rowid (the item's key), fed with the service's words
 // (space-separated letters and digits, already folded: the unicode61 tokenizer splits them at the spaces and changes
-// nothing else). `detail=none`: no positions (phrases are checked in the document), a smaller index.
+// nothing else). `detail=none`: no positions (phrases are checked in the document), a smaller index. The reserved
+// tokens (text-terms.ts readerToken) have a column of their own, so that a pattern over the words never sees them; a
+// MATCH reaches both columns (detail=none has no column filters), which is safe as no query word can equal a token.
 import { sql } from 'kysely';
+import { RESERVED_TOKEN_MARK } from '../../query/text-terms.js';
 import type { WordIndexDialect } from './dialect.js';
 
 const TABLE = /^[a-z_][a-z0-9_]*$/;
@@ -9,18 +12,26 @@ const table = (name: string) => {
   if (!TABLE.test(name)) throw new Error(`not a table name: ${name}`);
   return sql.table(name);
 };
+const TOKEN = new RegExp(`^${RESERVED_TOKEN_MARK}[0-9a-z]+$`);
+/** Tokens quoted for a MATCH, any one of them: `("t1" OR "t2")`. */
+const anyToken = (tokens: string[]) => {
+  for (const token of tokens) if (!TOKEN.test(token)) throw new Error('not a reserved token');
+  return `(${tokens.map((t) => `"${t}"`).join(' OR ')})`;
+};
 
 export const sqliteWords: WordIndexDialect = {
   async create(db, name) {
-    await sql`CREATE VIRTUAL TABLE ${table(name)} USING fts5(words, tokenize = 'unicode61 remove_diacritics 0', detail = none)`.execute(db);
+    // The private-use mark of the tokens is a token character of unicode61 (category Co), so a token stays whole.
+    await sql`CREATE VIRTUAL TABLE ${table(name)} USING fts5(words, tokens, tokenize = 'unicode61 remove_diacritics 0', detail = none)`.execute(db);
   },
-  insert: (name, seq, words) => sql`INSERT INTO ${table(name)} (rowid, words) VALUES (${seq}, ${words.join(' ')})`,
+  insert: (name, seq, words, tokens) => sql`INSERT INTO ${table(name)} (rowid, words, tokens) VALUES (${seq}, ${words.join(' ')}, ${tokens.join(' ')})`,
   remove: (name, seq) => sql`DELETE FROM ${table(name)} WHERE rowid = ${seq}`,
-  match(name, search) {
+  match(name, search, anyOf) {
     const t = table(name);
+    const also = anyOf ? ` AND ${anyToken(anyOf)}` : '';
     // Words are letters and digits only, so inside double quotes they are plain strings (never FTS5 operators).
-    if (search.kind === 'words') return sql`SELECT rowid AS seq FROM ${t} WHERE ${t} MATCH ${search.words.map((w) => `"${w}"`).join(' AND ')}`;
-    if (search.kind === 'prefix') return sql`SELECT rowid AS seq FROM ${t} WHERE ${t} MATCH ${`"${search.prefix}"*`}`;
+    if (search.kind === 'words') return sql`SELECT rowid AS seq FROM ${t} WHERE ${t} MATCH ${search.words.map((w) => `"${w}"`).join(' AND ') + also}`;
+    if (search.kind === 'prefix') return sql`SELECT rowid AS seq FROM ${t} WHERE ${t} MATCH ${`"${search.prefix}"*${also}`}`;
     // Inner wildcards: a pattern over the words of every item (no FTS5 lookup can answer it).
     return sql`SELECT rowid AS seq FROM ${t} WHERE (' ' || words || ' ') LIKE ${`% ${search.pattern} %`}`;
   },
