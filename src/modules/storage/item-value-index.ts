@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
-import { documentIndex, readerToken, type DocumentIndex } from '../../platform/query/index.js';
+import { documentIndex, reservedToken, type DocumentIndex } from '../../platform/query/index.js';
 import { INDEXED_FIELDS, restrictionGrantees, type ItemDocument } from './item-document.js';
 import { StoreKeys, type CommittedRun, type ItemScope } from './store-keys.js';
 import type { StorageTables } from './storage.tables.js';
@@ -192,11 +192,11 @@ export class ItemValueIndex {
 
   /**
    * The entries of the document in the words index (Dialect.words) as one list: its words and, when it has any, the
-   * token of its reader set `rs` (text-terms.ts readerToken), which lets a bare term find only readable items.
+   * tokens of the grantees who may read it (`grantTokens`), which let a bare term find only readable items.
    */
-  wordsAndToken(doc: ItemDocument, rs: number): string[] {
+  wordsAndTokens(scope: ItemScope, doc: ItemDocument): string[] {
     const { words } = this.of(doc);
-    return words.length > 0 ? [...words, readerToken(rs)] : [];
+    return words.length > 0 ? [...words, ...readTokens(scope, doc)] : [];
   }
 
   /** The reader set of the document (its `rs`), from `prepare`. */
@@ -231,7 +231,7 @@ export class ItemValueIndex {
     if (rows.length === 0 && words.length === 0) return;
     const prepared = await this.keysOf(trx, key, doc);
     const rs = this.readerSet(doc, prepared);
-    if (words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, words, [readerToken(rs)]).execute(trx);
+    if (words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, words, readTokens(key, doc)).execute(trx);
     // Bound values, one statement per row count (prepared once each): several times cheaper than a JSON parameter
     // taken apart in SQL, and writes of items are the hot path.
     for (let i = 0; i < rows.length; i += VALUE_ROWS_PER_STATEMENT) {
@@ -291,7 +291,8 @@ export class ItemValueIndex {
       const prepared = await this.keysOf(trx, { tenantId: row.tenant_id, storeId: row.store_id }, doc);
       const r = this.readerSet(doc, prepared);
       for (const v of this.records(doc, prepared)) values.push({ q: seq, r, ...v });
-      if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, index.words, [readerToken(r)]).execute(trx);
+      const scope = { tenantId: row.tenant_id, storeId: row.store_id };
+      if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, index.words, readTokens(scope, doc)).execute(trx);
     }
     for (let i = 0; i < values.length; i += 5000) {
       await trx
@@ -315,4 +316,17 @@ export class ItemValueIndex {
 /** The name of the document's reader set: its read grantees, sorted, as JSON (its hash keys storage_reader_sets). */
 function readerSetName(doc: ItemDocument): string {
   return JSON.stringify([...new Set(restrictionGrantees(doc.readRestriction))].sort());
+}
+
+/**
+ * The words index's tokens of grantees of a store (text-terms.ts reservedToken): an item's words row holds those of
+ * the grantees who may read it, and a bare term of a list requires one of the caller's.
+ */
+export function grantTokens(scope: ItemScope, grantees: string[]): string[] {
+  return grantees.map((grantee) => reservedToken(scope.tenantId, scope.storeId, grantee));
+}
+
+/** The tokens of the grantees who may read the document. */
+function readTokens(scope: ItemScope, doc: ItemDocument): string[] {
+  return grantTokens(scope, [...new Set(restrictionGrantees(doc.readRestriction))]);
 }

@@ -5,6 +5,10 @@ import { compileListQuerySets, type FieldTarget, type QueryContext, type ValueIn
 import { DOCUMENT_FIELDS, INDEXED_FIELDS } from './item-document.js';
 import type { ListQueryCompiler } from './storage.service.js';
 import { mayRead, readerSets, type StoreScope } from './store-item-lists.repository.js';
+import { grantTokens } from './item-value-index.js';
+
+/** Grantees of a caller whose words index tokens a bare term names at most (beyond, each match is probed). */
+const GRANT_TOKENS_MAX = 1000;
 
 /** Fields kept in columns of storage_items. */
 const COLUMN_FIELDS: Record<string, FieldTarget> = {
@@ -37,7 +41,11 @@ export function storeItemQueryContext(dialect: Dialect, scope: StoreScope, index
 /** The value index of one store's items (storage_item_values), for the item aliased `i`. */
 function storeIndexSource(scope: StoreScope): ValueIndexSource {
   return {
-    readers: { sets: readerSets(scope), mayRead: (key) => mayRead(scope, key), tokens: scope.readerTokens },
+    readers: {
+      sets: readerSets(scope),
+      mayRead: (key) => mayRead(scope, key),
+      tokens: scope.grantees.length <= GRANT_TOKENS_MAX ? grantTokens(scope, scope.grantees) : undefined,
+    },
     itemsTable: 'storage_items',
     valuesTable: 'storage_item_values',
     wordsTable: 'storage_item_words',
@@ -60,10 +68,10 @@ export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
     const ctx = storeItemQueryContext(dialect, scope);
     // The query and filter also as a condition on one item (its indexed values probed by its key), for a walk of the
     // sort's index rows that stops after the page (StoreItemLists.walk), where the sort is by one indexed value.
-    const { sorts, where, textTerms, ...compiled } = compileListQuerySets(input, ctx, storeIndexSource(scope), READABLE, 'byKey');
+    const { sorts, where, ...compiled } = compileListQuerySets(input, ctx, storeIndexSource(scope), READABLE, 'byKey');
     const target = sorts.length === 1 ? ctx.resolve(sorts[0].property) : null;
     const walk = target?.kind === 'indexed' ? { path: target.path.join('.'), direction: sorts[0].direction, where } : undefined;
-    return { ...compiled, walk, wantsReaderTokens: textTerms && scope.readerTokens === undefined };
+    return { ...compiled, walk };
   };
 }
 

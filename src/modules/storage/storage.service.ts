@@ -124,13 +124,13 @@ export class StorageService {
     // AJV lets a coerced Infinity ("1e400") through integer/maximum; SQL must never see it.
     if (!Number.isSafeInteger(q.start)) throw ERRORS.validation([{ path: 'querystring.start', message: 'must be <= 2147483647' }]);
     const scope: StoreScope = { tenantId: p.tenantId, storeId, grantees: principalGrantees(p) };
-    const input = { query: q.query, filter: q.filter, sort: q.sort, timezoneName: q.timezoneName, timezoneOffset: q.timezoneOffset };
-    let compiled = this.compile(input, scope);
-    if (compiled.wantsReaderTokens) {
-      // A bare term: with the caller's reader set tokens, the words index keeps the readable matches itself.
-      const readerTokens = await this.repo.lists.readerTokens(scope);
-      if (readerTokens) compiled = this.compile(input, { ...scope, readerTokens });
-    }
+    const compiled = this.compile({
+      query: q.query,
+      filter: q.filter,
+      sort: q.sort,
+      timezoneName: q.timezoneName,
+      timezoneOffset: q.timezoneOffset,
+    }, scope);
     const limit = Math.min(q.limit, MAX_LIMIT);
     const page = await this.repo.lists.list(scope, compiled, q.start, limit);
     return `{"total":${page.total},"items":[${page.records.map(itemJson).join(',')}]}`;

@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
-import { readerToken, VALUE_FORM, VALUE_KIND, walkedKind, type SortJoin } from '../../platform/query/index.js';
+import { VALUE_FORM, VALUE_KIND, walkedKind, type SortJoin } from '../../platform/query/index.js';
 import type { StorageTables } from './storage.tables.js';
 
 type Db = Kysely<StorageTables>;
@@ -28,11 +28,6 @@ export interface CompiledItemQuery {
    * on one item (aliased `i`), so that a page can be read by walking the path's index rows in order (`walk`).
    */
   walk?: { path: string; direction: 'ASC' | 'DESC'; where?: RawBuilder<SqlBool> };
-  /**
-   * The query has a bare term and the scope no `readerTokens`: compiled again with them (`readerTokens`), the term is
-   * answered inside the words index instead of by an access probe per matching item.
-   */
-  wantsReaderTokens: boolean;
 }
 
 /** The reader sets the scope's grantees may read (storage_reader_sets): the `rs` of the value rows they may see. */
@@ -56,8 +51,6 @@ const WALKABLE = new Map<number, number>([
   [VALUE_FORM.string, VALUE_KIND.string],
   [VALUE_FORM.boolean, VALUE_KIND.boolean],
 ]);
-/** Reader set tokens a bare term's search names at most (StoreItemLists.readerTokens). */
-const READER_TOKENS_MAX = 500;
 /** Index rows a walk reads at most for a page ending at `wanted` (then the general plan answers). */
 const walkRows = (wanted: number) => 20 * wanted + 2000;
 
@@ -67,8 +60,6 @@ export interface StoreScope {
   storeId: string;
   /** The caller's grantees (item-document.ts principalGrantees): whom the list may show items to. */
   grantees: string[];
-  /** The words index's tokens of the reader sets the grantees may read (`StoreItemLists.readerTokens`), if looked up. */
-  readerTokens?: string[];
 }
 
 export interface ListPage {
@@ -82,22 +73,6 @@ export class StoreItemLists {
     private readonly db: Db,
     private readonly dialect: Dialect,
   ) {}
-
-  /**
-   * The words index's tokens of the reader sets the scope's grantees may read in the store, for a list with a bare
-   * term; undefined when there are more than a MATCH should name (then each word match is probed instead).
-   */
-  async readerTokens(scope: StoreScope): Promise<string[] | undefined> {
-    const rows = await forTenant(this.db, scope.tenantId)
-      .selectFrom('storage_reader_set_grantees')
-      .select('set_id')
-      .distinct()
-      .where('store_id', '=', scope.storeId)
-      .where('grantee', 'in', scope.grantees)
-      .limit(READER_TOKENS_MAX + 1)
-      .execute();
-    return rows.length > READER_TOKENS_MAX ? undefined : rows.map((r) => readerToken(Number(r.set_id)));
-  }
 
   /**
    * One page of the items the grantees may read, with the total of all of them. `compiled.set` selects the keys of

@@ -268,7 +268,7 @@ export class StoreItemRepository {
       const prepared = keys.get(`${key.tenantId}\u0000${key.storeId}`)!;
       const v = this.valueIndex.records(doc, prepared);
       const r = this.valueIndex.readerSet(doc, prepared);
-      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.valueIndex.flag(doc), r, v, w: this.valueIndex.wordsAndToken(doc, r) });
+      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.valueIndex.flag(doc), r, v, w: this.valueIndex.wordsAndTokens(key, doc) });
       return `${rest.slice(0, -1)},"d":${docJson}}`;
     });
     const statement = this.storageSql.insertItemsWithAccess;

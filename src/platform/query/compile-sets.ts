@@ -69,8 +69,8 @@ class SetCompiler {
     const wordsTable = this.source.wordsTable;
     if (!wordsTable) return this.rows(node);
     if (search.kind === 'words' && search.words.length === 0) return this.set({ type: 'none' });
-    // With the caller's reader set tokens, the index itself keeps the readable items of this store (the tokens are
-    // the store's); without, keys of any store (the engine's full-text index is not partitioned), which the access
+    // With the caller's tokens, the index itself keeps the readable items of this store (the tokens are the store's);
+    // without, keys of any store (the engine's full-text index is not partitioned), which the access
     // probe below narrows to this store's readable ones.
     const tokens = search.kind === 'like' ? undefined : this.source.readers?.tokens;
     let found: KeySet =

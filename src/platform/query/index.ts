@@ -31,7 +31,7 @@ export { parseQueryString } from './parse-query-string.js';
 export { resolveZone, parseDateValue, type Zone } from './timezone.js';
 export { QUERY_LIMITS } from './limits.js';
 export { stringKeyOf } from './sql-parts.js';
-export { readerToken } from './text-terms.js';
+export { reservedToken } from './text-terms.js';
 
 /** The list parameters as a tree, its sort instructions parsed; validation as compileListQuery. */
 function parseListInput(input: ListQueryInput): { node: QueryNode; sorts: SortInstruction[] } {
@@ -62,8 +62,6 @@ export function compileListQuerySets(
   needsItemRow: boolean;
   sorts: SortInstruction[];
   where?: RawBuilder<SqlBool>;
-  /** Whether the query has a bare term (whose set `source.readers.tokens` would answer inside the words index). */
-  textTerms: boolean;
 } {
   const { node, sorts } = parseListInput(input);
   const { orderBy, joins } = compileSort(sorts, ctx);
@@ -71,9 +69,9 @@ export function compileListQuerySets(
     const target = ctx.resolve(s.property);
     return target !== null && target.kind !== 'indexed';
   });
-  if (node.type === 'all') return { orderBy, joins, needsItemRow, sorts, textTerms: false };
+  if (node.type === 'all') return { orderBy, joins, needsItemRow, sorts };
   const where = itemCondition ? compileNode(node, { ...ctx, indexMembership: itemCondition }) : undefined;
-  return { set: compileSet(node, ctx, source, universe), orderBy, joins, needsItemRow, sorts, where, textTerms: hasText(node) };
+  return { set: compileSet(node, ctx, source, universe), orderBy, joins, needsItemRow, sorts, where };
 }
 
 /**
@@ -86,17 +84,3 @@ export function compileListQuery(input: ListQueryInput, ctx: QueryContext): Comp
   return node.type === 'all' ? { orderBy, joins } : { where: compileNode(node, ctx), orderBy, joins };
 }
 
-/** Whether the tree has a bare term. */
-function hasText(node: QueryNode): boolean {
-  switch (node.type) {
-    case 'text':
-      return true;
-    case 'and':
-    case 'or':
-      return node.items.some(hasText);
-    case 'not':
-      return hasText(node.item);
-    default:
-      return false;
-  }
-}

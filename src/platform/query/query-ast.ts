@@ -129,9 +129,9 @@ export interface ValueIndexSource {
     /** Whether the caller may read the item of key `key`. */
     mayRead(key: RawBuilder<unknown>): RawBuilder<SqlBool>;
     /**
-     * The words index's tokens of the reader sets the caller may read (text-terms.ts readerToken), where the caller
-     * looked them up: a bare term then finds the readable items of the store inside the index, with no probe per
-     * match. Undefined: probes.
+     * The words index's tokens of the caller (text-terms.ts reservedToken), where each item's words row has those of
+     * the grantees who may read it: a bare term then finds the store's readable items inside the index, with no probe
+     * per match. Undefined: probes.
      */
     tokens?: string[];
   };

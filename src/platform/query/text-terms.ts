@@ -1,5 +1,6 @@
 // Words of text, for the full-text part of the value index: the same in JavaScript on both engines, so a bare query
 // term finds the same items on SQLite and PostgreSQL. Pure.
+import { createHash } from 'node:crypto';
 
 /** Characters of an indexed word; a longer word is indexed (and searched) by its first characters. */
 export const WORD_LENGTH = 64;
@@ -14,11 +15,12 @@ const SEPARATORS = /[^\p{L}\p{N}]+/u;
 export const RESERVED_TOKEN_MARK = '\ue000';
 
 /**
- * The token of reader set `set` (storage_reader_sets.id, unique across stores) in the words index: a search that
- * requires one of the caller's tokens finds only items of that store the caller may read, inside the index.
+ * A reserved token of a words index, naming what its parts name (for storage: a tenant, a store and a grantee who may
+ * read an item): the mark and 128 bits of their SHA-256, so tokens of different parts never meet. A search that
+ * requires one of the caller's tokens finds only the items the caller may read, inside the index.
  */
-export function readerToken(set: number): string {
-  return `${RESERVED_TOKEN_MARK}${set}`;
+export function reservedToken(...parts: string[]): string {
+  return `${RESERVED_TOKEN_MARK}${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32)}`;
 }
 
 /** Case and accents folded: NFKD, combining marks removed, lower case ("Éclair" and "eclair" are one word). */

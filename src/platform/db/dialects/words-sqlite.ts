@@ -32,7 +32,11 @@ export const sqliteWords: WordIndexDialect = {
     // Words are letters and digits only, so inside double quotes they are plain strings (never FTS5 operators).
     if (search.kind === 'words') return sql`SELECT rowid AS seq FROM ${t} WHERE ${t} MATCH ${search.words.map((w) => `"${w}"`).join(' AND ') + also}`;
     if (search.kind === 'prefix') return sql`SELECT rowid AS seq FROM ${t} WHERE ${t} MATCH ${`"${search.prefix}"*${also}`}`;
-    // Inner wildcards: a pattern over the words of every item (no FTS5 lookup can answer it).
-    return sql`SELECT rowid AS seq FROM ${t} WHERE (' ' || words || ' ') LIKE ${`% ${search.pattern} %`}`;
+    // Inner wildcards: a pattern over the single words of every item (no FTS5 lookup can answer it). The LIKE over
+    // the words as one text is the quick test, but its % and _ also match the spaces between words ("a*o" would match
+    // "alpha bravo"); so the words of the rows it keeps are then tested one by one (letters and digits only: safe
+    // inside a JSON array's quotes).
+    return sql`SELECT rowid AS seq FROM ${t} WHERE (' ' || words || ' ') LIKE ${`% ${search.pattern} %`}
+      AND EXISTS (SELECT 1 FROM json_each('["' || replace(words, ' ', '","') || '"]') AS q__j WHERE q__j.value LIKE ${search.pattern})`;
   },
 };
