@@ -148,7 +148,12 @@ class SetCompiler {
       // from its document below); then those of array elements (an item may have several) with the long strings at the
       // path, read from their documents, without repeats; then the items without index rows (written before the index,
       // or beyond its caps), read from their documents.
-      const rows = sql<SqlBool>`${rowsAtPath(this.source, 'q__v', path)} AND q__v.rs IN (${readers.sets})`;
+      // Tests of single values (`a = x`) are index ranges that end with rs: `rs IN sets` is one range per readable set.
+      // Other tests (ranges, patterns) are one range of many values, where rs is no prefix: there the set test is a
+      // condition on each row (PostgreSQL, planning `rs IN` as a loop over the sets, read the whole range once per
+      // set: a price range of 50,000 rows and 25 sets, 64 ms -> one read).
+      const readable = tests.every(isPointTest) ? sql`q__v.rs IN (${readers.sets})` : this.ctx.dialect.inSubquery(sql`(q__v.rs + 0)`, readers.sets);
+      const rows = sql<SqlBool>`${rowsAtPath(this.source, 'q__v', path)} AND ${readable}`;
       const elements = sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${this.held(path, VALUE_FORM.array)} AND ${rows} AND ${exact} AND q__v.elem = 1
         UNION
         SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${this.held(path, VALUE_FORM.array | VALUE_FORM.longString)} AND q__d.seq IN (
@@ -168,4 +173,10 @@ class SetCompiler {
       UNION ALL
       SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${scoped('q__d')} AND q__d.idx <> 1 AND ${doc}`;
   }
+}
+
+/** Whether the test matches one value of the index (an index range that ends with the reader set). */
+function isPointTest(test: ValueTest): boolean {
+  if (test.kind === 'boolean') return true;
+  return (test.kind === 'number' || test.kind === 'string') && test.conds.length === 1 && test.conds[0].op === '=';
 }
