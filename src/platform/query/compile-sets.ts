@@ -85,10 +85,16 @@ class SetCompiler {
     }
     const inDocument = sql<SqlBool>`${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)} AND ${this.mayRead(sql.ref(`${alias}.seq`))}`;
     if (this.source.readers && tokens === undefined) found = sql`SELECT q__w.seq FROM (${found}) AS q__w WHERE ${this.mayRead(sql.ref('q__w.seq'))}`;
+    // Three disjoint parts, so no deduplication of the (many) index matches: those; the unindexed items (idx <> 1) and
+    // the items with more words than the index holds (idx = 1), each read from its document and kept only when the
+    // index did not find it already (that list is computed only if such an item matches its document).
+    const seq = sql.ref(`${alias}.seq`);
+    const notFound = sql<SqlBool>`${seq} NOT IN (SELECT q__f.seq FROM (${found}) AS q__f)`;
     return sql`${this.member(found)}
-      UNION SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${scopeOf(this.source, alias)} AND ${sql.ref(`${alias}.idx`)} <> 1 AND ${inDocument}
-      UNION SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.seq`)} IN (
-        SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', '')} AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)}) AND ${inDocument}`;
+      UNION ALL SELECT ${seq} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${scopeOf(this.source, alias)} AND ${sql.ref(`${alias}.idx`)} <> 1 AND ${inDocument} AND ${notFound}
+      UNION ALL SELECT ${seq} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${seq} IN (
+        SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', '')} AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)})
+        AND ${sql.ref(`${alias}.idx`)} = 1 AND ${inDocument} AND ${notFound}`;
   }
 
   private usesIndex(node: QueryNode): boolean {
