@@ -9,7 +9,7 @@ const MARKS = /\p{M}+/gu;
 const SEPARATORS = /[^\p{L}\p{N}]+/u;
 
 /**
- * The mark of a words index's reserved tokens (readerToken): a private-use character. Words are runs of letters and
+ * The mark of a words index's reserved tokens (reservedToken): a private-use character. Words are runs of letters and
  * digits (wordsOf), so no word, prefix or pattern of a query can hold it, and no query term can match such a token.
  */
 export const RESERVED_TOKEN_MARK = '\ue000';
@@ -21,6 +21,13 @@ export const RESERVED_TOKEN_MARK = '\ue000';
  */
 export function reservedToken(...parts: string[]): string {
   return `${RESERVED_TOKEN_MARK}${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32)}`;
+}
+
+const RESERVED_TOKEN = new RegExp(`^${RESERVED_TOKEN_MARK}[0-9a-f]{32}$`);
+
+/** Whether the text is a token of `reservedToken` (the words indexes check what they put into a search). */
+export function isReservedToken(text: string): boolean {
+  return RESERVED_TOKEN.test(text);
 }
 
 /** Case and accents folded: NFKD, combining marks removed, lower case ("Éclair" and "eclair" are one word). */

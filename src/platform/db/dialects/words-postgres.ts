@@ -3,7 +3,7 @@
 // tsqueries of quoted lexemes. The reserved tokens (text-terms.ts readerToken) are lexemes of the same tsvector: no
 // query word or prefix can equal or start like one, and the pattern search skips them.
 import { sql } from 'kysely';
-import { RESERVED_TOKEN_MARK } from '../../query/text-terms.js';
+import { isReservedToken, RESERVED_TOKEN_MARK } from '../../query/text-terms.js';
 import type { WordIndexDialect } from './dialect.js';
 
 const TABLE = /^[a-z_][a-z0-9_]*$/;
@@ -11,10 +11,9 @@ const table = (name: string) => {
   if (!TABLE.test(name)) throw new Error(`not a table name: ${name}`);
   return sql.table(name);
 };
-const TOKEN = new RegExp(`^${RESERVED_TOKEN_MARK}[0-9a-z]+$`);
 /** Tokens as a tsquery, any one of them: `('t1' | 't2')`. */
 const anyToken = (tokens: string[]) => {
-  for (const token of tokens) if (!TOKEN.test(token)) throw new Error('not a reserved token');
+  for (const token of tokens) if (!isReservedToken(token)) throw new Error('not a reserved token');
   return `(${tokens.map((t) => `'${t}'`).join(' | ')})`;
 };
 

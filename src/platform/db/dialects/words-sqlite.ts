@@ -4,7 +4,7 @@
 // tokens (text-terms.ts readerToken) have a column of their own, so that a pattern over the words never sees them; a
 // MATCH reaches both columns (detail=none has no column filters), which is safe as no query word can equal a token.
 import { sql } from 'kysely';
-import { RESERVED_TOKEN_MARK } from '../../query/text-terms.js';
+import { isReservedToken } from '../../query/text-terms.js';
 import type { WordIndexDialect } from './dialect.js';
 
 const TABLE = /^[a-z_][a-z0-9_]*$/;
@@ -12,10 +12,9 @@ const table = (name: string) => {
   if (!TABLE.test(name)) throw new Error(`not a table name: ${name}`);
   return sql.table(name);
 };
-const TOKEN = new RegExp(`^${RESERVED_TOKEN_MARK}[0-9a-z]+$`);
 /** Tokens quoted for a MATCH, any one of them: `("t1" OR "t2")`. */
 const anyToken = (tokens: string[]) => {
-  for (const token of tokens) if (!TOKEN.test(token)) throw new Error('not a reserved token');
+  for (const token of tokens) if (!isReservedToken(token)) throw new Error('not a reserved token');
   return `(${tokens.map((t) => `"${t}"`).join(' OR ')})`;
 };
 
