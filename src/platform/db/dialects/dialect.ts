@@ -47,7 +47,7 @@ export interface WordIndexDialect {
   /** Creates the index `table` (SQLite: an FTS5 table keyed by rowid; PostgreSQL: a tsvector per key, GIN-indexed). */
   create(db: Kysely<any>, table: string): Promise<void>;
   /**
-   * The statement that stores the words and reserved tokens (text-terms.ts readerToken; at least one of both) of key
+   * The statement that stores the words and reserved tokens (text-terms.ts reservedToken; at least one of both) of key
    * `seq`. Tokens are found by `match` only where it names them, never by a word, prefix or pattern.
    */
   insert(table: string, seq: number, words: string[], tokens: string[]): RawBuilder<unknown>;

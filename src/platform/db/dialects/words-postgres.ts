@@ -1,6 +1,6 @@
 // PostgreSQL's full-text index of words: a tsvector per item key built from the service's words as they are
 // (array_to_tsvector: no parser, no dictionary), with a GIN index (its pending list keeps inserts cheap), searched with
-// tsqueries of quoted lexemes. The reserved tokens (text-terms.ts readerToken) are lexemes of the same tsvector: no
+// tsqueries of quoted lexemes. The reserved tokens (text-terms.ts reservedToken) are lexemes of the same tsvector: no
 // query word or prefix can equal or start like one, and the pattern search skips them.
 import { sql } from 'kysely';
 import { isReservedToken, RESERVED_TOKEN_MARK } from '../../query/text-terms.js';

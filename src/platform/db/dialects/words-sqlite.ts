@@ -1,7 +1,7 @@
 // SQLite's full-text index of words: an FTS5 table keyed by rowid (the item's key), fed with the service's words
 // (space-separated letters and digits, already folded: the unicode61 tokenizer splits them at the spaces and changes
 // nothing else). `detail=none`: no positions (phrases are checked in the document), a smaller index. The reserved
-// tokens (text-terms.ts readerToken) have a column of their own, so that a pattern over the words never sees them; a
+// tokens (text-terms.ts reservedToken) have a column of their own, so that a pattern over the words never sees them; a
 // MATCH reaches both columns (detail=none has no column filters), which is safe as no query word can equal a token.
 import { sql } from 'kysely';
 import { isReservedToken } from '../../query/text-terms.js';
