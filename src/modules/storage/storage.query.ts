@@ -44,7 +44,10 @@ function storeIndexSource(scope: StoreScope): ValueIndexSource {
     readers: {
       sets: readerSets(scope),
       mayRead: (key) => mayRead(scope, key),
-      tokens: scope.grantees.length <= GRANT_TOKENS_MAX ? grantTokens(scope, scope.grantees) : undefined,
+      // Hashed only when a bare term asks for them (most lists have none).
+      get tokens() {
+        return scope.grantees.length <= GRANT_TOKENS_MAX ? grantTokens(scope, scope.grantees) : undefined;
+      },
     },
     itemsTable: 'storage_items',
     valuesTable: 'storage_item_values',

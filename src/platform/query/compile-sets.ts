@@ -78,7 +78,7 @@ class SetCompiler {
         ? this.ctx.dialect.words.match(wordsTable, search)
         : tokens.length > 0
           ? this.ctx.dialect.words.match(wordsTable, search, tokens)
-          : sql`SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE 1 = 0`;
+          : this.set({ type: 'none' });
     if (search.kind === 'words' && search.phrase) {
       found = sql`SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.seq`)} IN (${found})
         AND ${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)}`;
