@@ -113,9 +113,9 @@ describe('pre-serialised replies', () => {
   }
 });
 
-describe('ownKeys', () => {
-  it('answers the keys of the root object only, as parsing would, on random documents and both text forms', async () => {
-    const { ownKeys } = await import('../../src/platform/http/json-text.js');
+describe('rootKeysPresent', () => {
+  it('answers which names are keys of the root object only, as parsing would, on random documents and both text forms', async () => {
+    const { rootKeysPresent } = await import('../../src/platform/http/json-text.js');
     let seed = 11;
     const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 4;
     const strings = ['name', '"name"', 'a\\"b', '{', '}', '[', ']', ',', ':', 'é', '🦊', '\\', '\n', '"', 'x,"name":1'];
@@ -130,10 +130,25 @@ describe('ownKeys', () => {
       const compact = JSON.stringify(doc);
       // PostgreSQL's jsonb text: a space after each colon and comma.
       const spaced = JSON.stringify(doc, null, 1).replace(/\n\s*/g, ' ');
-      expect([...ownKeys(compact)].sort(), compact).toEqual(Object.keys(doc).sort());
-      expect([...ownKeys(spaced)].sort(), spaced).toEqual(Object.keys(doc).sort());
+      const expected = strings.reduce((bits, s, i) => (Object.hasOwn(doc, s) ? bits | (1 << i) : bits), 0);
+      expect(rootKeysPresent(compact, strings), compact).toBe(expected);
+      expect(rootKeysPresent(spaced, strings), spaced).toBe(expected);
+      // One name at a time: the scan stops at that name's last occurrence.
+      for (const [i, s] of strings.entries()) expect(rootKeysPresent(compact, [s]), `${s} in ${compact}`).toBe(expected & (1 << i) ? 1 : 0);
     }
-    expect([...ownKeys('{}')]).toEqual([]);
-    expect([...ownKeys('{"a": {"name": 1}, "b": ["name"]}')]).toEqual(['a', 'b']);
+    expect(rootKeysPresent('{}', ['a'])).toBe(0);
+    expect(rootKeysPresent('{"a": {"name": 1}, "b": ["name"]}', ['name', 'b', 'a'])).toBe(0b110);
+    expect(rootKeysPresent('{"x": {"name": 1}, "name": "root"}', ['name'])).toBe(1);
+  });
+});
+
+describe('isoDate', () => {
+  it('answers what toISOString answers, within 1970-9999 and outside it', async () => {
+    const { isoDate } = await import('../../src/platform/http/json-text.js');
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const samples = [0, 1, 999, 1000, 86_399_999, 86_400_000, 951_782_400_000, 4_107_542_399_999, 253_402_300_799_999, 253_402_300_800_000, -1, -62_198_755_200_000, 1.5, 8.64e15];
+    for (let i = 0; i < 20_000; i++) samples.push(Math.floor(next() * 253_402_300_800_000), Math.floor(next() * 4_102_444_800_000));
+    for (const ms of samples) expect(isoDate(ms), String(ms)).toBe(new Date(ms).toISOString());
   });
 });

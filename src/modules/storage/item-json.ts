@@ -1,34 +1,28 @@
 // The item read answers the stored document text spliced with the fields the service adds, instead of parsing it
 // and serialising it again: the document was produced by JSON.stringify on write (PostgreSQL hands back jsonb's
 // text form of it), so it is valid JSON as it stands, and it holds only the written fields of the item schema.
-import { extendObject, jsonIsoDate, jsonString, ownKeys, type JsonMember } from '../../platform/http/json-text.js';
+import { appendMembers, jsonIsoDate, jsonString, rootKeysPresent } from '../../platform/http/json-text.js';
 import type { ItemText } from './store-item.repository.js';
 
 /** Optional root fields of a document: the answer names them all, null when absent (as toStoreItem does). */
 const OPTIONAL_FIELDS = ['moduleId', 'moduleInstanceId', 'name'] as const;
 
+/** The members naming the absent optional fields as null, by the bits of the present ones (rootKeysPresent). */
+const ABSENT_AS_NULL = Array.from({ length: 1 << OPTIONAL_FIELDS.length }, (_, present) =>
+  OPTIONAL_FIELDS.filter((_, i) => !(present & (1 << i)))
+    .map((field) => `,"${field}":null`)
+    .join(''),
+);
+
 /**
  * The item as read (StoreItemSchema), as JSON text, `id` first: the document starts with it (buildDocument writes
- * it first; jsonb orders keys by length, and `id` is the shortest).
+ * it first; jsonb orders keys by length, and `id` is the shortest). A page of 100 items is 100 of these: the text is
+ * built by concatenation, and the optional fields' presence read without a parse (11% of a list's time had gone to
+ * parsing every document of the page).
  */
 export function itemJson(item: ItemText): string {
-  const text = item.docText;
-  const members: JsonMember[] = [];
-  let keys: Set<string> | undefined;
-  for (const field of OPTIONAL_FIELDS) {
-    // A name that occurs nowhere in the text is not a root field; one that does may sit deeper, so then look at the
-    // root's keys (a scan, not a parse: 11% of a list's time went to parsing every document of the page).
-    if (text.includes(`"${field}"`)) {
-      keys ??= ownKeys(text);
-      if (keys.has(field)) continue;
-    }
-    members.push([field, 'null']);
-  }
-  members.push(
-    ['createdOn', jsonIsoDate(item.createdOn)],
-    ['createdBy', jsonString(item.createdBy)],
-    ['updatedOn', jsonIsoDate(item.updatedOn)],
-    ['updatedBy', jsonString(item.updatedBy)],
-  );
-  return extendObject(text, members);
+  const created = jsonIsoDate(item.createdOn);
+  const updated = item.updatedOn === item.createdOn ? created : jsonIsoDate(item.updatedOn);
+  const added = `${ABSENT_AS_NULL[rootKeysPresent(item.docText, OPTIONAL_FIELDS)]},"createdOn":${created},"createdBy":${jsonString(item.createdBy)},"updatedOn":${updated},"updatedBy":${jsonString(item.updatedBy)}`;
+  return appendMembers(item.docText, added);
 }
