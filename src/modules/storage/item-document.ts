@@ -92,17 +92,21 @@ export function buildDocument(id: string, body: StoreItemBody): ItemDocument {
   if (exceedsDepth(body.value, MAX_DEPTH)) throw STORAGE_ERRORS.nestingTooDeep('value', MAX_DEPTH);
   if (exceedsDepth(customFields, MAX_DEPTH)) throw STORAGE_ERRORS.nestingTooDeep('customFields', MAX_DEPTH);
 
+  // The optional fields right after the id: a read finds which are present by scanning the text only up to them
+  // (item-json.ts), where they came last before.
+  const optional: Pick<ItemDocument, 'moduleId' | 'moduleInstanceId' | 'name'> = {};
+  if (typeof body.moduleId === 'string') optional.moduleId = body.moduleId;
+  if (typeof body.moduleInstanceId === 'string') optional.moduleInstanceId = body.moduleInstanceId;
+  if (typeof body.name === 'string') optional.name = body.name;
   const doc: ItemDocument = {
     id,
+    ...optional,
     value: body.value,
     favorite: body.favorite ?? false,
     readRestriction: readRestriction!,
     writeRestriction: writeRestriction!,
     customFields,
   };
-  if (typeof body.moduleId === 'string') doc.moduleId = body.moduleId;
-  if (typeof body.moduleInstanceId === 'string') doc.moduleInstanceId = body.moduleInstanceId;
-  if (typeof body.name === 'string') doc.name = body.name;
   return doc;
 }
 

@@ -3,7 +3,9 @@
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { compileListQuerySets, type FieldTarget, type QueryContext, type ValueIndexSource } from '../../platform/query/index.js';
 import { DOCUMENT_FIELDS, INDEXED_FIELDS } from './item-document.js';
+import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 import type { ListQueryCompiler } from './storage.service.js';
+import type { CompiledItemQuery } from './store-item-lists.repository.js';
 import { mayRead, readerSets, type StoreScope } from './store-item-lists.repository.js';
 import { grantTokens } from './item-value-index.js';
 
@@ -67,7 +69,7 @@ function storeIndexSource(scope: StoreScope): ValueIndexSource {
  * keys, each once (the universe of a NOT is the CTE `q__r` of the readable ones), and the sort over the item aliased `i`.
  */
 export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
-  return (input, scope) => {
+  return remembering((input, scope) => {
     const ctx = storeItemQueryContext(dialect, scope);
     // The query and filter also as a condition on one item (its indexed values probed by its key), for a walk of the
     // sort's index rows that stops after the page (StoreItemLists.walk), where the sort is by one indexed value.
@@ -75,6 +77,38 @@ export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
     const target = sorts.length === 1 ? ctx.resolve(sorts[0].property) : null;
     const walk = target?.kind === 'indexed' ? { path: target.path.join('.'), direction: sorts[0].direction, where } : undefined;
     return { ...compiled, walk };
+  });
+}
+
+/** Compiled lists kept per compiler, and the longest key kept (a longer one is compiled each time). */
+const REMEMBERED_MAX = 1000;
+const REMEMBERED_KEY_MAX = 4096;
+
+/**
+ * The compiler, remembering its last answers: a compiled list depends only on its parameters and scope (no clock, no
+ * data: the index's state is read by the statements themselves), and compiling one took 0.2 ms of a 1.6 ms list (a
+ * page polled by many clients, or paged through, asks for the same compile again). The SQL it builds is immutable
+ * (Kysely's raw builders are frozen), so one answer serves every request that asks for it.
+ */
+function remembering(compile: ListQueryCompiler): ListQueryCompiler {
+  const remembered = new ExpiringMap<string, CompiledItemQuery>(REMEMBERED_MAX);
+  return (input, scope) => {
+    const key = JSON.stringify([
+      scope.tenantId,
+      scope.storeId,
+      scope.grantees,
+      input.query ?? null,
+      input.filter ?? null,
+      input.sort ?? null,
+      input.timezoneName ?? null,
+      input.timezoneOffset ?? null,
+    ]);
+    if (key.length > REMEMBERED_KEY_MAX) return compile(input, scope);
+    const known = remembered.get(key, 0);
+    if (known) return known;
+    const compiled = compile(input, scope);
+    remembered.set(key, compiled, Number.POSITIVE_INFINITY);
+    return compiled;
   };
 }
 
