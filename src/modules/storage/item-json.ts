@@ -1,13 +1,16 @@
 // The item read answers the stored document text spliced with the fields the service adds, instead of parsing it
 // and serialising it again: the document was produced by JSON.stringify on write (PostgreSQL hands back jsonb's
 // text form of it), so it is valid JSON as it stands, and it holds only the written fields of the item schema.
-import { appendMembers, jsonIsoDate, jsonString, rootKeysPresent } from '../../platform/http/json-text.js';
+import { appendMembers, jsonIsoDate, jsonString, rootKeyScanner } from '../../platform/http/json-text.js';
 import type { ItemText } from './store-item.repository.js';
 
 /** Optional root fields of a document: the answer names them all, null when absent (as toStoreItem does). */
 const OPTIONAL_FIELDS = ['moduleId', 'moduleInstanceId', 'name'] as const;
 
-/** The members naming the absent optional fields as null, by the bits of the present ones (rootKeysPresent). */
+/** Which optional fields a document has, as bits (1 << index in OPTIONAL_FIELDS). */
+const optionalPresent = rootKeyScanner(OPTIONAL_FIELDS);
+
+/** The members naming the absent optional fields as null, by the bits of the present ones. */
 const ABSENT_AS_NULL = Array.from({ length: 1 << OPTIONAL_FIELDS.length }, (_, present) =>
   OPTIONAL_FIELDS.filter((_, i) => !(present & (1 << i)))
     .map((field) => `,"${field}":null`)
@@ -23,6 +26,6 @@ const ABSENT_AS_NULL = Array.from({ length: 1 << OPTIONAL_FIELDS.length }, (_, p
 export function itemJson(item: ItemText): string {
   const created = jsonIsoDate(item.createdOn);
   const updated = item.updatedOn === item.createdOn ? created : jsonIsoDate(item.updatedOn);
-  const added = `${ABSENT_AS_NULL[rootKeysPresent(item.docText, OPTIONAL_FIELDS)]},"createdOn":${created},"createdBy":${jsonString(item.createdBy)},"updatedOn":${updated},"updatedBy":${jsonString(item.updatedBy)}`;
+  const added = `${ABSENT_AS_NULL[optionalPresent(item.docText)]},"createdOn":${created},"createdBy":${jsonString(item.createdBy)},"updatedOn":${updated},"updatedBy":${jsonString(item.updatedBy)}`;
   return appendMembers(item.docText, added);
 }

@@ -1,6 +1,6 @@
 // Reading pages of a store's items: the items the caller may read that a compiled query selects, in its order, with
 // their total, and the page's documents as JSON text.
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import { VALUE_FORM, VALUE_KIND, walkedKind, type SortJoin } from '../../platform/query/index.js';
@@ -51,6 +51,8 @@ const WALKABLE = new Map<number, number>([
   [VALUE_FORM.string, VALUE_KIND.string],
   [VALUE_FORM.boolean, VALUE_KIND.boolean],
 ]);
+/** Statements kept per compiled query (StoreItemLists.run). */
+const STATEMENTS_PER_QUERY = 8;
 /** Index rows a walk reads at most for a page ending at `wanted` (then the general plan answers). */
 const walkRows = (wanted: number) => 20 * wanted + 2000;
 
@@ -69,6 +71,9 @@ export interface ListPage {
 
 /** SQL of list reads: every statement names its tenant and store; who may read is an indexed lookup inside it. */
 export class StoreItemLists {
+  /** Statements built for a compiled query, by key (run). */
+  private readonly statements = new WeakMap<CompiledItemQuery, Map<string, CompiledQuery<unknown>>>();
+
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
@@ -96,7 +101,7 @@ export class StoreItemLists {
     const universe = () => readable.clearSelect().select('a.item_seq as seq').distinct();
     let known: number | undefined;
     if (compiled.walk && limit > 0) {
-      const walked = await this.walk(scope, compiled, compiled.walk, universe(), start, limit);
+      const walked = await this.walk(scope, compiled, compiled.walk, universe, start, limit);
       if (walked.records) return { total: walked.total, records: walked.records };
       known = walked.total;
     }
@@ -139,22 +144,30 @@ export class StoreItemLists {
     scope: StoreScope,
     compiled: CompiledItemQuery,
     w: NonNullable<CompiledItemQuery['walk']>,
-    universe: SelectQueryBuilder<any, any, any>,
+    universe: () => SelectQueryBuilder<any, any, any>,
     start: number,
     limit: number,
   ): Promise<{ total: number; records?: ItemText[] }> {
     const { tenantId, storeId } = scope;
-    const count = compiled.set ? sql`SELECT count(*) FROM (${compiled.set}) AS q__k` : sql`SELECT count(*) FROM q__r`;
+    const count = () => (compiled.set ? sql`SELECT count(*) FROM (${compiled.set}) AS q__k` : sql`SELECT count(*) FROM q__r`);
     // Each guard reads one index entry (PostgreSQL: in the index's order, see AssetLists.walk).
-    const guards = await sql<{ forms: number | null; unindexed: number | null; n: number | string }>`WITH q__r AS ${universe}
+    const guards = await this.run(compiled, 'guards', () => sql<{ forms: number | null; unindexed: number | null; n: number | string }>`WITH q__r AS ${universe()}
       SELECT (SELECT k.forms FROM storage_value_keys k WHERE k.tenant_id = ${tenantId} AND k.store_id = ${storeId} AND k.path = ${w.path}) AS forms,
         (SELECT 1 FROM storage_items u WHERE u.tenant_id = ${tenantId} AND u.store_id = ${storeId} AND u.idx <> 1 ORDER BY u.tenant_id, u.store_id, u.seq LIMIT 1) AS unindexed,
-        (${count}) AS n`.execute(this.db);
+        (${count()}) AS n`);
     const g = guards.rows[0];
     const total = Number(g.n);
     const kind = WALKABLE.get(Number(g.forms ?? 0));
     const rows = walkRows(start + limit);
     if (kind === undefined || g.unindexed !== null || total === 0 || rows > 2 * total) return { total };
+    const page = await this.run(compiled, `walk ${kind} ${start} ${limit}`, () => this.walkStatement(scope, w, kind, rows, start, limit));
+    if (page.rows.length < limit && start + page.rows.length < total) return { total };
+    return { total, records: page.rows.map(itemText) };
+  }
+
+  /** The walk's statement: the page, walked from the index rows of `kind` at the path, with the page's documents. */
+  private walkStatement(scope: StoreScope, w: NonNullable<CompiledItemQuery['walk']>, kind: number, rows: number, start: number, limit: number) {
+    const { tenantId, storeId } = scope;
     const walked = walkedKind(kind, 'str', w.direction);
     // The reader set is a condition on each walked row, never an index condition (`+ 0`), nor a join (PostgreSQL: an
     // array computed once): else PostgreSQL reads the rows of each set apart and sorts them all (128 -> 0.9 ms).
@@ -163,7 +176,7 @@ export class StoreItemLists {
     const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM storage_items d WHERE d.seq = w.seq)`;
     const columns = ['doc', 'item_id', 'created_on', 'created_by', 'updated_on', 'updated_by'].map((name) => sql`${column(name)} AS ${sql.ref(name)}`);
     // The page's documents are joined to the page (its rows only), in the page's order.
-    const page = await sql<PageRow>`SELECT p.seq, ${this.dialect.jsonText('d.doc')} AS doc_text, d.created_on, d.created_by, d.updated_on, d.updated_by FROM (
+    return sql<PageRow>`SELECT p.seq, ${this.dialect.jsonText('d.doc')} AS doc_text, d.created_on, d.created_by, d.updated_on, d.updated_by FROM (
       SELECT i.seq, i.num, i.str FROM (
         SELECT w.seq, w.num, w.str, 1 AS idx, ${sql.join(columns)} FROM (
           SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
@@ -173,9 +186,25 @@ export class StoreItemLists {
       WHERE ${w.where ?? sql<SqlBool>`1 = 1`}
       ORDER BY ${walked.order('i')}, i.seq LIMIT ${limit} OFFSET ${start}) p
       JOIN storage_items d ON d.seq = p.seq AND d.tenant_id = ${tenantId} AND d.store_id = ${storeId}
-      ORDER BY ${walked.order('p')}, p.seq`.execute(this.db);
-    if (page.rows.length < limit && start + page.rows.length < total) return { total };
-    return { total, records: page.rows.map(itemText) };
+      ORDER BY ${walked.order('p')}, p.seq`;
+  }
+
+  /**
+   * Runs the statement `build` makes for the compiled query, built and compiled to SQL text once per `key` (what the
+   * statement depends on besides the compiled query, whose scope and parameters it already holds): the compiler
+   * remembers the compiled queries of repeated lists, and building a list's statements (Kysely's trees, their SQL text)
+   * took as long as compiling the query had. Kept with the compiled query, a few per query (pages asked for apart).
+   */
+  private run<R>(compiled: CompiledItemQuery, key: string, build: () => RawBuilder<R>): Promise<QueryResult<R>> {
+    let built = this.statements.get(compiled);
+    if (!built) this.statements.set(compiled, (built = new Map()));
+    let query = built.get(key) as CompiledQuery<R> | undefined;
+    if (!query) {
+      query = build().compile(this.db);
+      if (built.size >= STATEMENTS_PER_QUERY) built.delete(built.keys().next().value!);
+      built.set(key, query);
+    }
+    return this.db.executeQuery(query);
   }
 
   /**

@@ -83,43 +83,73 @@ const isBlank = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0
 
 /**
  * Which of `names` are keys of the object's own members (not of objects inside it), as bits (1 << index in names).
- * Reads the text only up to the last place where one of the names occurs: mostly a few `lastIndexOf`, no parse. Keys
- * are found as JSON.stringify and jsonb write them (no escaped letters).
+ * See rootKeyScanner; this builds the scanner on each call.
  */
 export function rootKeysPresent(objectText: string, names: readonly string[]): number {
-  let end = -1;
-  for (const name of names) end = Math.max(end, objectText.lastIndexOf(JSON.stringify(name)));
-  if (end < 0) return 0;
-  let found = 0;
-  let depth = 0;
-  let keyNext = false;
-  for (let i = 0; i <= end; i++) {
-    const c = objectText.charCodeAt(i);
-    if (c === QUOTE) {
-      const start = i;
-      let escaped = false;
-      for (i++; i < objectText.length && objectText.charCodeAt(i) !== QUOTE; i++) {
-        if (objectText.charCodeAt(i) === BACKSLASH) {
-          escaped = true;
-          i++;
+  return rootKeyScanner(names)(objectText);
+}
+
+/**
+ * A reader of which of `names` are keys of an object's own members, as bits (1 << index in names), without a parse:
+ * the text is scanned token by token only as far as a name still unaccounted for occurs (`indexOf` finds the next
+ * place), so a document whose keys come first is read only up to them, and a name that does not occur costs one
+ * `indexOf`. Keys are found as JSON.stringify and jsonb write them (no escaped letters).
+ */
+export function rootKeyScanner(names: readonly string[]): (objectText: string) => number {
+  // Each key as written, less its opening quote: `indexOf` of a pattern that starts with a quote is several times slower
+  // in JSON text (a quote every few characters); a place found so is a candidate, which the scan checks.
+  const quoted = names.map((name) => JSON.stringify(name).slice(1));
+  return (objectText) => {
+    let found = 0;
+    // Names found, or occurring nowhere further on; and where each name occurs next.
+    let settled = 0;
+    const next = quoted.map((q) => objectText.indexOf(q));
+    // The farthest place an unsettled name occurs next, from `from` on; -1 when none does.
+    const reach = (from: number) => {
+      let end = -1;
+      for (let k = 0; k < quoted.length; k++) {
+        if (settled & (1 << k)) continue;
+        if (next[k] >= 0 && next[k] < from) next[k] = objectText.indexOf(quoted[k], from);
+        if (next[k] < 0) settled |= 1 << k;
+        else end = Math.max(end, next[k]);
+      }
+      return end;
+    };
+    let end = reach(0);
+    let depth = 0;
+    let keyNext = false;
+    for (let i = 0; i < objectText.length; i++) {
+      if (i > end && (end = reach(i)) < 0) break;
+      const c = objectText.charCodeAt(i);
+      if (c === QUOTE) {
+        const start = i;
+        let escaped = false;
+        for (i++; i < objectText.length && objectText.charCodeAt(i) !== QUOTE; i++) {
+          if (objectText.charCodeAt(i) === BACKSLASH) {
+            escaped = true;
+            i++;
+          }
         }
+        if (depth === 1 && keyNext) {
+          const raw = objectText.slice(start + 1, i);
+          const index = names.indexOf(escaped ? (JSON.parse(`"${raw}"`) as string) : raw);
+          if (index >= 0) {
+            found |= 1 << index;
+            settled |= 1 << index;
+          }
+          keyNext = false;
+        }
+      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        depth++;
+        keyNext = depth === 1 && c === OPEN_BRACE;
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+        depth--;
+      } else if (c === COMMA && depth === 1) {
+        keyNext = true;
       }
-      if (depth === 1 && keyNext) {
-        const raw = objectText.slice(start + 1, i);
-        const index = names.indexOf(escaped ? (JSON.parse(`"${raw}"`) as string) : raw);
-        if (index >= 0) found |= 1 << index;
-        keyNext = false;
-      }
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      depth++;
-      keyNext = depth === 1 && c === OPEN_BRACE;
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      depth--;
-    } else if (c === COMMA && depth === 1) {
-      keyNext = true;
     }
-  }
-  return found;
+    return found;
+  };
 }
 
 const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA] = ['"', '\\', '{', '}', '[', ']', ','].map((ch) => ch.charCodeAt(0));
