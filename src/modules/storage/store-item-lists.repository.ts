@@ -86,19 +86,18 @@ export class StoreItemLists {
    */
   async list(scope: StoreScope, compiled: CompiledItemQuery, start: number, limit: number): Promise<ListPage> {
     const { tenantId, storeId, grantees } = scope;
-    const tenant = forTenant(this.db, tenantId);
-    const readable = tenant
-      .selectFrom('storage_item_access as a')
-      .select('a.item_seq')
-      .where('a.store_id', '=', storeId)
-      .where('a.mode', '=', 'r')
-      .where('a.grantee', 'in', grantees);
-    if (!compiled.set && compiled.orderBy.length === 0) return this.listInCreationOrder(tenantId, storeId, readable, start, limit);
+    const readable = () =>
+      forTenant(this.db, tenantId)
+        .selectFrom('storage_item_access as a')
+        .select('a.item_seq')
+        .where('a.store_id', '=', storeId)
+        .where('a.mode', '=', 'r')
+        .where('a.grantee', 'in', grantees);
+    if (!compiled.set && compiled.orderBy.length === 0) return this.listInCreationOrder(tenantId, storeId, readable(), start, limit);
     // The matches as keys: the query's set (index ranges of the caller's reader sets, or one pass over the store where
     // the index cannot answer). `q__r` (every readable key) is the universe a NOT refers to, computed only then. With a
     // walk, the total (guards) and the page are two statements, so a write between them can make them disagree by it.
-    const matches = compiled.set ? sql`SELECT q__k.seq FROM (${compiled.set}) AS q__k` : sql`SELECT seq FROM q__r`;
-    const universe = () => readable.clearSelect().select('a.item_seq as seq').distinct();
+    const universe = () => readable().clearSelect().select('a.item_seq as seq').distinct();
     let known: number | undefined;
     if (compiled.walk && limit > 0) {
       const walked = await this.walk(scope, compiled, compiled.walk, universe, start, limit);
@@ -108,23 +107,29 @@ export class StoreItemLists {
     // The matches computed once (MATERIALIZED) for the count and the page. Reading the set twice instead (count, then
     // the first keys) saved 2 ms of 5 on SQLite at 25,000 matches, but doubled PostgreSQL's time where its plans for the
     // set are poor (right after a bulk load: 67 -> 232 ms for a range filter at 100,000 items), so it was left.
-    const withMatches = this.db.with('q__r', universe).with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
+    const withMatches = () => {
+      const matches = compiled.set ? sql`SELECT q__k.seq FROM (${compiled.set}) AS q__k` : sql`SELECT seq FROM q__r`;
+      return this.db.with('q__r', universe).with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
+    };
     const countMatches = async () => {
-      const row = await withMatches.selectFrom('q__m' as any).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-      return Number((row as any)?.n ?? 0);
+      const counted = await this.run(compiled, 'count', () => withMatches().selectFrom('q__m' as any).select(sql<number>`count(*)`.as('n')).compile());
+      return Number((counted.rows[0] as { n?: number | string } | undefined)?.n ?? 0);
     };
     if (limit === 0) return { total: await countMatches(), records: [] };
     // Keys, their count and the sort keys only; the documents of the page are read afterwards. The item's row is
     // joined only when the sort needs a column of it.
-    let page = compiled.needsItemRow
-      ? withMatches.selectFrom('q__m as m' as any).innerJoin('storage_items as i', 'i.seq', 'm.seq' as any)
-      : withMatches.selectFrom('q__m as i' as any);
-    for (const join of compiled.joins) page = this.dialect.leftJoinRow(page, join.table, join.alias, join.on);
-    const total = known === undefined ? sql<number>`(SELECT count(*) FROM q__m)` : sql<number>`0`;
-    let ordered = page.select(['i.seq' as any, total.as('total')]);
-    for (const o of compiled.orderBy) ordered = ordered.orderBy(o);
-    const rows = await ordered.orderBy('i.seq' as any).limit(limit).offset(start).execute();
-    const seqs = rows.map((r: any) => Number(r.seq));
+    const pageStatement = () => {
+      let page = compiled.needsItemRow
+        ? withMatches().selectFrom('q__m as m' as any).innerJoin('storage_items as i', 'i.seq', 'm.seq' as any)
+        : withMatches().selectFrom('q__m as i' as any);
+      for (const join of compiled.joins) page = this.dialect.leftJoinRow(page, join.table, join.alias, join.on);
+      const total = known === undefined ? sql<number>`(SELECT count(*) FROM q__m)` : sql<number>`0`;
+      let ordered = page.select(['i.seq' as any, total.as('total')]);
+      for (const o of compiled.orderBy) ordered = ordered.orderBy(o);
+      return ordered.orderBy('i.seq' as any).limit(limit).offset(start).compile() as CompiledQuery<{ seq: number | string; total: number | string }>;
+    };
+    const { rows } = await this.run(compiled, `page ${known === undefined} ${start} ${limit}`, pageStatement);
+    const seqs = rows.map((r) => Number(r.seq));
     if (known !== undefined) return { total: known, records: await this.fetchPage(tenantId, storeId, seqs) };
     if (rows.length === 0) return { total: start > 0 ? await countMatches() : 0, records: [] };
     return { total: Number(rows[0].total), records: await this.fetchPage(tenantId, storeId, seqs) };
@@ -154,13 +159,13 @@ export class StoreItemLists {
     const guards = await this.run(compiled, 'guards', () => sql<{ forms: number | null; unindexed: number | null; n: number | string }>`WITH q__r AS ${universe()}
       SELECT (SELECT k.forms FROM storage_value_keys k WHERE k.tenant_id = ${tenantId} AND k.store_id = ${storeId} AND k.path = ${w.path}) AS forms,
         (SELECT 1 FROM storage_items u WHERE u.tenant_id = ${tenantId} AND u.store_id = ${storeId} AND u.idx <> 1 ORDER BY u.tenant_id, u.store_id, u.seq LIMIT 1) AS unindexed,
-        (${count()}) AS n`);
+        (${count()}) AS n`.compile(this.db));
     const g = guards.rows[0];
     const total = Number(g.n);
     const kind = WALKABLE.get(Number(g.forms ?? 0));
     const rows = walkRows(start + limit);
     if (kind === undefined || g.unindexed !== null || total === 0 || rows > 2 * total) return { total };
-    const page = await this.run(compiled, `walk ${kind} ${start} ${limit}`, () => this.walkStatement(scope, w, kind, rows, start, limit));
+    const page = await this.run(compiled, `walk ${kind} ${start} ${limit}`, () => this.walkStatement(scope, w, kind, rows, start, limit).compile(this.db));
     if (page.rows.length < limit && start + page.rows.length < total) return { total };
     return { total, records: page.rows.map(itemText) };
   }
@@ -195,12 +200,12 @@ export class StoreItemLists {
    * remembers the compiled queries of repeated lists, and building a list's statements (Kysely's trees, their SQL text)
    * took as long as compiling the query had. Kept with the compiled query, a few per query (pages asked for apart).
    */
-  private run<R>(compiled: CompiledItemQuery, key: string, build: () => RawBuilder<R>): Promise<QueryResult<R>> {
+  private run<R>(compiled: CompiledItemQuery, key: string, build: () => CompiledQuery<R>): Promise<QueryResult<R>> {
     let built = this.statements.get(compiled);
     if (!built) this.statements.set(compiled, (built = new Map()));
     let query = built.get(key) as CompiledQuery<R> | undefined;
     if (!query) {
-      query = build().compile(this.db);
+      query = build();
       if (built.size >= STATEMENTS_PER_QUERY) built.delete(built.keys().next().value!);
       built.set(key, query);
     }
