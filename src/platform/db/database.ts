@@ -121,7 +121,10 @@ function createPostgres(options: DatabaseOptions): Database {
   };
   // JIT compilation off: the service's statements are short, and a list whose plan the planner costs high (the
   // document fallbacks of a query) paid 150-250 ms of JIT for 2 ms of execution (jit_above_cost is a cost, not a time).
-  const sessionOptions = ['-c jit=off', ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : [])].join(' ');
+  // Parallel query off too: a worker costs ~4 ms to start, and a list's walk of a few hundred index rows that the
+  // planner costed as parallel (a sort walk with a range filter) took 8 ms instead of ~1.5; under load, lists share
+  // the cores anyway.
+  const sessionOptions = ['-c jit=off', '-c max_parallel_workers_per_gather=0', ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : [])].join(' ');
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
