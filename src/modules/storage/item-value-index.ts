@@ -5,6 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
+import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 import { documentIndex, reservedToken, type DocumentIndex } from '../../platform/query/index.js';
 import { INDEXED_FIELDS, restrictionGrantees, type ItemDocument } from './item-document.js';
 import { StoreKeys, type CommittedRun, type ItemScope } from './store-keys.js';
@@ -34,6 +35,8 @@ export class ItemValueIndex {
   private readonly indexes = new WeakMap<ItemDocument, DocumentIndex>();
   /** The reader set name of a document (`readerSetName`), computed once per document written. */
   private readonly readerNames = new WeakMap<ItemDocument, string>();
+  /** readTokens' answers, by tenant, store and reader set. */
+  private readonly tokensByReaders = new ExpiringMap<string, string[]>(SETS_CACHED_MAX);
   /** Keys of the paths of a store's value index (storage_value_keys.id). */
   private readonly paths = new StoreKeys((db, scope, paths) => this.lookUpPaths(db, scope, paths), KEYS_CACHED_MAX);
   /** Forms (VALUE_FORM bits) known to be in storage_value_keys.forms, by key: at least these (written or read committed). */
@@ -181,6 +184,20 @@ export class ItemValueIndex {
     return found;
   }
 
+  /**
+   * The tokens of the grantees who may read the document, by store and reader set: each is a hash (reservedToken),
+   * and the items of a store share few reader sets.
+   */
+  private readTokens(scope: ItemScope, doc: ItemDocument): string[] {
+    const key = `${scope.tenantId}\u0000${scope.storeId}\u0000${this.readerName(doc)}`;
+    let tokens = this.tokensByReaders.get(key, 0);
+    if (!tokens) {
+      tokens = grantTokens(scope, [...new Set(restrictionGrantees(doc.readRestriction))]);
+      this.tokensByReaders.set(key, tokens, Number.POSITIVE_INFINITY);
+    }
+    return tokens;
+  }
+
   private readerName(doc: ItemDocument): string {
     let name = this.readerNames.get(doc);
     if (name === undefined) {
@@ -196,7 +213,7 @@ export class ItemValueIndex {
    */
   wordsAndTokens(scope: ItemScope, doc: ItemDocument): string[] {
     const { words } = this.of(doc);
-    return words.length > 0 ? [...words, ...readTokens(scope, doc)] : [];
+    return words.length > 0 ? [...words, ...this.readTokens(scope, doc)] : [];
   }
 
   /** The reader set of the document (its `rs`), from `prepare`. */
@@ -231,7 +248,7 @@ export class ItemValueIndex {
     if (rows.length === 0 && words.length === 0) return;
     const prepared = await this.keysOf(trx, key, doc);
     const rs = this.readerSet(doc, prepared);
-    if (words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, words, readTokens(key, doc)).execute(trx);
+    if (words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, words, this.readTokens(key, doc)).execute(trx);
     // Bound values, one statement per row count (prepared once each): several times cheaper than a JSON parameter
     // taken apart in SQL, and writes of items are the hot path.
     for (let i = 0; i < rows.length; i += VALUE_ROWS_PER_STATEMENT) {
@@ -292,7 +309,7 @@ export class ItemValueIndex {
       const r = this.readerSet(doc, prepared);
       for (const v of this.records(doc, prepared)) values.push({ q: seq, r, ...v });
       const scope = { tenantId: row.tenant_id, storeId: row.store_id };
-      if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, index.words, readTokens(scope, doc)).execute(trx);
+      if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, index.words, this.readTokens(scope, doc)).execute(trx);
     }
     for (let i = 0; i < values.length; i += 5000) {
       await trx
@@ -324,9 +341,4 @@ function readerSetName(doc: ItemDocument): string {
  */
 export function grantTokens(scope: ItemScope, grantees: string[]): string[] {
   return grantees.map((grantee) => reservedToken(scope.tenantId, scope.storeId, grantee));
-}
-
-/** The tokens of the grantees who may read the document. */
-function readTokens(scope: ItemScope, doc: ItemDocument): string[] {
-  return grantTokens(scope, [...new Set(restrictionGrantees(doc.readRestriction))]);
 }

@@ -23,7 +23,9 @@ export class StoreKeys {
    * Ids by tenant, store and name, only those seen committed (`prepare`): an id added by a transaction that then
    * rolled back could be handed out again for another name (SQLite reuses the largest id).
    */
-  private readonly ids = new Map<string, number>();
+  private readonly ids = new Map<string, Map<string, number>>();
+  /** Ids in `ids`, all stores together. */
+  private idCount = 0;
   /** Lookups under way by `prepare`, by full name: concurrent writes of new names share them. */
   private readonly lookups = new SingleFlight<string, Map<string, number>>();
 
@@ -50,8 +52,17 @@ export class StoreKeys {
     }
     if (own.length > 0) {
       const lookup = run((db) => this.lookUp(db, scope, own)).then((found) => {
-        if (this.ids.size + found.size > this.cachedMax) this.ids.clear();
-        for (const [name, id] of found) this.ids.set(fullName(scope, name), id);
+        if (this.idCount + found.size > this.cachedMax) {
+          this.ids.clear();
+          this.idCount = 0;
+        }
+        const store = storeName(scope);
+        let ids = this.ids.get(store);
+        if (!ids) this.ids.set(store, (ids = new Map()));
+        for (const [name, id] of found) {
+          if (!ids.has(name)) this.idCount++;
+          ids.set(name, id);
+        }
         return found;
       });
       for (const name of own) void this.lookups.run(fullName(scope, name), () => lookup);
@@ -73,9 +84,10 @@ export class StoreKeys {
   private remembered(scope: ItemScope, names: Iterable<string>): { known: Map<string, number>; missing: string[] } {
     const known = new Map<string, number>();
     const missing = new Set<string>();
+    const ids = this.ids.get(storeName(scope));
     for (const name of names) {
       if (known.has(name) || missing.has(name)) continue;
-      const id = this.ids.get(fullName(scope, name));
+      const id = ids?.get(name);
       if (id === undefined) missing.add(name);
       else known.set(name, id);
     }
@@ -84,5 +96,9 @@ export class StoreKeys {
 }
 
 function fullName(scope: ItemScope, name: string): string {
-  return `${scope.tenantId}\u0000${scope.storeId}\u0000${name}`;
+  return `${storeName(scope)}\u0000${name}`;
+}
+
+function storeName(scope: ItemScope): string {
+  return `${scope.tenantId}\u0000${scope.storeId}`;
 }
