@@ -4,7 +4,7 @@
 // the answer gives them.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { apiKeyCaller, client, item, OWNER_KEY, STORAGE_CONFIG } from './storage-kit.js';
+import { apiKeyCaller, client, item, listIds, OWNER_KEY, STORAGE_CONFIG } from './storage-kit.js';
 
 describeEachEngine('storage list reuse', (engine) => {
   let t: TestApp;
@@ -12,12 +12,7 @@ describeEachEngine('storage list reuse', (engine) => {
   let other: ReturnType<typeof client>;
   let globex: ReturnType<typeof client>;
   const params = { filter: JSON.stringify([{ property: 'value.kind', operator: 'eq', value: 'a' }]), sort: 'value.n|DESC', limit: 10 };
-  const ids = async (c: ReturnType<typeof client>, store: string) => {
-    const res = await c.list(store, params);
-    expect(res.statusCode, res.body).toBe(200);
-    const body = res.json();
-    return { total: body.total as number, ids: body.items.map((i: any) => i.id as string) };
-  };
+  const ids = (c: ReturnType<typeof client>, store: string) => listIds(c, store, params);
 
   beforeAll(async () => {
     t = await startTestApp(engine, STORAGE_CONFIG);

@@ -5,7 +5,7 @@
 // without the value (the walk gives up and the general plan answers), hidden items, and paths of mixed forms.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { apiKeyCaller, client, OWNER_KEY, recordStatements, STORAGE_CONFIG } from './storage-kit.js';
+import { apiKeyCaller, client, listIds, OWNER_KEY, recordStatements, STORAGE_CONFIG } from './storage-kit.js';
 
 const ITEMS = 1800;
 /** The walk's statement: the readable index rows of one value, in order. */
@@ -15,12 +15,7 @@ describeEachEngine('storage sort walk', (engine) => {
   let t: TestApp;
   let owner: ReturnType<typeof client>;
 
-  const list = async (params: Record<string, string | number>) => {
-    const res = await owner.list('walk', params);
-    expect(res.statusCode, res.body).toBe(200);
-    const body = res.json();
-    return { total: body.total as number, ids: body.items.map((i: any) => i.id as string) };
-  };
+  const list = (params: Record<string, string | number>) => listIds(owner, 'walk', params);
 
   beforeAll(async () => {
     t = await startTestApp(engine, STORAGE_CONFIG);

@@ -1,5 +1,6 @@
 // Shared plumbing of the storage tests: who calls, and one-line HTTP calls against the store endpoints.
 import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import { login, sessionHeaders, type TestApp } from '../helpers/test-app.js';
 
 export const STORE = '/cxf/svc-core/storage/store';
@@ -70,6 +71,14 @@ export function client(t: TestApp, c: Caller) {
       return send('GET', `${STORE}/${store}${qs ? `?${qs}` : ''}`);
     },
   };
+}
+
+/** A list's total and the ids of its page, after checking it answered 200. */
+export async function listIds(c: ReturnType<typeof client>, store: string, params: Record<string, string | number>): Promise<{ total: number; ids: string[] }> {
+  const res = await c.list(store, params);
+  expect(res.statusCode, res.body).toBe(200);
+  const body = res.json();
+  return { total: body.total as number, ids: body.items.map((i: { id: string }) => i.id) };
 }
 
 /** An item body with restrictions that let `who` (a role) read and write. */
