@@ -2,6 +2,7 @@
 // their total, and the page's documents as JSON text.
 import { sql, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import { rowsAsArrays } from '../../platform/db/prepared-query.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import { VALUE_FORM, VALUE_KIND, walkedKind, type SortJoin } from '../../platform/query/index.js';
 import type { StorageTables } from './storage.tables.js';
@@ -165,7 +166,7 @@ export class StoreItemLists {
     const kind = WALKABLE.get(Number(g.forms ?? 0));
     const rows = walkRows(start + limit);
     if (kind === undefined || g.unindexed !== null || total === 0 || rows > 2 * total) return { total };
-    const page = await this.run(compiled, `walk ${kind} ${start} ${limit}`, () => this.walkStatement(scope, w, kind, rows, start, limit).compile(this.db));
+    const page = await this.run(compiled, `walk ${kind} ${start} ${limit}`, () => rowsAsArrays<PageRow>(this.walkStatement(scope, w, kind, rows, start, limit).compile(this.db)));
     if (page.rows.length < limit && start + page.rows.length < total) return { total };
     return { total, records: page.rows.map(itemText) };
   }
@@ -181,7 +182,7 @@ export class StoreItemLists {
     const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM storage_items d WHERE d.seq = w.seq)`;
     const columns = ['doc', 'item_id', 'created_on', 'created_by', 'updated_on', 'updated_by'].map((name) => sql`${column(name)} AS ${sql.ref(name)}`);
     // The page's documents are joined to the page (its rows only), in the page's order.
-    return sql<PageRow>`SELECT p.seq, ${this.dialect.jsonText('d.doc')} AS doc_text, d.created_on, d.created_by, d.updated_on, d.updated_by FROM (
+    return sql`SELECT ${this.dialect.jsonText('d.doc')} AS doc_text, d.created_on, d.created_by, d.updated_on, d.updated_by FROM (
       SELECT i.seq, i.num, i.str FROM (
         SELECT w.seq, w.num, w.str, 1 AS idx, ${sql.join(columns)} FROM (
           SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
@@ -248,13 +249,14 @@ export class StoreItemLists {
   /** The documents of a page as JSON text (spliced into the answer, never parsed), in the page's order. */
   private async fetchPage(tenantId: string, storeId: string, seqs: number[]): Promise<ItemText[]> {
     if (seqs.length === 0) return [];
-    const docs = await forTenant(this.db, tenantId)
+    const statement = forTenant(this.db, tenantId)
       .selectFrom('storage_items as i')
-      .select(['i.seq', this.dialect.jsonText('i.doc').as('doc_text'), 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'])
+      .select([this.dialect.jsonText('i.doc').as('doc_text'), 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by', 'i.seq'])
       .where('i.store_id', '=', storeId)
       .where('i.seq', 'in', seqs)
-      .execute();
-    const bySeq = new Map(docs.map((d) => [Number(d.seq), d]));
+      .compile();
+    const docs = await this.db.executeQuery(rowsAsArrays<[...PageRow, number | string]>(statement));
+    const bySeq = new Map(docs.rows.map((row) => [Number(row[5]), row]));
     // An item deleted between the two statements is left out (the page is short by exactly that item).
     return seqs.flatMap((seq) => {
       const row = bySeq.get(seq);
@@ -263,20 +265,13 @@ export class StoreItemLists {
   }
 }
 
-/** A page's row: the item's key, its document as JSON text and who changed it when. */
-interface PageRow {
-  seq: number | string;
-  doc_text: string;
-  created_on: number | string;
-  created_by: string;
-  updated_on: number | string;
-  updated_by: string;
-}
+/** A page's row as an array (rowsAsArrays): the item's document as JSON text and who changed it when. */
+type PageRow = [docText: string, createdOn: number | string, createdBy: string, updatedOn: number | string, updatedBy: string];
 
-const itemText = (row: PageRow): ItemText => ({
-  docText: row.doc_text,
-  createdOn: Number(row.created_on),
-  createdBy: row.created_by,
-  updatedOn: Number(row.updated_on),
-  updatedBy: row.updated_by,
+const itemText = (row: Readonly<PageRow> | Readonly<[...PageRow, unknown]>): ItemText => ({
+  docText: row[0],
+  createdOn: Number(row[1]),
+  createdBy: row[2],
+  updatedOn: Number(row[3]),
+  updatedBy: row[4],
 });

@@ -8,7 +8,7 @@ import type { Dialect } from './dialects/dialect.js';
 import type { DeploymentTraits } from './deployment.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
-import { PREPARED_MARK, registerDirectReader } from './prepared-query.js';
+import { ARRAY_ROWS_MARK, PREPARED_MARK, registerDirectReader } from './prepared-query.js';
 import { sqliteReadBatcher } from './sqlite-read-batch.js';
 
 export interface DatabaseOptions {
@@ -83,6 +83,7 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
       let stmt = cache.get(text);
       if (!stmt) {
         stmt = sqlite.prepare(text);
+        if (text.startsWith(ARRAY_ROWS_MARK)) stmt.raw(true);
         if (cache.size >= max) cache.delete(cache.keys().next().value!);
         cache.set(text, stmt);
       }
@@ -94,18 +95,22 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
 /**
  * Statements marked by prepareQuery run as named prepared statements: PostgreSQL parses and plans them
  * once per connection instead of on every call. Only marked statements, so the number of prepared
- * statements per connection stays bounded by the code's hot queries.
+ * statements per connection stays bounded by the code's hot queries. Statements marked by rowsAsArrays
+ * answer their rows as arrays.
  */
-function prepareMarkedStatements(client: pg.PoolClient, statementNames: Map<string, string>): void {
+function honourStatementMarks(client: pg.PoolClient, statementNames: Map<string, string>): void {
   const query = client.query.bind(client) as (...args: any[]) => any;
   (client as any).query = (config: unknown, values?: unknown, callback?: unknown) => {
-    if (typeof config === 'string' && config.startsWith(PREPARED_MARK) && typeof values !== 'function') {
-      let name = statementNames.get(config);
-      if (!name) {
-        name = `svc_${createHash('sha1').update(config).digest('hex').slice(0, 24)}`;
-        if (statementNames.size < 10_000) statementNames.set(config, name);
+    if (typeof config === 'string' && typeof values !== 'function') {
+      if (config.startsWith(PREPARED_MARK)) {
+        let name = statementNames.get(config);
+        if (!name) {
+          name = `svc_${createHash('sha1').update(config).digest('hex').slice(0, 24)}`;
+          if (statementNames.size < 10_000) statementNames.set(config, name);
+        }
+        return query({ name, text: config, values }, callback);
       }
-      return query({ name, text: config, values }, callback);
+      if (config.startsWith(ARRAY_ROWS_MARK)) return query({ text: config, values, rowMode: 'array' }, callback);
     }
     return query(config, values, callback);
   };
@@ -134,7 +139,7 @@ function createPostgres(options: DatabaseOptions): Database {
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => undefined);
   const statementNames = new Map<string, string>();
-  pool.on('connect', (client) => prepareMarkedStatements(client, statementNames));
+  pool.on('connect', (client) => honourStatementMarks(client, statementNames));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   const safe = (() => {
     try {

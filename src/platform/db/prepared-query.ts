@@ -9,6 +9,19 @@ const MARK = '\u0000svc-param:';
  */
 export const PREPARED_MARK = '/*prepared*/ ';
 
+/**
+ * Leading comment that asks for a statement's rows as arrays of its columns' values in select order, not as objects:
+ * both drivers build an object per row property by property, which a page of 100 documents pays on every list
+ * (better-sqlite3, 100 rows of 6 columns: 0.154 ms as objects, 0.083 ms as arrays). database.ts honours it on both
+ * engines (better-sqlite3 raw mode, pg rowMode 'array').
+ */
+export const ARRAY_ROWS_MARK = '/*array-rows*/ ';
+
+/** The compiled statement, marked to answer its rows as arrays (ARRAY_ROWS_MARK). */
+export function rowsAsArrays<Row extends readonly unknown[]>(compiled: CompiledQuery<unknown>): CompiledQuery<Row> {
+  return { ...compiled, sql: ARRAY_ROWS_MARK + compiled.sql } as CompiledQuery<Row>;
+}
+
 type Placeholder = (index: number) => any;
 
 interface Prepared<Row> {
