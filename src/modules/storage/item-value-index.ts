@@ -190,7 +190,7 @@ export class ItemValueIndex {
    */
   private readTokens(scope: ItemScope, doc: ItemDocument): string[] {
     const key = `${scope.tenantId}\u0000${scope.storeId}\u0000${this.readerName(doc)}`;
-    let tokens = this.tokensByReaders.get(key, 0);
+    let tokens = this.tokensByReaders.get(key);
     if (!tokens) {
       tokens = grantTokens(scope, [...new Set(restrictionGrantees(doc.readRestriction))]);
       this.tokensByReaders.set(key, tokens, Number.POSITIVE_INFINITY);

@@ -104,7 +104,7 @@ function remembering(compile: ListQueryCompiler): ListQueryCompiler {
       input.timezoneOffset ?? null,
     ]);
     if (key.length > REMEMBERED_KEY_MAX) return compile(input, scope);
-    const known = remembered.get(key, 0);
+    const known = remembered.get(key);
     if (known) return known;
     const compiled = compile(input, scope);
     remembered.set(key, compiled, Number.POSITIVE_INFINITY);

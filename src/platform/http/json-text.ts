@@ -82,14 +82,6 @@ export function appendMembers(objectText: string, membersText: string): string {
 const isBlank = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /**
- * Which of `names` are keys of the object's own members (not of objects inside it), as bits (1 << index in names).
- * See rootKeyScanner; this builds the scanner on each call.
- */
-export function rootKeysPresent(objectText: string, names: readonly string[]): number {
-  return rootKeyScanner(names)(objectText);
-}
-
-/**
  * A reader of which of `names` are keys of an object's own members, as bits (1 << index in names), without a parse:
  * the text is scanned token by token only as far as a name still unaccounted for occurs (`indexOf` finds the next
  * place), so a document whose keys come first is read only up to them, and a name that does not occur costs one
