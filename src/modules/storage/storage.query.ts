@@ -1,7 +1,7 @@
 // How list parameters reach SQL: the fields of an item as read, mapped for the platform's query compiler. Values
 // inside the document are read through the value index (platform/query/value-index.ts, table storage_item_values).
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
-import { compileListQuerySets, type FieldTarget, type QueryContext, type ValueIndexSource } from '../../platform/query/index.js';
+import { compileListQuerySets, plainCheck, type FieldTarget, type ListQueryInput, type PlainAssumption, type QueryContext, type ValueIndexSource } from '../../platform/query/index.js';
 import { DOCUMENT_FIELDS, INDEXED_FIELDS } from './item-document.js';
 import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 import type { ListQueryCompiler } from './storage.service.js';
@@ -26,8 +26,7 @@ const COLUMN_FIELDS: Record<string, FieldTarget> = {
  * The fields of the items of one store. `indexed: false` reads every value from the document (the answer the value
  * index must give too; the differential tests compare both).
  */
-export function storeItemQueryContext(dialect: Dialect, scope: StoreScope, indexed = true): QueryContext {
-  const source = storeIndexSource(scope);
+export function storeItemQueryContext(dialect: Dialect, scope: StoreScope, indexed = true, source = storeIndexSource(scope)): QueryContext {
   return {
     dialect,
     resolve(property) {
@@ -40,9 +39,13 @@ export function storeItemQueryContext(dialect: Dialect, scope: StoreScope, index
   };
 }
 
-/** The value index of one store's items (storage_item_values), for the item aliased `i`. */
-function storeIndexSource(scope: StoreScope): ValueIndexSource {
+/**
+ * The value index of one store's items (storage_item_values), for the item aliased `i`; with `plain`, compiled for
+ * plain values (ValueIndexSource.plain).
+ */
+function storeIndexSource(scope: StoreScope, plain?: PlainAssumption): ValueIndexSource {
   return {
+    plain,
     readers: {
       sets: readerSets(scope),
       mayRead: (key) => mayRead(scope, key),
@@ -69,20 +72,26 @@ function storeIndexSource(scope: StoreScope): ValueIndexSource {
  * keys, each once (the universe of a NOT is the CTE `q__r` of the readable ones), and the sort over the item aliased `i`.
  */
 export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
-  return remembering((input, scope) => {
-    const ctx = storeItemQueryContext(dialect, scope);
+  return remembering((input, scope, plain) => {
+    const source = storeIndexSource(scope, plain ? { paths: new Set(), allIndexed: false } : undefined);
+    const ctx = storeItemQueryContext(dialect, scope, true, source);
     // The query and filter also as a condition on one item (its indexed values probed by its key), for a walk of the
     // sort's index rows that stops after the page (StoreItemLists.walk), where the sort is by one indexed value.
-    const { sorts, where, ...compiled } = compileListQuerySets(input, ctx, storeIndexSource(scope), READABLE, 'byKey');
+    const { sorts, where, ...compiled } = compileListQuerySets(input, ctx, source, READABLE, 'byKey');
     const target = sorts.length === 1 ? ctx.resolve(sorts[0].property) : null;
     const walk = target?.kind === 'indexed' ? { path: target.path.join('.'), direction: sorts[0].direction, where } : undefined;
-    return { ...compiled, walk };
+    return { ...compiled, walk, plain: plainCheck(source) };
   });
 }
 
 /** Compiled lists kept per compiler, and the longest key kept (a longer one is compiled each time). */
 const REMEMBERED_MAX = 1000;
 const REMEMBERED_KEY_MAX = 4096;
+/**
+ * How long a list whose store did not hold plain values is compiled the general way before plain values are assumed
+ * again (the indexer may have caught up; a path's forms are only ever added to).
+ */
+const GENERAL_KEPT_MS = 60_000;
 
 /**
  * The compiler, remembering its last answers: a compiled list depends only on its parameters and scope (no clock, no
@@ -90,7 +99,7 @@ const REMEMBERED_KEY_MAX = 4096;
  * page polled by many clients, or paged through, asks for the same compile again). The SQL it builds is immutable
  * (Kysely's raw builders are frozen), so one answer serves every request that asks for it.
  */
-function remembering(compile: ListQueryCompiler): ListQueryCompiler {
+function remembering(compile: (input: ListQueryInput, scope: StoreScope, plain: boolean) => CompiledItemQuery): ListQueryCompiler {
   const remembered = new ExpiringMap<string, CompiledItemQuery>(REMEMBERED_MAX);
   return (input, scope) => {
     const key = JSON.stringify([
@@ -103,11 +112,19 @@ function remembering(compile: ListQueryCompiler): ListQueryCompiler {
       input.timezoneName ?? null,
       input.timezoneOffset ?? null,
     ]);
-    if (key.length > REMEMBERED_KEY_MAX) return compile(input, scope);
-    const known = remembered.get(key);
+    const kept = key.length <= REMEMBERED_KEY_MAX;
+    const known = kept ? remembered.get(key) : undefined;
     if (known) return known;
-    const compiled = compile(input, scope);
-    remembered.set(key, compiled, Number.POSITIVE_INFINITY);
+    const compiled = compile(input, scope, true);
+    if (compiled.plain) {
+      // Where the store's values are not plain, the general compile answers, and is kept for a while in its place.
+      compiled.general = () => {
+        const general = compile(input, scope, false);
+        if (kept) remembered.set(key, general, Date.now() + GENERAL_KEPT_MS);
+        return general;
+      };
+    }
+    if (kept) remembered.set(key, compiled, Number.POSITIVE_INFINITY);
     return compiled;
   };
 }

@@ -29,6 +29,13 @@ export interface CompiledItemQuery {
    * on one item (aliased `i`), so that a page can be read by walking the path's index rows in order (`walk`).
    */
   walk?: { path: string; direction: 'ASC' | 'DESC'; where?: RawBuilder<SqlBool> };
+  /**
+   * Compiled for plain values (platform/query ValueIndexSource.plain): the condition under which it answers as the
+   * general compile does, which every statement of the list checks in its own snapshot; where it does not hold, the
+   * list is read again with `general()`.
+   */
+  plain?: RawBuilder<SqlBool>;
+  general?: () => CompiledItemQuery;
 }
 
 /** The reader sets the scope's grantees may read (storage_reader_sets): the `rs` of the value rows they may see. */
@@ -86,6 +93,14 @@ export class StoreItemLists {
    * the order refers to the item aliased `i`; `i.seq` (creation order) breaks ties so pages are stable.
    */
   async list(scope: StoreScope, compiled: CompiledItemQuery, start: number, limit: number): Promise<ListPage> {
+    const page = await this.listOnce(scope, compiled, start, limit);
+    if (page !== NOT_PLAIN) return page;
+    if (!compiled.general) throw new Error('storage: a list compiled for plain values has no general compile');
+    return this.list(scope, compiled.general(), start, limit);
+  }
+
+  /** The list, or NOT_PLAIN where a statement found that the compile's plain values were not (CompiledItemQuery.plain). */
+  private async listOnce(scope: StoreScope, compiled: CompiledItemQuery, start: number, limit: number): Promise<ListPage | typeof NOT_PLAIN> {
     const { tenantId, storeId, grantees } = scope;
     const readable = () =>
       forTenant(this.db, tenantId)
@@ -102,6 +117,7 @@ export class StoreItemLists {
     let known: number | undefined;
     if (compiled.walk && limit > 0) {
       const walked = await this.walk(scope, compiled, compiled.walk, universe, start, limit);
+      if (walked === NOT_PLAIN) return NOT_PLAIN;
       if (walked.records) return { total: walked.total, records: walked.records };
       known = walked.total;
     }
@@ -113,10 +129,17 @@ export class StoreItemLists {
       return this.db.with('q__r', universe).with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
     };
     const countMatches = async () => {
-      const counted = await this.run(compiled, 'count', () => withMatches().selectFrom('q__m' as any).select(sql<number>`count(*)`.as('n')).compile());
-      return Number((counted.rows[0] as { n?: number | string } | undefined)?.n ?? 0);
+      const counted = await this.run(compiled, 'count', () =>
+        withMatches()
+          .selectFrom('q__m' as any)
+          .select([sql<number>`count(*)`.as('n'), plainColumn(compiled).as('plain')])
+          .compile(),
+      );
+      const row = counted.rows[0] as { n?: number | string; plain: number | string };
+      return Number(row.plain) === 1 ? Number(row.n ?? 0) : NOT_PLAIN;
     };
-    if (limit === 0) return { total: await countMatches(), records: [] };
+    const counted = (total: number | typeof NOT_PLAIN) => (total === NOT_PLAIN ? NOT_PLAIN : { total, records: [] });
+    if (limit === 0) return counted(await countMatches());
     // Keys, their count and the sort keys only; the documents of the page are read afterwards. The item's row is
     // joined only when the sort needs a column of it.
     const pageStatement = () => {
@@ -125,14 +148,20 @@ export class StoreItemLists {
         : withMatches().selectFrom('q__m as i' as any);
       for (const join of compiled.joins) page = this.dialect.leftJoinRow(page, join.table, join.alias, join.on);
       const total = known === undefined ? sql<number>`(SELECT count(*) FROM q__m)` : sql<number>`0`;
-      let ordered = page.select(['i.seq' as any, total.as('total')]);
+      let ordered = page.select(['i.seq' as any, total.as('total'), plainColumn(compiled).as('plain')]);
       for (const o of compiled.orderBy) ordered = ordered.orderBy(o);
-      return ordered.orderBy('i.seq' as any).limit(limit).offset(start).compile() as CompiledQuery<{ seq: number | string; total: number | string }>;
+      return ordered.orderBy('i.seq' as any).limit(limit).offset(start).compile() as CompiledQuery<{ seq: number | string; total: number | string; plain: number | string }>;
     };
     const { rows } = await this.run(compiled, `page ${known === undefined} ${start} ${limit}`, pageStatement);
+    if (rows.length === 0) {
+      // No row carries the check of plain values: the count does (asked for anyway beyond the first page).
+      if (!compiled.plain && (known !== undefined || start === 0)) return { total: known ?? 0, records: [] };
+      const total = await countMatches();
+      return total === NOT_PLAIN ? NOT_PLAIN : { total: known ?? total, records: [] };
+    }
+    if (Number(rows[0].plain) !== 1) return NOT_PLAIN;
     const seqs = rows.map((r) => Number(r.seq));
     if (known !== undefined) return { total: known, records: await this.fetchPage(tenantId, storeId, seqs) };
-    if (rows.length === 0) return { total: start > 0 ? await countMatches() : 0, records: [] };
     return { total: Number(rows[0].total), records: await this.fetchPage(tenantId, storeId, seqs) };
   }
 
@@ -153,26 +182,30 @@ export class StoreItemLists {
     universe: () => SelectQueryBuilder<any, any, any>,
     start: number,
     limit: number,
-  ): Promise<{ total: number; records?: ItemText[] }> {
+  ): Promise<{ total: number; records?: ItemText[] } | typeof NOT_PLAIN> {
     const { tenantId, storeId } = scope;
     const count = () => (compiled.set ? sql`SELECT count(*) FROM (${compiled.set}) AS q__k` : sql`SELECT count(*) FROM q__r`);
     // Each guard reads one index entry (PostgreSQL: in the index's order, see AssetLists.walk).
-    const guards = await this.run(compiled, 'guards', () => sql<{ forms: number | null; unindexed: number | null; n: number | string }>`WITH q__r AS ${universe()}
+    const guards = await this.run(compiled, 'guards', () => sql<{ forms: number | null; unindexed: number | null; n: number | string; plain: number | string }>`WITH q__r AS ${universe()}
       SELECT (SELECT k.forms FROM storage_value_keys k WHERE k.tenant_id = ${tenantId} AND k.store_id = ${storeId} AND k.path = ${w.path}) AS forms,
         (SELECT 1 FROM storage_items u WHERE u.tenant_id = ${tenantId} AND u.store_id = ${storeId} AND u.idx <> 1 ORDER BY u.tenant_id, u.store_id, u.seq LIMIT 1) AS unindexed,
-        (${count()}) AS n`.compile(this.db));
+        (${count()}) AS n, ${plainColumn(compiled)} AS plain`.compile(this.db));
     const g = guards.rows[0];
+    if (Number(g.plain) !== 1) return NOT_PLAIN;
     const total = Number(g.n);
     const kind = WALKABLE.get(Number(g.forms ?? 0));
     const rows = walkRows(start + limit);
     if (kind === undefined || g.unindexed !== null || total === 0 || rows > 2 * total) return { total };
-    const page = await this.run(compiled, `walk ${kind} ${start} ${limit}`, () => rowsAsArrays<PageRow>(this.walkStatement(scope, w, kind, rows, start, limit).compile(this.db)));
+    const page = await this.run(compiled, `walk ${kind} ${start} ${limit}`, () =>
+      rowsAsArrays<[...PageRow, plain: number | string]>(this.walkStatement(scope, compiled, w, kind, rows, start, limit).compile(this.db)),
+    );
+    if (page.rows.length > 0 && Number(page.rows[0][5]) !== 1) return NOT_PLAIN;
     if (page.rows.length < limit && start + page.rows.length < total) return { total };
     return { total, records: page.rows.map(itemText) };
   }
 
   /** The walk's statement: the page, walked from the index rows of `kind` at the path, with the page's documents. */
-  private walkStatement(scope: StoreScope, w: NonNullable<CompiledItemQuery['walk']>, kind: number, rows: number, start: number, limit: number) {
+  private walkStatement(scope: StoreScope, compiled: CompiledItemQuery, w: NonNullable<CompiledItemQuery['walk']>, kind: number, rows: number, start: number, limit: number) {
     const { tenantId, storeId } = scope;
     const walked = walkedKind(kind, 'str', w.direction);
     // The reader set is a condition on each walked row, never an index condition (`+ 0`), nor a join (PostgreSQL: an
@@ -182,7 +215,7 @@ export class StoreItemLists {
     const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM storage_items d WHERE d.seq = w.seq)`;
     const columns = ['doc', 'item_id', 'created_on', 'created_by', 'updated_on', 'updated_by'].map((name) => sql`${column(name)} AS ${sql.ref(name)}`);
     // The page's documents are joined to the page (its rows only), in the page's order.
-    return sql`SELECT ${this.dialect.jsonText('d.doc')} AS doc_text, d.created_on, d.created_by, d.updated_on, d.updated_by FROM (
+    return sql`SELECT ${this.dialect.jsonText('d.doc')} AS doc_text, d.created_on, d.created_by, d.updated_on, d.updated_by, ${plainColumn(compiled)} AS plain FROM (
       SELECT i.seq, i.num, i.str FROM (
         SELECT w.seq, w.num, w.str, 1 AS idx, ${sql.join(columns)} FROM (
           SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
@@ -264,6 +297,13 @@ export class StoreItemLists {
     });
   }
 }
+
+/** A list's answer where a statement found that the values its compile assumed plain are not. */
+const NOT_PLAIN = Symbol('not plain');
+
+/** 1 where the compile's plain values hold (or it assumed none), else 0: a column of every statement of a list. */
+const plainColumn = (compiled: CompiledItemQuery): RawBuilder<number> =>
+  compiled.plain ? sql<number>`(CASE WHEN ${compiled.plain} THEN 1 ELSE 0 END)` : sql<number>`1`;
 
 /** A page's row as an array (rowsAsArrays): the item's document as JSON text and who changed it when. */
 type PageRow = [docText: string, createdOn: number | string, createdBy: string, updatedOn: number | string, updatedBy: string];

@@ -6,7 +6,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../db/dialects/dialect.js';
 import type { IndexedTarget, ValueIndexSource, ValueTest } from './query-ast.js';
 import { allOf, checkedPath, FALSE, stringKeyOf } from './sql-parts.js';
-import { VALUE_KIND } from './value-index.js';
+import { VALUE_FORM, VALUE_KIND } from './value-index.js';
 
 /** A LEFT JOIN the ORDER BY of a sort needs: the index row of the value at the path itself. */
 export interface SortJoin {
@@ -31,7 +31,25 @@ export function checkedSource(source: ValueIndexSource): ValueIndexSource {
   if (!names.every((n) => TABLE_NAME.test(n)) || !ALIAS.test(source.alias)) {
     throw new Error('query: invalid value index source');
   }
+  if (source.plain && !(source.keysTable && source.keyForms)) throw new Error('query: plain values need the forms of the keys table');
   return source;
+}
+
+/**
+ * The condition under which a compile for plain values (ValueIndexSource.plain) answers what the general compile
+ * answers: no path it assumed plain has ever held an array or a long string (the keys table's forms, only ever added
+ * to), and no item of the scope lacks index rows (a partial index keeps those). Evaluated once per statement, in the
+ * statement's own snapshot; undefined when the compile assumed nothing.
+ */
+export function plainCheck(source: ValueIndexSource): RawBuilder<SqlBool> | undefined {
+  const plain = source.plain;
+  if (!plain?.allIndexed) return undefined;
+  checkedSource(source);
+  const unindexed = sql<SqlBool>`NOT EXISTS (SELECT 1 FROM ${sql.table(source.itemsTable)} q__u WHERE ${scopeOf(source, 'q__u')} AND q__u.idx <> 1)`;
+  if (plain.paths.size === 0) return unindexed;
+  const notPlain = sql.lit(VALUE_FORM.array | VALUE_FORM.longString);
+  return sql<SqlBool>`${unindexed} AND NOT EXISTS (SELECT 1 FROM ${sql.table(source.keysTable!)} q__p WHERE ${scopeOf(source, 'q__p')}
+    AND q__p.path IN (${sql.join([...plain.paths].sort())}) AND (q__p.forms & ${notPlain}) <> 0)`;
 }
 
 export function scopeOf(source: ValueIndexSource, alias: string): RawBuilder<SqlBool> {
@@ -63,6 +81,14 @@ export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: D
   const items = sql.table(source.itemsTable);
   const key = sql.ref(`${source.alias}.seq`);
   const longString = sql.lit(VALUE_KIND.longString);
+  const plain = source.plain;
+  if (plain) {
+    // Compiling for plain values (ValueIndexSource.plain): the index rows alone answer, the statement checks that.
+    plain.paths.add(path);
+    plain.allIndexed = true;
+    if (membership === 'set') return sql<SqlBool>`(${key} IN (SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(source, 'q__v', path)} AND ${exact}))`;
+    return sql<SqlBool>`EXISTS (SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(source, 'q__v', key, path, membership === 'exists')} AND ${exact})`;
+  }
   if (membership !== 'set') {
     // One probe of the item's rows at the path per item: the plan cannot turn into a scan of the index per item,
     // whatever the statistics say (PostgreSQL). `byKey` names the item's key alone (unique across scopes; the item

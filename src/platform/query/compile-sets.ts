@@ -90,8 +90,11 @@ class SetCompiler {
     // index did not find it already (that list is computed only if such an item matches its document).
     const seq = sql.ref(`${alias}.seq`);
     const notFound = sql<SqlBool>`${seq} NOT IN (SELECT q__f.seq FROM (${found}) AS q__f)`;
+    const unindexed = this.assumeAllIndexed()
+      ? sql``
+      : sql`UNION ALL SELECT ${seq} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${scopeOf(this.source, alias)} AND ${sql.ref(`${alias}.idx`)} <> 1 AND ${inDocument} AND ${notFound}`;
     return sql`${this.member(found)}
-      UNION ALL SELECT ${seq} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${scopeOf(this.source, alias)} AND ${sql.ref(`${alias}.idx`)} <> 1 AND ${inDocument} AND ${notFound}
+      ${unindexed}
       UNION ALL SELECT ${seq} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${seq} IN (
         SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', '')} AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)})
         AND ${sql.ref(`${alias}.idx`)} = 1 AND ${inDocument} AND ${notFound}`;
@@ -135,6 +138,20 @@ class SetCompiler {
     return sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table(keys)} q__f WHERE ${scopeOf(this.source, 'q__f')} AND q__f.path = ${path} AND (q__f.forms & ${sql.lit(forms)}) <> 0)`;
   }
 
+  /** Compiling for plain values (ValueIndexSource.plain): records that no item is assumed to lack index rows. */
+  private assumeAllIndexed(): boolean {
+    if (!this.source.plain) return false;
+    this.source.plain.allIndexed = true;
+    return true;
+  }
+
+  /** Compiling for plain values: records that the path is assumed to hold no arrays and no long strings. */
+  private assumePlain(path: string): boolean {
+    if (!this.source.plain || !this.assumeAllIndexed()) return false;
+    this.source.plain.paths.add(path);
+    return true;
+  }
+
   /** Whether the caller may read the item `key`, where the source says who may (else every key passes). */
   private mayRead(key: RawBuilder<unknown>): RawBuilder<SqlBool> {
     return this.source.readers ? this.source.readers.mayRead(key) : sql<SqlBool>`1 = 1`;
@@ -149,6 +166,7 @@ class SetCompiler {
     const doc = this.ctx.dialect.query.jsonAny('q__d.doc', target.path, tests);
     const scoped = (alias: string): RawBuilder<SqlBool> => scopeOf(this.source, alias);
     const readers = this.source.readers;
+    const plain = this.assumePlain(path);
     if (readers) {
       // Each readable match once: the rows of values at the path itself (one per item; a long string there is read
       // from its document below); then those of array elements (an item may have several) with the long strings at the
@@ -160,6 +178,7 @@ class SetCompiler {
       // set: a price range of 50,000 rows and 25 sets, 64 ms -> one read).
       const readable = tests.every(isPointTest) ? sql`q__v.rs IN (${readers.sets})` : this.ctx.dialect.inSubquery(sql`(q__v.rs + 0)`, readers.sets);
       const rows = sql<SqlBool>`${rowsAtPath(this.source, 'q__v', path)} AND ${readable}`;
+      if (plain) return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rows} AND ${exact} AND q__v.elem = 0`;
       const elements = sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${this.held(path, VALUE_FORM.array)} AND ${rows} AND ${exact} AND q__v.elem = 1
         UNION
         SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${this.held(path, VALUE_FORM.array | VALUE_FORM.longString)} AND q__d.seq IN (
@@ -172,6 +191,7 @@ class SetCompiler {
     }
     // Index rows that pass; long strings at the path, read from their documents; items without index rows (written
     // before the index, or beyond its caps), read from their documents (a partial index keeps them at hand).
+    if (plain) return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND ${exact}`;
     return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND ${exact}
       UNION ALL
       SELECT q__d.seq AS seq FROM ${items} q__d WHERE q__d.seq IN (

@@ -21,9 +21,9 @@ export type {
   QueryContext,
   SortInstruction,
 } from './query.types.js';
-export type { QueryNode, ValueTest, ValueIndexSource } from './query-ast.js';
+export type { PlainAssumption, QueryNode, ValueTest, ValueIndexSource } from './query-ast.js';
 export type { SortJoin } from './compile-indexed.js';
-export { walkedKind } from './compile-indexed.js';
+export { plainCheck, walkedKind } from './compile-indexed.js';
 export { documentIndex, VALUE_FORM, VALUE_INDEX_LIMITS, VALUE_KIND, type DocumentIndex, type ValueIndexRow } from './value-index.js';
 export { parseFilter, filterToNode, type NormalizedCondition } from './parse-filter.js';
 export { parseSort } from './parse-sort.js';

@@ -135,4 +135,19 @@ export interface ValueIndexSource {
      */
     tokens?: string[];
   };
+  /**
+   * Compile for plain values: as if every path a predicate reads held only scalars the index answers (no arrays, no
+   * long strings) and every item were indexed, so that the parts reading documents are left out of the SQL (planning
+   * and running them cost even when they find nothing). The compiler records what it assumed here; the statements
+   * must check it (`plainCheck`) and the caller compile again without it where it does not hold.
+   */
+  plain?: PlainAssumption;
+}
+
+/** What a compile for plain values assumed (ValueIndexSource.plain), filled in by the compiler. */
+export interface PlainAssumption {
+  /** Paths assumed to hold no arrays and no long strings. */
+  paths: Set<string>;
+  /** Whether a part for the items without index rows was left out (then: assumed there are none). */
+  allIndexed: boolean;
 }
