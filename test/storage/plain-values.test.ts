@@ -3,27 +3,20 @@
 // item is indexed, which each statement checks. Kept compiles must see a store stop being plain at once: an array, a
 // long string or an item beyond the index's caps written after the list was compiled is found by the next list, on
 // every plan a list can take (a walk of the sort's index, the general page, a count alone, an empty page).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { apiKeyCaller, client, item, listIds, OWNER_KEY, recordStatements, STORAGE_CONFIG } from './storage-kit.js';
+import { describe, expect, it } from 'vitest';
+import { describeEachEngine } from '../helpers/test-app.js';
+import { item, listIds, ownerApp, recordStatements } from './storage-kit.js';
 
 const filter = (property: string, value: unknown) => JSON.stringify([{ property, operator: 'eq', value }]);
 const LONG = `open ${'x'.repeat(400)}`;
 
 describeEachEngine('storage lists compiled for plain values', (engine) => {
-  let t: TestApp;
-  let owner: ReturnType<typeof client>;
-
-  beforeAll(async () => {
-    t = await startTestApp(engine, STORAGE_CONFIG);
-    owner = client(t, apiKeyCaller('owner', OWNER_KEY));
-  });
-  afterAll(() => t.close());
+  const app = ownerApp(engine);
 
   /** Items p0..p4: status 'open' and 'closed' alternately, title 't<i>', n = i. */
   async function plainStore(store: string): Promise<void> {
     for (let i = 0; i < 5; i++) {
-      const res = await owner.put(store, `p${i}`, item({ n: i, status: i % 2 === 0 ? 'open' : 'closed', title: `t${i}` }));
+      const res = await app.owner.put(store, `p${i}`, item({ n: i, status: i % 2 === 0 ? 'open' : 'closed', title: `t${i}` }));
       expect(res.statusCode, res.body).toBe(200);
     }
   }
@@ -31,20 +24,20 @@ describeEachEngine('storage lists compiled for plain values', (engine) => {
   /** The list with each plan it can take: walked by the sort, the general page, the count alone. */
   async function everyPlan(store: string, property: string, value: unknown) {
     return {
-      walked: await listIds(owner, store, { filter: filter(property, value), sort: 'value.n|DESC', limit: 2 }),
-      page: await listIds(owner, store, { filter: filter(property, value), limit: 10 }),
-      counted: (await listIds(owner, store, { filter: filter(property, value), limit: 0 })).total,
+      walked: await listIds(app.owner, store, { filter: filter(property, value), sort: 'value.n|DESC', limit: 2 }),
+      page: await listIds(app.owner, store, { filter: filter(property, value), limit: 10 }),
+      counted: (await listIds(app.owner, store, { filter: filter(property, value), limit: 0 })).total,
     };
   }
 
   it('reads a plain store without the parts that read documents', async () => {
     await plainStore('plain-a');
     const params = (limit: number) => ({ filter: filter('value.status', 'open'), limit });
-    await listIds(owner, 'plain-a', params(10));
-    const recorded = recordStatements(t);
+    await listIds(app.owner, 'plain-a', params(10));
+    const recorded = recordStatements(app.t);
     try {
-      expect(await listIds(owner, 'plain-a', params(10))).toEqual({ total: 3, ids: ['p0', 'p2', 'p4'] });
-      expect((await listIds(owner, 'plain-a', params(0))).total).toBe(3);
+      expect(await listIds(app.owner, 'plain-a', params(10))).toEqual({ total: 3, ids: ['p0', 'p2', 'p4'] });
+      expect((await listIds(app.owner, 'plain-a', params(0))).total).toBe(3);
     } finally {
       recorded.stop();
     }
@@ -61,7 +54,7 @@ describeEachEngine('storage lists compiled for plain values', (engine) => {
       page: { total: 3, ids: ['p0', 'p2', 'p4'] },
       counted: 3,
     });
-    expect((await owner.put('plain-b', 'arr', item({ n: 9, status: ['pending', 'open'], title: 'arr' }))).statusCode).toBe(200);
+    expect((await app.owner.put('plain-b', 'arr', item({ n: 9, status: ['pending', 'open'], title: 'arr' }))).statusCode).toBe(200);
     expect(await everyPlan('plain-b', 'value.status', 'open')).toEqual({
       walked: { total: 4, ids: ['arr', 'p4'] },
       page: { total: 4, ids: ['p0', 'p2', 'p4', 'arr'] },
@@ -73,8 +66,8 @@ describeEachEngine('storage lists compiled for plain values', (engine) => {
     await plainStore('plain-c');
     expect(await everyPlan('plain-c', 'value.title', LONG)).toEqual({ walked: { total: 0, ids: [] }, page: { total: 0, ids: [] }, counted: 0 });
     expect(await everyPlan('plain-c', 'value.title', 't1')).toEqual({ walked: { total: 1, ids: ['p1'] }, page: { total: 1, ids: ['p1'] }, counted: 1 });
-    expect((await owner.put('plain-c', 'long', item({ n: 9, status: 'open', title: LONG }))).statusCode).toBe(200);
-    expect((await owner.put('plain-c', 'long2', item({ n: 8, status: 'open', title: LONG }))).statusCode).toBe(200);
+    expect((await app.owner.put('plain-c', 'long', item({ n: 9, status: 'open', title: LONG }))).statusCode).toBe(200);
+    expect((await app.owner.put('plain-c', 'long2', item({ n: 8, status: 'open', title: LONG }))).statusCode).toBe(200);
     expect(await everyPlan('plain-c', 'value.title', LONG)).toEqual({
       walked: { total: 2, ids: ['long', 'long2'] },
       page: { total: 2, ids: ['long', 'long2'] },
@@ -87,22 +80,22 @@ describeEachEngine('storage lists compiled for plain values', (engine) => {
     await plainStore('plain-d');
     expect((await everyPlan('plain-d', 'value.status', 'open')).counted).toBe(3);
     const leaves = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`k${i}`, i]));
-    expect((await owner.put('plain-d', 'big', item({ n: 9, status: 'open', leaves }))).statusCode).toBe(200);
+    expect((await app.owner.put('plain-d', 'big', item({ n: 9, status: 'open', leaves }))).statusCode).toBe(200);
     expect(await everyPlan('plain-d', 'value.status', 'open')).toEqual({
       walked: { total: 4, ids: ['big', 'p4'] },
       page: { total: 4, ids: ['p0', 'p2', 'p4', 'big'] },
       counted: 4,
     });
     // A bare term and a filter on another path see it as well.
-    expect((await listIds(owner, 'plain-d', { query: '1999' })).ids).toEqual(['big']);
-    expect((await listIds(owner, 'plain-d', { filter: filter('value.leaves.k1999', 1999) })).ids).toEqual(['big']);
+    expect((await listIds(app.owner, 'plain-d', { query: '1999' })).ids).toEqual(['big']);
+    expect((await listIds(app.owner, 'plain-d', { filter: filter('value.leaves.k1999', 1999) })).ids).toEqual(['big']);
   });
 
   describe('a store that holds arrays from the start', () => {
     it('answers as the general compile does, again and again', async () => {
       for (let i = 0; i < 4; i++) {
         const status = i === 0 ? ['open', 'x'] : i % 2 === 0 ? 'open' : 'closed';
-        expect((await owner.put('plain-e', `e${i}`, item({ n: i, status }))).statusCode).toBe(200);
+        expect((await app.owner.put('plain-e', `e${i}`, item({ n: i, status }))).statusCode).toBe(200);
       }
       for (let round = 0; round < 3; round++) {
         expect(await everyPlan('plain-e', 'value.status', 'open')).toEqual({

@@ -1,7 +1,7 @@
 // Shared plumbing of the storage tests: who calls, and one-line HTTP calls against the store endpoints.
 import type { LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
-import { login, sessionHeaders, type TestApp } from '../helpers/test-app.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { login, sessionHeaders, startTestApp, type Engine, type TestApp } from '../helpers/test-app.js';
 
 export const STORE = '/cxf/svc-core/storage/store';
 
@@ -71,6 +71,20 @@ export function client(t: TestApp, c: Caller) {
       return send('GET', `${STORE}/${store}${qs ? `?${qs}` : ''}`);
     },
   };
+}
+
+/**
+ * The app on `engine` with STORAGE_CONFIG, started before the file's tests and closed after them, and a client with
+ * the owner's API key (read both inside the tests).
+ */
+export function ownerApp(engine: Engine): { readonly t: TestApp; readonly owner: ReturnType<typeof client> } {
+  const app = {} as { t: TestApp; owner: ReturnType<typeof client> };
+  beforeAll(async () => {
+    app.t = await startTestApp(engine, STORAGE_CONFIG);
+    app.owner = client(app.t, apiKeyCaller('owner', OWNER_KEY));
+  });
+  afterAll(() => app.t.close());
+  return app;
 }
 
 /** A list's total and the ids of its page, after checking it answered 200. */
