@@ -52,6 +52,18 @@ export function plainCheck(source: ValueIndexSource): RawBuilder<SqlBool> | unde
     AND q__p.path IN (${sql.join([...plain.paths].sort())}) AND (q__p.forms & ${notPlain}) <> 0)`;
 }
 
+/**
+ * Compiling for plain values (ValueIndexSource.plain): records what the SQL about to be built assumes (that every item
+ * is indexed, and that `path`, if any, holds no arrays and no long strings); false when not compiling for them.
+ */
+export function assumePlain(source: ValueIndexSource, path?: string): boolean {
+  const plain = source.plain;
+  if (!plain) return false;
+  plain.allIndexed = true;
+  if (path !== undefined) plain.paths.add(path);
+  return true;
+}
+
 export function scopeOf(source: ValueIndexSource, alias: string): RawBuilder<SqlBool> {
   return allOf(source.scope.map(([column, value]) => sql<SqlBool>`${sql.ref(`${alias}.${column}`)} = ${value}`));
 }
@@ -81,11 +93,8 @@ export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: D
   const items = sql.table(source.itemsTable);
   const key = sql.ref(`${source.alias}.seq`);
   const longString = sql.lit(VALUE_KIND.longString);
-  const plain = source.plain;
-  if (plain) {
+  if (assumePlain(source, path)) {
     // Compiling for plain values (ValueIndexSource.plain): the index rows alone answer, the statement checks that.
-    plain.paths.add(path);
-    plain.allIndexed = true;
     if (membership === 'set') return sql<SqlBool>`(${key} IN (SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(source, 'q__v', path)} AND ${exact}))`;
     const probe = sql`SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(source, 'q__v', key, path, membership === 'exists')} AND ${exact}`;
     // `byKey`: a scalar subquery, which no planner turns into a join. A lone EXISTS in a WHERE is one PostgreSQL pulls up

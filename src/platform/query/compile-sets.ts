@@ -9,7 +9,7 @@ import type { IndexedTarget, QueryNode, ValueIndexSource, ValueTest } from './qu
 import { compileNode } from './compile.js';
 import { checkedPath } from './sql-parts.js';
 import { VALUE_FORM, VALUE_KIND } from './value-index.js';
-import { checkedSource, rowsAtPath, scopeOf } from './compile-indexed.js';
+import { assumePlain, checkedSource, rowsAtPath, scopeOf } from './compile-indexed.js';
 
 /** A SELECT of one column `seq`. */
 export type KeySet = RawBuilder<unknown>;
@@ -90,7 +90,7 @@ class SetCompiler {
     // index did not find it already (that list is computed only if such an item matches its document).
     const seq = sql.ref(`${alias}.seq`);
     const notFound = sql<SqlBool>`${seq} NOT IN (SELECT q__f.seq FROM (${found}) AS q__f)`;
-    const unindexed = this.assumeAllIndexed()
+    const unindexed = assumePlain(this.source)
       ? sql``
       : sql`UNION ALL SELECT ${seq} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${scopeOf(this.source, alias)} AND ${sql.ref(`${alias}.idx`)} <> 1 AND ${inDocument} AND ${notFound}`;
     return sql`${this.member(found)}
@@ -138,20 +138,6 @@ class SetCompiler {
     return sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table(keys)} q__f WHERE ${scopeOf(this.source, 'q__f')} AND q__f.path = ${path} AND (q__f.forms & ${sql.lit(forms)}) <> 0)`;
   }
 
-  /** Compiling for plain values (ValueIndexSource.plain): records that no item is assumed to lack index rows. */
-  private assumeAllIndexed(): boolean {
-    if (!this.source.plain) return false;
-    this.source.plain.allIndexed = true;
-    return true;
-  }
-
-  /** Compiling for plain values: records that the path is assumed to hold no arrays and no long strings. */
-  private assumePlain(path: string): boolean {
-    if (!this.source.plain || !this.assumeAllIndexed()) return false;
-    this.source.plain.paths.add(path);
-    return true;
-  }
-
   /** Whether the caller may read the item `key`, where the source says who may (else every key passes). */
   private mayRead(key: RawBuilder<unknown>): RawBuilder<SqlBool> {
     return this.source.readers ? this.source.readers.mayRead(key) : sql<SqlBool>`1 = 1`;
@@ -166,7 +152,7 @@ class SetCompiler {
     const doc = this.ctx.dialect.query.jsonAny('q__d.doc', target.path, tests);
     const scoped = (alias: string): RawBuilder<SqlBool> => scopeOf(this.source, alias);
     const readers = this.source.readers;
-    const plain = this.assumePlain(path);
+    const plain = assumePlain(this.source, path);
     if (readers) {
       // Each readable match once: the rows of values at the path itself (one per item; a long string there is read
       // from its document below); then those of array elements (an item may have several) with the long strings at the
