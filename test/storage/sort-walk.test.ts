@@ -30,7 +30,8 @@ describeEachEngine('storage sort walk', (engine) => {
             s: `s${String((i * 31) % 500).padStart(3, '0')}`,
             flag: i % 3 === 0,
             status: i % 5 === 0 ? 'rare' : 'common',
-            title: i % 2 === 0 ? `Invoice ${i}` : `Order ${i}`,
+            // 'invoice' as a word, and inside another word (which a bare term does not match).
+            title: i % 2 === 0 ? `Invoice ${i}` : i % 4 === 1 ? `Invoices ${i}` : `Order ${i}`,
           };
           if (i % 100 === 0) value.few = i;
           // A path of mixed forms: numbers, strings and one object.
@@ -52,6 +53,7 @@ describeEachEngine('storage sort walk', (engine) => {
     { name: 'strings DESC, an inverted filter', params: { sort: 'value.s|DESC', filter: JSON.stringify([{ property: 'value.status', operator: 'eq', value: 'rare', invert: true }]) }, walks: true },
     { name: 'booleans DESC (ties in creation order)', params: { sort: 'value.flag|DESC' }, walks: true },
     { name: 'numbers DESC, a query on a field and a word', params: { sort: 'value.n|DESC', query: 'value.status:common OR invoice' }, walks: true },
+    { name: 'numbers ASC, bare terms', params: { sort: 'value.n|ASC', query: 'invoice OR order' }, walks: true },
     { name: 'a value few items have (the rest missing, last)', params: { sort: 'value.few|DESC' }, walks: true },
     { name: 'a path of mixed forms', params: { sort: 'value.mix|DESC' }, walks: false },
   ];

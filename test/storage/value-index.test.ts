@@ -153,9 +153,9 @@ describeEachEngine('storage value index', (engine) => {
     const answers = async () => Promise.all(queries.map((q) => ids('vi-old', q)));
     const expected = await answers();
     expect(expected[0]).toHaveLength(20);
-    // As if written before the index existed: no rows, flag 0.
+    // As if written before the index existed: no rows, flag 0, no reader set on the item.
     await sql`delete from storage_item_values where vk in (select id from storage_value_keys where store_id = 'vi-old')`.execute(db());
-    await sql`update storage_items set idx = 0 where store_id = 'vi-old'`.execute(db());
+    await sql`update storage_items set idx = 0, rs = null where store_id = 'vi-old'`.execute(db());
     expect(await answers()).toEqual(expected);
 
     const second = await buildApp(parseConfig({ ...STORAGE_CONFIG, server: { logLevel: 'silent' }, identity: { bootstrapAdminPassword: ADMIN_PASSWORD } }), { database: t.database, logger: false });
@@ -167,6 +167,8 @@ describeEachEngine('storage value index', (engine) => {
       const rows = await sql<{ n: number }>`select count(*) as n from storage_item_values v join storage_value_keys k on k.id = v.vk where k.store_id = 'vi-old' and k.path <> ''`.execute(db());
       // favorite, status, n and one tag per item.
       expect(Number(rows.rows[0].n)).toBe(60 * 4);
+      const withoutSet = await sql<{ n: number }>`select count(*) as n from storage_items where store_id = 'vi-old' and rs is null`.execute(db());
+      expect(Number(withoutSet.rows[0].n)).toBe(0);
       expect(await answers()).toEqual(expected);
     } finally {
       await second.close();

@@ -223,6 +223,12 @@ export class ItemValueIndex {
     return id;
   }
 
+  /** The reader set of the document (its item row's `rs`): from memory (`prepare`), else in the caller's transaction. */
+  async readerSetIn(trx: Db, scope: ItemScope, doc: ItemDocument): Promise<number> {
+    const sets = await this.readers.inTransaction(trx, scope, [this.readerName(doc)]);
+    return this.readerSet(doc, { keys: new Map(), sets });
+  }
+
   /** The keys of the document's paths and its reader set: from memory (`prepare`), else in the caller's transaction. */
   private async keysOf(trx: Db, scope: ItemScope, doc: ItemDocument): Promise<PreparedKeys> {
     const keys = await this.paths.inTransaction(trx, scope, this.pathsOf(doc));
@@ -297,16 +303,19 @@ export class ItemValueIndex {
     const seqs = rows.map((r) => Number(r.seq));
     if (seqs.length > 0) await trx.deleteFrom('storage_item_values').where('item_seq', 'in', seqs).execute();
     for (const seq of seqs) await this.dialect.words.remove(WORDS_TABLE, seq).execute(trx);
-    const complete: number[] = [];
-    const beyondCaps: number[] = [];
+    // The items' new idx and reader set, grouped so that each pair is one update.
+    const flagged = new Map<string, { idx: number; rs: number; seqs: number[] }>();
     const values: Array<{ q: number; r: number; k: number; t: number; e: number; n: number | null; s: string | null }> = [];
     for (const row of rows) {
       const doc = this.dialect.fromJson<ItemDocument>(row.doc);
       const seq = Number(row.seq);
       const index = this.of(doc);
-      (index.complete ? complete : beyondCaps).push(seq);
       const prepared = await this.keysOf(trx, { tenantId: row.tenant_id, storeId: row.store_id }, doc);
       const r = this.readerSet(doc, prepared);
+      const idx = index.complete ? 1 : 2;
+      const group = flagged.get(`${idx} ${r}`) ?? { idx, rs: r, seqs: [] };
+      flagged.set(`${idx} ${r}`, group);
+      group.seqs.push(seq);
       for (const v of this.records(doc, prepared)) values.push({ q: seq, r, ...v });
       const scope = { tenantId: row.tenant_id, storeId: row.store_id };
       if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, index.words, this.readTokens(scope, doc)).execute(trx);
@@ -324,8 +333,9 @@ export class ItemValueIndex {
         )
         .execute();
     }
-    if (complete.length > 0) await trx.updateTable('storage_items').set({ idx: 1 }).where('seq', 'in', complete).execute();
-    if (beyondCaps.length > 0) await trx.updateTable('storage_items').set({ idx: 2 }).where('seq', 'in', beyondCaps).execute();
+    for (const { idx, rs, seqs: flaggedSeqs } of flagged.values()) {
+      await trx.updateTable('storage_items').set({ idx, rs }).where('seq', 'in', flaggedSeqs).execute();
+    }
     return pending.length;
   }
 }

@@ -192,4 +192,17 @@ export const storageMigrations: ModuleMigration[] = [
       await db.updateTable('storage_items').set({ idx: 0 }).where('idx', '<>', 0).execute();
     },
   },
+  {
+    // An item's reader set on its own row, and its items in creation order per store: a list with a filter and no
+    // sort walks the store's items in that order, tests each one's reader set and filter, and stops after the page
+    // (StoreItemLists.walk), as a sort walks its value's index rows. Items with value rows take their set from them;
+    // the indexer indexes the others again, which sets it.
+    name: '2026-11-26-storage-007-item-readers',
+    async up(db, d) {
+      await db.schema.alterTable('storage_items').addColumn('rs', d.bigintColumnType).execute();
+      await db.schema.createIndex('storage_items_order_idx').on('storage_items').columns(['tenant_id', 'store_id', 'seq', 'rs']).execute();
+      await sql`UPDATE storage_items SET rs = (SELECT v.rs FROM storage_item_values v WHERE v.item_seq = storage_items.seq LIMIT 1) WHERE idx <> 0`.execute(db);
+      await db.updateTable('storage_items').set({ idx: 0 }).where('rs', 'is', null).where('idx', '<>', 0).execute();
+    },
+  },
 ];

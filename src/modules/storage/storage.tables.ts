@@ -25,6 +25,8 @@ export interface StoreItemRow {
   updated_by: string;
   /** 1: the item's rows are in the value index; 0 (written before the index) or 2 (beyond its caps): read the document. */
   idx: ColumnType<number, number | undefined, number>;
+  /** The item's reader set (storage_reader_sets.id), as on its value rows; set on every write (null only before one). */
+  rs: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** One row of the value index (platform/query/value-index.ts). */

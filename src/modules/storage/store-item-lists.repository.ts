@@ -26,9 +26,10 @@ export interface CompiledItemQuery {
   needsItemRow: boolean;
   /**
    * For a list sorted by one indexed value: the value's path, the direction, and the query and filter as a condition
-   * on one item (aliased `i`), so that a page can be read by walking the path's index rows in order (`walk`).
+   * on one item (aliased `i`), so that a page can be read by walking the path's index rows in order (`walk`). Without
+   * a path, for a list with a query or filter and no sort: the store's items are walked in creation order.
    */
-  walk?: { path: string; direction: 'ASC' | 'DESC'; where?: RawBuilder<SqlBool> };
+  walk?: { path?: string; direction: 'ASC' | 'DESC'; where?: RawBuilder<SqlBool> };
   /**
    * Compiled for plain values (platform/query ValueIndexSource.plain): the condition under which it answers as the
    * general compile does, which every statement of the list checks in its own snapshot; where it does not hold, the
@@ -166,14 +167,17 @@ export class StoreItemLists {
   }
 
   /**
-   * The page by walking the sort path's index rows in order, readable ones only (their reader set), and keeping the
-   * matching items (each tested by probes of its own rows): the cost follows the rows walked, not the matches. Only
-   * where it gives exactly the general plan's order: every value the path ever held in the store is one kind of
-   * scalar (storage_value_keys.forms: no arrays, objects, long strings or mixed kinds, whose order differs), every item
-   * is indexed, and the walk is expected to be short (at most walkRows rows, fewer than twice the matches). Items
-   * without a value at the path sort last in both plans: when the walk finds fewer than the page needs, no page (the
-   * general plan answers). The total comes with the guards, one round trip; the page's documents with the walk, another
-   * (PostgreSQL: 0.5 ms a round trip here, and the documents' statement planned apart).
+   * The page by walking, in the list's order, either the sort path's index rows or (no sort) the store's items in
+   * creation order, readable ones only (their reader set), and keeping the matching items (each tested by probes of
+   * its own rows): the cost follows the rows walked, not the matches. Only where it gives exactly the general plan's
+   * order and the walk is expected to be short (at most walkRows rows). A sort walks only where every value the path
+   * ever held in the store is one kind of scalar (storage_value_keys.forms: no arrays, objects, long strings or mixed
+   * kinds, whose order differs), fewer rows than twice the matches; items without a value at the path sort last in
+   * both plans, so when the walk finds fewer than the page needs, no page (the general plan answers). Creation order
+   * walks where the page's share of the store's span of keys, times its matches' density, fits half the rows (a
+   * filter on most of the store; a selective one reads its matches instead). Every item must be indexed. The total
+   * comes with the guards, one round trip; the page's documents with the walk, another (PostgreSQL: 0.5 ms a round
+   * trip here, and the documents' statement planned apart).
    */
   private async walk(
     scope: StoreScope,
@@ -185,47 +189,82 @@ export class StoreItemLists {
   ): Promise<{ total: number; records?: ItemText[] } | typeof NOT_PLAIN> {
     const { tenantId, storeId } = scope;
     const count = () => (compiled.set ? sql`SELECT count(*) FROM (${compiled.set}) AS q__k` : sql`SELECT count(*) FROM q__r`);
+    const ofStore = (alias: string) => sql`${sql.ref(`${alias}.tenant_id`)} = ${tenantId} AND ${sql.ref(`${alias}.store_id`)} = ${storeId}`;
+    // The path's forms (a sort), or the span of the store's keys (creation order: max and min, one index entry each).
+    const shape =
+      w.path === undefined
+        ? sql`(SELECT max(o.seq) FROM storage_items o WHERE ${ofStore('o')}) - (SELECT min(o.seq) FROM storage_items o WHERE ${ofStore('o')})`
+        : sql`(SELECT k.forms FROM storage_value_keys k WHERE ${ofStore('k')} AND k.path = ${w.path})`;
     // Each guard reads one index entry (PostgreSQL: in the index's order, see AssetLists.walk).
-    const guards = await this.run(compiled, 'guards', () => sql<{ forms: number | null; unindexed: number | null; n: number | string; plain: number | string }>`WITH q__r AS ${universe()}
-      SELECT (SELECT k.forms FROM storage_value_keys k WHERE k.tenant_id = ${tenantId} AND k.store_id = ${storeId} AND k.path = ${w.path}) AS forms,
-        (SELECT 1 FROM storage_items u WHERE u.tenant_id = ${tenantId} AND u.store_id = ${storeId} AND u.idx <> 1 ORDER BY u.tenant_id, u.store_id, u.seq LIMIT 1) AS unindexed,
+    const guards = await this.run(compiled, 'guards', () => sql<{ shape: number | string | null; unindexed: number | null; n: number | string; plain: number | string }>`WITH q__r AS ${universe()}
+      SELECT ${shape} AS shape,
+        (SELECT 1 FROM storage_items u WHERE ${ofStore('u')} AND u.idx <> 1 ORDER BY u.tenant_id, u.store_id, u.seq LIMIT 1) AS unindexed,
         (${count()}) AS n, ${plainColumn(compiled)} AS plain`.compile(this.db));
     const g = guards.rows[0];
     if (Number(g.plain) !== 1) return NOT_PLAIN;
     const total = Number(g.n);
-    const kind = WALKABLE.get(Number(g.forms ?? 0));
     const rows = walkRows(start + limit);
-    if (kind === undefined || g.unindexed !== null || total === 0 || rows > 2 * total) return { total };
-    const page = await this.run(compiled, `walk ${kind} ${start} ${limit}`, () =>
-      rowsAsArrays<[...PageRow, plain: number | string]>(this.walkStatement(scope, compiled, w, kind, rows, start, limit).compile(this.db)),
+    if (g.unindexed !== null || total === 0) return { total };
+    let walked: WalkedRows;
+    if (w.path === undefined) {
+      if ((start + limit) * (Number(g.shape) + 1) > (rows / 2) * total) return { total };
+      walked = { key: 'items', rows: this.itemsInCreationOrder(scope, rows), columns: ['seq'], order: () => undefined };
+    } else {
+      const kind = WALKABLE.get(Number(g.shape ?? 0));
+      if (kind === undefined || rows > 2 * total) return { total };
+      walked = { key: `${kind}`, ...this.valueRowsInOrder(scope, w.path, kind, w.direction, rows) };
+    }
+    const page = await this.run(compiled, `walk ${walked.key} ${start} ${limit}`, () =>
+      rowsAsArrays<[...PageRow, plain: number | string]>(this.walkStatement(compiled, scope, w.where, walked, start, limit).compile(this.db)),
     );
     if (page.rows.length > 0 && Number(page.rows[0][5]) !== 1) return NOT_PLAIN;
     if (page.rows.length < limit && start + page.rows.length < total) return { total };
     return { total, records: page.rows.map(itemText) };
   }
 
-  /** The walk's statement: the page, walked from the index rows of `kind` at the path, with the page's documents. */
-  private walkStatement(scope: StoreScope, compiled: CompiledItemQuery, w: NonNullable<CompiledItemQuery['walk']>, kind: number, rows: number, start: number, limit: number) {
+  /**
+   * The readable index rows of one kind of value at a path, in the sort's order. The reader set is a condition on each
+   * walked row, never an index condition (`+ 0`), nor a join (PostgreSQL: an array computed once): else PostgreSQL
+   * reads the rows of each set apart and sorts them all (128 -> 0.9 ms).
+   */
+  private valueRowsInOrder(scope: StoreScope, path: string, kind: number, direction: 'ASC' | 'DESC', rows: number): Omit<WalkedRows, 'key'> {
+    const walked = walkedKind(kind, 'str', direction);
+    return {
+      rows: sql`SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
+          WHERE s.vk = (SELECT k.id FROM storage_value_keys k WHERE k.tenant_id = ${scope.tenantId} AND k.store_id = ${scope.storeId} AND k.path = ${path})
+            AND ${walked.rows('s')} AND s.elem = 0 AND ${this.dialect.inSubquery(sql`(s.rs + 0)`, readerSets(scope))}
+          ORDER BY ${walked.order('s')}, s.item_seq LIMIT ${rows}`,
+      columns: ['seq', 'num', 'str'],
+      order: walked.order,
+    };
+  }
+
+  /** The store's readable items in creation order (storage_items_order_idx; the reader set tested as above). */
+  private itemsInCreationOrder(scope: StoreScope, rows: number): RawBuilder<unknown> {
+    return sql`SELECT o.seq FROM storage_items o WHERE o.tenant_id = ${scope.tenantId} AND o.store_id = ${scope.storeId}
+          AND ${this.dialect.inSubquery(sql`(o.rs + 0)`, readerSets(scope))}
+          ORDER BY o.seq LIMIT ${rows}`;
+  }
+
+  /** The walk's statement: the page of the walked rows that pass the condition, with the page's documents. */
+  private walkStatement(compiled: CompiledItemQuery, scope: StoreScope, where: RawBuilder<SqlBool> | undefined, walked: WalkedRows, start: number, limit: number) {
     const { tenantId, storeId } = scope;
-    const walked = walkedKind(kind, 'str', w.direction);
-    // The reader set is a condition on each walked row, never an index condition (`+ 0`), nor a join (PostgreSQL: an
-    // array computed once): else PostgreSQL reads the rows of each set apart and sorts them all (128 -> 0.9 ms).
     // The item `i` the condition tests is the walked row: its key is the row's, and the columns of the item are read
     // only where a test needs them (one probe each), not for each row walked. Every item is indexed: idx is 1.
     const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM storage_items d WHERE d.seq = w.seq)`;
     const columns = ['doc', 'item_id', 'created_on', 'created_by', 'updated_on', 'updated_by'].map((name) => sql`${column(name)} AS ${sql.ref(name)}`);
+    const order = (alias: string) => {
+      const first = walked.order(alias);
+      return first ? sql`${first}, ${sql.ref(`${alias}.seq`)}` : sql`${sql.ref(`${alias}.seq`)}`;
+    };
     // The page's documents are joined to the page (its rows only), in the page's order.
     return sql`SELECT ${this.dialect.jsonText('d.doc')} AS doc_text, d.created_on, d.created_by, d.updated_on, d.updated_by, ${plainColumn(compiled)} AS plain FROM (
-      SELECT i.seq, i.num, i.str FROM (
-        SELECT w.seq, w.num, w.str, 1 AS idx, ${sql.join(columns)} FROM (
-          SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
-          WHERE s.vk = (SELECT k.id FROM storage_value_keys k WHERE k.tenant_id = ${tenantId} AND k.store_id = ${storeId} AND k.path = ${w.path})
-            AND ${walked.rows('s')} AND s.elem = 0 AND ${this.dialect.inSubquery(sql`(s.rs + 0)`, readerSets(scope))}
-          ORDER BY ${walked.order('s')}, s.item_seq LIMIT ${rows}) w) i
-      WHERE ${w.where ?? sql<SqlBool>`1 = 1`}
-      ORDER BY ${walked.order('i')}, i.seq LIMIT ${limit} OFFSET ${start}) p
+      SELECT ${sql.join(walked.columns.map((c) => sql.ref(`i.${c}`)))} FROM (
+        SELECT w.*, 1 AS idx, ${sql.join(columns)} FROM (${walked.rows}) w) i
+      WHERE ${where ?? sql<SqlBool>`1 = 1`}
+      ORDER BY ${order('i')} LIMIT ${limit} OFFSET ${start}) p
       JOIN storage_items d ON d.seq = p.seq AND d.tenant_id = ${tenantId} AND d.store_id = ${storeId}
-      ORDER BY ${walked.order('p')}, p.seq`;
+      ORDER BY ${order('p')}`;
   }
 
   /**
@@ -296,6 +335,14 @@ export class StoreItemLists {
       return row ? [itemText(row)] : [];
     });
   }
+}
+
+/** Rows a walk reads in the list's order (`seq` and the sort's columns), and that order ahead of `seq`, if any. */
+interface WalkedRows {
+  key: string;
+  rows: RawBuilder<unknown>;
+  columns: string[];
+  order: (alias: string) => RawBuilder<unknown> | undefined;
 }
 
 /** A list's answer where a statement found that the values its compile assumed plain are not. */

@@ -31,7 +31,7 @@ export interface ItemKey {
 
 
 type Db = Kysely<StorageTables>;
-type ItemRowRead = Omit<StoreItemRow, 'seq' | 'tenant_id' | 'store_id' | 'item_id' | 'idx'> & { seq: number };
+type ItemRowRead = Omit<StoreItemRow, 'seq' | 'tenant_id' | 'store_id' | 'item_id' | 'idx' | 'rs'> & { seq: number };
 type ItemTextRow = Pick<StoreItemRow, 'created_on' | 'created_by' | 'updated_on' | 'updated_by'> & { doc_text: string; can_read: unknown };
 type Mode = 'r' | 'w';
 interface ReadRequest {
@@ -157,10 +157,11 @@ export class StoreItemRepository {
             updated_on: p(4),
             updated_by: p(5),
             idx: p(6),
+            rs: p(7),
           })
           .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'item_id']).doNothing())
           .returning('seq'),
-      [key.tenantId, key.storeId, key.itemId, this.dialect.toJson(doc), now, by, this.valueIndex.flag(doc)],
+      [key.tenantId, key.storeId, key.itemId, this.dialect.toJson(doc), now, by, this.valueIndex.flag(doc), await this.valueIndex.readerSetIn(trx, key, doc)],
     );
     return rows[0] ? Number(rows[0].seq) : undefined;
   }
@@ -196,7 +197,7 @@ export class StoreItemRepository {
   async update(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, now: number, by: string): Promise<void> {
     await forTenant(trx, key.tenantId)
       .updateTable('storage_items')
-      .set({ doc: this.dialect.toJson(doc), updated_on: now, updated_by: by, idx: this.valueIndex.flag(doc) })
+      .set({ doc: this.dialect.toJson(doc), updated_on: now, updated_by: by, idx: this.valueIndex.flag(doc), rs: await this.valueIndex.readerSetIn(trx, key, doc) })
       .where('store_id', '=', key.storeId)
       .where('seq', '=', seq)
       .execute();

@@ -32,7 +32,8 @@ class SetCompiler {
       case 'all':
         return sql`SELECT seq FROM ${sql.table(this.universe)}`;
       case 'none':
-        return sql`SELECT seq FROM ${sql.table(this.universe)} WHERE 1 = 0`;
+        // Not from the universe: a set may stand alone (QueryContext.textMember).
+        return sql`SELECT q__n.seq FROM (SELECT 1 AS seq) AS q__n WHERE 1 = 0`;
       case 'not':
         return sql`SELECT seq FROM ${sql.table(this.universe)} EXCEPT ${this.member(this.set(node.item))}`;
       case 'and':

@@ -19,7 +19,7 @@ export function compileNode(node: QueryNode, ctx: QueryContext): RawBuilder<SqlB
     case 'not':
       return sql<SqlBool>`(NOT ${compileNode(node.item, ctx)})`;
     case 'text':
-      return ctx.dialect.query.textLike(ctx.fullText, node.pattern);
+      return ctx.textMember ? ctx.textMember(node) : ctx.dialect.query.textLike(ctx.fullText, node.pattern);
     case 'predicate': {
       const target = ctx.resolve(node.property);
       // An unknown property has no value: the predicate is false, its negation true.

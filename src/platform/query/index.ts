@@ -1,6 +1,6 @@
 // The list-query compiler: `query` (Lucene syntax), `filter` (JSON conditions), `sort` and the time zone of a list
 // read, parsed purely and compiled to Kysely SQL fragments. Used by storage and the engine's data management API.
-import type { RawBuilder, SqlBool } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { CompiledListQuery, ListQueryInput, QueryContext, SortInstruction } from './query.types.js';
 import type { QueryNode, ValueIndexSource } from './query-ast.js';
 import { compileSet } from './compile-sets.js';
@@ -62,6 +62,7 @@ export function compileListQuerySets(
   needsItemRow: boolean;
   sorts: SortInstruction[];
   where?: RawBuilder<SqlBool>;
+  text: boolean;
 } {
   const { node, sorts } = parseListInput(input);
   const { orderBy, joins } = compileSort(sorts, ctx);
@@ -69,9 +70,15 @@ export function compileListQuerySets(
     const target = ctx.resolve(s.property);
     return target !== null && target.kind !== 'indexed';
   });
-  if (node.type === 'all') return { orderBy, joins, needsItemRow, sorts };
-  const where = itemCondition ? compileNode(node, { ...ctx, indexMembership: itemCondition }) : undefined;
-  return { set: compileSet(node, ctx, source, universe), orderBy, joins, needsItemRow, sorts, where };
+  if (node.type === 'all') return { orderBy, joins, needsItemRow, sorts, text: false };
+  // A bare term on one item: membership in the term's set where a words index answers it (whole words), as the set
+  // itself does; the document's text (a pattern over all of it) would find words inside other words too.
+  const key = sql.ref(`${source.alias}.seq`);
+  const textMember = source.wordsTable
+    ? (text: QueryNode) => sql<SqlBool>`(${key} IN (SELECT q__t.seq FROM (${compileSet(text, ctx, source, universe)}) AS q__t))`
+    : undefined;
+  const where = itemCondition ? compileNode(node, { ...ctx, indexMembership: itemCondition, textMember }) : undefined;
+  return { set: compileSet(node, ctx, source, universe), orderBy, joins, needsItemRow, sorts, where, text: hasText(node) };
 }
 
 /**
@@ -84,3 +91,18 @@ export function compileListQuery(input: ListQueryInput, ctx: QueryContext): Comp
   return node.type === 'all' ? { orderBy, joins } : { where: compileNode(node, ctx), orderBy, joins };
 }
 
+
+/** Whether the tree holds a bare term. */
+function hasText(node: QueryNode): boolean {
+  switch (node.type) {
+    case 'text':
+      return true;
+    case 'and':
+    case 'or':
+      return node.items.some(hasText);
+    case 'not':
+      return hasText(node.item);
+    default:
+      return false;
+  }
+}

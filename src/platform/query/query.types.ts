@@ -4,7 +4,9 @@ import type { RawBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../db/dialects/dialect.js';
 
 export type { FieldTarget } from './query-ast.js';
-import type { DocumentTarget, FieldTarget } from './query-ast.js';
+import type { DocumentTarget, FieldTarget, QueryNode } from './query-ast.js';
+
+type TextNode = Extract<QueryNode, { type: 'text' }>;
 import type { IndexMembership, SortJoin } from './compile-indexed.js';
 
 /** Maps a dotted property (`value.status`, `customFields.x`, `attributes.ns:key`) to SQL; null: unknown (matches as missing). */
@@ -40,6 +42,11 @@ export interface QueryContext {
   fullText: DocumentTarget;
   /** How a predicate on an indexed value finds its items (default: the dialect's `indexMembership`). */
   indexMembership?: IndexMembership;
+  /**
+   * A bare term as a condition on the item: by default a pattern over its document's text; where a words index answers
+   * bare terms (compile-sets.ts), membership in that set, so that both give the same items.
+   */
+  textMember?: (node: TextNode) => RawBuilder<SqlBool>;
 }
 
 export interface CompiledListQuery {

@@ -7,8 +7,8 @@ export const postgresStorageSql: StorageSql = {
   insertItemsWithAccess: (records) => sql<{ n: number }>`with r as (
       select * from jsonb_to_recordset(${records}::jsonb) as x(n integer, t text, s text, k text, d jsonb, c bigint, b text, g jsonb, x smallint, r bigint, v jsonb, w jsonb)),
     ins as (
-      insert into storage_items (tenant_id, store_id, item_id, doc, created_on, created_by, updated_on, updated_by, idx)
-      select t, s, k, d, c, b, c, b, x from r order by n
+      insert into storage_items (tenant_id, store_id, item_id, doc, created_on, created_by, updated_on, updated_by, idx, rs)
+      select t, s, k, d, c, b, c, b, x, r.r from r order by n
       on conflict (tenant_id, store_id, item_id) do nothing
       returning seq, tenant_id, store_id, item_id),
     done as (select r.n, r.g, r.r, r.v, r.w, ins.seq, ins.tenant_id, ins.store_id from ins join r on r.t = ins.tenant_id and r.s = ins.store_id and r.k = ins.item_id),

@@ -1,0 +1,76 @@
+// A list with a filter and no sort is read in creation order: where its matches are a good share of the store, by
+// walking the store's readable items in that order, testing each one, and stopping after the page. Checked here
+// against an answer computed apart: the items' creation order as the unfiltered list gives it (the access index alone,
+// another plan), filtered by what each item holds. Filters on most items, ranges, inverted filters, field queries, a
+// column, a NOT; a selective filter (no walk: its matches are read instead); matches that all come late (the walk gives
+// up and the general plan answers); and a bare term (no walk).
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { apiKeyCaller, client, listIds, OWNER_KEY, recordStatements, STORAGE_CONFIG } from './storage-kit.js';
+
+/** More readable items than a first page's walk reads (walkRows: 2,000 and 20 per wanted row). */
+const ITEMS = 2600;
+/** The walk's statement: the store's readable items in creation order. */
+const WALK = /\(o\.rs \+ 0\)/;
+
+const idOf = (i: number) => `i${String(i).padStart(4, '0')}`;
+const numberOf = (id: string) => Number(id.slice(1));
+const statusOf = (i: number) => (i % 5 === 0 ? 'rare' : 'common');
+
+describeEachEngine('storage lists in creation order', (engine) => {
+  let t: TestApp;
+  let owner: ReturnType<typeof client>;
+  /** The owner's readable items in creation order. */
+  let created: string[];
+
+  const list = (params: Record<string, string | number>) => listIds(owner, 'order', params);
+  const filter = (...conditions: Array<Record<string, unknown>>) => JSON.stringify(conditions);
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, STORAGE_CONFIG);
+    owner = client(t, apiKeyCaller('owner', OWNER_KEY));
+    for (let from = 0; from < ITEMS; from += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, async (_, k) => {
+          const i = from + k;
+          const value: Record<string, unknown> = { n: (i * 7919) % 10007, k: i, status: statusOf(i), title: i % 4 === 1 ? `Invoices ${i}` : `Invoice ${i}` };
+          // One item in eight is hidden from the owner.
+          const read = i % 8 === 0 ? { roles: ['roleB'] } : { roles: ['OWNER'] };
+          const res = await owner.put('order', idOf(i), { value, readRestriction: read, writeRestriction: { roles: ['OWNER'] } });
+          expect(res.statusCode, res.body).toBe(200);
+        }),
+      );
+    }
+    created = (await list({ limit: ITEMS })).ids;
+    expect(created).toHaveLength(ITEMS - ITEMS / 8);
+  }, 180_000);
+  afterAll(() => t.close());
+
+  const cases: Array<{ name: string; params: Record<string, string>; matches: (i: number) => boolean; walks: boolean }> = [
+    { name: 'a filter on most items', params: { filter: filter({ property: 'value.status', operator: 'eq', value: 'common' }) }, matches: (i) => statusOf(i) === 'common', walks: true },
+    { name: 'a range filter', params: { filter: filter({ property: 'value.n', operator: 'gte', value: 5000 }) }, matches: (i) => (i * 7919) % 10007 >= 5000, walks: true },
+    { name: 'an inverted filter', params: { filter: filter({ property: 'value.status', operator: 'eq', value: 'rare', invert: true }) }, matches: (i) => statusOf(i) !== 'rare', walks: true },
+    { name: 'a field query and a NOT', params: { query: 'value.status:common AND NOT value.k:[0 TO 99]' }, matches: (i) => statusOf(i) === 'common' && i > 99, walks: true },
+    { name: 'a query on a column', params: { query: 'id:i1*' }, matches: (i) => idOf(i).startsWith('i1'), walks: true },
+    { name: 'a selective filter', params: { filter: filter({ property: 'value.k', operator: 'lt', value: 10 }) }, matches: (i) => i < 10, walks: false },
+    { name: 'matches that all come late', params: { filter: filter({ property: 'value.k', operator: 'gte', value: 2500 }) }, matches: (i) => i >= 2500, walks: true },
+    { name: 'a bare term', params: { query: 'invoice' }, matches: (i) => i % 4 !== 1, walks: false },
+  ];
+
+  for (const c of cases) {
+    it(`pages of ${c.name} are in creation order`, async () => {
+      const expected = created.filter((id) => c.matches(numberOf(id)));
+      expect(expected.length).toBeGreaterThan(0);
+      const recorder = recordStatements(t);
+      try {
+        for (const start of [0, 1, 4, 10, expected.length - 3]) {
+          const page = await list({ ...c.params, start, limit: 5 });
+          expect(page, `start ${start}`).toEqual({ total: expected.length, ids: expected.slice(start, start + 5) });
+        }
+      } finally {
+        recorder.stop();
+      }
+      expect(recorder.texts.some((text) => WALK.test(text))).toBe(c.walks);
+    });
+  }
+});
