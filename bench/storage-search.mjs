@@ -4,7 +4,8 @@
 // Env:   ENGINE=sqlite|postgres (default sqlite); PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres; the
 //        bench creates its own database there and drops it afterwards); SIZES=10000,100000 (add 1000000 for the large
 //        store); ROUNDS (3), DURATION (3 s), CONNECTIONS (50); READERS=little,half,all and THROUGHPUT_SHAPES (label
-//        prefixes) for the throughput runs at the smallest size; LOAD_CONNECTIONS (50).
+//        prefixes) for the throughput runs at the smallest size; LOAD_CONNECTIONS (50); FRESH=0 skips, on PostgreSQL,
+//        the second latency pass after a VACUUM ANALYZE (statistics as the service's upkeep or autovacuum leaves them).
 // Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
 // and the create throughput is measured on the way; lists are measured right after the load, with the database's
 // statistics as the load left them (PostgreSQL: no manual ANALYZE; the service's own upkeep may run meanwhile).
@@ -12,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
+import pg from 'pg';
 import { compare, load, median, printTable, startBaseline, startService, createBenchDatabase, freePort } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
@@ -24,6 +26,7 @@ const READERS = (process.env.READERS ?? 'little,half,all').split(',');
 // Shapes measured for throughput at the smallest size (prefixes of the SHAPES labels); every shape gets latency.
 const THROUGHPUT_SHAPES = (process.env.THROUGHPUT_SHAPES ?? 'filter status (string) + sort,filter price >= 500 + sort,filter owner (string').split(',');
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const FRESH = ENGINE === 'postgres' && process.env.FRESH !== '0';
 const STORE = 'search';
 const STATUSES = ['open', 'closed', 'pending', 'done'];
 const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november', 'oscar', 'papa', 'quebec', 'romeo', 'sierra', 'tango'];
@@ -101,6 +104,17 @@ const SHAPES = {
   'query value.category:c2 (field)': { query: 'value.category:c2' },
   'query invoice (bare term)': { query: 'invoice' },
 };
+/** VACUUM ANALYZE of the bench's database: the statistics and visibility map as a finished upkeep leaves them. */
+async function freshStatistics(url) {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    await client.query('VACUUM ANALYZE');
+  } finally {
+    await client.end();
+  }
+}
+
 const listUrl = (base, params) => `${base}/cxf/svc-core/storage/store/${STORE}?${new URLSearchParams({ ...params, limit: '100' })}`;
 
 async function fetchJson(url, key) {
@@ -142,17 +156,22 @@ try {
       }
     }
 
-    // Latency of one request at a time (its own cost, no queueing), for the reader of half the store.
-    for (const [label, params] of Object.entries(SHAPES)) {
-      const url = listUrl(service.url, params);
-      const answer = await fetchJson(url, KEYS.half);
-      const lat = [];
-      for (let r = 0; r < ROUNDS; r++) {
-        const one = await load({ url, headers: { 'x-apikey': KEYS.half }, connections: 1, duration: DURATION });
-        if (one.non2xx) throw new Error(`${label}: failed requests`);
-        lat.push(one.p50);
+    // Latency of one request at a time (its own cost, no queueing), for the reader of half the store: right after the
+    // load, then (PostgreSQL) with the statistics fresh, as they are once the upkeep or autovacuum has run: plans differ.
+    const passes = FRESH ? ['right after the load', 'statistics fresh'] : [''];
+    for (const pass of passes) {
+      if (pass === 'statistics fresh') await freshStatistics(benchDb.url);
+      for (const [label, params] of Object.entries(SHAPES)) {
+        const url = listUrl(service.url, params);
+        const answer = await fetchJson(url, KEYS.half);
+        const lat = [];
+        for (let r = 0; r < ROUNDS; r++) {
+          const one = await load({ url, headers: { 'x-apikey': KEYS.half }, connections: 1, duration: DURATION });
+          if (one.non2xx) throw new Error(`${label}: failed requests`);
+          lat.push(one.p50);
+        }
+        latencyRows.push({ size, label: pass ? `${label} (${pass})` : label, total: answer.total, p50: median(lat), lat });
       }
-      latencyRows.push({ size, label, total: answer.total, p50: median(lat), lat });
     }
   }
   console.log(`\n${engineName}: half reader, one connection, limit=100 (p50 ms, medians of ${ROUNDS} x ${DURATION} s)`);

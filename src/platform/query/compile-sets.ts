@@ -163,7 +163,10 @@ class SetCompiler {
       // Other tests (ranges, patterns) are one range of many values, where rs is no prefix: there the set test is a
       // condition on each row (PostgreSQL, planning `rs IN` as a loop over the sets, read the whole range once per
       // set: a price range of 50,000 rows and 25 sets, 64 ms -> one read).
-      const readable = tests.every(isPointTest) ? sql`q__v.rs IN (${readers.sets})` : this.ctx.dialect.inSubquery(sql`(q__v.rs + 0)`, readers.sets);
+      // Either way the sets are computed once (PostgreSQL: an array): as `rs IN (subquery)`, PostgreSQL with fresh
+      // statistics joined the sets to each matching row, reading the store's grantee rows once per row (value.owner,
+      // 1,000 rows at 100,000 items: 20 ms, 1.6 ms with the array).
+      const readable = this.ctx.dialect.inSubquery(tests.every(isPointTest) ? sql`q__v.rs` : sql`(q__v.rs + 0)`, readers.sets);
       const rows = sql<SqlBool>`${rowsAtPath(this.source, 'q__v', path)} AND ${readable}`;
       if (plain) return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rows} AND ${exact} AND q__v.elem = 0`;
       const elements = sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${this.held(path, VALUE_FORM.array)} AND ${rows} AND ${exact} AND q__v.elem = 1
