@@ -73,4 +73,25 @@ describeEachEngine('storage lists in creation order', (engine) => {
       expect(recorder.texts.some((text) => WALK.test(text))).toBe(c.walks);
     });
   }
+
+  it('does not walk again for a while once a walk gave up, and still walks for other lists', async () => {
+    const late = (from: number) => ({ filter: filter({ property: 'value.k', operator: 'gte', value: from }), limit: 5 });
+    const walks = async (params: Record<string, string | number>) => {
+      const recorder = recordStatements(t);
+      try {
+        const page = await list(params);
+        const start = Number(params.start ?? 0);
+        expect(page.ids).toEqual(created.filter((id) => numberOf(id) >= Number(JSON.parse(String(params.filter))[0].value)).slice(start, start + 5));
+      } finally {
+        recorder.stop();
+      }
+      return recorder.texts.some((text) => WALK.test(text));
+    };
+    // A list of its own: its first page walks and gives up; the next ones take the general plan at once.
+    expect(await walks(late(2490))).toBe(true);
+    expect(await walks(late(2490))).toBe(false);
+    expect(await walks({ ...late(2490), start: 1 })).toBe(false);
+    // Another list still walks (and finds its page).
+    expect(await walks(late(0))).toBe(true);
+  });
 });

@@ -64,6 +64,8 @@ const WALKABLE = new Map<number, number>([
 const STATEMENTS_PER_QUERY = 8;
 /** Index rows a walk reads at most for a page ending at `wanted` (then the general plan answers). */
 const walkRows = (wanted: number) => 20 * wanted + 2000;
+/** How long a list whose walk gave up (too few matches in its rows) takes the general plan before walking again. */
+const WALK_RETRY_MS = 60_000;
 
 /** A list's store and caller. */
 export interface StoreScope {
@@ -82,6 +84,12 @@ export interface ListPage {
 export class StoreItemLists {
   /** Statements built for a compiled query, by key (run). */
   private readonly statements = new WeakMap<CompiledItemQuery, Map<string, CompiledQuery<unknown>>>();
+  /**
+   * Until when (epoch ms) a compiled query's walk is not tried again: it gave up, having read its rows without filling
+   * the page (matches that come late in the walk's order: say the open items are the newest). Each try costs up to
+   * walkRows rows on top of the general plan, so a list that keeps asking pays for it once a minute, not every time.
+   */
+  private readonly walkGaveUp = new WeakMap<CompiledItemQuery, number>();
 
   constructor(
     private readonly db: Db,
@@ -204,7 +212,7 @@ export class StoreItemLists {
     if (Number(g.plain) !== 1) return NOT_PLAIN;
     const total = Number(g.n);
     const rows = walkRows(start + limit);
-    if (g.unindexed !== null || total === 0) return { total };
+    if (g.unindexed !== null || total === 0 || (this.walkGaveUp.get(compiled) ?? 0) > Date.now()) return { total };
     let walked: WalkedRows;
     if (w.path === undefined) {
       if ((start + limit) * (Number(g.shape) + 1) > (rows / 2) * total) return { total };
@@ -218,7 +226,10 @@ export class StoreItemLists {
       rowsAsArrays<[...PageRow, plain: number | string]>(this.walkStatement(compiled, scope, w.where, walked, start, limit).compile(this.db)),
     );
     if (page.rows.length > 0 && Number(page.rows[0][5]) !== 1) return NOT_PLAIN;
-    if (page.rows.length < limit && start + page.rows.length < total) return { total };
+    if (page.rows.length < limit && start + page.rows.length < total) {
+      this.walkGaveUp.set(compiled, Date.now() + WALK_RETRY_MS);
+      return { total };
+    }
     return { total, records: page.rows.map(itemText) };
   }
 
