@@ -6,7 +6,7 @@
 // up and the general plan answers); and a bare term (no walk).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { apiKeyCaller, client, listIds, OWNER_KEY, recordStatements, STORAGE_CONFIG } from './storage-kit.js';
+import { apiKeyCaller, client, listIds, OWNER_KEY, putItems, recordStatements, STORAGE_CONFIG } from './storage-kit.js';
 
 /** More readable items than a first page's walk reads (walkRows: 2,000 and 20 per wanted row). */
 const ITEMS = 2600;
@@ -29,18 +29,15 @@ describeEachEngine('storage lists in creation order', (engine) => {
   beforeAll(async () => {
     t = await startTestApp(engine, STORAGE_CONFIG);
     owner = client(t, apiKeyCaller('owner', OWNER_KEY));
-    for (let from = 0; from < ITEMS; from += 50) {
-      await Promise.all(
-        Array.from({ length: 50 }, async (_, k) => {
-          const i = from + k;
-          const value: Record<string, unknown> = { n: (i * 7919) % 10007, k: i, status: statusOf(i), title: i % 4 === 1 ? `Invoices ${i}` : `Invoice ${i}` };
-          // One item in eight is hidden from the owner.
-          const read = i % 8 === 0 ? { roles: ['roleB'] } : { roles: ['OWNER'] };
-          const res = await owner.put('order', idOf(i), { value, readRestriction: read, writeRestriction: { roles: ['OWNER'] } });
-          expect(res.statusCode, res.body).toBe(200);
-        }),
-      );
-    }
+    await putItems(owner, 'order', ITEMS, (i) => ({
+      id: idOf(i),
+      item: {
+        value: { n: (i * 7919) % 10007, k: i, status: statusOf(i), title: i % 4 === 1 ? `Invoices ${i}` : `Invoice ${i}` },
+        // One item in eight is hidden from the owner.
+        readRestriction: i % 8 === 0 ? { roles: ['roleB'] } : { roles: ['OWNER'] },
+        writeRestriction: { roles: ['OWNER'] },
+      },
+    }));
     created = (await list({ limit: ITEMS })).ids;
     expect(created).toHaveLength(ITEMS - ITEMS / 8);
   }, 180_000);

@@ -5,7 +5,7 @@
 // without the value (the walk gives up and the general plan answers), hidden items, and paths of mixed forms.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { apiKeyCaller, client, listIds, OWNER_KEY, recordStatements, STORAGE_CONFIG } from './storage-kit.js';
+import { apiKeyCaller, client, listIds, OWNER_KEY, putItems, recordStatements, STORAGE_CONFIG } from './storage-kit.js';
 
 const ITEMS = 1800;
 /** The walk's statement: the readable index rows of one value, in order. */
@@ -20,29 +20,23 @@ describeEachEngine('storage sort walk', (engine) => {
   beforeAll(async () => {
     t = await startTestApp(engine, STORAGE_CONFIG);
     owner = client(t, apiKeyCaller('owner', OWNER_KEY));
-    for (let from = 0; from < ITEMS; from += 50) {
-      await Promise.all(
-        Array.from({ length: 50 }, async (_, k) => {
-          const i = from + k;
-          const value: Record<string, unknown> = {
-            // Unique numbers in a scrambled order, strings with ties, booleans (all ties), and a value few items have.
-            n: (i * 7919) % 10007,
-            s: `s${String((i * 31) % 500).padStart(3, '0')}`,
-            flag: i % 3 === 0,
-            status: i % 5 === 0 ? 'rare' : 'common',
-            // 'invoice' as a word, and inside another word (which a bare term does not match).
-            title: i % 2 === 0 ? `Invoice ${i}` : i % 4 === 1 ? `Invoices ${i}` : `Order ${i}`,
-          };
-          if (i % 100 === 0) value.few = i;
-          // A path of mixed forms: numbers, strings and one object.
-          value.mix = i === 7 ? { deep: 1 } : i % 2 === 0 ? i : `m${i}`;
-          // One item in eight is hidden from the owner.
-          const read = i % 8 === 0 ? { roles: ['roleB'] } : { roles: ['OWNER'] };
-          const res = await owner.put('walk', `i${String(i).padStart(4, '0')}`, { value, readRestriction: read, writeRestriction: { roles: ['OWNER'] } });
-          expect(res.statusCode, res.body).toBe(200);
-        }),
-      );
-    }
+    await putItems(owner, 'walk', ITEMS, (i) => {
+      const value: Record<string, unknown> = {
+        // Unique numbers in a scrambled order, strings with ties, booleans (all ties), and a value few items have.
+        n: (i * 7919) % 10007,
+        s: `s${String((i * 31) % 500).padStart(3, '0')}`,
+        flag: i % 3 === 0,
+        status: i % 5 === 0 ? 'rare' : 'common',
+        // 'invoice' as a word, and inside another word (which a bare term does not match).
+        title: i % 2 === 0 ? `Invoice ${i}` : i % 4 === 1 ? `Invoices ${i}` : `Order ${i}`,
+      };
+      if (i % 100 === 0) value.few = i;
+      // A path of mixed forms: numbers, strings and one object.
+      value.mix = i === 7 ? { deep: 1 } : i % 2 === 0 ? i : `m${i}`;
+      // One item in eight is hidden from the owner.
+      const read = i % 8 === 0 ? { roles: ['roleB'] } : { roles: ['OWNER'] };
+      return { id: `i${String(i).padStart(4, '0')}`, item: { value, readRestriction: read, writeRestriction: { roles: ['OWNER'] } } };
+    });
   }, 120_000);
   afterAll(() => t.close());
 

@@ -87,6 +87,19 @@ export function ownerApp(engine: Engine): { readonly t: TestApp; readonly owner:
   return app;
 }
 
+/** PUTs `count` items into `store`, 50 at a time: `body(i)` gives item i's id and body; each must answer 200. */
+export async function putItems(c: ReturnType<typeof client>, store: string, count: number, body: (i: number) => { id: string; item: unknown }): Promise<void> {
+  for (let from = 0; from < count; from += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, count - from) }, async (_, k) => {
+        const { id, item } = body(from + k);
+        const res = await c.put(store, id, item);
+        expect(res.statusCode, res.body).toBe(200);
+      }),
+    );
+  }
+}
+
 /** A list's total and the ids of its page, after checking it answered 200. */
 export async function listIds(c: ReturnType<typeof client>, store: string, params: Record<string, string | number>): Promise<{ total: number; ids: string[] }> {
   const res = await c.list(store, params);

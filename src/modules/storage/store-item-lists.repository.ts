@@ -184,9 +184,9 @@ export class StoreItemLists {
    * both plans, so when the walk finds fewer than the page needs, no page (the general plan answers). Creation order
    * walks where the page's share of the store's span of keys, times its matches' density, fits half the rows and the
    * matches (a filter on most of the store; a selective one, or a deep page, reads its matches instead). Every item
-   * must be indexed. The total
-   * comes with the guards, one round trip; the page's documents with the walk, another (PostgreSQL: 0.5 ms a round
-   * trip here, and the documents' statement planned apart).
+   * must be indexed. A walk that gave up is not tried again for a while (walkGaveUp). The total comes with the guards,
+   * one round trip; the page's documents with the walk, another (PostgreSQL: 0.5 ms a round trip here, and the
+   * documents' statement planned apart).
    */
   private async walk(
     scope: StoreScope,
