@@ -52,6 +52,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       dataDir: config.database.dataDir,
       poolSize: config.database.poolSize,
       sqliteCacheMiB: config.database.sqliteCacheMiB,
+      sqliteReaderThreads: config.database.sqliteReaderThreads,
     });
   const app = Fastify({
     logger: deps.logger ?? { level: config.server.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },

@@ -70,7 +70,7 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
     return;
   }
 
-  const database = createDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 2, sqliteCacheMiB: config.database.sqliteCacheMiB });
+  const database = createDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 2, sqliteCacheMiB: config.database.sqliteCacheMiB, sqliteReaderThreads: 0 });
   try {
     await migrateToLatest(database.db, database.dialect, [...allMigrations, ...engineMigrations]);
     const identity = createIdentityAdmin(database.db, database.dialect);

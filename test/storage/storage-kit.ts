@@ -2,6 +2,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { login, sessionHeaders, startTestApp, type Engine, type TestApp } from '../helpers/test-app.js';
+import { offThreadReader, registerOffThreadReader } from '../../src/platform/db/read-off-thread.js';
 
 export const STORE = '/cxf/svc-core/storage/store';
 
@@ -142,11 +143,22 @@ export function recordStatements(t: TestApp): { texts: string[]; parameters: unk
     parameters.push([...compiled.parameters]);
     return executeQuery.call(this, compiled, ...rest);
   };
+  // And those it runs on SQLite's reader threads (readOffThread: the lists).
+  const { db } = t.database;
+  const reader = offThreadReader(db);
+  if (reader) {
+    registerOffThreadReader(db, (sql, values) => {
+      texts.push(sql);
+      parameters.push([...values]);
+      return reader(sql, values);
+    });
+  }
   return {
     texts,
     parameters,
     stop() {
       executor.executeQuery = executeQuery;
+      if (reader) registerOffThreadReader(db, reader);
     },
   };
 }

@@ -3,6 +3,7 @@
 import { sql, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { rowsAsArrays } from '../../platform/db/prepared-query.js';
+import { readOffThread } from '../../platform/db/read-off-thread.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import { VALUE_FORM, VALUE_KIND, walkedKind, type SortJoin } from '../../platform/query/index.js';
 import type { StorageTables } from './storage.tables.js';
@@ -298,7 +299,7 @@ export class StoreItemLists {
       if (built.size >= STATEMENTS_PER_QUERY) built.delete(built.keys().next().value!);
       built.set(key, query);
     }
-    return this.db.executeQuery(query);
+    return readOffThread(this.db, query);
   }
 
   /**
@@ -316,20 +317,19 @@ export class StoreItemLists {
   ): Promise<ListPage> {
     const distinctSeqs = readable.distinct().as('r');
     const countAll = () =>
-      this.db
-        .selectFrom(distinctSeqs)
-        .select(sql<number>`count(*)`.as('n'))
-        .executeTakeFirst()
-        .then((r) => Number(r?.n ?? 0));
+      readOffThread(this.db, this.db.selectFrom(distinctSeqs).select(sql<number>`count(*)`.as('n')).compile()).then((r) => Number(r.rows[0]?.n ?? 0));
     if (limit === 0) return { total: await countAll(), records: [] };
     // One statement for the page and its total, as in the general path: both see the same snapshot.
-    const rows = await this.db
-      .selectFrom(distinctSeqs)
-      .select(['r.item_seq', sql<number>`count(*) over ()`.as('total')])
-      .orderBy('r.item_seq')
-      .limit(limit)
-      .offset(start)
-      .execute();
+    const { rows } = await readOffThread(
+      this.db,
+      this.db
+        .selectFrom(distinctSeqs)
+        .select(['r.item_seq', sql<number>`count(*) over ()`.as('total')])
+        .orderBy('r.item_seq')
+        .limit(limit)
+        .offset(start)
+        .compile(),
+    );
     if (rows.length === 0) return { total: start > 0 ? await countAll() : 0, records: [] };
     return { total: Number(rows[0].total), records: await this.fetchPage(tenantId, storeId, rows.map((r) => Number(r.item_seq))) };
   }
@@ -343,7 +343,7 @@ export class StoreItemLists {
       .where('i.store_id', '=', storeId)
       .where('i.seq', 'in', seqs)
       .compile();
-    const docs = await this.db.executeQuery(rowsAsArrays<[...PageRow, number | string]>(statement));
+    const docs = await readOffThread(this.db, rowsAsArrays<[...PageRow, number | string]>(statement));
     const bySeq = new Map(docs.rows.map((row) => [Number(row[5]), row]));
     // An item deleted between the two statements is left out (the page is short by exactly that item).
     return seqs.flatMap((seq) => {

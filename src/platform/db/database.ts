@@ -10,6 +10,8 @@ import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
 import { ARRAY_ROWS_MARK, PREPARED_MARK, registerDirectReader } from './prepared-query.js';
 import { sqliteReadBatcher } from './sqlite-read-batch.js';
+import { SqliteReaderThreads } from './sqlite-reader-threads.js';
+import { registerOffThreadReader } from './read-off-thread.js';
 
 export interface DatabaseOptions {
   /** postgres://... selects PostgreSQL; otherwise SQLite in dataDir (or sqliteFile). */
@@ -17,8 +19,13 @@ export interface DatabaseOptions {
   dataDir: string;
   sqliteFile?: string;
   poolSize?: number;
-  /** SQLite's page cache in MiB (default 64). */
+  /** SQLite's page cache in MiB (default 64), of each connection. */
   sqliteCacheMiB?: number;
+  /**
+   * SQLite: threads that run the long reads (readOffThread: lists) on connections of their own; 0 runs them on the
+   * main connection, less than 0 one per core but one. Default 2.
+   */
+  sqliteReaderThreads?: number;
   /** PostgreSQL schema to use (tests isolate themselves this way). */
   pgSchema?: string;
 }
@@ -67,7 +74,14 @@ function createSqlite(options: DatabaseOptions): Database {
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
   // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
   registerDirectReader(db, sqliteReadBatcher(sqlite, (text) => statements.prepare(text)));
-  return { db, dialect: sqliteDialect, traits: { singleInstance: true, singleWriter: true }, describe: `sqlite:${file}`, destroy: () => db.destroy() };
+  const threads = options.sqliteReaderThreads ?? 2;
+  const readers = threads !== 0 && file !== ':memory:' ? new SqliteReaderThreads({ file, threads, cacheMiB: options.sqliteCacheMiB ?? 64 }) : undefined;
+  if (readers) registerOffThreadReader(db, (text, parameters) => readers.read(text, parameters));
+  const destroy = async () => {
+    await readers?.close();
+    await db.destroy();
+  };
+  return { db, dialect: sqliteDialect, traits: { singleInstance: true, singleWriter: true }, describe: `sqlite:${file}`, destroy };
 }
 
 /**

@@ -1,0 +1,225 @@
+// Reads of SQLite run on threads of their own, each with its own read-only connection to the same file (WAL lets
+// readers run beside the writer and each other), so that a heavy read (a list over a large store) neither stops
+// the event loop nor waits for it: on a machine of 2 cores the main thread answers HTTP while a reader thread runs
+// the statements (docs/benchmarks.md, "SQLite reads on a thread of their own").
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { batchPerTurn, type TurnBatchEntry } from '../async/turn-batch.js';
+import { ARRAY_ROWS_MARK } from './prepared-query.js';
+
+/** One read: the statement's SQL text and its parameters. */
+export interface ThreadRead {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+/** A read's rows: arrays for statements marked by rowsAsArrays, objects otherwise (as on the main connection). */
+export type ThreadRows = unknown[];
+
+export interface SqliteReaderThreadsOptions {
+  /** The database file (never ':memory:': a thread cannot open another connection's memory database). */
+  file: string;
+  /** Reader threads; 0 or less: one per core but one, at least one. */
+  threads: number;
+  /** Each reader connection's page cache in MiB. */
+  cacheMiB: number;
+}
+
+/** Reads handed to a thread at once (they run in one read transaction there: one snapshot). */
+const MAX_BATCH = 64;
+
+/**
+ * What a reader thread answers for one read. The rows travel packed: the strings of all cells concatenated into
+ * one (structured cloning 100 rows of 6 cells, a page's documents, cost the main thread 200 us; one string and an
+ * array, 60 us), `values` holding every other cell and `undefined` where a string goes, `lengths` the strings'.
+ */
+type Packed =
+  | { ok: true; width: number; columns?: string[]; text: string; lengths: number[]; values: unknown[] }
+  | { ok: false; message: string; code?: string };
+
+/** The reader thread: CommonJS run with `eval`, so that it needs no file of its own next to the compiled code. */
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const SQLite = require(workerData.driver);
+const db = new SQLite(workerData.file, { readonly: true, fileMustExist: true });
+db.pragma('cache_size = ' + (-workerData.cacheKiB));
+db.pragma('temp_store = MEMORY');
+db.pragma('busy_timeout = 5000');
+// Statements by the number the main thread gave their SQL text (it sends the text with the first read only).
+let statements = new Map();
+const begin = db.prepare('BEGIN');
+const commit = db.prepare('COMMIT');
+function prepare(sql) {
+  const st = db.prepare(sql);
+  if (!st.reader) throw Object.assign(new Error('a reader thread runs reads only'), { code: 'SVC_NOT_A_READ' });
+  const raw = sql.startsWith(workerData.arrayRowsMark);
+  if (raw) st.raw(true);
+  return { st, raw, columns: raw ? undefined : st.columns().map((c) => c.name) };
+}
+function pack({ raw, columns }, rows) {
+  const width = raw ? (rows.length > 0 ? rows[0].length : 0) : columns.length;
+  let text = '';
+  const lengths = [];
+  const values = new Array(rows.length * width);
+  let k = 0;
+  for (const row of rows) {
+    const cells = raw ? row : columns.map((c) => row[c]);
+    for (let j = 0; j < width; j++) {
+      const v = cells[j];
+      if (typeof v === 'string') {
+        text += v;
+        lengths.push(v.length);
+        values[k++] = undefined;
+      } else values[k++] = v;
+    }
+  }
+  return { ok: true, width, columns, text, lengths, values };
+}
+parentPort.on('message', ({ id, reset, reads }) => {
+  if (reset) statements = new Map();
+  const together = reads.length > 1;
+  if (together) begin.run();
+  try {
+    reads.forEach(({ statement, sql, parameters }, n) => {
+      let result;
+      try {
+        let prepared = statements.get(statement);
+        if (!prepared) statements.set(statement, (prepared = prepare(sql)));
+        result = pack(prepared, prepared.st.all(parameters));
+      } catch (error) {
+        result = { ok: false, message: String(error && error.message), code: error && error.code };
+      }
+      // Each answer as soon as it is there: the main thread answers its request while the next read runs.
+      parentPort.postMessage({ id, n, last: n === reads.length - 1, result });
+    });
+  } finally {
+    if (together && db.inTransaction) commit.run();
+  }
+});
+`;
+
+interface Thread {
+  worker: Worker;
+  /** Batches sent and not answered, by id. */
+  waiting: Map<number, TurnBatchEntry<ThreadRead, ThreadRows>[]>;
+  /** The numbers of the statements the thread has prepared, by SQL text (sent once: cloning it cost 6% of a list). */
+  statements: Map<string, number>;
+}
+
+/** Statements a thread keeps prepared; past them it forgets them all and starts again. */
+const MAX_STATEMENTS = 1000;
+
+/**
+ * A few threads that run read statements on connections of their own. Reads of one turn of the event loop go to
+ * one thread together (batchPerTurn), to the thread with the fewest batches under way. A thread starts on the first
+ * read; one that dies fails its reads and is started again on the next.
+ */
+export class SqliteReaderThreads {
+  private readonly threads: Array<Thread | undefined>;
+  private nextId = 0;
+  private closed = false;
+  private readonly send = batchPerTurn<ThreadRead, ThreadRows>((batch) => this.dispatch(batch), MAX_BATCH);
+
+  constructor(private readonly options: SqliteReaderThreadsOptions) {
+    const count = options.threads > 0 ? options.threads : Math.max(1, availableParallelism() - 1);
+    this.threads = new Array<Thread | undefined>(count).fill(undefined);
+  }
+
+  /** The rows of a read statement, run on a reader thread. */
+  read(sql: string, parameters: readonly unknown[]): Promise<ThreadRows> {
+    if (this.closed) return Promise.reject(new Error('the database is closed'));
+    return this.send({ sql, parameters });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const running = this.threads.filter((t): t is Thread => t !== undefined);
+    this.threads.fill(undefined);
+    await Promise.all(running.map((t) => t.worker.terminate()));
+  }
+
+  private dispatch(batch: TurnBatchEntry<ThreadRead, ThreadRows>[]): void {
+    if (this.closed) {
+      for (const entry of batch) entry.reject(new Error('the database is closed'));
+      return;
+    }
+    let slot = 0;
+    for (let i = 1; i < this.threads.length; i++) {
+      if ((this.threads[i]?.waiting.size ?? 0) < (this.threads[slot]?.waiting.size ?? 0)) slot = i;
+    }
+    const thread = (this.threads[slot] ??= this.start(slot));
+    const id = this.nextId++;
+    thread.waiting.set(id, batch);
+    const reset = thread.statements.size + batch.length > MAX_STATEMENTS;
+    if (reset) thread.statements.clear();
+    const reads = batch.map(({ input: { sql, parameters } }) => {
+      const known = thread.statements.get(sql);
+      if (known !== undefined) return { statement: known, parameters };
+      const statement = thread.statements.size;
+      thread.statements.set(sql, statement);
+      return { statement, sql, parameters };
+    });
+    thread.worker.postMessage({ id, reset, reads });
+  }
+
+  private start(slot: number): Thread {
+    const worker = new Worker(THREAD_SOURCE, {
+      eval: true,
+      workerData: {
+        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+        file: this.options.file,
+        cacheKiB: Math.round(this.options.cacheMiB * 1024),
+        arrayRowsMark: ARRAY_ROWS_MARK,
+      },
+    });
+    const thread: Thread = { worker, waiting: new Map(), statements: new Map() };
+    // The threads never keep the process alive; close() ends them.
+    worker.unref();
+    worker.on('message', ({ id, n, last, result }: { id: number; n: number; last: boolean; result: Packed }) => {
+      const entry = thread.waiting.get(id)?.[n];
+      if (last) thread.waiting.delete(id);
+      if (!entry) return;
+      if (result.ok) entry.resolve(unpack(result));
+      else entry.reject(Object.assign(new Error(result.message), { code: result.code }));
+    });
+    const fail = (error: unknown) => {
+      if (this.threads[slot] === thread) this.threads[slot] = undefined;
+      for (const batch of thread.waiting.values()) for (const entry of batch) entry.reject(error);
+      thread.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`a SQLite reader thread stopped (exit code ${code})`)));
+    return thread;
+  }
+}
+
+/** The rows of a packed answer (see Packed). */
+function unpack(packed: Extract<Packed, { ok: true }>): ThreadRows {
+  const { width, columns, text, lengths, values } = packed;
+  const rows: unknown[] = [];
+  let at = 0;
+  let s = 0;
+  for (let k = 0; k < values.length; k += width) {
+    const cells = new Array<unknown>(width);
+    for (let j = 0; j < width; j++) {
+      const v = values[k + j];
+      if (v === undefined) {
+        const end = at + lengths[s++];
+        cells[j] = text.slice(at, end);
+        at = end;
+      } else if (v instanceof Uint8Array) {
+        // A blob: better-sqlite3 answers a Buffer, which cloning made a plain Uint8Array.
+        cells[j] = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+      } else cells[j] = v;
+    }
+    if (!columns) {
+      rows.push(cells);
+      continue;
+    }
+    const row: Record<string, unknown> = {};
+    columns.forEach((name, j) => (row[name] = cells[j]));
+    rows.push(row);
+  }
+  return rows;
+}
