@@ -5,7 +5,8 @@
 //        bench creates its own database there and drops it afterwards); SIZES=10000,100000 (add 1000000 for the large
 //        store); ROUNDS (3), DURATION (3 s), CONNECTIONS (50); READERS=little,half,all and THROUGHPUT_SHAPES (label
 //        prefixes) for the throughput runs at the smallest size; LOAD_CONNECTIONS (50); FRESH=0 skips, on PostgreSQL,
-//        the second latency pass after a VACUUM ANALYZE (statistics as the service's upkeep or autovacuum leaves them).
+//        the second latency pass after a VACUUM ANALYZE (statistics as the service's upkeep or autovacuum leaves them);
+//        READER_THREADS sets SQLite's reader threads (database.sqliteReaderThreads; 0 runs the lists on the main thread).
 // Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
 // and the create throughput is measured on the way; lists are measured right after the load, with the database's
 // statistics as the load left them (PostgreSQL: no manual ANALYZE; the service's own upkeep may run meanwhile).
@@ -38,6 +39,8 @@ const configFile = join(root, 'config.json');
 writeFileSync(
   configFile,
   JSON.stringify({
+    // READER_THREADS: SQLite's reader threads for the lists (database.sqliteReaderThreads; unset: the default).
+    ...(process.env.READER_THREADS !== undefined ? { database: { sqliteReaderThreads: Number(process.env.READER_THREADS) } } : {}),
     tenants: [
       {
         name: 'bench',
