@@ -2,7 +2,7 @@
 // their total, and the page's documents as JSON text.
 import { sql, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
-import { rowsAsArrays } from '../../platform/db/prepared-query.js';
+import { preparedOnServer, rowsAsArrays } from '../../platform/db/prepared-query.js';
 import { readOffThread } from '../../platform/db/read-off-thread.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import { VALUE_FORM, VALUE_KIND, walkedKind, type SortJoin } from '../../platform/query/index.js';
@@ -295,7 +295,7 @@ export class StoreItemLists {
     if (!built) this.statements.set(compiled, (built = new Map()));
     let query = built.get(key) as CompiledQuery<R> | undefined;
     if (!query) {
-      query = build();
+      query = preparedOnServer(build());
       if (built.size >= STATEMENTS_PER_QUERY) built.delete(built.keys().next().value!);
       built.set(key, query);
     }

@@ -106,25 +106,39 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
   };
 }
 
+/** Named prepared statements one PostgreSQL connection keeps at most (each holds its parse tree and plans). */
+const MAX_PREPARED_PER_CONNECTION = 500;
+
 /**
- * Statements marked by prepareQuery run as named prepared statements: PostgreSQL parses and plans them
- * once per connection instead of on every call. Only marked statements, so the number of prepared
- * statements per connection stays bounded by the code's hot queries. Statements marked by rowsAsArrays
- * answer their rows as arrays.
+ * Statements marked by prepareQuery or preparedOnServer run as named prepared statements: PostgreSQL parses them once
+ * per connection instead of on every call, and after five runs plans them once where its generic plan costs no more
+ * than the plans for the values (storage lists on PostgreSQL: 1.4 ms of planning for 1.5 ms of execution). Only
+ * marked statements, at most MAX_PREPARED_PER_CONNECTION per connection. Statements marked by rowsAsArrays answer their
+ * rows as arrays.
  */
+
 function honourStatementMarks(client: pg.PoolClient, statementNames: Map<string, string>): void {
   const query = client.query.bind(client) as (...args: any[]) => any;
+  // The statements prepared on this connection: at most MAX_PREPARED_PER_CONNECTION (a list's text follows the shape
+  // of its filter, which callers choose), past which new ones run unnamed.
+  const prepared = new Set<string>();
   (client as any).query = (config: unknown, values?: unknown, callback?: unknown) => {
     if (typeof config === 'string' && typeof values !== 'function') {
-      if (config.startsWith(PREPARED_MARK)) {
+      const arrays = config.startsWith(ARRAY_ROWS_MARK);
+      const rowMode = arrays ? 'array' : undefined;
+      if (config.startsWith(PREPARED_MARK, arrays ? ARRAY_ROWS_MARK.length : 0)) {
         let name = statementNames.get(config);
         if (!name) {
           name = `svc_${createHash('sha1').update(config).digest('hex').slice(0, 24)}`;
           if (statementNames.size < 10_000) statementNames.set(config, name);
         }
-        return query({ name, text: config, values }, callback);
+        if (prepared.has(name) || prepared.size < MAX_PREPARED_PER_CONNECTION) {
+          prepared.add(name);
+          return query({ name, text: config, values, rowMode }, callback);
+        }
+        return query({ text: config, values, rowMode }, callback);
       }
-      if (config.startsWith(ARRAY_ROWS_MARK)) return query({ text: config, values, rowMode: 'array' }, callback);
+      if (arrays) return query({ text: config, values, rowMode }, callback);
     }
     return query(config, values, callback);
   };

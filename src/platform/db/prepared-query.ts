@@ -22,6 +22,17 @@ export function rowsAsArrays<Row extends readonly unknown[]>(compiled: CompiledQ
   return { ...compiled, sql: ARRAY_ROWS_MARK + compiled.sql } as CompiledQuery<Row>;
 }
 
+/**
+ * The compiled statement, marked to be prepared on the server (PREPARED_MARK; after ARRAY_ROWS_MARK where it has
+ * that): for statements built once and run many times with new values outside prepareQuery (the storage lists).
+ */
+export function preparedOnServer<Row>(compiled: CompiledQuery<Row>): CompiledQuery<Row> {
+  const arrays = compiled.sql.startsWith(ARRAY_ROWS_MARK);
+  const body = arrays ? compiled.sql.slice(ARRAY_ROWS_MARK.length) : compiled.sql;
+  if (body.startsWith(PREPARED_MARK)) return compiled;
+  return { ...compiled, sql: `${arrays ? ARRAY_ROWS_MARK : ''}${PREPARED_MARK}${body}` };
+}
+
 type Placeholder = (index: number) => any;
 
 interface Prepared<Row> {
