@@ -1,7 +1,7 @@
 // Reads of SQLite run on threads of their own, each with its own read-only connection to the same file (WAL lets
 // readers run beside the writer and each other), so that a heavy read (a list over a large store) neither stops
 // the event loop nor waits for it: on a machine of 2 cores the main thread answers HTTP while a reader thread runs
-// the statements (docs/benchmarks.md, "SQLite reads on a thread of their own").
+// the statements (docs/benchmarks.md, "SQLite lists on reader threads").
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
