@@ -76,7 +76,7 @@ export const ConfigSchema = Type.Object(
         sqliteReaderThreads: Type.Integer({ minimum: -1, maximum: 64, default: 2 }),
         /**
          * PostgreSQL: how often the service looks for its tables whose statistics went stale (a tenth of their rows, at
-         * least 500, changed since the last ANALYZE) and analyses them, or vacuums and analyses those that gained or
+         * least 50, changed since the last ANALYZE) and analyses them, or vacuums and analyses those that gained or
          * lost that share since the last VACUUM, off the request path; 0 turns it off.
          */
         analyzeCheckSeconds: Type.Number({ minimum: 0, maximum: 86400, default: 2 }),
