@@ -1,7 +1,7 @@
 // Statistics upkeep on PostgreSQL: with autovacuum off (as on these machines), a table loaded in bulk is vacuumed and
 // analysed by the service itself soon after, off the request path; a table that barely changed is left alone.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { StatisticsUpkeep } from '../../src/platform/db/statistics-upkeep.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -27,19 +27,34 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     return rows[0]?.at ?? null;
   };
 
+  /** Waits (up to 10 s) until the service's upkeep has analysed and vacuumed the table; answers when it did each. */
+  const upkeepOf = async (table: string) => {
+    let analysed = null;
+    let vacuumed = null;
+    for (let i = 0; i < 100 && !(analysed && vacuumed); i++) {
+      await sleep(100);
+      analysed = await lastAnalyze(table);
+      vacuumed = await lastVacuum(table);
+    }
+    return { analysed, vacuumed };
+  };
+
+  /** The plan of a query run with index scans only (EXPLAIN ANALYZE), as text. */
+  const indexPlan = (query: RawBuilder<unknown>) =>
+    t.database.db.transaction().execute(async (trx) => {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      await sql`set local enable_bitmapscan = off`.execute(trx);
+      const plan = await sql<{ 'QUERY PLAN': string }>`explain (analyze, format text) ${query}`.execute(trx);
+      return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    });
+
   it('vacuums and analyses a table after a bulk load, and leaves a barely changed one alone', async () => {
     const autovacuum = (await sql<{ autovacuum: string }>`show autovacuum`.execute(t.database.db)).rows[0].autovacuum;
     await sql`insert into engine_items (scope, kind, id, doc, created_on, created_by)
       select 'bulk', 'task', 'id-' || g, '{}', g, 'seed' from generate_series(1, 5000) g`.execute(t.database.db);
     await sql`insert into engine_item_roles (scope, kind, role, item_seq) values ('bulk', 'task', 'r', 1)`.execute(t.database.db);
     // Analysed at the first check that sees the rows; vacuumed once the table is quiet (a later check).
-    let analysed = null;
-    let vacuumed = null;
-    for (let i = 0; i < 100 && !(analysed && vacuumed); i++) {
-      await sleep(100);
-      analysed = await lastAnalyze('engine_items');
-      vacuumed = await lastVacuum('engine_items');
-    }
+    const { analysed, vacuumed } = await upkeepOf('engine_items');
     expect(analysed, `engine_items analysed (autovacuum ${autovacuum})`).not.toBeNull();
     expect(vacuumed, 'engine_items vacuumed').not.toBeNull();
     if (autovacuum === 'off') {
@@ -47,12 +62,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
       expect(await lastVacuum('engine_item_roles')).toBeNull();
     }
     // Vacuumed: the visibility map lets an index-only scan answer without reading the table.
-    const text = await t.database.db.transaction().execute(async (trx) => {
-      await sql`set local enable_seqscan = off`.execute(trx);
-      await sql`set local enable_bitmapscan = off`.execute(trx);
-      const plan = await sql<{ 'QUERY PLAN': string }>`explain (analyze, format text) select seq from engine_items where scope = 'bulk' and kind = 'task' order by seq`.execute(trx);
-      return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
-    });
+    const text = await indexPlan(sql`select seq from engine_items where scope = 'bulk' and kind = 'task' order by seq`);
     expect(text).toContain('Index Only Scan');
     expect(/Heap Fetches: (\d+)/.exec(text)?.[1]).toBe('0');
     const { rows } = await sql<{ n: number }>`select n_mod_since_analyze as n from pg_stat_user_tables where schemaname = current_schema() and relname = 'engine_items'`.execute(t.database.db);
@@ -62,22 +72,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   it('vacuums and analyses a small table too (150 rows, as the reader-set grantees of a store), so the planner knows it', async () => {
     await sql`insert into storage_value_keys (tenant_id, store_id, path)
       select 'small', 's', 'p' || g from generate_series(1, 150) g`.execute(t.database.db);
-    let analysed = null;
-    let vacuumed = null;
-    for (let i = 0; i < 100 && !(analysed && vacuumed); i++) {
-      await sleep(100);
-      analysed = await lastAnalyze('storage_value_keys');
-      vacuumed = await lastVacuum('storage_value_keys');
-    }
+    const { analysed, vacuumed } = await upkeepOf('storage_value_keys');
     expect(analysed, 'storage_value_keys analysed').not.toBeNull();
     expect(vacuumed, 'storage_value_keys vacuumed').not.toBeNull();
-    const text = await t.database.db.transaction().execute(async (trx) => {
-      await sql`set local enable_seqscan = off`.execute(trx);
-      await sql`set local enable_bitmapscan = off`.execute(trx);
-      const plan = await sql<{ 'QUERY PLAN': string }>`explain (analyze, format text)
-        select path from storage_value_keys where tenant_id = 'small' and store_id = 's' and path in ('p1', 'p2')`.execute(trx);
-      return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
-    });
+    const text = await indexPlan(sql`select path from storage_value_keys where tenant_id = 'small' and store_id = 's' and path in ('p1', 'p2')`);
     expect(text).toContain('Index Only Scan');
     expect(/Heap Fetches: (\d+)/.exec(text)?.[1]).toBe('0');
   });
