@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import pg from 'pg';
+import { searchItem } from './search-item.mjs';
 import { compare, load, median, printTable, startBaseline, startService, createBenchDatabase, freePort } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
@@ -29,8 +30,6 @@ const THROUGHPUT_SHAPES = (process.env.THROUGHPUT_SHAPES ?? 'filter status (stri
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const FRESH = ENGINE === 'postgres' && process.env.FRESH !== '0';
 const STORE = 'search';
-const STATUSES = ['open', 'closed', 'pending', 'done'];
-const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november', 'oscar', 'papa', 'quebec', 'romeo', 'sierra', 'tango'];
 const KEYS = { writer: 'k-search-writer-0123456789', little: 'k-search-little-0123456789', half: 'k-search-half-0123456789', all: 'k-search-all-0123456789' };
 
 const PORT = await freePort();
@@ -56,22 +55,6 @@ writeFileSync(
   }),
 );
 
-/** An item of about 10 scalar leaves; `invoice` occurs in one title in 5, one of 20 words in every title. */
-const itemOf = (i) => ({
-  name: `item ${i}`,
-  value: {
-    n: i,
-    status: STATUSES[i % 4],
-    price: (i * 37) % 1000,
-    title: `${i % 5 === 0 ? 'Invoice' : 'Order'} ${i} ${WORDS[i % 20]}`,
-    category: `c${i % 8}`,
-    tags: ['bench', `t${i % 10}`],
-    owner: `user-${i % 100}`,
-  },
-  readRestriction: { roles: [`role-${i % 50}`, `half-${i % 2}`, 'everyone'] },
-  writeRestriction: { roles: ['writer'] },
-});
-
 /** Creates items [from, to) through the API, LOAD_CONNECTIONS at a time; answers items/s. */
 async function loadItems(url, from, to) {
   const pool = new Pool(url, { connections: LOAD_CONNECTIONS, pipelining: 1 });
@@ -84,7 +67,7 @@ async function loadItems(url, from, to) {
         path: `/cxf/svc-core/storage/store/${STORE}`,
         method: 'POST',
         headers: { 'x-apikey': KEYS.writer, 'content-type': 'application/json' },
-        body: JSON.stringify(itemOf(i)),
+        body: JSON.stringify(searchItem(i)),
       });
       const text = await res.body.text();
       if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);

@@ -5,6 +5,7 @@
 //        SKIP=table[,table] an experiment only: that table's inserts become a no-op SELECT of as many parameters, to see
 //        what its rows cost (the service then stores items without them).
 import SQLite from 'better-sqlite3';
+import { searchItem } from './search-item.mjs';
 const skipped = (process.env.SKIP ?? '').split(',').filter(Boolean);
 const times = new Map();
 const commits = [];
@@ -43,16 +44,9 @@ const { tmpdir } = await import('node:os');
 const { join } = await import('node:path');
 const dataDir = mkdtempSync(join(tmpdir(), 'prof3-'));
 const N = Number(process.env.N ?? 6000);
-const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november', 'oscar', 'papa', 'quebec', 'romeo', 'sierra', 'tango'];
 const ITEMS = {
   issue4: (i) => ({ value: { n: i, status: ['open', 'closed', 'pending', 'done'][i % 4], title: `item ${i}`, tags: ['bench', `t${i % 10}`] }, readRestriction: { roles: [`role-${i % 50}`] }, writeRestriction: { roles: [`role-${i % 50}`] } }),
-  // As bench/storage-search.mjs itemOf.
-  search: (i) => ({
-    name: `item ${i}`,
-    value: { n: i, status: ['open', 'closed', 'pending', 'done'][i % 4], price: (i * 37) % 1000, title: `${i % 5 === 0 ? 'Invoice' : 'Order'} ${i} ${WORDS[i % 20]}`, category: `c${i % 8}`, tags: ['bench', `t${i % 10}`], owner: `user-${i % 100}` },
-    readRestriction: { roles: [`role-${i % 50}`, `half-${i % 2}`, 'everyone'] },
-    writeRestriction: { roles: ['writer'] },
-  }),
+  search: searchItem,
 };
 const itemOf = ITEMS[process.env.ITEM ?? 'issue4'];
 if (!itemOf) throw new Error(`ITEM: one of ${Object.keys(ITEMS).join(', ')}`);

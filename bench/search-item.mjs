@@ -1,0 +1,20 @@
+// The storage search benchmark's item (bench/storage-search.mjs), shared with the write profile
+// (bench/storage-write-profile.mjs ITEM=search) so that both measure the same shape.
+const STATUSES = ['open', 'closed', 'pending', 'done'];
+const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november', 'oscar', 'papa', 'quebec', 'romeo', 'sierra', 'tango'];
+
+/** An item of about 10 scalar leaves; `invoice` occurs in one title in 5, one of 20 words in every title. */
+export const searchItem = (i) => ({
+  name: `item ${i}`,
+  value: {
+    n: i,
+    status: STATUSES[i % 4],
+    price: (i * 37) % 1000,
+    title: `${i % 5 === 0 ? 'Invoice' : 'Order'} ${i} ${WORDS[i % 20]}`,
+    category: `c${i % 8}`,
+    tags: ['bench', `t${i % 10}`],
+    owner: `user-${i % 100}`,
+  },
+  readRestriction: { roles: [`role-${i % 50}`, `half-${i % 2}`, 'everyone'] },
+  writeRestriction: { roles: ['writer'] },
+});
