@@ -6,7 +6,8 @@
 //        store); ROUNDS (3), DURATION (3 s), CONNECTIONS (50); READERS=little,half,all and THROUGHPUT_SHAPES (label
 //        prefixes) for the throughput runs at the smallest size; LOAD_CONNECTIONS (50); FRESH=0 skips, on PostgreSQL,
 //        the second latency pass after a VACUUM ANALYZE (statistics as the service's upkeep or autovacuum leaves them);
-//        READER_THREADS sets SQLite's reader threads (database.sqliteReaderThreads; 0 runs the lists on the main thread).
+//        READER_THREADS sets SQLite's reader threads (database.sqliteReaderThreads; 0 runs the lists on the main thread);
+//        KEEP_DB=1 keeps the PostgreSQL database afterwards and prints its URL (to look at its plans; drop it by hand).
 // Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
 // and the create throughput is measured on the way; lists are measured right after the load, with the database's
 // statistics as the load left them (PostgreSQL: no manual ANALYZE; the service's own upkeep may run meanwhile).
@@ -167,5 +168,6 @@ try {
 } finally {
   await service.close();
   rmSync(root, { recursive: true, force: true });
-  await benchDb?.drop();
+  if (process.env.KEEP_DB === '1' && benchDb) console.log(`\nkept the database: ${benchDb.url}`);
+  else await benchDb?.drop();
 }

@@ -85,4 +85,52 @@ describe('batchPerTurn', () => {
     expect(both).toEqual([1, 2]);
     expect(sizes).toEqual([2]);
   });
+  it('with concurrency, holds the calls made while the flushes under way run, and hands them over together', async () => {
+    const flushes: number[][] = [];
+    const gates: Array<() => void> = [];
+    const call = batchPerTurn<number, number>(
+      (entries) => {
+        flushes.push(entries.map((e) => e.input));
+        return new Promise<void>((open) =>
+          gates.push(() => {
+            for (const e of entries) e.resolve(e.input);
+            open();
+          }),
+        );
+      },
+      { maxBatch: 3, concurrency: 1 },
+    );
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const first = call(1);
+    await turn();
+    const later = [2, 3, 4, 5].map((n) => call(n));
+    for (let i = 0; i < 3; i++) await turn();
+    expect(flushes).toEqual([[1]]); // the first flush is under way: the others wait, whatever the turns
+    gates.shift()!();
+    expect(await first).toBe(1);
+    await turn(); // the end of the flush schedules the next one for the turn after
+    await turn();
+    expect(flushes).toEqual([[1], [2, 3, 4]]); // together, within maxBatch
+    gates.shift()!();
+    await turn();
+    await turn();
+    expect(flushes).toEqual([[1], [2, 3, 4], [5]]);
+    gates.shift()!();
+    expect(await Promise.all(later)).toEqual([2, 3, 4, 5]);
+  });
+
+  it('with concurrency, a flush that fails frees its place', async () => {
+    let calls = 0;
+    const call = batchPerTurn<number, number>(
+      async (entries) => {
+        calls++;
+        if (entries.some((e) => e.input < 0)) throw new Error('negative input');
+        for (const e of entries) e.resolve(e.input);
+      },
+      { maxBatch: 10, concurrency: 1 },
+    );
+    await expect(call(-1)).rejects.toThrow('negative input');
+    expect(await Promise.all([call(1), call(2)])).toEqual([1, 2]);
+    expect(calls).toBe(2);
+  });
 });
