@@ -205,4 +205,15 @@ export const storageMigrations: ModuleMigration[] = [
       await db.updateTable('storage_items').set({ idx: 0 }).where('rs', 'is', null).where('idx', '<>', 0).execute();
     },
   },
+  {
+    // A store's change count: every statement (SQLite: every row) that inserts, updates or deletes items of the store
+    // adds 1 to it in the same transaction, through triggers, so no write can forget it. A list that is asked again
+    // reads it with its page, and where it is what it was when the list was last counted, the store is as it was and
+    // that total still holds (StoreItemLists.walk): the count of the matches is read once per change, not per list.
+    name: '2026-11-27-storage-008-store-changes',
+    async up(db, d) {
+      await db.schema.alterTable('storage_stores').addColumn('changes', d.bigintColumnType, (c) => c.notNull().defaultTo(0)).execute();
+      await d.createChangeCounter(db, { table: 'storage_items', counterTable: 'storage_stores', column: 'changes', keys: ['tenant_id', 'store_id'] });
+    },
+  },
 ];

@@ -90,6 +90,13 @@ export interface Dialect {
 
   /** Adds an auto-incrementing 64-bit integer primary key (SQLite: the rowid; PostgreSQL: an identity column). */
   addSerialPrimaryKey<T extends CreateTableBuilder<any, any>>(table: T, column: string): T;
+  /**
+   * Keeps a change count (a migration step): triggers that add 1 to `column` of the row of `counterTable` that a row
+   * of `table` belongs to (`keys`: columns of both) whenever rows of `table` are inserted, updated or deleted, in the
+   * changing transaction (PostgreSQL: once per statement and counter row; SQLite: once per row). A reader that finds
+   * the count as it was, in its own snapshot, knows that no row of it changed since.
+   */
+  createChangeCounter(db: Kysely<any>, spec: ChangeCounter): Promise<void>;
   /** A table that is all key keeps its rows in the primary-key b-tree (SQLite WITHOUT ROWID; PostgreSQL as is). */
   keyOnlyTable<T extends CreateTableBuilder<any, any>>(table: T): T;
   /** `column IN (subquery)` in the form the engine's planner answers by key probes (PostgreSQL: `= ANY(ARRAY(...))`). */
@@ -133,6 +140,14 @@ export interface Dialect {
    */
   leftJoinRow<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, table: string, alias: string, on: RawBuilder<SqlBool>): QB;
   joinByKey<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, table: string, alias: string, key: Array<[column: string, recordColumn: string]>): QB;
+}
+
+/** The tables and columns of Dialect.createChangeCounter (identifiers). */
+export interface ChangeCounter {
+  table: string;
+  counterTable: string;
+  column: string;
+  keys: string[];
 }
 
 export type JsonRecordColumn = 'integer' | 'bigint' | 'double' | 'text' | 'list' | 'json';

@@ -27,6 +27,20 @@ export const postgresDialect: Dialect = {
     return rows[0]?.schema;
   },
   addSerialPrimaryKey: (table, column) => table.addColumn(column, 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity()) as typeof table,
+  createChangeCounter: async (db, { table, counterTable, column, keys }) => {
+    // Statement triggers with the changed rows as a transition table: one UPDATE per statement and counter row,
+    // whatever the rows (a batch of creates, a store's items deleted by a cascade).
+    const fn = sql.id(`${table}_${column}_count`);
+    const of = sql.join(keys.map((k) => sql`c.${sql.ref(k)} = d.${sql.ref(k)}`), sql` and `);
+    const distinct = sql.join(keys.map((k) => sql.ref(k)));
+    const body = sql`update ${sql.table(counterTable)} c set ${sql.ref(column)} = c.${sql.ref(column)} + 1
+      from (select distinct ${distinct} from changed) d where ${of}`.compile(db).sql;
+    await sql`create function ${fn}() returns trigger language plpgsql as ${sql.lit(`begin ${body}; return null; end`)}`.execute(db);
+    for (const [event, rows] of [['insert', 'new'], ['update', 'new'], ['delete', 'old']] as const) {
+      await sql`create trigger ${sql.id(`${table}_${column}_${event}`)} after ${sql.raw(event)} on ${sql.table(table)}
+        referencing ${sql.raw(rows)} table as changed for each statement execute function ${fn}()`.execute(db);
+    }
+  },
   keyOnlyTable: (table) => table,
   inSubquery: (column, subquery) => sql`${column} = any(array(${subquery}))`,
   oneStatement: (writes) => {

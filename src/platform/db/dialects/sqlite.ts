@@ -23,6 +23,13 @@ export const sqliteDialect: Dialect = {
   },
   currentSchema: async () => undefined,
   addSerialPrimaryKey: (table, column) => table.addColumn(column, 'integer', (c) => c.primaryKey()) as typeof table,
+  createChangeCounter: async (db, { table, counterTable, column, keys }) => {
+    for (const [event, row] of [['insert', 'new'], ['update', 'new'], ['delete', 'old']] as const) {
+      const of = sql.join(keys.map((k) => sql`${sql.ref(k)} = ${sql.raw(row)}.${sql.ref(k)}`), sql` and `);
+      await sql`create trigger ${sql.id(`${table}_${column}_${event}`)} after ${sql.raw(event)} on ${sql.table(table)} begin
+        update ${sql.table(counterTable)} set ${sql.ref(column)} = ${sql.ref(column)} + 1 where ${of}; end`.execute(db);
+    }
+  },
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
   oneStatement: () => undefined,
