@@ -3,6 +3,7 @@
 // instance that wrote and on another one that shares the database. The list without a sort walks the store in
 // creation order even in a small store; the sorted one walks only past about 1,000 matches (it is read by the
 // general plan here, and must answer the same).
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load-config.js';
@@ -91,6 +92,15 @@ describeEachEngine('storage list totals kept between changes', (engine) => {
     } finally {
       await second.close();
     }
+  });
+
+  it('counts again after the items are removed by hand (PostgreSQL: TRUNCATE, which fires no delete trigger; the page is empty then)', async () => {
+    expect((await listed(unsorted)).total).toBeGreaterThan(0);
+    expect((await listed(unsorted)).counted).toBe(false);
+    const tables = ['storage_items', 'storage_item_access', 'storage_item_values', 'storage_item_words'];
+    if (engine === 'postgres') await sql.raw(`TRUNCATE ${tables.join(', ')}`).execute(t.database.db);
+    else for (const table of tables) await sql.raw(`DELETE FROM ${table}`).execute(t.database.db);
+    expect(await listed(unsorted)).toEqual({ total: 0, ids: [], counted: true });
   });
 
   /** The total counted without the walk (the general plan: limit 0 counts only). */
