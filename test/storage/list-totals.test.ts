@@ -1,5 +1,5 @@
 // A walked list asked again reads its page only and keeps the total it counted, as long as the store's change count
-// (storage_stores.changes, kept by triggers on the items) is what it was: every kind of write counts again, on the
+// (storage_store_changes, kept by triggers on the items) is what it was: every kind of write counts again, on the
 // instance that wrote and on another one that shares the database. The list without a sort walks the store in
 // creation order even in a small store; the sorted one walks only past about 1,000 matches (it is read by the
 // general plan here, and must answer the same).

@@ -9,8 +9,6 @@ export interface StoreRow {
   index_name: string;
   created_on: number;
   created_by: string;
-  /** Statements (SQLite: rows) that changed the store's items, counted by triggers (storage-008). */
-  changes: Generated<number>;
 }
 
 /** One item. `seq` gives creation order (the default list order) and keys the access rows. */

@@ -222,7 +222,7 @@ export class StoreItemLists {
     const guards = await this.run(compiled, 'guards', () => sql<{ shape: number | string | null; unindexed: number | null; n: number | string; plain: number | string; changes: number | string | null }>`WITH q__r AS ${universe()}
       SELECT ${shape} AS shape,
         (SELECT 1 FROM storage_items u WHERE ${ofStore('u')} AND u.idx <> 1 ORDER BY u.tenant_id, u.store_id, u.seq LIMIT 1) AS unindexed,
-        (${count()}) AS n, ${plainColumn(compiled)} AS plain, ${storeChanges(scope)} AS changes`.compile(this.db));
+        (${count()}) AS n, ${plainColumn(compiled)} AS plain, ${this.storeChanges(scope)} AS changes`.compile(this.db));
     const g = guards.rows[0];
     if (Number(g.plain) !== 1) return NOT_PLAIN;
     const counted: Counted = { shape: g.shape, unindexed: g.unindexed, total: Number(g.n), changes: String(g.changes) };
@@ -293,6 +293,11 @@ export class StoreItemLists {
     };
   }
 
+  /** The store's change count (storage_store_changes, kept by triggers: storage-008), one range of its key. */
+  private storeChanges(scope: StoreScope): RawBuilder<unknown> {
+    return this.dialect.changeCount('storage_store_changes', { tenant_id: scope.tenantId, store_id: scope.storeId });
+  }
+
   /** The store's readable items in creation order (storage_items_order_idx; the reader set tested as above). */
   private itemsInCreationOrder(scope: StoreScope, rows: number): RawBuilder<unknown> {
     return sql`SELECT o.seq FROM storage_items o WHERE o.tenant_id = ${scope.tenantId} AND o.store_id = ${scope.storeId}
@@ -313,7 +318,7 @@ export class StoreItemLists {
     };
     // The page's documents are joined to the page (its rows only), in the page's order.
     return sql`SELECT ${this.dialect.jsonText('d.doc')} AS doc_text, d.created_on, d.created_by, d.updated_on, d.updated_by, ${plainColumn(compiled)} AS plain,
-      ${storeChanges(scope)} AS changes FROM (
+      ${this.storeChanges(scope)} AS changes FROM (
       SELECT ${sql.join(walked.columns.map((c) => sql.ref(`i.${c}`)))} FROM (
         SELECT w.*, 1 AS idx, ${sql.join(columns)} FROM (${walked.rows}) w) i
       WHERE ${where ?? sql<SqlBool>`1 = 1`}
@@ -412,9 +417,7 @@ interface Counted {
   changes: string;
 }
 
-/** The store's change count (storage_stores.changes, kept by triggers): one probe of its key. */
-const storeChanges = (scope: StoreScope): RawBuilder<unknown> =>
-  sql`(SELECT q__s.changes FROM storage_stores q__s WHERE q__s.tenant_id = ${scope.tenantId} AND q__s.store_id = ${scope.storeId})`;
+
 
 /** 1 where the compile's plain values hold (or it assumed none), else 0: a column of every statement of a list. */
 const plainColumn = (compiled: CompiledItemQuery): RawBuilder<number> =>

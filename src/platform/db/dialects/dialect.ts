@@ -91,12 +91,15 @@ export interface Dialect {
   /** Adds an auto-incrementing 64-bit integer primary key (SQLite: the rowid; PostgreSQL: an identity column). */
   addSerialPrimaryKey<T extends CreateTableBuilder<any, any>>(table: T, column: string): T;
   /**
-   * Keeps a change count (a migration step): triggers that add 1 to `column` of the row of `counterTable` that a row
-   * of `table` belongs to (`keys`: columns of both) whenever rows of `table` are inserted, updated or deleted, in the
-   * changing transaction (PostgreSQL: once per statement and counter row; SQLite: once per row). A reader that finds
-   * the count as it was, in its own snapshot, knows that no row of it changed since.
+   * Keeps a change count (a migration step): creates `counterTable` (the `keys`, a shard, a count) and triggers that
+   * add 1 to it whenever rows of `table` are inserted, updated or deleted, in the changing transaction, for the key
+   * of each changed row (PostgreSQL: once per statement and key, in a shard of its own per server process, so that
+   * concurrent writers of one key do not queue on one row; SQLite: once per row, one shard). `changeCount` reads it.
+   * A reader that finds the count as it was, in its own snapshot, knows that no row of that key changed since.
    */
   createChangeCounter(db: Kysely<any>, spec: ChangeCounter): Promise<void>;
+  /** The change count of a key of `createChangeCounter` (the sum of its shards; 0 before any change), as a subquery. */
+  changeCount(counterTable: string, key: Record<string, unknown>): RawBuilder<unknown>;
   /** A table that is all key keeps its rows in the primary-key b-tree (SQLite WITHOUT ROWID; PostgreSQL as is). */
   keyOnlyTable<T extends CreateTableBuilder<any, any>>(table: T): T;
   /** `column IN (subquery)` in the form the engine's planner answers by key probes (PostgreSQL: `= ANY(ARRAY(...))`). */
@@ -146,7 +149,6 @@ export interface Dialect {
 export interface ChangeCounter {
   table: string;
   counterTable: string;
-  column: string;
   keys: string[];
 }
 
@@ -161,3 +163,14 @@ export function jsonRecordColumns(columns: Record<string, JsonRecordColumn>): Ar
 
 /** The name of a part of Dialect.oneStatement (a WITH item) for the parts after it. */
 export const statementPart = (index: number): string => `q__w${index}`;
+
+/** The table of a change counter (Dialect.createChangeCounter): its keys (text), a shard, the count of changes. */
+export async function createCounterTable(db: Kysely<any>, counterTable: string, keys: string[]): Promise<void> {
+  let table = db.schema.createTable(counterTable);
+  for (const key of keys) table = table.addColumn(key, 'text', (c) => c.notNull());
+  await table
+    .addColumn('shard', 'integer', (c) => c.notNull())
+    .addColumn('changes', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint(`${counterTable}_pk`, [...keys, 'shard'] as any)
+    .execute();
+}

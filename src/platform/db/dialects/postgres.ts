@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { jsonRecordColumns, statementPart, type Dialect } from './dialect.js';
+import { createCounterTable, jsonRecordColumns, statementPart, type Dialect } from './dialect.js';
 import { postgresQuery } from './query-postgres.js';
 import { postgresWords } from './words-postgres.js';
 import { UniqueViolation, WriteConflict } from '../db-errors.js';
@@ -27,20 +27,27 @@ export const postgresDialect: Dialect = {
     return rows[0]?.schema;
   },
   addSerialPrimaryKey: (table, column) => table.addColumn(column, 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity()) as typeof table,
-  createChangeCounter: async (db, { table, counterTable, column, keys }) => {
-    // Statement triggers with the changed rows as a transition table: one UPDATE per statement and counter row,
-    // whatever the rows (a batch of creates, a store's items deleted by a cascade).
-    const fn = sql.id(`${table}_${column}_count`);
-    const of = sql.join(keys.map((k) => sql`c.${sql.ref(k)} = d.${sql.ref(k)}`), sql` and `);
-    const distinct = sql.join(keys.map((k) => sql.ref(k)));
-    const body = sql`update ${sql.table(counterTable)} c set ${sql.ref(column)} = c.${sql.ref(column)} + 1
-      from (select distinct ${distinct} from changed) d where ${of}`.compile(db).sql;
+  createChangeCounter: async (db, { table, counterTable, keys }) => {
+    await createCounterTable(db, counterTable, keys);
+    // Statement triggers with the changed rows as a transition table: one upsert per statement and key, whatever the
+    // rows (a batch of creates, a store's items deleted by a cascade), into the shard of the server process, so that
+    // writers on other connections hold other rows until they commit.
+    const fn = sql.id(`${table}_changes_count`);
+    const columns = sql.join(keys.map((k) => sql.ref(k)));
+    const body = sql`insert into ${sql.table(counterTable)} (${columns}, shard, changes)
+      select distinct ${columns}, pg_backend_pid() % ${sql.lit(COUNTER_SHARDS)}, 1 from changed
+      on conflict (${columns}, shard) do update set changes = ${sql.table(counterTable)}.changes + 1`.compile(db).sql;
     await sql`create function ${fn}() returns trigger language plpgsql as ${sql.lit(`begin ${body}; return null; end`)}`.execute(db);
     for (const [event, rows] of [['insert', 'new'], ['update', 'new'], ['delete', 'old']] as const) {
-      await sql`create trigger ${sql.id(`${table}_${column}_${event}`)} after ${sql.raw(event)} on ${sql.table(table)}
+      await sql`create trigger ${sql.id(`${table}_changes_${event}`)} after ${sql.raw(event)} on ${sql.table(table)}
         referencing ${sql.raw(rows)} table as changed for each statement execute function ${fn}()`.execute(db);
     }
   },
+  changeCount: (counterTable, key) =>
+    sql`(SELECT coalesce(sum(q__c.changes), 0) FROM ${sql.table(counterTable)} q__c WHERE ${sql.join(
+      Object.entries(key).map(([k, v]) => sql`q__c.${sql.ref(k)} = ${v}`),
+      sql` AND `,
+    )})`,
   keyOnlyTable: (table) => table,
   inSubquery: (column, subquery) => sql`${column} = any(array(${subquery}))`,
   oneStatement: (writes) => {
@@ -74,3 +81,6 @@ export const postgresDialect: Dialect = {
 };
 
 const PG_RECORD_TYPES = { integer: 'integer', bigint: 'bigint', double: 'double precision', text: 'text', list: 'text[]', json: 'jsonb' } as const;
+
+/** Shards of a change counter per key (Dialect.createChangeCounter): server processes share one at 1 in 32. */
+const COUNTER_SHARDS = 32;

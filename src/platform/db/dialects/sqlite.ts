@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { jsonRecordColumns, statementPart, type Dialect } from './dialect.js';
+import { createCounterTable, jsonRecordColumns, statementPart, type Dialect } from './dialect.js';
 import { sqliteQuery } from './query-sqlite.js';
 import { sqliteWords } from './words-sqlite.js';
 import { UniqueViolation, WriteConflict } from '../db-errors.js';
@@ -23,13 +23,21 @@ export const sqliteDialect: Dialect = {
   },
   currentSchema: async () => undefined,
   addSerialPrimaryKey: (table, column) => table.addColumn(column, 'integer', (c) => c.primaryKey()) as typeof table,
-  createChangeCounter: async (db, { table, counterTable, column, keys }) => {
+  createChangeCounter: async (db, { table, counterTable, keys }) => {
+    await createCounterTable(db, counterTable, keys);
+    const columns = sql.join(keys.map((k) => sql.ref(k)));
     for (const [event, row] of [['insert', 'new'], ['update', 'new'], ['delete', 'old']] as const) {
-      const of = sql.join(keys.map((k) => sql`${sql.ref(k)} = ${sql.raw(row)}.${sql.ref(k)}`), sql` and `);
-      await sql`create trigger ${sql.id(`${table}_${column}_${event}`)} after ${sql.raw(event)} on ${sql.table(table)} begin
-        update ${sql.table(counterTable)} set ${sql.ref(column)} = ${sql.ref(column)} + 1 where ${of}; end`.execute(db);
+      const values = sql.join(keys.map((k) => sql`${sql.raw(row)}.${sql.ref(k)}`));
+      await sql`create trigger ${sql.id(`${table}_changes_${event}`)} after ${sql.raw(event)} on ${sql.table(table)} begin
+        insert into ${sql.table(counterTable)} (${columns}, shard, changes) values (${values}, 0, 1)
+          on conflict (${columns}, shard) do update set changes = changes + 1; end`.execute(db);
     }
   },
+  changeCount: (counterTable, key) =>
+    sql`(SELECT coalesce(sum(q__c.changes), 0) FROM ${sql.table(counterTable)} q__c WHERE ${sql.join(
+      Object.entries(key).map(([k, v]) => sql`q__c.${sql.ref(k)} = ${v}`),
+      sql` AND `,
+    )})`,
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
   oneStatement: () => undefined,
