@@ -209,9 +209,9 @@ export const storageMigrations: ModuleMigration[] = [
     // A store's change count: every statement (SQLite: every row) that inserts, updates or deletes items of the store
     // adds 1 to it in the same transaction, through triggers, so no write can forget it (storage_store_changes: on
     // PostgreSQL a row per store and server process, so that concurrent writers of one store do not queue on one row;
-    // a deleted store's rows stay, a few per store). A list that is asked again
-    // reads it with its page, and where it is what it was when the list was last counted, the store is as it was and
-    // that total still holds (StoreItemLists.walk): the count of the matches is read once per change, not per list.
+    // a deleted store's rows stay, a few per store). A list that is asked again reads it with its page, and where it
+    // is what it was when the list was last counted, the store is as it was and that total still holds
+    // (StoreItemLists.walk): the count of the matches is read once per change, not per list.
     name: '2026-11-27-storage-008-store-changes',
     async up(db, d) {
       await d.createChangeCounter(db, { table: 'storage_items', counterTable: 'storage_store_changes', keys: ['tenant_id', 'store_id'] });

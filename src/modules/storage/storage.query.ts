@@ -5,9 +5,9 @@ import { compileListQuerySets, plainCheck, type FieldTarget, type ListQueryInput
 import { DOCUMENT_FIELDS, INDEXED_FIELDS } from './item-document.js';
 import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 import type { ListQueryCompiler } from './storage.service.js';
-import type { CompiledItemQuery } from './store-item-lists.repository.js';
-import { mayRead, readerSets, type StoreScope } from './store-item-lists.repository.js';
+import { mayRead, readerSets, type CompiledItemQuery, type StoreScope } from './store-scope.js';
 import { grantTokens } from './item-value-index.js';
+
 
 /** Grantees of a caller whose words index tokens a bare term names at most (beyond, each match is probed). */
 const GRANT_TOKENS_MAX = 1000;

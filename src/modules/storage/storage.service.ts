@@ -9,7 +9,7 @@ import { buildDocument, principalGrantees, type ItemDocument } from './item-docu
 import type { ItemKey, ItemRecord, StoreItemRepository } from './store-item.repository.js';
 import type { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { StorageTables } from './storage.tables.js';
-import type { StoreScope } from './store-item-lists.repository.js';
+import type { StoreScope } from './store-scope.js';
 import { itemJson } from './item-json.js';
 import { STORAGE_ERRORS } from './storage.errors.js';
 import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody } from './storage.schemas.js';

@@ -1,12 +1,13 @@
 // Reading pages of a store's items: the items the caller may read that a compiled query selects, in its order, with
 // their total, and the page's documents as JSON text.
 import { sql, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import { changeCount, type Dialect } from '../../platform/db/dialects/dialect.js';
 import { preparedOnServer, rowsAsArrays } from '../../platform/db/prepared-query.js';
 import { readOffThread } from '../../platform/db/read-off-thread.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
-import { VALUE_FORM, VALUE_KIND, walkedKind, type SortJoin } from '../../platform/query/index.js';
+import { VALUE_FORM, VALUE_KIND, walkedKind } from '../../platform/query/index.js';
 import type { StorageTables } from './storage.tables.js';
+import { readerSets, type CompiledItemQuery, type StoreScope } from './store-scope.js';
 
 type Db = Kysely<StorageTables>;
 
@@ -17,42 +18,6 @@ export interface ItemText {
   createdBy: string;
   updatedOn: number;
   updatedBy: string;
-}
-
-/** A list query over the value index (platform/query compileListQuerySets). */
-export interface CompiledItemQuery {
-  set?: RawBuilder<unknown>;
-  orderBy: RawBuilder<unknown>[];
-  joins: SortJoin[];
-  needsItemRow: boolean;
-  /**
-   * For a list sorted by one indexed value: the value's path, the direction, and the query and filter as a condition
-   * on one item (aliased `i`), so that a page can be read by walking the path's index rows in order (`walk`). Without
-   * a path, for a list with a query or filter and no sort: the store's items are walked in creation order.
-   */
-  walk?: { path?: string; direction: 'ASC' | 'DESC'; where?: RawBuilder<SqlBool> };
-  /**
-   * Compiled for plain values (platform/query ValueIndexSource.plain): the condition under which it answers as the
-   * general compile does, which every statement of the list checks in its own snapshot; where it does not hold, the
-   * list is read again with `general()`.
-   */
-  plain?: RawBuilder<SqlBool>;
-  general?: () => CompiledItemQuery;
-}
-
-/** The reader sets the scope's grantees may read (storage_reader_sets): the `rs` of the value rows they may see. */
-export function readerSets(scope: StoreScope): RawBuilder<unknown> {
-  return sql`SELECT g.set_id FROM storage_reader_set_grantees g WHERE g.tenant_id = ${scope.tenantId} AND g.store_id = ${scope.storeId}
-    AND g.grantee IN (${sql.join(scope.grantees)})`;
-}
-
-/**
- * "The grantees may read the item `key`": one probe of the access index per grantee (storage_item_access; the
- * repository keeps it in the item's write transaction).
- */
-export function mayRead(scope: StoreScope, key: RawBuilder<unknown>): RawBuilder<SqlBool> {
-  return sql<SqlBool>`EXISTS (SELECT 1 FROM storage_item_access a WHERE a.tenant_id = ${scope.tenantId} AND a.store_id = ${scope.storeId}
-    AND a.mode = 'r' AND a.grantee IN (${sql.join(scope.grantees)}) AND a.item_seq = ${key})`;
 }
 
 /** The only form of the values at a path (storage_value_keys.forms) whose index rows can be walked, and their kind. */
@@ -68,13 +33,6 @@ const walkRows = (wanted: number) => 20 * wanted + 2000;
 /** How long a list whose walk gave up (too few matches in its rows) takes the general plan before walking again. */
 const WALK_RETRY_MS = 60_000;
 
-/** A list's store and caller. */
-export interface StoreScope {
-  tenantId: string;
-  storeId: string;
-  /** The caller's grantees (item-document.ts principalGrantees): whom the list may show items to. */
-  grantees: string[];
-}
 
 export interface ListPage {
   total: number;
@@ -295,7 +253,7 @@ export class StoreItemLists {
 
   /** The store's change count (storage_store_changes, kept by triggers: storage-008), one range of its key. */
   private storeChanges(scope: StoreScope): RawBuilder<unknown> {
-    return this.dialect.changeCount('storage_store_changes', { tenant_id: scope.tenantId, store_id: scope.storeId });
+    return changeCount('storage_store_changes', { tenant_id: scope.tenantId, store_id: scope.storeId });
   }
 
   /** The store's readable items in creation order (storage_items_order_idx; the reader set tested as above). */

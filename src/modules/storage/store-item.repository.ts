@@ -11,7 +11,8 @@ import type { StorageTables, StoreItemRow } from './storage.tables.js';
 import { ItemValueIndex, type PreparedKeys } from './item-value-index.js';
 import { StoreItemLists, type ItemText } from './store-item-lists.repository.js';
 
-export type { CompiledItemQuery, ItemText, ListPage } from './store-item-lists.repository.js';
+export type { ItemText, ListPage } from './store-item-lists.repository.js';
+export type { CompiledItemQuery } from './store-scope.js';
 
 /** An item row with its document decoded. */
 export interface ItemRecord {

@@ -1,4 +1,4 @@
-import type { Expression, CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import { sql, type Expression, type CreateTableBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { DocumentTarget, IndexedTarget, ValueTest } from '../../query/query-ast.js';
 import type { TextSearch } from '../../query/text-terms.js';
 import type { DbError } from '../db-errors.js';
@@ -94,12 +94,11 @@ export interface Dialect {
    * Keeps a change count (a migration step): creates `counterTable` (the `keys`, a shard, a count) and triggers that
    * add 1 to it whenever rows of `table` are inserted, updated or deleted, in the changing transaction, for the key
    * of each changed row (PostgreSQL: once per statement and key, in a shard of its own per server process, so that
-   * concurrent writers of one key do not queue on one row; SQLite: once per row, one shard). `changeCount` reads it.
+   * concurrent writers of one key do not queue on one row; SQLite: once per row, one shard). `changeCount` reads it
+   * (the same on both engines).
    * A reader that finds the count as it was, in its own snapshot, knows that no row of that key changed since.
    */
   createChangeCounter(db: Kysely<any>, spec: ChangeCounter): Promise<void>;
-  /** The change count of a key of `createChangeCounter` (the sum of its shards; 0 before any change), as a subquery. */
-  changeCount(counterTable: string, key: Record<string, unknown>): RawBuilder<unknown>;
   /** A table that is all key keeps its rows in the primary-key b-tree (SQLite WITHOUT ROWID; PostgreSQL as is). */
   keyOnlyTable<T extends CreateTableBuilder<any, any>>(table: T): T;
   /** `column IN (subquery)` in the form the engine's planner answers by key probes (PostgreSQL: `= ANY(ARRAY(...))`). */
@@ -173,4 +172,10 @@ export async function createCounterTable(db: Kysely<any>, counterTable: string, 
     .addColumn('changes', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint(`${counterTable}_pk`, [...keys, 'shard'] as any)
     .execute();
+}
+
+/** The change count of a key of Dialect.createChangeCounter (the sum of its shards; 0 before any change), as a subquery. */
+export function changeCount(counterTable: string, key: Record<string, unknown>): RawBuilder<unknown> {
+  const of = Object.entries(key).map(([k, v]) => sql`q__c.${sql.ref(k)} = ${v}`);
+  return sql`(SELECT coalesce(sum(q__c.changes), 0) FROM ${sql.table(counterTable)} q__c WHERE ${sql.join(of, sql` AND `)})`;
 }

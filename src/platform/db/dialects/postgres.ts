@@ -43,11 +43,6 @@ export const postgresDialect: Dialect = {
         referencing ${sql.raw(rows)} table as changed for each statement execute function ${fn}()`.execute(db);
     }
   },
-  changeCount: (counterTable, key) =>
-    sql`(SELECT coalesce(sum(q__c.changes), 0) FROM ${sql.table(counterTable)} q__c WHERE ${sql.join(
-      Object.entries(key).map(([k, v]) => sql`q__c.${sql.ref(k)} = ${v}`),
-      sql` AND `,
-    )})`,
   keyOnlyTable: (table) => table,
   inSubquery: (column, subquery) => sql`${column} = any(array(${subquery}))`,
   oneStatement: (writes) => {

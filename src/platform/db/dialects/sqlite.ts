@@ -33,11 +33,6 @@ export const sqliteDialect: Dialect = {
           on conflict (${columns}, shard) do update set changes = changes + 1; end`.execute(db);
     }
   },
-  changeCount: (counterTable, key) =>
-    sql`(SELECT coalesce(sum(q__c.changes), 0) FROM ${sql.table(counterTable)} q__c WHERE ${sql.join(
-      Object.entries(key).map(([k, v]) => sql`q__c.${sql.ref(k)} = ${v}`),
-      sql` AND `,
-    )})`,
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
   oneStatement: () => undefined,
