@@ -1,5 +1,6 @@
-// Creates that arrive together in a known store may share one statement (PostgreSQL, store-item.repository.ts
-// insertBatch); each must still store its own item, in its own tenant, with its own access rows.
+// Creates that arrive together in a known store are written together (store-item.repository.ts insertBatch: one
+// statement on PostgreSQL, one transaction of multi-row statements on SQLite); each must still store its own item, in
+// its own tenant, with its own access rows, value index rows and words.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { apiKeyCaller, client, OWNER_KEY, STORAGE_CONFIG } from './storage-kit.js';
@@ -15,7 +16,7 @@ describeEachEngine('storage creates arriving together', (engine) => {
   afterAll(() => t.close());
 
   it('stores every one of many concurrent creates with its own value, tenant and access rows', async () => {
-    const body = (i: number) => ({ value: { i }, readRestriction: { roles: ['OWNER', `r-${i}`] }, writeRestriction: { roles: ['OWNER'] } });
+    const body = (i: number) => ({ value: { i, word: `w${i}x` }, readRestriction: { roles: ['OWNER', `r-${i}`] }, writeRestriction: { roles: ['OWNER'] } });
     // The stores exist before the burst, so the creates take the known-store path.
     expect((await acme().create('burst', body(-1))).statusCode).toBe(200);
     expect((await globex().create('burst', body(-2))).statusCode).toBe(200);
@@ -48,6 +49,13 @@ describeEachEngine('storage creates arriving together', (engine) => {
     }
     const list = await acme().list('burst', { limit: 100 });
     expect(list.json().total).toBe(n / 2 + 1);
+    // Each item's own value rows and words: found by a filter on its value and by its word, and by nothing else.
+    for (const i of [0, 7, 38]) {
+      const byValue = await callerOf(i).list('burst', { filter: JSON.stringify([{ property: 'value.i', operator: 'eq', value: i }]) });
+      expect(byValue.json().items.map((item: { id: string }) => item.id)).toEqual([ids[i]]);
+      const byWord = await callerOf(i).list('burst', { query: `w${i}x` });
+      expect(byWord.json().items.map((item: { id: string }) => item.id)).toEqual([ids[i]]);
+    }
   });
 
   it('stores large items created together (more than one statement holds) whole', async () => {

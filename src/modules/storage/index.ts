@@ -23,10 +23,10 @@ export const STORAGE_BODY_LIMIT = 5 * 1024 * 1024;
 export type StorageDeps = ModuleDeps<StorageTables>;
 
 export function createStorageModule(deps: StorageDeps): PlatformModule {
-  const repo = new StoreItemRepository(deps.db, deps.dialect, storageSqlFor(deps.dialect));
   // The write strategy suits the engine: SQLite has one writer, so concurrent item writes share a commit;
-  // PostgreSQL runs them side by side and can create an item with its access rows in one statement (dialects/).
+  // PostgreSQL runs them side by side and can create items with their access rows in one statement (dialects/).
   const writes = new WriteBatcher(deps.db, deps.traits.singleWriter ? 64 : 1);
+  const repo = new StoreItemRepository(deps.db, deps.dialect, storageSqlFor(deps.dialect), (job) => writes.run(job));
   const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect));
   const indexer = new ValueIndexer(repo, writes, deps.log);
   const ctx: StorageContext = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };

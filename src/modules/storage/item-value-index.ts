@@ -2,7 +2,7 @@
 // and full-text search"): which rows a document has, and their SQL, in the item's write transaction.
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import type { Dialect, WordRow } from '../../platform/db/dialects/dialect.js';
 import type { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import { ExpiringMap } from '../../platform/cache/expiring-map.js';
@@ -15,8 +15,12 @@ type Db = Kysely<StorageTables>;
 
 /** The full-text index of the items' words (Dialect.words). */
 const WORDS_TABLE = 'storage_item_words';
-/** Value index rows written by one statement (5 bound values each; both engines allow thousands per statement). */
+/** Value index rows written by one statement (VALUE_ROW_WIDTH bound values each; both engines allow thousands). */
 const VALUE_ROWS_PER_STATEMENT = 100;
+/** Bound values of a value index row: vk, item_seq, rs, t, elem, num, str. */
+const VALUE_ROW_WIDTH = 7;
+/** Items whose words one statement writes. */
+const WORD_ROWS_PER_STATEMENT = 100;
 /** Paths or reader sets looked up or added by one statement (3 bound values each). */
 const KEYS_PER_STATEMENT = 500;
 /** Keys of (tenant, store, path) kept in memory, at most (then forgotten and looked up again). */
@@ -28,6 +32,14 @@ const SETS_CACHED_MAX = 20_000;
 export interface PreparedKeys {
   keys: Map<string, number>;
   sets: Map<string, number>;
+}
+
+/** An item whose value rows and words are to be written (ItemValueIndex.writeMany), with its prepared keys. */
+export interface IndexedItem {
+  scope: ItemScope;
+  seq: number;
+  doc: ItemDocument;
+  prepared: PreparedKeys;
 }
 
 export class ItemValueIndex {
@@ -252,21 +264,47 @@ export class ItemValueIndex {
   async write(trx: Db, key: ItemScope, seq: number, doc: ItemDocument): Promise<void> {
     const { rows, words } = this.of(doc);
     if (rows.length === 0 && words.length === 0) return;
-    const prepared = await this.keysOf(trx, key, doc);
-    const rs = this.readerSet(doc, prepared);
-    if (words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, words, this.readTokens(key, doc)).execute(trx);
+    await this.writeMany(trx, [{ scope: key, seq, doc, prepared: await this.keysOf(trx, key, doc) }]);
+  }
+
+  /**
+   * Writes the value rows and words of items whose keys are prepared (`prepare`), all of them in a few statements: the
+   * creates of a batch (store-item.repository.ts insertBatch) pay for their statements once, not once each.
+   */
+  async writeMany(trx: Db, items: readonly IndexedItem[]): Promise<void> {
+    const words: WordRow[] = [];
+    const values: unknown[] = [];
+    for (const { scope, seq, doc, prepared } of items) {
+      const index = this.of(doc);
+      if (index.words.length > 0) words.push({ seq, words: index.words, tokens: this.readTokens(scope, doc) });
+      if (index.rows.length === 0) continue;
+      const rs = this.readerSet(doc, prepared);
+      for (const [path, t, e, n, s] of index.rows) {
+        const k = prepared.keys.get(path);
+        if (k === undefined) throw new Error('storage: value key not prepared');
+        values.push(k, seq, rs, t, e, n, s);
+      }
+    }
+    for (let i = 0; i < words.length; i += WORD_ROWS_PER_STATEMENT) {
+      await this.dialect.words.insert(WORDS_TABLE, words.slice(i, i + WORD_ROWS_PER_STATEMENT)).execute(trx);
+    }
     // Bound values, one statement per row count (prepared once each): several times cheaper than a JSON parameter
     // taken apart in SQL, and writes of items are the hot path.
-    for (let i = 0; i < rows.length; i += VALUE_ROWS_PER_STATEMENT) {
-      const chunk = rows.slice(i, i + VALUE_ROWS_PER_STATEMENT);
+    const step = VALUE_ROWS_PER_STATEMENT * VALUE_ROW_WIDTH;
+    for (let i = 0; i < values.length; i += step) {
+      const chunk = values.slice(i, i + step);
+      const count = chunk.length / VALUE_ROW_WIDTH;
       await this.statements.run(
         trx,
-        `insert-values:${chunk.length}`,
+        `insert-value-rows:${count}`,
         (p) =>
           trx.insertInto('storage_item_values').values(
-            chunk.map((_, n) => ({ item_seq: p(0), rs: p(1), vk: p(2 + 5 * n), t: p(3 + 5 * n), elem: p(4 + 5 * n), num: p(5 + 5 * n), str: p(6 + 5 * n) })),
+            Array.from({ length: count }, (_, n) => {
+              const at = n * VALUE_ROW_WIDTH;
+              return { vk: p(at), item_seq: p(at + 1), rs: p(at + 2), t: p(at + 3), elem: p(at + 4), num: p(at + 5), str: p(at + 6) };
+            }),
           ),
-        [seq, rs, ...chunk.flatMap(([path, t, e, n, s]) => [prepared.keys.get(path), t, e, n, s])],
+        chunk,
       );
     }
   }
@@ -318,7 +356,7 @@ export class ItemValueIndex {
       group.seqs.push(seq);
       for (const v of this.records(doc, prepared)) values.push({ q: seq, r, ...v });
       const scope = { tenantId: row.tenant_id, storeId: row.store_id };
-      if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, seq, index.words, this.readTokens(scope, doc)).execute(trx);
+      if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, [{ seq, words: index.words, tokens: this.readTokens(scope, doc) }]).execute(trx);
     }
     for (let i = 0; i < values.length; i += 5000) {
       await trx

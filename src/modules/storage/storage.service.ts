@@ -48,8 +48,8 @@ export class StorageService {
     const id = await this.retrying(async () => {
       const key = { tenantId: p.tenantId, storeId, itemId: randomUUID() };
       const doc = buildDocument(key.itemId, body);
-      if (known && this.repo.createsInOneStatement) {
-        if (!(await this.repo.insertWithAccessInOneStatement(key, doc, Date.now(), p.loginName))) throw new ConcurrentChange();
+      if (known) {
+        if (!(await this.repo.insertBatched(key, doc, Date.now(), p.loginName))) throw new ConcurrentChange();
         return key.itemId;
       }
       await this.prepareValueKeys(key, doc);

@@ -8,7 +8,8 @@ import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-bat
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import type { StorageSql } from './dialects/index.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
-import { ItemValueIndex, type PreparedKeys } from './item-value-index.js';
+import { ItemValueIndex, type IndexedItem, type PreparedKeys } from './item-value-index.js';
+import type { CommittedRun } from './store-keys.js';
 import { StoreItemLists, type ItemText } from './store-item-lists.repository.js';
 
 export type { ItemText, ListPage } from './store-item-lists.repository.js';
@@ -47,6 +48,15 @@ interface NewItem {
   now: number;
   by: string;
 }
+interface PreparedItem extends NewItem {
+  prepared: PreparedKeys;
+}
+/** Bound values of an item row (insertInStatements): tenant, store, id, document, created, by, idx, rs. */
+const ITEM_ROW_WIDTH = 8;
+/** Bound values of an access row: tenant, store, item_seq, mode, grantee. */
+const ACCESS_ROW_WIDTH = 5;
+/** Access rows written by one statement. */
+const ACCESS_ROWS_PER_STATEMENT = 200;
 /**
  * Creates written by one statement at most, and the documents' size of one statement (items reach 5 MB). One such
  * statement under way at a time: the creates that arrive meanwhile go together in the next one (group commit), so
@@ -69,7 +79,7 @@ export class StoreItemRepository {
    * (PostgreSQL: 15% -> 54% of a bare route; docs/benchmarks/storage.md).
    */
   private readonly readItem: (request: ReadRequest) => Promise<ItemTextRow | undefined>;
-  private readonly insertBatched = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
+  private readonly insertBatcher = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
   /** The value index and full-text words of the items (item-value-index.ts). */
   readonly valueIndex: ItemValueIndex;
   /** Pages of the items a caller may read (store-item-lists.repository.ts). */
@@ -79,6 +89,8 @@ export class StoreItemRepository {
     db: Kysely<StorageTables>,
     private readonly dialect: Dialect,
     private readonly storageSql: StorageSql,
+    /** Runs a job in a write transaction and answers after its commit (the module's WriteBatcher). */
+    private readonly transact: CommittedRun,
   ) {
     this.db = db;
     this.valueIndex = new ItemValueIndex(dialect, this.statements);
@@ -242,24 +254,18 @@ export class StoreItemRepository {
     );
   }
 
-  /** Whether creates can be one statement with their access rows (StorageSql.insertItemsWithAccess). */
-  get createsInOneStatement(): boolean {
-    return this.storageSql.insertItemsWithAccess !== undefined;
-  }
-
   /**
-   * Inserts the item with its access rows unless one with its id exists (StorageSql.insertItemsWithAccess);
-   * answers whether it was inserted. Creates that arrive in the same turn of the event loop share one statement,
-   * and so one transaction and one WAL flush (`insertBatch`).
+   * Inserts the item with its access rows and index rows unless one with its id exists; answers whether it was
+   * inserted. Creates that arrive while a batch is being written go together in the next (`insertBatch`): one
+   * transaction, one WAL flush and a few statements for all of them. For stores known to exist.
    */
-  insertWithAccessInOneStatement(key: ItemKey, doc: ItemDocument, now: number, by: string): Promise<boolean> {
-    return this.insertBatched({ key, doc, docJson: this.dialect.toJson(doc), now, by });
+  insertBatched(key: ItemKey, doc: ItemDocument, now: number, by: string): Promise<boolean> {
+    return this.insertBatcher({ key, doc, docJson: this.dialect.toJson(doc), now, by });
   }
 
   /**
-   * Many creates as one statement: the new items travel as one JSON parameter, are inserted in their order, and
-   * each inserted one gets its access rows; an id that exists already is skipped and answered false. If the
-   * statement fails, batchPerTurn runs each create again on its own, so one bad create fails only itself.
+   * Many creates at once: an id that exists already is skipped and answered false. If the batch fails, batchPerTurn
+   * runs each create again on its own, so one bad create fails only itself.
    */
   private async insertBatch(entries: TurnBatchEntry<NewItem, boolean>[]): Promise<void> {
     // The keys of the items' paths first (committed on their own: the statement cannot read keys it adds itself).
@@ -268,19 +274,24 @@ export class StoreItemRepository {
       const store = `${input.key.tenantId}\u0000${input.key.storeId}`;
       if (keys.has(store)) continue;
       const docs = entries.filter((e) => e.input.key.tenantId === input.key.tenantId && e.input.key.storeId === input.key.storeId).map((e) => e.input.doc);
-      keys.set(store, await this.valueIndex.prepare((job) => job(this.db), input.key, docs));
+      keys.set(store, await this.valueIndex.prepare(this.transact, input.key, docs));
     }
+    const items = entries.map(({ input }) => ({ ...input, prepared: keys.get(`${input.key.tenantId}\u0000${input.key.storeId}`)! }));
+    const inserted = this.storageSql.insertItemsWithAccess ? await this.insertInOneStatement(items) : await this.transact((trx) => this.insertInStatements(trx, items));
+    entries.forEach((entry, n) => entry.resolve(inserted.has(n)));
+  }
+
+  /** The items in one statement (StorageSql.insertItemsWithAccess): the new items travel as one JSON parameter. */
+  private async insertInOneStatement(items: PreparedItem[]): Promise<Set<number>> {
     // Built as text so that each document is serialised once (it may be megabytes).
-    const records = entries.map(({ input: { key, doc, docJson, now, by } }, n) => {
+    const records = items.map(({ key, doc, docJson, now, by, prepared }, n) => {
       const grants = this.grantsOf(doc).map(([mode, grantee]) => ({ mode, grantee }));
-      const prepared = keys.get(`${key.tenantId}\u0000${key.storeId}`)!;
       const v = this.valueIndex.records(doc, prepared);
       const r = this.valueIndex.readerSet(doc, prepared);
       const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.valueIndex.flag(doc), r, v, w: this.valueIndex.wordsAndTokens(key, doc) });
       return `${rest.slice(0, -1)},"d":${docJson}}`;
     });
-    const statement = this.storageSql.insertItemsWithAccess;
-    if (!statement) throw new Error('insertItemsWithAccess is not available on this engine');
+    const statement = this.storageSql.insertItemsWithAccess!;
     const rows = await this.statements.run<{ n: number }>(
       this.db,
       'insert-items-with-access',
@@ -290,8 +301,60 @@ export class StoreItemRepository {
       },
       [`[${records.join(',')}]`],
     );
-    const inserted = new Set(rows.map((row) => Number(row.n)));
-    entries.forEach((entry, n) => entry.resolve(inserted.has(n)));
+    return new Set(rows.map((row) => Number(row.n)));
+  }
+
+  /**
+   * The items in a few statements of the caller's transaction (SQLite, whose statements cannot write inside WITH):
+   * the item rows, then all their access rows, value rows and words, each a multi-row insert of bound values.
+   */
+  private async insertInStatements(trx: Db, items: PreparedItem[]): Promise<Set<number>> {
+    const rows = await this.statements.run<{ seq: number; tenant_id: string; store_id: string; item_id: string }>(
+      trx,
+      `insert-items:${items.length}`,
+      (p) =>
+        trx
+          .insertInto('storage_items')
+          .values(
+            items.map((_, n) => {
+              const at = n * ITEM_ROW_WIDTH;
+              const [created, by] = [p(at + 4), p(at + 5)];
+              return { tenant_id: p(at), store_id: p(at + 1), item_id: p(at + 2), doc: p(at + 3), created_on: created, created_by: by, updated_on: created, updated_by: by, idx: p(at + 6), rs: p(at + 7) };
+            }),
+          )
+          .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'item_id']).doNothing())
+          .returning(['seq', 'tenant_id', 'store_id', 'item_id']),
+      items.flatMap(({ key, doc, docJson, now, by, prepared }) => [key.tenantId, key.storeId, key.itemId, docJson, now, by, this.valueIndex.flag(doc), this.valueIndex.readerSet(doc, prepared)]),
+    );
+    const seqs = new Map(rows.map((row) => [`${row.tenant_id}\u0000${row.store_id}\u0000${row.item_id}`, Number(row.seq)]));
+    const inserted = new Set<number>();
+    const written: IndexedItem[] = [];
+    const access: unknown[] = [];
+    items.forEach(({ key, doc, prepared }, n) => {
+      const seq = seqs.get(`${key.tenantId}\u0000${key.storeId}\u0000${key.itemId}`);
+      if (seq === undefined) return;
+      inserted.add(n);
+      written.push({ scope: key, seq, doc, prepared });
+      for (const [mode, grantee] of this.grantsOf(doc)) access.push(key.tenantId, key.storeId, seq, mode, grantee);
+    });
+    const step = ACCESS_ROWS_PER_STATEMENT * ACCESS_ROW_WIDTH;
+    for (let i = 0; i < access.length; i += step) {
+      const chunk = access.slice(i, i + step);
+      await this.statements.run(
+        trx,
+        `insert-access-rows:${chunk.length / ACCESS_ROW_WIDTH}`,
+        (p) =>
+          trx.insertInto('storage_item_access').values(
+            Array.from({ length: chunk.length / ACCESS_ROW_WIDTH }, (_, n) => {
+              const at = n * ACCESS_ROW_WIDTH;
+              return { tenant_id: p(at), store_id: p(at + 1), item_seq: p(at + 2), mode: p(at + 3), grantee: p(at + 4) };
+            }),
+          ),
+        chunk,
+      );
+    }
+    await this.valueIndex.writeMany(trx, written);
+    return inserted;
   }
 
   async delete(trx: Db, key: ItemKey, seq: number): Promise<void> {

@@ -43,14 +43,22 @@ export interface QueryDialect {
  * full-text structure, whose writes stay cheap (SQLite FTS5 segments, PostgreSQL GIN's pending list) where a b-tree
  * row per word would dirty a page per word.
  */
+/** The words and reserved tokens of one key of a words index (WordIndexDialect.insert). */
+export interface WordRow {
+  seq: number;
+  words: readonly string[];
+  tokens: readonly string[];
+}
+
 export interface WordIndexDialect {
   /** Creates the index `table` (SQLite: an FTS5 table keyed by rowid; PostgreSQL: a tsvector per key, GIN-indexed). */
   create(db: Kysely<any>, table: string): Promise<void>;
   /**
-   * The statement that stores the words and reserved tokens (text-terms.ts reservedToken; at least one of both) of key
-   * `seq`. Tokens are found by `match` only where it names them, never by a word, prefix or pattern.
+   * The statement that stores the words and reserved tokens (text-terms.ts reservedToken; at least one of both) of
+   * each key `seq` (at least one row; one statement for a batch of items). Tokens are found by `match` only where it
+   * names them, never by a word, prefix or pattern.
    */
-  insert(table: string, seq: number, words: string[], tokens: string[]): RawBuilder<unknown>;
+  insert(table: string, rows: readonly WordRow[]): RawBuilder<unknown>;
   /** The statement that removes the words of key `seq`. */
   remove(table: string, seq: number): RawBuilder<unknown>;
   /**

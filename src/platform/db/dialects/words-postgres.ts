@@ -22,7 +22,8 @@ export const postgresWords: WordIndexDialect = {
     await sql`CREATE TABLE ${table(name)} (item_seq bigint PRIMARY KEY, tsv tsvector NOT NULL)`.execute(db);
     await sql`CREATE INDEX ${sql.id(`${name}_tsv_idx`)} ON ${table(name)} USING gin (tsv)`.execute(db);
   },
-  insert: (name, seq, words, tokens) => sql`INSERT INTO ${table(name)} (item_seq, tsv) VALUES (${seq}, array_to_tsvector(${[...words, ...tokens]}::text[]))`,
+  insert: (name, rows) =>
+    sql`INSERT INTO ${table(name)} (item_seq, tsv) VALUES ${sql.join(rows.map(({ seq, words, tokens }) => sql`(${seq}, array_to_tsvector(${[...words, ...tokens]}::text[]))`))}`,
   remove: (name, seq) => sql`DELETE FROM ${table(name)} WHERE item_seq = ${seq}`,
   match(name, search, anyOf) {
     const t = table(name);

@@ -23,7 +23,8 @@ export const sqliteWords: WordIndexDialect = {
     // The private-use mark of the tokens is a token character of unicode61 (category Co), so a token stays whole.
     await sql`CREATE VIRTUAL TABLE ${table(name)} USING fts5(words, tokens, tokenize = 'unicode61 remove_diacritics 0', detail = none)`.execute(db);
   },
-  insert: (name, seq, words, tokens) => sql`INSERT INTO ${table(name)} (rowid, words, tokens) VALUES (${seq}, ${words.join(' ')}, ${tokens.join(' ')})`,
+  insert: (name, rows) =>
+    sql`INSERT INTO ${table(name)} (rowid, words, tokens) VALUES ${sql.join(rows.map(({ seq, words, tokens }) => sql`(${seq}, ${words.join(' ')}, ${tokens.join(' ')})`))}`,
   remove: (name, seq) => sql`DELETE FROM ${table(name)} WHERE rowid = ${seq}`,
   match(name, search, anyOf) {
     const t = table(name);
