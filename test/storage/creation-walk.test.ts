@@ -3,7 +3,8 @@
 // against an answer computed apart: the items' creation order as the unfiltered list gives it (the access index alone,
 // another plan), filtered by what each item holds. Filters on most items, ranges, inverted filters, field queries, a
 // column, a NOT; a selective filter (no walk: its matches are read instead); matches that all come late (the walk gives
-// up and the general plan answers); and a bare term (no walk).
+// up and the general plan answers); bare terms (words, prefix, pattern, with a filter), each item's words probed by
+// its key; and items whose words go beyond the index's cap (read from their documents).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { apiKeyCaller, client, listIds, OWNER_KEY, putItems, recordStatements, STORAGE_CONFIG } from './storage-kit.js';
@@ -51,7 +52,10 @@ describeEachEngine('storage lists in creation order', (engine) => {
     { name: 'a query on a column', params: { query: 'id:i1*' }, matches: (i) => idOf(i).startsWith('i1'), walks: true },
     { name: 'a selective filter', params: { filter: filter({ property: 'value.k', operator: 'lt', value: 10 }) }, matches: (i) => i < 10, walks: false },
     { name: 'matches that all come late', params: { filter: filter({ property: 'value.k', operator: 'gte', value: 2500 }) }, matches: (i) => i >= 2500, walks: true },
-    { name: 'a bare term', params: { query: 'invoice' }, matches: (i) => i % 4 !== 1, walks: false },
+    { name: 'a bare term', params: { query: 'invoice' }, matches: (i) => i % 4 !== 1, walks: true },
+    { name: 'a prefix', params: { query: 'invoic*' }, matches: () => true, walks: true },
+    { name: 'a pattern', params: { query: 'inv?ices' }, matches: (i) => i % 4 === 1, walks: true },
+    { name: 'a bare term and a filter', params: { query: 'invoices AND value.status:common' }, matches: (i) => i % 4 === 1 && statusOf(i) === 'common', walks: true },
   ];
 
   for (const c of cases) {
@@ -70,6 +74,42 @@ describeEachEngine('storage lists in creation order', (engine) => {
       expect(recorder.texts.some((text) => WALK.test(text))).toBe(c.walks);
     });
   }
+
+  it('walks a bare term over items whose words go beyond the index, finding them in their documents', async () => {
+    // Items of 1,005 distinct words (the index holds 1,000): `zulu` and the phrase come after the cap, in the document only.
+    const many = Array.from({ length: 1005 }, (_, i) => `w${i}`).join(' ');
+    await putItems(owner, 'cut', 40, (i) => ({
+      id: idOf(i),
+      item: {
+        value: { text: i % 3 === 0 ? `${many} zulu yankee` : i % 3 === 1 ? `zulu x${i}` : `other yankee zulu` },
+        readRestriction: { roles: ['OWNER'] },
+        writeRestriction: { roles: ['OWNER'] },
+      },
+    }));
+    const expectations: Array<[string, (i: number) => boolean]> = [
+      ['zulu', () => true],
+      ['zul*', () => true],
+      ['w1004', (i) => i % 3 === 0],
+      ['"zulu yankee"', (i) => i % 3 === 0],
+      ['"yankee zulu"', (i) => i % 3 === 2],
+      ['x7', (i) => i === 7],
+    ];
+    // Creation order as the unfiltered list gives it (items are put concurrently).
+    const order = (await listIds(owner, 'cut', { limit: 40 })).ids;
+    expect(order).toHaveLength(40);
+    const recorder = recordStatements(t);
+    try {
+      for (const [query, matches] of expectations) {
+        const expected = order.filter((id) => matches(numberOf(id)));
+        for (const start of [0, 3]) {
+          expect(await listIds(owner, 'cut', { query, start, limit: 5 }), `${query} from ${start}`).toEqual({ total: expected.length, ids: expected.slice(start, start + 5) });
+        }
+      }
+    } finally {
+      recorder.stop();
+    }
+    expect(recorder.texts.some((text) => WALK.test(text))).toBe(true);
+  });
 
   it('reads a deep page from the general plan, which sorts fewer keys than the walk would read', async () => {
     const params = { filter: filter({ property: 'value.status', operator: 'eq', value: 'common' }) };

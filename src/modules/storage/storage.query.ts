@@ -75,16 +75,16 @@ export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
   return remembering((input, scope, plain) => {
     const source = storeIndexSource(scope, plain ? { paths: new Set(), allIndexed: false } : undefined);
     const ctx = storeItemQueryContext(dialect, scope, true, source);
-    // The query and filter also as a condition on one item (its indexed values probed by its key), for a walk that
-    // stops after the page (StoreItemLists.walk): of the sort's index rows, where the sort is by one indexed value, or
-    // of the store's items in creation order, where there is no sort (nor a bare term: its words index reads every
-    // match for the count anyway, and the walk would read them again).
-    const { sorts, where, text, ...compiled } = compileListQuerySets(input, ctx, source, READABLE, 'byKey');
+    // The query and filter also as a condition on one item (its indexed values and words probed by its key), for a
+    // walk that stops after the page (StoreItemLists.walk): of the sort's index rows, where the sort is by one indexed
+    // value, or of the store's items in creation order, where there is no sort. A bare term's walk pays off once its
+    // total is kept (asked again: no count of its matches), and as the store grows.
+    const { sorts, where, ...compiled } = compileListQuerySets(input, ctx, source, READABLE, 'byKey');
     const target = sorts.length === 1 ? ctx.resolve(sorts[0].property) : null;
     const walk =
       target?.kind === 'indexed'
         ? { path: target.path.join('.'), direction: sorts[0].direction, where }
-        : sorts.length === 0 && compiled.set && !text
+        : sorts.length === 0 && compiled.set
           ? { direction: 'ASC' as const, where }
           : undefined;
     return { ...compiled, walk, plain: plainCheck(source) };

@@ -19,6 +19,32 @@ export function compileSet(node: QueryNode, ctx: QueryContext, source: ValueInde
   return new SetCompiler(ctx, checkedSource(source), universe, names).set(node);
 }
 
+/**
+ * A bare term as a condition on the item aliased `source.alias`, tested by its key alone: one probe of its words
+ * (Dialect.words.matchKey) and, for a phrase, its document; items whose words the index does not (all) hold are read
+ * from their document. The same items as the term's set (`SetCompiler.text`) among those tested, for a list that tests
+ * its items one by one in its order (a walk) instead of reading every match: the caller must test readable items only.
+ */
+export function compileTextOfItem(node: Extract<QueryNode, { type: 'text' }>, ctx: QueryContext, source: ValueIndexSource): RawBuilder<SqlBool> {
+  const checked = checkedSource(source);
+  const { search } = node;
+  const wordsTable = checked.wordsTable;
+  const alias = checked.alias;
+  const inDocument = ctx.dialect.query.textLike(ctx.fullText, node.pattern);
+  if (!wordsTable) return inDocument;
+  if (search.kind === 'words' && search.words.length === 0) return sql<SqlBool>`1 = 0`;
+  // The caller's tokens, as the term's set has them (their readable items only, which are those a walk tests).
+  const tokens = search.kind === 'like' ? undefined : checked.readers?.tokens;
+  if (tokens !== undefined && tokens.length === 0) return sql<SqlBool>`1 = 0`;
+  const key = sql.ref(`${alias}.seq`);
+  const inIndex = ctx.dialect.words.matchKey(wordsTable, search, key, tokens);
+  const found = search.kind === 'words' && search.phrase ? sql<SqlBool>`(${inIndex} AND ${inDocument})` : inIndex;
+  const cut = sql<SqlBool>`((SELECT 1 FROM ${sql.table(checked.valuesTable)} q__v WHERE q__v.item_seq = ${key} AND ${rowsAtPath(checked, 'q__v', '')}
+      AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)} LIMIT 1) IS NOT NULL)`;
+  const notAllIndexed = assumePlain(checked) ? cut : sql<SqlBool>`(${sql.ref(`${alias}.idx`)} <> 1 OR ${cut})`;
+  return sql<SqlBool>`(${found} OR (${notAllIndexed} AND ${inDocument}))`;
+}
+
 class SetCompiler {
   constructor(
     private readonly ctx: QueryContext,

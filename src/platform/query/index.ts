@@ -3,7 +3,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { CompiledListQuery, ListQueryInput, QueryContext, SortInstruction } from './query.types.js';
 import type { QueryNode, ValueIndexSource } from './query-ast.js';
-import { compileSet } from './compile-sets.js';
+import { compileSet, compileTextOfItem } from './compile-sets.js';
 import type { IndexMembership, SortJoin } from './compile-indexed.js';
 import { and } from './query-ast.js';
 import { compileNode, compileSort } from './compile.js';
@@ -62,7 +62,6 @@ export function compileListQuerySets(
   needsItemRow: boolean;
   sorts: SortInstruction[];
   where?: RawBuilder<SqlBool>;
-  text: boolean;
 } {
   const { node, sorts } = parseListInput(input);
   const { orderBy, joins } = compileSort(sorts, ctx);
@@ -70,15 +69,12 @@ export function compileListQuerySets(
     const target = ctx.resolve(s.property);
     return target !== null && target.kind !== 'indexed';
   });
-  if (node.type === 'all') return { orderBy, joins, needsItemRow, sorts, text: false };
-  // A bare term on one item: membership in the term's set where a words index answers it (whole words), as the set
-  // itself does; the document's text (a pattern over all of it) would find words inside other words too.
-  const key = sql.ref(`${source.alias}.seq`);
-  const textMember = source.wordsTable
-    ? (text: QueryNode) => sql<SqlBool>`(${key} IN (SELECT q__t.seq FROM (${compileSet(text, ctx, source, universe)}) AS q__t))`
-    : undefined;
+  if (node.type === 'all') return { orderBy, joins, needsItemRow, sorts };
+  // A bare term on one item: a probe of its words where a words index answers it (whole words), as the set itself
+  // does; the document's text (a pattern over all of it) would find words inside other words too.
+  const textMember = source.wordsTable ? (text: Extract<QueryNode, { type: 'text' }>) => compileTextOfItem(text, ctx, source) : undefined;
   const where = itemCondition ? compileNode(node, { ...ctx, indexMembership: itemCondition, textMember }) : undefined;
-  return { set: compileSet(node, ctx, source, universe), orderBy, joins, needsItemRow, sorts, where, text: hasText(node) };
+  return { set: compileSet(node, ctx, source, universe), orderBy, joins, needsItemRow, sorts, where };
 }
 
 /**
@@ -91,18 +87,3 @@ export function compileListQuery(input: ListQueryInput, ctx: QueryContext): Comp
   return node.type === 'all' ? { orderBy, joins } : { where: compileNode(node, ctx), orderBy, joins };
 }
 
-
-/** Whether the tree holds a bare term. */
-function hasText(node: QueryNode): boolean {
-  switch (node.type) {
-    case 'text':
-      return true;
-    case 'and':
-    case 'or':
-      return node.items.some(hasText);
-    case 'not':
-      return hasText(node.item);
-    default:
-      return false;
-  }
-}

@@ -66,6 +66,12 @@ export interface WordIndexDialect {
    * one; `words` and `prefix` searches), only keys that also hold one of these tokens.
    */
   match(table: string, search: TextSearch, anyOf?: string[]): RawBuilder<unknown>;
+  /**
+   * The condition that the words of key `key` match, as `match` has them (with `anyOf`, the key also holds one of these
+   * tokens), for a list that tests its items one by one (a walk in creation or sort order) and stops after its page:
+   * PostgreSQL probes the key's row; SQLite looks the key up in the matches, listed once per statement.
+   */
+  matchKey(table: string, search: TextSearch, key: RawBuilder<unknown>, anyOf?: string[]): RawBuilder<SqlBool>;
 }
 
 /**

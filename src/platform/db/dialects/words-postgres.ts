@@ -2,9 +2,10 @@
 // (array_to_tsvector: no parser, no dictionary), with a GIN index (its pending list keeps inserts cheap), searched with
 // tsqueries of quoted lexemes. The reserved tokens (text-terms.ts reservedToken) are lexemes of the same tsvector: no
 // query word or prefix can equal or start like one, and the pattern search skips them.
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { isReservedToken, RESERVED_TOKEN_MARK } from '../../query/text-terms.js';
 import type { WordIndexDialect } from './dialect.js';
+import type { TextSearch } from '../../query/text-terms.js';
 
 const TABLE = /^[a-z_][a-z0-9_]*$/;
 const table = (name: string) => {
@@ -17,6 +18,17 @@ const anyToken = (tokens: string[]) => {
   return `(${tokens.map((t) => `'${t}'`).join(' | ')})`;
 };
 
+/** The condition on a row of the index that its words match the search (and, with `anyOf`, it holds one of them). */
+function matches(search: TextSearch, anyOf?: string[]): RawBuilder<SqlBool> {
+  const also = anyOf ? ` & ${anyToken(anyOf)}` : '';
+  // Words are letters and digits only, so quoted they are lexemes as they are (no operator, no quote inside).
+  if (search.kind === 'words') return sql<SqlBool>`tsv @@ ${search.words.map((w) => `'${w}'`).join(' & ') + also}::tsquery`;
+  if (search.kind === 'prefix') return sql<SqlBool>`tsv @@ ${`'${search.prefix}':*${also}`}::tsquery`;
+  // Inner wildcards: a pattern over the words of every item (no GIN lookup can answer it); tokens are not words.
+  return sql<SqlBool>`EXISTS (SELECT 1 FROM unnest(tsvector_to_array(tsv)) AS q__w(w)
+      WHERE q__w.w LIKE ${search.pattern} AND q__w.w NOT LIKE ${`${RESERVED_TOKEN_MARK}%`})`;
+}
+
 export const postgresWords: WordIndexDialect = {
   async create(db, name) {
     await sql`CREATE TABLE ${table(name)} (item_seq bigint PRIMARY KEY, tsv tsvector NOT NULL)`.execute(db);
@@ -25,14 +37,7 @@ export const postgresWords: WordIndexDialect = {
   insert: (name, rows) =>
     sql`INSERT INTO ${table(name)} (item_seq, tsv) VALUES ${sql.join(rows.map(({ seq, words, tokens }) => sql`(${seq}, array_to_tsvector(${[...words, ...tokens]}::text[]))`))}`,
   remove: (name, seq) => sql`DELETE FROM ${table(name)} WHERE item_seq = ${seq}`,
-  match(name, search, anyOf) {
-    const t = table(name);
-    const also = anyOf ? ` & ${anyToken(anyOf)}` : '';
-    // Words are letters and digits only, so quoted they are lexemes as they are (no operator, no quote inside).
-    if (search.kind === 'words') return sql`SELECT item_seq AS seq FROM ${t} WHERE tsv @@ ${search.words.map((w) => `'${w}'`).join(' & ') + also}::tsquery`;
-    if (search.kind === 'prefix') return sql`SELECT item_seq AS seq FROM ${t} WHERE tsv @@ ${`'${search.prefix}':*${also}`}::tsquery`;
-    // Inner wildcards: a pattern over the words of every item (no GIN lookup can answer it); tokens are not words.
-    return sql`SELECT item_seq AS seq FROM ${t} WHERE EXISTS (SELECT 1 FROM unnest(tsvector_to_array(tsv)) AS q__w(w)
-      WHERE q__w.w LIKE ${search.pattern} AND q__w.w NOT LIKE ${`${RESERVED_TOKEN_MARK}%`})`;
-  },
+  match: (name, search, anyOf) => sql`SELECT item_seq AS seq FROM ${table(name)} WHERE ${matches(search, anyOf)}`,
+  // A scalar subquery, never pulled up into a join: one probe of the key's row (its primary key) per item tested.
+  matchKey: (name, search, key, anyOf) => sql<SqlBool>`((SELECT 1 FROM ${table(name)} WHERE item_seq = ${key} AND ${matches(search, anyOf)}) IS NOT NULL)`,
 };
