@@ -64,6 +64,23 @@ describeEachEngine('storage list totals kept between changes', (engine) => {
     expect((await listed(unsorted)).ids).toEqual(['t3', 't5']);
   });
 
+  it('answers an empty list asked again from the change count alone, until a write makes it match', async () => {
+    const none = { filter: JSON.stringify([{ property: 'value.kind', operator: 'eq', value: 'polled' }]), limit: 5 };
+    expect(await listed(none)).toEqual({ total: 0, ids: [], counted: true });
+    const recorded = recordStatements(t);
+    try {
+      expect(await listIds(owner, 'totals', none)).toEqual({ total: 0, ids: [] });
+    } finally {
+      recorded.stop();
+    }
+    expect(recorded.texts.filter((text) => text.includes('storage_store_changes'))).toHaveLength(1);
+    expect(recorded.texts).toHaveLength(1);
+    expect((await owner.put('totals', 'polled', item({ n: 20, kind: 'polled' }))).statusCode).toBe(200);
+    expect(await listed(none)).toEqual({ total: 1, ids: ['polled'], counted: true });
+    expect((await owner.remove('totals', 'polled')).statusCode).toBe(200);
+    expect(await listed(none)).toEqual({ total: 0, ids: [], counted: true });
+  });
+
   it('keeps each caller`s own total', async () => {
     const mine = await listed(sorted);
     const theirs = await listed(sorted, other);
