@@ -15,10 +15,10 @@ type Db = Kysely<StorageTables>;
 
 /** The full-text index of the items' words (Dialect.words). */
 const WORDS_TABLE = 'storage_item_words';
-/** Value index rows written by one statement (VALUE_ROW_WIDTH bound values each; both engines allow thousands). */
+/** Value index rows written by one statement (7 bound values each; both engines allow thousands). */
 const VALUE_ROWS_PER_STATEMENT = 100;
-/** Bound values of a value index row: vk, item_seq, rs, t, elem, num, str. */
-const VALUE_ROW_WIDTH = 7;
+/** The columns of a value index row, in the order writeMany lists their values. */
+const VALUE_COLUMNS = ['vk', 'item_seq', 'rs', 't', 'elem', 'num', 'str'] as const;
 /** Items whose words one statement writes. */
 const WORD_ROWS_PER_STATEMENT = 100;
 /** Paths or reader sets looked up or added by one statement (3 bound values each). */
@@ -253,11 +253,7 @@ export class ItemValueIndex {
 
   /** The value rows of a document as `jsonRecords` objects, with the keys of their paths (from `prepare`). */
   records(doc: ItemDocument, prepared: PreparedKeys): Array<{ k: number; t: number; e: number; n: number | null; s: string | null }> {
-    return this.of(doc).rows.map(([p, t, e, n, s]) => {
-      const k = prepared.keys.get(p);
-      if (k === undefined) throw new Error('storage: value key not prepared');
-      return { k, t, e, n, s };
-    });
+    return this.of(doc).rows.map(([p, t, e, n, s]) => ({ k: keyOf(prepared, p), t, e, n, s }));
   }
 
   /** Writes the value rows and words of the item (its key `seq`). */
@@ -279,34 +275,13 @@ export class ItemValueIndex {
       if (index.words.length > 0) words.push({ seq, words: index.words, tokens: this.readTokens(scope, doc) });
       if (index.rows.length === 0) continue;
       const rs = this.readerSet(doc, prepared);
-      for (const [path, t, e, n, s] of index.rows) {
-        const k = prepared.keys.get(path);
-        if (k === undefined) throw new Error('storage: value key not prepared');
-        values.push(k, seq, rs, t, e, n, s);
-      }
+      // Flat, not as `records`' objects: every create passes here (an object per row: 4-7% fewer creates in process).
+      for (const [path, t, e, n, s] of index.rows) values.push(keyOf(prepared, path), seq, rs, t, e, n, s);
     }
     for (let i = 0; i < words.length; i += WORD_ROWS_PER_STATEMENT) {
       await this.dialect.words.insert(WORDS_TABLE, words.slice(i, i + WORD_ROWS_PER_STATEMENT)).execute(trx);
     }
-    // Bound values, one statement per row count (prepared once each): several times cheaper than a JSON parameter
-    // taken apart in SQL, and writes of items are the hot path.
-    const step = VALUE_ROWS_PER_STATEMENT * VALUE_ROW_WIDTH;
-    for (let i = 0; i < values.length; i += step) {
-      const chunk = values.slice(i, i + step);
-      const count = chunk.length / VALUE_ROW_WIDTH;
-      await this.statements.run(
-        trx,
-        `insert-value-rows:${count}`,
-        (p) =>
-          trx.insertInto('storage_item_values').values(
-            Array.from({ length: count }, (_, n) => {
-              const at = n * VALUE_ROW_WIDTH;
-              return { vk: p(at), item_seq: p(at + 1), rs: p(at + 2), t: p(at + 3), elem: p(at + 4), num: p(at + 5), str: p(at + 6) };
-            }),
-          ),
-        chunk,
-      );
-    }
+    await this.statements.insertRows(trx, 'insert-value-rows', 'storage_item_values', VALUE_COLUMNS, values, VALUE_ROWS_PER_STATEMENT);
   }
 
   /** Removes the value rows and words of the item (its key is unique across tenants and stores). */
@@ -376,6 +351,13 @@ export class ItemValueIndex {
     }
     return pending.length;
   }
+}
+
+/** The key of a path, from `prepare`. */
+function keyOf(prepared: PreparedKeys, path: string): number {
+  const k = prepared.keys.get(path);
+  if (k === undefined) throw new Error('storage: value key not prepared');
+  return k;
 }
 
 /** The name of the document's reader set: its read grantees, sorted, as JSON (its hash keys storage_reader_sets). */

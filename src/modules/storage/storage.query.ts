@@ -8,7 +8,6 @@ import type { ListQueryCompiler } from './storage.service.js';
 import { mayRead, readerSets, type CompiledItemQuery, type StoreScope } from './store-scope.js';
 import { grantTokens } from './item-value-index.js';
 
-
 /** Grantees of a caller whose words index tokens a bare term names at most (beyond, each match is probed). */
 const GRANT_TOKENS_MAX = 1000;
 

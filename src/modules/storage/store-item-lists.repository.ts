@@ -1,13 +1,14 @@
 // Reading pages of a store's items: the items the caller may read that a compiled query selects, in its order, with
 // their total, and the page's documents as JSON text.
-import { sql, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { changeCount, type Dialect } from '../../platform/db/dialects/dialect.js';
+import { sql, type CompiledQuery, type Kysely, type QueryResult, type SelectQueryBuilder } from 'kysely';
+import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { preparedOnServer, rowsAsArrays } from '../../platform/db/prepared-query.js';
 import { readOffThread } from '../../platform/db/read-off-thread.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
-import { VALUE_FORM, VALUE_KIND, walkedKind } from '../../platform/query/index.js';
+import { VALUE_FORM, VALUE_KIND } from '../../platform/query/index.js';
 import type { StorageTables } from './storage.tables.js';
-import { readerSets, type CompiledItemQuery, type StoreScope } from './store-scope.js';
+import type { CompiledItemQuery, StoreScope } from './store-scope.js';
+import { itemsInCreationOrder, plainColumn, storeChanges, valueRowsInOrder, walkStatement, type PageRow, type WalkedRows } from './store-walk-sql.js';
 
 type Db = Kysely<StorageTables>;
 
@@ -185,7 +186,7 @@ export class StoreItemLists {
     const guards = await this.run(compiled, 'guards', () => sql<{ shape: number | string | null; unindexed: number | null; n: number | string; plain: number | string; changes: number | string | null }>`WITH q__r AS ${universe()}
       SELECT ${shape} AS shape,
         (SELECT 1 FROM storage_items u WHERE ${ofStore('u')} AND u.idx <> 1 ORDER BY u.tenant_id, u.store_id, u.seq LIMIT 1) AS unindexed,
-        (${count()}) AS n, ${plainColumn(compiled)} AS plain, ${this.storeChanges(scope)} AS changes`.compile(this.db));
+        (${count()}) AS n, ${plainColumn(compiled)} AS plain, ${storeChanges(scope)} AS changes`.compile(this.db));
     const g = guards.rows[0];
     if (Number(g.plain) !== 1) return NOT_PLAIN;
     const counted: Counted = { shape: g.shape, unindexed: g.unindexed, total: Number(g.n), changes: String(g.changes) };
@@ -219,15 +220,15 @@ export class StoreItemLists {
       // twice the general plan; at 2,000 in 7 ms, less).
       const expected = ((start + limit) * (Number(c.shape) + 1)) / total;
       if (expected > rows / 2 || expected > Math.max(total, walkRows(0))) return noWalk;
-      walked = { key: 'items', rows: this.itemsInCreationOrder(scope, rows), columns: ['seq'], order: () => undefined };
+      walked = { key: 'items', rows: itemsInCreationOrder(this.dialect, scope, rows), columns: ['seq'], order: () => undefined };
     } else {
       const kind = WALKABLE.get(Number(c.shape ?? 0));
       if (kind === undefined || rows > 2 * total) return noWalk;
-      walked = { key: `${kind}`, ...this.valueRowsInOrder(scope, w.path, kind, w.direction, rows) };
+      walked = { key: `${kind}`, ...valueRowsInOrder(this.dialect, scope, w.path, kind, w.direction, rows) };
     }
     const page = await this.run(compiled, `walk ${walked.key} ${start} ${limit}`, () =>
       rowsAsArrays<[...PageRow, plain: number | string, changes: number | string | null]>(
-        this.walkStatement(compiled, scope, w.where, walked, start, limit).compile(this.db),
+        walkStatement(this.dialect, compiled, scope, w.where, walked, start, limit).compile(this.db),
       ),
     );
     if (check && (page.rows.length === 0 || String(page.rows[0][6]) !== c.changes)) return STALE;
@@ -239,61 +240,10 @@ export class StoreItemLists {
     return { total, records: page.rows.map(itemText) };
   }
 
-  /**
-   * The readable index rows of one kind of value at a path, in the sort's order. The reader set is a condition on each
-   * walked row, never an index condition (`+ 0`), nor a join (PostgreSQL: an array computed once): else PostgreSQL
-   * reads the rows of each set apart and sorts them all (128 -> 0.9 ms).
-   */
-  private valueRowsInOrder(scope: StoreScope, path: string, kind: number, direction: 'ASC' | 'DESC', rows: number): Omit<WalkedRows, 'key'> {
-    const walked = walkedKind(kind, 'str', direction);
-    return {
-      rows: sql`SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
-          WHERE s.vk = (SELECT k.id FROM storage_value_keys k WHERE k.tenant_id = ${scope.tenantId} AND k.store_id = ${scope.storeId} AND k.path = ${path})
-            AND ${walked.rows('s')} AND s.elem = 0 AND ${this.dialect.inSubquery(sql`(s.rs + 0)`, readerSets(scope))}
-          ORDER BY ${walked.order('s')}, s.item_seq LIMIT ${rows}`,
-      columns: ['seq', 'num', 'str'],
-      order: walked.order,
-    };
-  }
-
   /** Whether the store's change count is what it was when the list was counted (`c`). */
   private async storeUnchanged(scope: StoreScope, compiled: CompiledItemQuery, c: Counted): Promise<boolean> {
-    const { rows } = await this.run(compiled, 'changes', () => sql<{ changes: number | string | null }>`SELECT ${this.storeChanges(scope)} AS changes`.compile(this.db));
+    const { rows } = await this.run(compiled, 'changes', () => sql<{ changes: number | string | null }>`SELECT ${storeChanges(scope)} AS changes`.compile(this.db));
     return String(rows[0]?.changes) === c.changes;
-  }
-
-  /** The store's change count (storage_store_changes, kept by triggers: storage-008), one range of its key. */
-  private storeChanges(scope: StoreScope): RawBuilder<unknown> {
-    return changeCount('storage_store_changes', { tenant_id: scope.tenantId, store_id: scope.storeId });
-  }
-
-  /** The store's readable items in creation order (storage_items_order_idx; the reader set tested as above). */
-  private itemsInCreationOrder(scope: StoreScope, rows: number): RawBuilder<unknown> {
-    return sql`SELECT o.seq FROM storage_items o WHERE o.tenant_id = ${scope.tenantId} AND o.store_id = ${scope.storeId}
-          AND ${this.dialect.inSubquery(sql`(o.rs + 0)`, readerSets(scope))}
-          ORDER BY o.seq LIMIT ${rows}`;
-  }
-
-  /** The walk's statement: the page of the walked rows that pass the condition, with the page's documents. */
-  private walkStatement(compiled: CompiledItemQuery, scope: StoreScope, where: RawBuilder<SqlBool> | undefined, walked: WalkedRows, start: number, limit: number) {
-    const { tenantId, storeId } = scope;
-    // The item `i` the condition tests is the walked row: its key is the row's, and the columns of the item are read
-    // only where a test needs them (one probe each), not for each row walked. Every item is indexed: idx is 1.
-    const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM storage_items d WHERE d.seq = w.seq)`;
-    const columns = ['doc', 'item_id', 'created_on', 'created_by', 'updated_on', 'updated_by'].map((name) => sql`${column(name)} AS ${sql.ref(name)}`);
-    const order = (alias: string) => {
-      const first = walked.order(alias);
-      return first ? sql`${first}, ${sql.ref(`${alias}.seq`)}` : sql`${sql.ref(`${alias}.seq`)}`;
-    };
-    // The page's documents are joined to the page (its rows only), in the page's order.
-    return sql`SELECT ${this.dialect.jsonText('d.doc')} AS doc_text, d.created_on, d.created_by, d.updated_on, d.updated_by, ${plainColumn(compiled)} AS plain,
-      ${this.storeChanges(scope)} AS changes FROM (
-      SELECT ${sql.join(walked.columns.map((c) => sql.ref(`i.${c}`)))} FROM (
-        SELECT w.*, 1 AS idx, ${sql.join(columns)} FROM (${walked.rows}) w) i
-      WHERE ${where ?? sql<SqlBool>`1 = 1`}
-      ORDER BY ${order('i')} LIMIT ${limit} OFFSET ${start}) p
-      JOIN storage_items d ON d.seq = p.seq AND d.tenant_id = ${tenantId} AND d.store_id = ${storeId}
-      ORDER BY ${order('p')}`;
   }
 
   /**
@@ -365,14 +315,6 @@ export class StoreItemLists {
   }
 }
 
-/** Rows a walk reads in the list's order (`seq` and the sort's columns), and that order ahead of `seq`, if any. */
-interface WalkedRows {
-  key: string;
-  rows: RawBuilder<unknown>;
-  columns: string[];
-  order: (alias: string) => RawBuilder<unknown> | undefined;
-}
-
 /** A list's answer where a statement found that the values its compile assumed plain are not. */
 const NOT_PLAIN = Symbol('not plain');
 /** A walk's answer where the guards it was given no longer hold (StoreItemLists.walkCounted). */
@@ -385,15 +327,6 @@ interface Counted {
   total: number;
   changes: string;
 }
-
-
-
-/** 1 where the compile's plain values hold (or it assumed none), else 0: a column of every statement of a list. */
-const plainColumn = (compiled: CompiledItemQuery): RawBuilder<number> =>
-  compiled.plain ? sql<number>`(CASE WHEN ${compiled.plain} THEN 1 ELSE 0 END)` : sql<number>`1`;
-
-/** A page's row as an array (rowsAsArrays): the item's document as JSON text and who changed it when. */
-type PageRow = [docText: string, createdOn: number | string, createdBy: string, updatedOn: number | string, updatedBy: string];
 
 const itemText = (row: Readonly<PageRow> | Readonly<[...PageRow, ...unknown[]]>): ItemText => ({
   docText: row[0],

@@ -53,8 +53,8 @@ interface PreparedItem extends NewItem {
 }
 /** Bound values of an item row (insertInStatements): tenant, store, id, document, created, by, idx, rs. */
 const ITEM_ROW_WIDTH = 8;
-/** Bound values of an access row: tenant, store, item_seq, mode, grantee. */
-const ACCESS_ROW_WIDTH = 5;
+/** The columns of an access row, in the order insertInStatements lists their values. */
+const ACCESS_COLUMNS = ['tenant_id', 'store_id', 'item_seq', 'mode', 'grantee'] as const;
 /** Access rows written by one statement. */
 const ACCESS_ROWS_PER_STATEMENT = 200;
 /**
@@ -268,21 +268,24 @@ export class StoreItemRepository {
    * runs each create again on its own, so one bad create fails only itself.
    */
   private async insertBatch(entries: TurnBatchEntry<NewItem, boolean>[]): Promise<void> {
-    // The keys of the items' paths first (committed on their own: the statement cannot read keys it adds itself).
-    const keys = new Map<string, PreparedKeys>();
-    for (const { input } of entries) {
-      const store = `${input.key.tenantId}\u0000${input.key.storeId}`;
-      if (keys.has(store)) continue;
-      const docs = entries.filter((e) => e.input.key.tenantId === input.key.tenantId && e.input.key.storeId === input.key.storeId).map((e) => e.input.doc);
-      keys.set(store, await this.valueIndex.prepare(this.transact, input.key, docs));
-    }
-    const items = entries.map(({ input }) => ({ ...input, prepared: keys.get(`${input.key.tenantId}\u0000${input.key.storeId}`)! }));
-    const inserted = this.storageSql.insertItemsWithAccess ? await this.insertInOneStatement(items) : await this.transact((trx) => this.insertInStatements(trx, items));
+    // The keys of the items' paths first, per store (committed on their own: the statements cannot read keys they add).
+    const stores = new Map<string, { scope: ItemKey; docs: ItemDocument[]; prepared?: PreparedKeys }>();
+    const storeOf = ({ key }: NewItem) => {
+      const name = `${key.tenantId}\u0000${key.storeId}`;
+      let store = stores.get(name);
+      if (!store) stores.set(name, (store = { scope: key, docs: [] }));
+      return store;
+    };
+    for (const { input } of entries) storeOf(input).docs.push(input.doc);
+    for (const store of stores.values()) store.prepared = await this.valueIndex.prepare(this.transact, store.scope, store.docs);
+    const items = entries.map(({ input }) => ({ ...input, prepared: storeOf(input).prepared! }));
+    const statement = this.storageSql.insertItemsWithAccess;
+    const inserted = statement ? await this.insertInOneStatement(statement, items) : await this.transact((trx) => this.insertInStatements(trx, items));
     entries.forEach((entry, n) => entry.resolve(inserted.has(n)));
   }
 
   /** The items in one statement (StorageSql.insertItemsWithAccess): the new items travel as one JSON parameter. */
-  private async insertInOneStatement(items: PreparedItem[]): Promise<Set<number>> {
+  private async insertInOneStatement(statement: NonNullable<StorageSql['insertItemsWithAccess']>, items: PreparedItem[]): Promise<Set<number>> {
     // Built as text so that each document is serialised once (it may be megabytes).
     const records = items.map(({ key, doc, docJson, now, by, prepared }, n) => {
       const grants = this.grantsOf(doc).map(([mode, grantee]) => ({ mode, grantee }));
@@ -291,7 +294,6 @@ export class StoreItemRepository {
       const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.valueIndex.flag(doc), r, v, w: this.valueIndex.wordsAndTokens(key, doc) });
       return `${rest.slice(0, -1)},"d":${docJson}}`;
     });
-    const statement = this.storageSql.insertItemsWithAccess!;
     const rows = await this.statements.run<{ n: number }>(
       this.db,
       'insert-items-with-access',
@@ -337,22 +339,7 @@ export class StoreItemRepository {
       written.push({ scope: key, seq, doc, prepared });
       for (const [mode, grantee] of this.grantsOf(doc)) access.push(key.tenantId, key.storeId, seq, mode, grantee);
     });
-    const step = ACCESS_ROWS_PER_STATEMENT * ACCESS_ROW_WIDTH;
-    for (let i = 0; i < access.length; i += step) {
-      const chunk = access.slice(i, i + step);
-      await this.statements.run(
-        trx,
-        `insert-access-rows:${chunk.length / ACCESS_ROW_WIDTH}`,
-        (p) =>
-          trx.insertInto('storage_item_access').values(
-            Array.from({ length: chunk.length / ACCESS_ROW_WIDTH }, (_, n) => {
-              const at = n * ACCESS_ROW_WIDTH;
-              return { tenant_id: p(at), store_id: p(at + 1), item_seq: p(at + 2), mode: p(at + 3), grantee: p(at + 4) };
-            }),
-          ),
-        chunk,
-      );
-    }
+    await this.statements.insertRows(trx, 'insert-access-rows', 'storage_item_access', ACCESS_COLUMNS, access, ACCESS_ROWS_PER_STATEMENT);
     await this.valueIndex.writeMany(trx, written);
     return inserted;
   }

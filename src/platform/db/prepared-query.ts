@@ -123,4 +123,24 @@ export class PreparedQueries {
     }
     return execute(db, entry, args, options);
   }
+
+  /**
+   * Inserts rows given as one flat list of values (`columns.length` a row, in the columns' order), at most
+   * `rowsPerStatement` rows a statement: bound values, one prepared statement per row count (key `key:count`), several
+   * times cheaper than a JSON parameter taken apart in SQL.
+   */
+  async insertRows(db: Kysely<any>, key: string, table: string, columns: readonly string[], values: readonly unknown[], rowsPerStatement: number): Promise<void> {
+    const width = columns.length;
+    const step = rowsPerStatement * width;
+    for (let i = 0; i < values.length; i += step) {
+      const chunk = values.slice(i, i + step);
+      const count = chunk.length / width;
+      await this.run(
+        db,
+        `${key}:${count}`,
+        (p) => db.insertInto(table).values(Array.from({ length: count }, (_, n) => Object.fromEntries(columns.map((column, j) => [column, p(n * width + j)])))),
+        chunk,
+      );
+    }
+  }
 }

@@ -1,0 +1,73 @@
+// The SQL of a list's walk (StoreItemLists.walk): the rows it walks in the list's order (a sort path's index rows, or
+// the store's items in creation order, readable ones only), the statement that keeps those passing the list's
+// condition up to the page, with the page's documents, and the store's change count read with it.
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { changeCount, type Dialect } from '../../platform/db/dialects/dialect.js';
+import { walkedKind } from '../../platform/query/index.js';
+import { readerSets, type CompiledItemQuery, type StoreScope } from './store-scope.js';
+
+/** Rows a walk reads in the list's order (`seq` and the sort's columns), and that order ahead of `seq`, if any. */
+export interface WalkedRows {
+  key: string;
+  rows: RawBuilder<unknown>;
+  columns: string[];
+  order: (alias: string) => RawBuilder<unknown> | undefined;
+}
+
+/** 1 where the compile's plain values hold (or it assumed none), else 0: a column of every statement of a list. */
+export const plainColumn = (compiled: CompiledItemQuery): RawBuilder<number> =>
+  compiled.plain ? sql<number>`(CASE WHEN ${compiled.plain} THEN 1 ELSE 0 END)` : sql<number>`1`;
+
+/** A page's row as an array (rowsAsArrays): the item's document as JSON text and who changed it when. */
+export type PageRow = [docText: string, createdOn: number | string, createdBy: string, updatedOn: number | string, updatedBy: string];
+
+/**
+ * The readable index rows of one kind of value at a path, in the sort's order. The reader set is a condition on each
+ * walked row, never an index condition (`+ 0`), nor a join (PostgreSQL: an array computed once): else PostgreSQL
+ * reads the rows of each set apart and sorts them all (128 -> 0.9 ms).
+ */
+export function valueRowsInOrder(dialect: Dialect, scope: StoreScope, path: string, kind: number, direction: 'ASC' | 'DESC', rows: number): Omit<WalkedRows, 'key'> {
+  const walked = walkedKind(kind, 'str', direction);
+  return {
+    rows: sql`SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
+        WHERE s.vk = (SELECT k.id FROM storage_value_keys k WHERE k.tenant_id = ${scope.tenantId} AND k.store_id = ${scope.storeId} AND k.path = ${path})
+          AND ${walked.rows('s')} AND s.elem = 0 AND ${dialect.inSubquery(sql`(s.rs + 0)`, readerSets(scope))}
+        ORDER BY ${walked.order('s')}, s.item_seq LIMIT ${rows}`,
+    columns: ['seq', 'num', 'str'],
+    order: walked.order,
+  };
+}
+
+/** The store's change count (storage_store_changes, kept by triggers: storage-008), one range of its key. */
+export function storeChanges(scope: StoreScope): RawBuilder<unknown> {
+  return changeCount('storage_store_changes', { tenant_id: scope.tenantId, store_id: scope.storeId });
+}
+
+/** The store's readable items in creation order (storage_items_order_idx; the reader set tested as above). */
+export function itemsInCreationOrder(dialect: Dialect, scope: StoreScope, rows: number): RawBuilder<unknown> {
+  return sql`SELECT o.seq FROM storage_items o WHERE o.tenant_id = ${scope.tenantId} AND o.store_id = ${scope.storeId}
+        AND ${dialect.inSubquery(sql`(o.rs + 0)`, readerSets(scope))}
+        ORDER BY o.seq LIMIT ${rows}`;
+}
+
+/** The walk's statement: the page of the walked rows that pass the condition, with the page's documents. */
+export function walkStatement(dialect: Dialect, compiled: CompiledItemQuery, scope: StoreScope, where: RawBuilder<SqlBool> | undefined, walked: WalkedRows, start: number, limit: number) {
+  const { tenantId, storeId } = scope;
+  // The item `i` the condition tests is the walked row: its key is the row's, and the columns of the item are read
+  // only where a test needs them (one probe each), not for each row walked. Every item is indexed: idx is 1.
+  const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM storage_items d WHERE d.seq = w.seq)`;
+  const columns = ['doc', 'item_id', 'created_on', 'created_by', 'updated_on', 'updated_by'].map((name) => sql`${column(name)} AS ${sql.ref(name)}`);
+  const order = (alias: string) => {
+    const first = walked.order(alias);
+    return first ? sql`${first}, ${sql.ref(`${alias}.seq`)}` : sql`${sql.ref(`${alias}.seq`)}`;
+  };
+  // The page's documents are joined to the page (its rows only), in the page's order.
+  return sql`SELECT ${dialect.jsonText('d.doc')} AS doc_text, d.created_on, d.created_by, d.updated_on, d.updated_by, ${plainColumn(compiled)} AS plain,
+    ${storeChanges(scope)} AS changes FROM (
+    SELECT ${sql.join(walked.columns.map((c) => sql.ref(`i.${c}`)))} FROM (
+      SELECT w.*, 1 AS idx, ${sql.join(columns)} FROM (${walked.rows}) w) i
+    WHERE ${where ?? sql<SqlBool>`1 = 1`}
+    ORDER BY ${order('i')} LIMIT ${limit} OFFSET ${start}) p
+    JOIN storage_items d ON d.seq = p.seq AND d.tenant_id = ${tenantId} AND d.store_id = ${storeId}
+    ORDER BY ${order('p')}`;
+}
