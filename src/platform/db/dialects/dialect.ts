@@ -113,6 +113,13 @@ export interface Dialect {
    * A reader that finds the count as it was, in its own snapshot, knows that no row of that key changed since.
    */
   createChangeCounter(db: Kysely<any>, spec: ChangeCounter): Promise<void>;
+  /**
+   * Drops a foreign key whose checks the module's own writes make redundant (a migration step). PostgreSQL checks each
+   * inserted row's key with a query of its own (the access rows' and items' keys: a fifth of a batch create's
+   * statement); SQLite keeps it: it cannot drop a constraint without copying the table, and its checks are in-process
+   * key probes that cost nothing measurable (docs/benchmarks.md, session 16).
+   */
+  dropForeignKey(db: Kysely<any>, table: string, constraint: string): Promise<void>;
   /** A table that is all key keeps its rows in the primary-key b-tree (SQLite WITHOUT ROWID; PostgreSQL as is). */
   keyOnlyTable<T extends CreateTableBuilder<any, any>>(table: T): T;
   /** `column IN (subquery)` in the form the engine's planner answers by key probes (PostgreSQL: `= ANY(ARRAY(...))`). */

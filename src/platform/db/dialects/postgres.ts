@@ -43,6 +43,9 @@ export const postgresDialect: Dialect = {
         referencing ${sql.raw(rows)} table as changed for each statement execute function ${fn}()`.execute(db);
     }
   },
+  dropForeignKey: async (db, table, constraint) => {
+    await sql`alter table ${sql.table(table)} drop constraint if exists ${sql.id(constraint)}`.execute(db);
+  },
   keyOnlyTable: (table) => table,
   inSubquery: (column, subquery) => sql`${column} = any(array(${subquery}))`,
   oneStatement: (writes) => {

@@ -33,6 +33,7 @@ export const sqliteDialect: Dialect = {
           on conflict (${columns}, shard) do update set changes = changes + 1; end`.execute(db);
     }
   },
+  dropForeignKey: async () => {},
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
   oneStatement: () => undefined,
