@@ -53,6 +53,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       poolSize: config.database.poolSize,
       sqliteCacheMiB: config.database.sqliteCacheMiB,
       sqliteReaderThreads: config.database.sqliteReaderThreads,
+      sqliteWriterThread: config.database.sqliteWriterThread,
     });
   const app = Fastify({
     logger: deps.logger ?? { level: config.server.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },

@@ -75,6 +75,12 @@ export const ConfigSchema = Type.Object(
          */
         sqliteReaderThreads: Type.Integer({ minimum: -1, maximum: 64, default: 2 }),
         /**
+         * SQLite: a thread that writes the storage module's batches of creates on a connection of its own, so that
+         * their statements and commits (and the WAL checkpoints those trigger, up to ~100 ms) never stop the event
+         * loop; false writes them on the main thread. It has its own page cache of sqliteCacheMiB.
+         */
+        sqliteWriterThread: Type.Boolean({ default: true }),
+        /**
          * PostgreSQL: how often the service looks for its tables whose statistics went stale (a tenth of their rows, at
          * least 50, changed since the last ANALYZE) and analyses them, or vacuums and analyses those that gained or
          * lost that share since the last VACUUM, off the request path; 0 turns it off.

@@ -7,7 +7,7 @@ import { describe, inject } from 'vitest';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import { createDatabase, type Database } from '../../src/platform/db/database.js';
+import { createDatabase, type Database, type DatabaseOptions } from '../../src/platform/db/database.js';
 
 export type Engine = 'sqlite' | 'postgres';
 export const ENGINES: Engine[] = ['sqlite', 'postgres'];
@@ -21,10 +21,10 @@ export function describeEachEngine(name: string, body: (engine: Engine) => void)
 }
 
 /** A fresh, empty database of the engine: a SQLite file in a temp dir, or a PostgreSQL schema of this run's database. */
-export async function openTestDatabase(engine: Engine): Promise<Database> {
+export async function openTestDatabase(engine: Engine, sqliteOptions: Partial<DatabaseOptions> = {}): Promise<Database> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
-    const database = createDatabase({ dataDir: dir });
+    const database = createDatabase({ ...sqliteOptions, dataDir: dir });
     return { ...database, destroy: async () => { await database.destroy(); rmSync(dir, { recursive: true, force: true }); } };
   }
   const url = inject('pgUrl');

@@ -4,6 +4,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { apiKeyCaller, client, OWNER_KEY, STORAGE_CONFIG } from './storage-kit.js';
+import { StoreItemRepository } from '../../src/modules/storage/store-item.repository.js';
+import { storageSqlFor } from '../../src/modules/storage/dialects/index.js';
+import { WriteBatcher } from '../../src/platform/db/write-batcher.js';
+import type { StorageTables } from '../../src/modules/storage/storage.tables.js';
+import type { Kysely } from 'kysely';
+import { buildDocument } from '../../src/modules/storage/item-document.js';
 
 describeEachEngine('storage creates arriving together', (engine) => {
   let t: TestApp;
@@ -68,5 +74,37 @@ describeEachEngine('storage creates arriving together', (engine) => {
       expect(read.statusCode).toBe(200);
       expect(read.json().value).toEqual({ i: n + 1, text: String(n + 1).repeat(1_500_000) });
     }
+  });
+
+  it('skips an id that exists already in a batch and stores the others of it whole (SQLite: again on the main connection)', async () => {
+    const body = (i: number) => ({ value: { i, word: `dup${i}x` }, readRestriction: { roles: ['OWNER'] }, writeRestriction: { roles: ['OWNER'] } });
+    const first = await acme().create('dup', body(0));
+    const taken = first.json().id as string;
+    const tenantId = (await t.database.db.selectFrom('storage_items').select('tenant_id').where('item_id', '=', taken).executeTakeFirstOrThrow()).tenant_id;
+    // The repository as the module builds it, on the app's database: creates of one turn go in one batch.
+    const { dialect } = t.database;
+    const db = t.database.db as Kysely<StorageTables>;
+    const writes = new WriteBatcher(db, engine === 'sqlite' ? 64 : 1);
+    const repo = new StoreItemRepository(db, dialect, storageSqlFor(dialect), (job) => writes.run(job));
+    const fresh = ['dup-a', 'dup-b'];
+    const keyOf = (itemId: string) => ({ tenantId, storeId: 'dup', itemId });
+    const answers = await Promise.all([
+      repo.insertBatched(keyOf(fresh[0]!), buildDocument(fresh[0]!, body(1) as any), Date.now(), 'test'),
+      repo.insertBatched(keyOf(taken), buildDocument(taken, body(2) as any), Date.now(), 'test'),
+      repo.insertBatched(keyOf(fresh[1]!), buildDocument(fresh[1]!, body(3) as any), Date.now(), 'test'),
+    ]);
+    expect(answers).toEqual([true, false, true]);
+    expect((await acme().read('dup', taken)).json().value).toEqual({ i: 0, word: 'dup0x' });
+    for (const [n, i] of [[0, 1], [1, 3]] as const) {
+      expect((await acme().read('dup', fresh[n]!)).json().value).toEqual({ i, word: `dup${i}x` });
+      const byValue = await acme().list('dup', { filter: JSON.stringify([{ property: 'value.i', operator: 'eq', value: i }]) });
+      expect(byValue.json().items.map((item: { id: string }) => item.id)).toEqual([fresh[n]]);
+      const byWord = await acme().list('dup', { query: `dup${i}x` });
+      expect(byWord.json().items.map((item: { id: string }) => item.id)).toEqual([fresh[n]]);
+    }
+    // The skipped create left no rows of its own: the taken id's item has its first document's rows only.
+    const byOther = await acme().list('dup', { filter: JSON.stringify([{ property: 'value.i', operator: 'eq', value: 2 }]) });
+    expect(byOther.json().total).toBe(0);
+    expect((await acme().list('dup', {})).json().total).toBe(3);
   });
 });

@@ -6,9 +6,11 @@ import { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { batchedLookup } from '../../platform/db/batched-lookup.js';
 import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-batch.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
+import { hasOffThreadWriter, recordWrites, writeOffThread } from '../../platform/db/write-off-thread.js';
+import type { ThreadWrite } from '../../platform/db/sqlite-writer-thread.js';
 import type { StorageSql } from './dialects/index.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
-import { ItemValueIndex, type IndexedItem, type PreparedKeys } from './item-value-index.js';
+import { ItemValueIndex, type PreparedKeys } from './item-value-index.js';
 import type { CommittedRun } from './store-keys.js';
 import { StoreItemLists, type ItemText } from './store-item-lists.repository.js';
 
@@ -79,7 +81,7 @@ export class StoreItemRepository {
    * (PostgreSQL: 15% -> 54% of a bare route; docs/benchmarks/storage.md).
    */
   private readonly readItem: (request: ReadRequest) => Promise<ItemTextRow | undefined>;
-  private readonly insertBatcher = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
+  private readonly insertBatcher: (item: NewItem) => Promise<boolean>;
   /** The value index and full-text words of the items (item-value-index.ts). */
   readonly valueIndex: ItemValueIndex;
   /** Pages of the items a caller may read (store-item-lists.repository.ts). */
@@ -95,6 +97,7 @@ export class StoreItemRepository {
     this.db = db;
     this.valueIndex = new ItemValueIndex(dialect, this.statements);
     this.lists = new StoreItemLists(db, dialect);
+    this.insertBatcher = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
     this.readItem = batchedLookup<ReadRequest, ItemTextRow>(db, this.dialect, {
       name: 'read-items',
       columns: { t: 'text', s: 'text', k: 'text', g: 'list' },
@@ -280,7 +283,11 @@ export class StoreItemRepository {
     for (const store of stores.values()) store.prepared = await this.valueIndex.prepare(this.transact, store.scope, store.docs);
     const items = entries.map(({ input }) => ({ ...input, prepared: storeOf(input).prepared! }));
     const statement = this.storageSql.insertItemsWithAccess;
-    const inserted = statement ? await this.insertInOneStatement(statement, items) : await this.transact((trx) => this.insertInStatements(trx, items));
+    const inserted = statement
+      ? await this.insertInOneStatement(statement, items)
+      : hasOffThreadWriter(this.db)
+        ? await this.insertOffThread(items)
+        : await this.transact((trx) => this.insertInStatements(trx, items));
     entries.forEach((entry, n) => entry.resolve(inserted.has(n)));
   }
 
@@ -308,7 +315,7 @@ export class StoreItemRepository {
 
   /**
    * The items in a few statements of the caller's transaction (SQLite, whose statements cannot write inside WITH):
-   * the item rows, then all their access rows, value rows and words, each a multi-row insert of bound values.
+   * the item rows (answering the keys of those inserted), then all their access rows, value rows and words.
    */
   private async insertInStatements(trx: Db, items: PreparedItem[]): Promise<Set<number>> {
     const rows = await this.statements.run<{ seq: number; tenant_id: string; store_id: string; item_id: string }>(
@@ -317,31 +324,75 @@ export class StoreItemRepository {
       (p) =>
         trx
           .insertInto('storage_items')
-          .values(
-            items.map((_, n) => {
-              const at = n * ITEM_ROW_WIDTH;
-              const [created, by] = [p(at + 4), p(at + 5)];
-              return { tenant_id: p(at), store_id: p(at + 1), item_id: p(at + 2), doc: p(at + 3), created_on: created, created_by: by, updated_on: created, updated_by: by, idx: p(at + 6), rs: p(at + 7) };
-            }),
-          )
+          .values(items.map((_, n) => this.itemRowValues(p, n * ITEM_ROW_WIDTH)))
           .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'item_id']).doNothing())
           .returning(['seq', 'tenant_id', 'store_id', 'item_id']),
-      items.flatMap(({ key, doc, docJson, now, by, prepared }) => [key.tenantId, key.storeId, key.itemId, docJson, now, by, this.valueIndex.flag(doc), this.valueIndex.readerSet(doc, prepared)]),
+      items.flatMap((item) => this.itemRowArgs(item)),
     );
     const seqs = new Map(rows.map((row) => [`${row.tenant_id}\u0000${row.store_id}\u0000${row.item_id}`, Number(row.seq)]));
     const inserted = new Set<number>();
-    const written: IndexedItem[] = [];
-    const access: unknown[] = [];
-    items.forEach(({ key, doc, prepared }, n) => {
-      const seq = seqs.get(`${key.tenantId}\u0000${key.storeId}\u0000${key.itemId}`);
+    const written: Array<{ item: PreparedItem; seq: number }> = [];
+    items.forEach((item, n) => {
+      const seq = seqs.get(`${item.key.tenantId}\u0000${item.key.storeId}\u0000${item.key.itemId}`);
       if (seq === undefined) return;
       inserted.add(n);
-      written.push({ scope: key, seq, doc, prepared });
-      for (const [mode, grantee] of this.grantsOf(doc)) access.push(key.tenantId, key.storeId, seq, mode, grantee);
+      written.push({ item, seq });
     });
-    await this.statements.insertRows(trx, 'insert-access-rows', 'storage_item_access', ACCESS_COLUMNS, access, ACCESS_ROWS_PER_STATEMENT);
-    await this.valueIndex.writeMany(trx, written);
+    await this.writeRowsOf(trx, written);
     return inserted;
+  }
+
+  /**
+   * The items on SQLite's writer thread (writeOffThread), in one transaction there. Their statements are built first,
+   * with markers for their keys (`NewSeq`), while the thread may still be writing the batch before; the keys are then
+   * taken after the largest in the table, read on the main connection, which stays held until the commit (so no other
+   * write takes them meanwhile). An id that exists already fails the thread's transaction (nothing of it is written):
+   * the batch then goes through the main connection, which skips it (`insertInStatements`).
+   */
+  private async insertOffThread(items: PreparedItem[]): Promise<Set<number>> {
+    const writes = await recordWrites(async (record: Db) => {
+      const width = ITEM_ROW_WIDTH + 1;
+      await this.statements.run(
+        record,
+        `insert-items-keyed:${items.length}`,
+        (p) => record.insertInto('storage_items').values(items.map((_, n) => ({ seq: p(n * width), ...this.itemRowValues(p, n * width + 1) }))),
+        items.flatMap((item, n) => [new NewSeq(n), ...this.itemRowArgs(item)]),
+      );
+      await this.writeRowsOf(record, items.map((item, n) => ({ item, seq: new NewSeq(n) as unknown as number })));
+    });
+    try {
+      await writeOffThread(this.db, writes, async (main: Db) => {
+        const last = await main.selectFrom('storage_items').select(sql<number>`coalesce(max(seq), 0)`.as('seq')).executeTakeFirstOrThrow();
+        return withSeqs(writes, Number(last.seq) + 1);
+      });
+    } catch (error) {
+      if (!String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) throw error;
+      return this.transact((trx) => this.insertInStatements(trx, items));
+    }
+    return new Set(items.keys());
+  }
+
+  /** The values of an item row for placeholders from `at` on (ITEM_ROW_WIDTH of them, in itemRowArgs' order). */
+  private itemRowValues(p: (index: number) => any, at: number) {
+    const [created, by] = [p(at + 4), p(at + 5)];
+    return { tenant_id: p(at), store_id: p(at + 1), item_id: p(at + 2), doc: p(at + 3), created_on: created, created_by: by, updated_on: created, updated_by: by, idx: p(at + 6), rs: p(at + 7) };
+  }
+
+  private itemRowArgs({ key, doc, docJson, now, by, prepared }: PreparedItem): unknown[] {
+    return [key.tenantId, key.storeId, key.itemId, docJson, now, by, this.valueIndex.flag(doc), this.valueIndex.readerSet(doc, prepared)];
+  }
+
+  /** The access rows, value rows and words of inserted items, each kind in multi-row inserts of bound values. */
+  private async writeRowsOf(trx: Db, written: ReadonlyArray<{ item: PreparedItem; seq: number }>): Promise<void> {
+    const access: unknown[] = [];
+    for (const { item, seq } of written) {
+      for (const [mode, grantee] of this.grantsOf(item.doc)) access.push(item.key.tenantId, item.key.storeId, seq, mode, grantee);
+    }
+    await this.statements.insertRows(trx, 'insert-access-rows', 'storage_item_access', ACCESS_COLUMNS, access, ACCESS_ROWS_PER_STATEMENT);
+    await this.valueIndex.writeMany(
+      trx,
+      written.map(({ item, seq }) => ({ scope: item.key, seq, doc: item.doc, prepared: item.prepared })),
+    );
   }
 
   async delete(trx: Db, key: ItemKey, seq: number): Promise<void> {
@@ -354,4 +405,14 @@ export class StoreItemRepository {
     await tenant.deleteFrom('storage_item_access').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
     await this.valueIndex.remove(trx, seq);
   }
+}
+
+/** The key of the `n`th item of a batch written off thread, before it is known (StoreItemRepository.insertOffThread). */
+class NewSeq {
+  constructor(readonly n: number) {}
+}
+
+/** The statements with every NewSeq replaced by its key, `first` for the batch's first item. */
+function withSeqs(writes: readonly ThreadWrite[], first: number): ThreadWrite[] {
+  return writes.map(({ sql: text, parameters }) => ({ sql: text, parameters: parameters.map((v) => (v instanceof NewSeq ? first + v.n : v)) }));
 }

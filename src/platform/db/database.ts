@@ -12,6 +12,8 @@ import { ARRAY_ROWS_MARK, PREPARED_MARK, registerDirectReader } from './prepared
 import { sqliteReadBatcher } from './sqlite-read-batch.js';
 import { SqliteReaderThreads } from './sqlite-reader-threads.js';
 import { registerOffThreadReader } from './read-off-thread.js';
+import { SqliteWriterThread } from './sqlite-writer-thread.js';
+import { registerOffThreadWriter } from './write-off-thread.js';
 
 export interface DatabaseOptions {
   /** postgres://... selects PostgreSQL; otherwise SQLite in dataDir (or sqliteFile). */
@@ -26,6 +28,11 @@ export interface DatabaseOptions {
    * main connection, less than 0 one per core but one. Default 2.
    */
   sqliteReaderThreads?: number;
+  /**
+   * SQLite: a thread that runs the write transactions modules hand over whole (writeOffThread: the storage module's
+   * batches of creates) on a connection of its own. Default true; false writes them on the main connection.
+   */
+  sqliteWriterThread?: boolean;
   /** PostgreSQL schema to use (tests isolate themselves this way). */
   pgSchema?: string;
 }
@@ -77,8 +84,11 @@ function createSqlite(options: DatabaseOptions): Database {
   const threads = options.sqliteReaderThreads ?? 2;
   const readers = threads !== 0 && file !== ':memory:' ? new SqliteReaderThreads({ file, threads, cacheMiB: options.sqliteCacheMiB ?? 64 }) : undefined;
   if (readers) registerOffThreadReader(db, (text, parameters) => readers.read(text, parameters));
+  const writer = options.sqliteWriterThread !== false && file !== ':memory:' ? new SqliteWriterThread({ file, cacheMiB: options.sqliteCacheMiB ?? 64 }) : undefined;
+  if (writer) registerOffThreadWriter(db, (writes) => writer.run(writes));
   const destroy = async () => {
     await readers?.close();
+    await writer?.close();
     await db.destroy();
   };
   return { db, dialect: sqliteDialect, traits: { singleInstance: true, singleWriter: true }, describe: `sqlite:${file}`, destroy };

@@ -1,0 +1,116 @@
+// Writes of SQLite that a module hands over whole (the storage module's batches of creates) run on a thread of their
+// own, with a read-write connection to the same file: the statements, and above all the commit that writes their
+// pages to the WAL, then cost the main thread nothing, which answers HTTP meanwhile (SQLite creates: 47% of the
+// service's busy time was inside SQLite, the commits the largest part; docs/benchmarks.md, session 16).
+import type { Worker } from 'node:worker_threads';
+import { startSqliteThread } from './sqlite-reader-threads.js';
+
+/** One statement of a write: its SQL text and its parameters. */
+export interface ThreadWrite {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+export interface SqliteWriterThreadOptions {
+  /** The database file (never ':memory:'). */
+  file: string;
+  /** The connection's page cache in MiB. */
+  cacheMiB: number;
+}
+
+type Answer = { ok: true } | { ok: false; message: string; code?: string };
+
+/**
+ * The writer thread: CommonJS run with `eval`, as the reader threads. Its connection is set up as the main one
+ * (database.ts createSqlite); each message is one transaction, taken with BEGIN IMMEDIATE (the write lock at once).
+ */
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const SQLite = require(workerData.driver);
+const db = new SQLite(workerData.file, { fileMustExist: true });
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.pragma('foreign_keys = ON');
+db.pragma('busy_timeout = 5000');
+db.pragma('cache_size = ' + (-workerData.cacheKiB));
+db.pragma('wal_autocheckpoint = 10000');
+db.pragma('journal_size_limit = ' + (64 * 1024 * 1024));
+db.pragma('temp_store = MEMORY');
+const statements = new Map();
+const begin = db.prepare('BEGIN IMMEDIATE');
+const commit = db.prepare('COMMIT');
+const rollback = db.prepare('ROLLBACK');
+function prepared(sql) {
+  let st = statements.get(sql);
+  if (!st) {
+    if (statements.size >= 1000) statements.clear();
+    statements.set(sql, (st = db.prepare(sql)));
+  }
+  return st;
+}
+parentPort.on('message', ({ id, writes }) => {
+  let answer = { ok: true };
+  try {
+    begin.run();
+    for (const { sql, parameters } of writes) prepared(sql).run(parameters);
+    commit.run();
+  } catch (error) {
+    if (db.inTransaction) rollback.run();
+    answer = { ok: false, message: String(error && error.message), code: error && error.code };
+  }
+  parentPort.postMessage({ id, answer });
+});
+`;
+
+/**
+ * A thread that runs whole write transactions on a connection of its own. The caller makes sure no other write
+ * transaction is open meanwhile (database.ts writeOffThread holds the main connection), so the thread never waits for
+ * the write lock and the main thread never waits for the thread's. A thread that dies fails its writes (rolled back
+ * with it) and is started again on the next.
+ */
+export class SqliteWriterThread {
+  private worker?: Worker;
+  private readonly waiting = new Map<number, { resolve(): void; reject(error: unknown): void }>();
+  private nextId = 0;
+  private closed = false;
+
+  constructor(private readonly options: SqliteWriterThreadOptions) {}
+
+  /** Runs the statements in one transaction on the thread; resolves after its commit, rejects (rolled back) on an error. */
+  run(writes: readonly ThreadWrite[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the database is closed'));
+    const worker = (this.worker ??= this.start());
+    const id = this.nextId++;
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, writes });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.terminate();
+  }
+
+  private start(): Worker {
+    const worker = startSqliteThread(THREAD_SOURCE, this.options);
+    worker.unref();
+    worker.on('message', ({ id, answer }: { id: number; answer: Answer }) => {
+      const entry = this.waiting.get(id);
+      this.waiting.delete(id);
+      if (!entry) return;
+      if (answer.ok) entry.resolve();
+      else entry.reject(Object.assign(new Error(answer.message), { code: answer.code }));
+    });
+    const fail = (error: unknown) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const entry of this.waiting.values()) entry.reject(error);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the SQLite writer thread stopped (exit code ${code})`)));
+    return worker;
+  }
+}

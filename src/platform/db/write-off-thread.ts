@@ -1,0 +1,84 @@
+import {
+  Kysely,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
+import type { ThreadWrite } from './sqlite-writer-thread.js';
+
+/** Runs a write transaction somewhere else than the main thread's connection (sqlite-writer-thread.ts). */
+export type OffThreadWriter = (writes: readonly ThreadWrite[]) => Promise<void>;
+
+/** Where a root Kysely instance carries its off-thread writer: state of that instance, not of this module. */
+const OFF_THREAD_WRITER = Symbol('svc.offThreadWriter');
+
+type WithOffThreadWriter = Kysely<any> & { [OFF_THREAD_WRITER]?: OffThreadWriter };
+
+/** Lets writeOffThread on `db` (a root instance) run its transactions with `writer`. */
+export function registerOffThreadWriter(db: Kysely<any>, writer: OffThreadWriter): void {
+  Object.defineProperty(db, OFF_THREAD_WRITER, { value: writer, enumerable: false, configurable: true });
+}
+
+/** Whether `db` has an off-thread writer (SQLite on a file; not PostgreSQL, nor with database.sqliteWriterThread off). */
+export const hasOffThreadWriter = (db: Kysely<any>): boolean => (db as WithOffThreadWriter)[OFF_THREAD_WRITER] !== undefined;
+
+/**
+ * The statements `job` writes through `record`, an instance with SQLite's SQL that only collects them: none runs, and
+ * each answers no rows, so the job must know everything it writes beforehand (values it cannot know yet go in as
+ * markers that the caller replaces before writeOffThread).
+ */
+export async function recordWrites(job: (record: Kysely<any>) => Promise<void>): Promise<ThreadWrite[]> {
+  const writes: ThreadWrite[] = [];
+  await job(recorder(writes));
+  return writes;
+}
+
+/**
+ * Runs the statements in one transaction on the writer thread and resolves after its commit (rejects, nothing written,
+ * on an error). The main connection is held from before `before` until the commit: no other transaction of the main
+ * thread runs meanwhile, so the thread never waits for the write lock, and what `before` reads through it (the
+ * largest key so far, say) stays true until the writes are committed. `before` answers the statements to run.
+ */
+export async function writeOffThread(
+  db: Kysely<any>,
+  writes: readonly ThreadWrite[],
+  before?: (main: Kysely<any>, writes: readonly ThreadWrite[]) => Promise<readonly ThreadWrite[]>,
+): Promise<void> {
+  const writer = (db as WithOffThreadWriter)[OFF_THREAD_WRITER];
+  if (!writer) throw new Error('writeOffThread: the database has no writer thread');
+  await db.connection().execute(async (main) => writer(before ? await before(main, writes) : writes));
+}
+
+/** A Kysely instance with SQLite's SQL whose statements are collected into `writes` instead of run. */
+function recorder(writes: ThreadWrite[]): Kysely<any> {
+  const connection: DatabaseConnection = {
+    async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+      writes.push({ sql: compiled.sql, parameters: compiled.parameters });
+      return { rows: [] };
+    },
+    streamQuery() {
+      throw new Error('writeOffThread: statements are recorded, not streamed');
+    },
+  };
+  const driver: Driver = {
+    init: async () => undefined,
+    acquireConnection: async () => connection,
+    beginTransaction: async () => undefined,
+    commitTransaction: async () => undefined,
+    rollbackTransaction: async () => undefined,
+    releaseConnection: async () => undefined,
+    destroy: async () => undefined,
+  };
+  return new Kysely<any>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  });
+}

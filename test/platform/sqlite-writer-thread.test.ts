@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
+import { hasOffThreadWriter, recordWrites, writeOffThread } from '../../src/platform/db/write-off-thread.js';
+import type { Database } from '../../src/platform/db/database.js';
+import { openTestDatabase } from '../helpers/test-app.js';
+
+// Write transactions handed over whole (the storage module's batches of creates) run on SQLite's writer thread, with a
+// connection of its own to the same file (platform/db/sqlite-writer-thread.ts, write-off-thread.ts).
+describe('SQLite writes on the writer thread (writeOffThread)', () => {
+  let database: Database;
+  const names = async () => (await database.db.selectFrom('things' as any).select(['id', 'name']).orderBy('id').execute()) as Array<{ id: number; name: string }>;
+  const insert = (rows: Array<{ id: number; name: string }>) => recordWrites(async (record: Kysely<any>) => void (await record.insertInto('things').values(rows).execute()));
+
+  beforeEach(async () => {
+    database = await openTestDatabase('sqlite');
+    await database.db.schema.createTable('things').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text', (c) => c.notNull()).execute();
+  });
+
+  afterEach(async () => {
+    await database?.destroy();
+  });
+
+  it('commits every statement of a write, visible on the main connection once it resolves', async () => {
+    expect(hasOffThreadWriter(database.db)).toBe(true);
+    const writes = [...(await insert([{ id: 1, name: 'one' }])), ...(await insert([{ id: 2, name: 'ünïcödé 🙂' }, { id: 3, name: 'x'.repeat(70_000) }]))];
+    expect(writes).toHaveLength(2);
+    // Recorded only: nothing is written before writeOffThread.
+    expect(await names()).toEqual([]);
+    await writeOffThread(database.db, writes);
+    expect((await names()).map((r) => r.name)).toEqual(['one', 'ünïcödé 🙂', 'x'.repeat(70_000)]);
+  });
+
+  it('writes nothing of a transaction whose statement fails, and rejects with the engine code', async () => {
+    await writeOffThread(database.db, await insert([{ id: 1, name: 'one' }]));
+    const failing = [...(await insert([{ id: 2, name: 'two' }])), ...(await insert([{ id: 1, name: 'again' }]))];
+    await expect(writeOffThread(database.db, failing)).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    expect(await names()).toEqual([{ id: 1, name: 'one' }]);
+    // The thread goes on with the next one.
+    await writeOffThread(database.db, await insert([{ id: 2, name: 'two' }]));
+    expect((await names()).map((r) => r.id)).toEqual([1, 2]);
+  });
+
+  it('holds the main connection from `before` to the commit: a transaction of the main thread waits, nothing is busy', async () => {
+    const order: string[] = [];
+    let mainWrite: Promise<unknown> | undefined;
+    const offThread = writeOffThread(database.db, await insert([{ id: 10, name: 'thread' }]), async (main, writes) => {
+      // What `before` reads stays true until the commit: the main thread's write below runs only after it.
+      const row = await main.selectFrom('things' as any).select((eb) => eb.fn.max('id').as('last')).executeTakeFirstOrThrow();
+      order.push(`read ${row.last}`);
+      mainWrite = database.db.transaction().execute(async (trx) => {
+        await trx.insertInto('things' as any).values({ id: 11, name: 'main' }).execute();
+        order.push('main wrote');
+      });
+      return writes;
+    });
+    await offThread;
+    order.push('thread committed');
+    await mainWrite;
+    expect(order).toEqual(['read null', 'thread committed', 'main wrote']);
+    expect((await names()).map((r) => r.name)).toEqual(['thread', 'main']);
+  });
+
+  it('is not there on PostgreSQL, nor with database.sqliteWriterThread false', async () => {
+    const pg = await openTestDatabase('postgres');
+    try {
+      expect(hasOffThreadWriter(pg.db)).toBe(false);
+    } finally {
+      await pg.destroy();
+    }
+    const off = await openTestDatabase('sqlite', { sqliteWriterThread: false });
+    try {
+      expect(hasOffThreadWriter(off.db)).toBe(false);
+    } finally {
+      await off.destroy();
+    }
+  });
+});
