@@ -120,6 +120,14 @@ export function restrictionGrantees(r: StoredRestriction): string[] {
   return out;
 }
 
+/** The (mode, grantee) pairs of an item's restrictions: its access rows (storage_item_access). */
+export function accessGrants(doc: ItemDocument): Array<['r' | 'w', string]> {
+  return [
+    ...restrictionGrantees(doc.readRestriction).map((g): ['r', string] => ['r', g]),
+    ...restrictionGrantees(doc.writeRestriction).map((g): ['w', string] => ['w', g]),
+  ];
+}
+
 /** The access keys a principal holds; organisations are the active ones only (the Principal holds no others). */
 export function principalGrantees(p: Principal): string[] {
   const out = [`user:${p.loginName}`];

@@ -12,6 +12,11 @@ export interface ItemScope {
   storeId: string;
 }
 
+/** An item's tenant, store and id (unique together). */
+export interface ItemKey extends ItemScope {
+  itemId: string;
+}
+
 /** Runs a job in a write transaction and resolves after its commit (the WriteBatcher's run, or a plain connection). */
 export type CommittedRun = <T>(job: (db: Db) => Promise<T>) => Promise<T>;
 

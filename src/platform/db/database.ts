@@ -63,20 +63,7 @@ function createSqlite(options: DatabaseOptions): Database {
   const file = options.sqliteFile ?? join(options.dataDir, 'svc.sqlite');
   if (file !== ':memory:') mkdirSync(options.sqliteFile ? join(file, '..') : options.dataDir, { recursive: true });
   const sqlite = new SQLite(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma(`cache_size = ${-Math.round((options.sqliteCacheMiB ?? 64) * 1024)}`);
-  // Checkpoint after 10,000 WAL pages (40 MB) instead of 1,000: index rows land on pages all over their b-trees, and
-  // a page written again before the next checkpoint is copied once (creates with value index rows: +50% measured,
-  // docs/benchmarks.md "Storage search"). The WAL file is cut back to 64 MB after a checkpoint.
-  sqlite.pragma('wal_autocheckpoint = 10000');
-  sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-  // Statement and savepoint journals (every multi-row insert inside the group commit's transaction has one) and
-  // temporary b-trees in memory, not in temporary files: value rows of 6 per item, 50 items per transaction, each in
-  // its savepoint: 50 -> 34 us per item measured in isolation.
-  sqlite.pragma('temp_store = MEMORY');
+  for (const setting of sqliteWriteSettings(options.sqliteCacheMiB ?? 64)) sqlite.pragma(setting);
   const statements = withStatementCache(sqlite);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
   // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
@@ -84,7 +71,7 @@ function createSqlite(options: DatabaseOptions): Database {
   const threads = options.sqliteReaderThreads ?? 2;
   const readers = threads !== 0 && file !== ':memory:' ? new SqliteReaderThreads({ file, threads, cacheMiB: options.sqliteCacheMiB ?? 64 }) : undefined;
   if (readers) registerOffThreadReader(db, (text, parameters) => readers.read(text, parameters));
-  const writer = options.sqliteWriterThread !== false && file !== ':memory:' ? new SqliteWriterThread({ file, cacheMiB: options.sqliteCacheMiB ?? 64 }) : undefined;
+  const writer = options.sqliteWriterThread !== false && file !== ':memory:' ? new SqliteWriterThread({ file, settings: sqliteWriteSettings(options.sqliteCacheMiB ?? 64) }) : undefined;
   if (writer) registerOffThreadWriter(db, (writes) => writer.run(writes));
   const destroy = async () => {
     await readers?.close();
@@ -92,6 +79,29 @@ function createSqlite(options: DatabaseOptions): Database {
     await db.destroy();
   };
   return { db, dialect: sqliteDialect, traits: { singleInstance: true, singleWriter: true }, describe: `sqlite:${file}`, destroy };
+}
+
+/**
+ * The settings of a connection that writes (the main one, and the writer thread's, which must behave alike), as
+ * PRAGMA statements.
+ */
+function sqliteWriteSettings(cacheMiB: number): string[] {
+  return [
+    'journal_mode = WAL',
+    'synchronous = NORMAL',
+    'foreign_keys = ON',
+    'busy_timeout = 5000',
+    `cache_size = ${-Math.round(cacheMiB * 1024)}`,
+    // Checkpoint after 10,000 WAL pages (40 MB) instead of 1,000: index rows land on pages all over their b-trees,
+    // and a page written again before the next checkpoint is copied once (creates with value index rows: +50%
+    // measured, docs/benchmarks.md "Storage search"). The WAL file is cut back to 64 MB after a checkpoint.
+    'wal_autocheckpoint = 10000',
+    `journal_size_limit = ${64 * 1024 * 1024}`,
+    // Statement and savepoint journals (every multi-row insert inside the group commit's transaction has one) and
+    // temporary b-trees in memory, not in temporary files: value rows of 6 per item, 50 items per transaction, each
+    // in its savepoint: 50 -> 34 us per item measured in isolation.
+    'temp_store = MEMORY',
+  ];
 }
 
 /**

@@ -14,28 +14,21 @@ export interface ThreadWrite {
 export interface SqliteWriterThreadOptions {
   /** The database file (never ':memory:'). */
   file: string;
-  /** The connection's page cache in MiB. */
-  cacheMiB: number;
+  /** The connection's settings as PRAGMA statements (database.ts sqliteWriteSettings, the main connection's). */
+  settings: string[];
 }
 
 type Answer = { ok: true } | { ok: false; message: string; code?: string };
 
 /**
- * The writer thread: CommonJS run with `eval`, as the reader threads. Its connection is set up as the main one
- * (database.ts createSqlite); each message is one transaction, taken with BEGIN IMMEDIATE (the write lock at once).
+ * The writer thread: CommonJS run with `eval`, as the reader threads. Its connection gets the main one's settings;
+ * each message is one transaction, taken with BEGIN IMMEDIATE (the write lock at once).
  */
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
 const db = new SQLite(workerData.file, { fileMustExist: true });
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
-db.pragma('foreign_keys = ON');
-db.pragma('busy_timeout = 5000');
-db.pragma('cache_size = ' + (-workerData.cacheKiB));
-db.pragma('wal_autocheckpoint = 10000');
-db.pragma('journal_size_limit = ' + (64 * 1024 * 1024));
-db.pragma('temp_store = MEMORY');
+for (const setting of workerData.settings) db.pragma(setting);
 const statements = new Map();
 const begin = db.prepare('BEGIN IMMEDIATE');
 const commit = db.prepare('COMMIT');
@@ -95,7 +88,7 @@ export class SqliteWriterThread {
   }
 
   private start(): Worker {
-    const worker = startSqliteThread(THREAD_SOURCE, this.options);
+    const worker = startSqliteThread(THREAD_SOURCE, this.options.file, { settings: this.options.settings });
     worker.unref();
     worker.on('message', ({ id, answer }: { id: number; answer: Answer }) => {
       const entry = this.waiting.get(id);

@@ -1,0 +1,204 @@
+// Creates of items in known stores, in batches (StoreItemRepository.insertBatched): the creates that arrive while one
+// batch is being written go together in the next, each with its access rows, value rows and words, one commit for
+// all. How a batch is written suits the engine: one statement on PostgreSQL, a few statements on SQLite's writer
+// thread, or in the group commit's transaction where that thread is off.
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import type { PreparedQueries } from '../../platform/db/prepared-query.js';
+import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-batch.js';
+import { hasOffThreadWriter, recordWrites, writeOffThread } from '../../platform/db/write-off-thread.js';
+import type { ThreadWrite } from '../../platform/db/sqlite-writer-thread.js';
+import { accessGrants, type ItemDocument } from './item-document.js';
+import type { StorageSql } from './dialects/index.js';
+import type { StorageTables } from './storage.tables.js';
+import type { ItemValueIndex, PreparedKeys } from './item-value-index.js';
+import type { CommittedRun, ItemKey } from './store-keys.js';
+
+type Db = Kysely<StorageTables>;
+
+interface NewItem {
+  key: ItemKey;
+  doc: ItemDocument;
+  /** The document as JSON, serialised once: it is the batch's weight and goes into its parameter as is. */
+  docJson: string;
+  now: number;
+  by: string;
+}
+interface PreparedItem extends NewItem {
+  prepared: PreparedKeys;
+}
+/** Bound values of an item row (insertInStatements): tenant, store, id, document, created, by, idx, rs. */
+const ITEM_ROW_WIDTH = 8;
+/** The columns of an access row, in the order writeRowsOf lists their values. */
+const ACCESS_COLUMNS = ['tenant_id', 'store_id', 'item_seq', 'mode', 'grantee'] as const;
+/** Access rows written by one statement. */
+const ACCESS_ROWS_PER_STATEMENT = 200;
+/**
+ * Creates written by one statement at most, and the documents' size of one statement (items reach 5 MB). One such
+ * statement under way at a time: the creates that arrive meanwhile go together in the next one (group commit), so
+ * the statements grow with the load instead of multiplying (PostgreSQL, 50 connections: about 11 creates a statement
+ * -> 23 and half the server's time; creates 1,783 -> 2,124 items/s, docs/benchmarks.md "Creates as one statement at
+ * a time").
+ */
+const INSERT_BATCH_LIMITS = { concurrency: 1, maxBatch: 64, maxWeight: 4 * 1024 * 1024, weigh: (item: NewItem) => item.docJson.length };
+
+export class StoreItemCreates {
+  private readonly batcher = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
+  /** Writes a batch whose keys are prepared; answers the places of the items inserted. Chosen once, by engine. */
+  private readonly write: (items: PreparedItem[]) => Promise<Set<number>>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+    storageSql: StorageSql,
+    /** Runs a job in a write transaction and answers after its commit (the module's WriteBatcher). */
+    private readonly transact: CommittedRun,
+    private readonly statements: PreparedQueries,
+    private readonly valueIndex: ItemValueIndex,
+  ) {
+    const statement = storageSql.insertItemsWithAccess;
+    this.write = statement
+      ? (items) => this.insertInOneStatement(statement, items)
+      : hasOffThreadWriter(db)
+        ? (items) => this.insertOffThread(items)
+        : (items) => this.transact((trx) => this.insertInStatements(trx, items));
+  }
+
+  /** Inserts the item with its rows unless one with its id exists; answers whether it was inserted. */
+  insert(key: ItemKey, doc: ItemDocument, now: number, by: string): Promise<boolean> {
+    return this.batcher({ key, doc, docJson: this.dialect.toJson(doc), now, by });
+  }
+
+  /**
+   * Many creates at once: an id that exists already is skipped and answered false. If the batch fails, batchPerTurn
+   * runs each create again on its own, so one bad create fails only itself.
+   */
+  private async insertBatch(entries: TurnBatchEntry<NewItem, boolean>[]): Promise<void> {
+    // The keys of the items' paths first, per store (committed on their own: the statements cannot read keys they add).
+    const stores = new Map<string, { scope: ItemKey; docs: ItemDocument[]; prepared?: PreparedKeys }>();
+    const storeOf = ({ key }: NewItem) => {
+      const name = `${key.tenantId}\u0000${key.storeId}`;
+      let store = stores.get(name);
+      if (!store) stores.set(name, (store = { scope: key, docs: [] }));
+      return store;
+    };
+    for (const { input } of entries) storeOf(input).docs.push(input.doc);
+    for (const store of stores.values()) store.prepared = await this.valueIndex.prepare(this.transact, store.scope, store.docs);
+    const inserted = await this.write(entries.map(({ input }) => ({ ...input, prepared: storeOf(input).prepared! })));
+    entries.forEach((entry, n) => entry.resolve(inserted.has(n)));
+  }
+
+  /** The items in one statement (StorageSql.insertItemsWithAccess): the new items travel as one JSON parameter. */
+  private async insertInOneStatement(statement: NonNullable<StorageSql['insertItemsWithAccess']>, items: PreparedItem[]): Promise<Set<number>> {
+    // Built as text so that each document is serialised once (it may be megabytes).
+    const records = items.map(({ key, doc, docJson, now, by, prepared }, n) => {
+      const grants = accessGrants(doc).map(([mode, grantee]) => ({ mode, grantee }));
+      const v = this.valueIndex.records(doc, prepared);
+      const r = this.valueIndex.readerSet(doc, prepared);
+      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.valueIndex.flag(doc), r, v, w: this.valueIndex.wordsAndTokens(key, doc) });
+      return `${rest.slice(0, -1)},"d":${docJson}}`;
+    });
+    const rows = await this.statements.run<{ n: number }>(
+      this.db,
+      'insert-items-with-access',
+      (p) => {
+        const built = statement(p(0));
+        return { compile: () => built.compile(this.db) };
+      },
+      [`[${records.join(',')}]`],
+    );
+    return new Set(rows.map((row) => Number(row.n)));
+  }
+
+  /**
+   * The items in a few statements of the caller's transaction (SQLite, whose statements cannot write inside WITH):
+   * the item rows (answering the keys of those inserted), then all their access rows, value rows and words.
+   */
+  private async insertInStatements(trx: Db, items: PreparedItem[]): Promise<Set<number>> {
+    const rows = await this.statements.run<{ seq: number; tenant_id: string; store_id: string; item_id: string }>(
+      trx,
+      `insert-items:${items.length}`,
+      (p) =>
+        trx
+          .insertInto('storage_items')
+          .values(items.map((_, n) => this.itemRowValues(p, n * ITEM_ROW_WIDTH)))
+          .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'item_id']).doNothing())
+          .returning(['seq', 'tenant_id', 'store_id', 'item_id']),
+      items.flatMap((item) => this.itemRowArgs(item)),
+    );
+    const seqs = new Map(rows.map((row) => [`${row.tenant_id}\u0000${row.store_id}\u0000${row.item_id}`, Number(row.seq)]));
+    const inserted = new Set<number>();
+    const written: Array<{ item: PreparedItem; seq: number }> = [];
+    items.forEach((item, n) => {
+      const seq = seqs.get(`${item.key.tenantId}\u0000${item.key.storeId}\u0000${item.key.itemId}`);
+      if (seq === undefined) return;
+      inserted.add(n);
+      written.push({ item, seq });
+    });
+    await this.writeRowsOf(trx, written);
+    return inserted;
+  }
+
+  /**
+   * The items on SQLite's writer thread (writeOffThread), in one transaction there. Their statements are built first,
+   * with markers for their keys (`NewSeq`), without holding the main connection; the keys are then taken after the
+   * largest in the table, read on the main connection, which stays held until the commit (so no other write takes
+   * them meanwhile). An id that exists already fails the thread's transaction (nothing of it is written):
+   * the batch then goes through the main connection, which skips it (`insertInStatements`).
+   */
+  private async insertOffThread(items: PreparedItem[]): Promise<Set<number>> {
+    const writes = await recordWrites(async (record: Db) => {
+      const width = ITEM_ROW_WIDTH + 1;
+      await this.statements.run(
+        record,
+        `insert-items-keyed:${items.length}`,
+        (p) => record.insertInto('storage_items').values(items.map((_, n) => ({ seq: p(n * width), ...this.itemRowValues(p, n * width + 1) }))),
+        items.flatMap((item, n) => [new NewSeq(n), ...this.itemRowArgs(item)]),
+      );
+      await this.writeRowsOf(record, items.map((item, n) => ({ item, seq: new NewSeq(n) as unknown as number })));
+    });
+    try {
+      await writeOffThread(this.db, writes, async (main: Db) => {
+        const last = await main.selectFrom('storage_items').select(sql<number>`coalesce(max(seq), 0)`.as('seq')).executeTakeFirstOrThrow();
+        return withSeqs(writes, Number(last.seq) + 1);
+      });
+    } catch (error) {
+      if (!String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) throw error;
+      return this.transact((trx) => this.insertInStatements(trx, items));
+    }
+    return new Set(items.keys());
+  }
+
+  /** The values of an item row for placeholders from `at` on (ITEM_ROW_WIDTH of them, in itemRowArgs' order). */
+  private itemRowValues(p: (index: number) => any, at: number) {
+    const [created, by] = [p(at + 4), p(at + 5)];
+    return { tenant_id: p(at), store_id: p(at + 1), item_id: p(at + 2), doc: p(at + 3), created_on: created, created_by: by, updated_on: created, updated_by: by, idx: p(at + 6), rs: p(at + 7) };
+  }
+
+  private itemRowArgs({ key, doc, docJson, now, by, prepared }: PreparedItem): unknown[] {
+    return [key.tenantId, key.storeId, key.itemId, docJson, now, by, this.valueIndex.flag(doc), this.valueIndex.readerSet(doc, prepared)];
+  }
+
+  /** The access rows, value rows and words of inserted items, each kind in multi-row inserts of bound values. */
+  private async writeRowsOf(trx: Db, written: ReadonlyArray<{ item: PreparedItem; seq: number }>): Promise<void> {
+    const access: unknown[] = [];
+    for (const { item, seq } of written) {
+      for (const [mode, grantee] of accessGrants(item.doc)) access.push(item.key.tenantId, item.key.storeId, seq, mode, grantee);
+    }
+    await this.statements.insertRows(trx, 'insert-access-rows', 'storage_item_access', ACCESS_COLUMNS, access, ACCESS_ROWS_PER_STATEMENT);
+    await this.valueIndex.writeMany(
+      trx,
+      written.map(({ item, seq }) => ({ scope: item.key, seq, doc: item.doc, prepared: item.prepared })),
+    );
+  }
+}
+
+/** The key of the `n`th item of a batch written off thread, before it is known (StoreItemCreates.insertOffThread). */
+class NewSeq {
+  constructor(readonly n: number) {}
+}
+
+/** The statements with every NewSeq replaced by its key, `first` for the batch's first item. */
+function withSeqs(writes: readonly ThreadWrite[], first: number): ThreadWrite[] {
+  return writes.map(({ sql: text, parameters }) => ({ sql: text, parameters: parameters.map((v) => (v instanceof NewSeq ? first + v.n : v)) }));
+}
