@@ -265,7 +265,7 @@ export class ItemValueIndex {
 
   /**
    * Writes the value rows and words of items whose keys are prepared (`prepare`), all of them in a few statements: the
-   * creates of a batch (store-item.repository.ts insertBatch) pay for their statements once, not once each.
+   * creates of a batch (store-item-creates.ts) pay for their statements once, not once each.
    */
   async writeMany(trx: Db, items: readonly IndexedItem[]): Promise<void> {
     const words: WordRow[] = [];
