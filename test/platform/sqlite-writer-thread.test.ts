@@ -40,24 +40,32 @@ describe('SQLite writes on the writer thread (writeOffThread)', () => {
     expect((await names()).map((r) => r.id)).toEqual([1, 2]);
   });
 
-  it('holds the main connection from `before` to the commit: a transaction of the main thread waits, nothing is busy', async () => {
+  it('holds the main connection until the commit: a transaction of the main thread started meanwhile waits, nothing is busy', async () => {
     const order: string[] = [];
-    let mainWrite: Promise<unknown> | undefined;
-    const offThread = writeOffThread(database.db, await insert([{ id: 10, name: 'thread' }]), async (main, writes) => {
-      // What `before` reads stays true until the commit: the main thread's write below runs only after it.
-      const row = await main.selectFrom('things' as any).select((eb) => eb.fn.max('id').as('last')).executeTakeFirstOrThrow();
-      order.push(`read ${row.last}`);
-      mainWrite = database.db.transaction().execute(async (trx) => {
-        await trx.insertInto('things' as any).values({ id: 11, name: 'main' }).execute();
-        order.push('main wrote');
-      });
-      return writes;
+    const offThread = writeOffThread(database.db, await insert([{ id: 10, name: 'thread' }])).then(() => order.push('thread committed'));
+    const mainWrite = database.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('things' as any).select((eb) => eb.fn.max('id').as('last')).executeTakeFirstOrThrow();
+      await trx.insertInto('things' as any).values({ id: 11, name: `main after ${row.last}` }).execute();
+      order.push('main wrote');
     });
-    await offThread;
-    order.push('thread committed');
-    await mainWrite;
-    expect(order).toEqual(['read null', 'thread committed', 'main wrote']);
-    expect((await names()).map((r) => r.name)).toEqual(['thread', 'main']);
+    await Promise.all([offThread, mainWrite]);
+    expect(order).toEqual(['thread committed', 'main wrote']);
+    expect((await names()).map((r) => r.name)).toEqual(['thread', 'main after 10']);
+  });
+
+  it('adds the key base, read in the thread\'s transaction, to the keyed parameters', async () => {
+    await writeOffThread(database.db, await insert([{ id: 41, name: 'first' }]));
+    const keyed = (rows: Array<{ id: number; name: string }>) =>
+      insert(rows).then((writes) => writes.map((write) => ({ ...write, keyed: write.parameters.flatMap((v, at) => (typeof v === 'number' ? [at] : [])) })));
+    // Offsets 0 and 1 after the largest id: 42 and 43.
+    await writeOffThread(database.db, await keyed([{ id: 0, name: 'a' }, { id: 1, name: 'b' }]), 'SELECT max(id) + 1 FROM things');
+    await writeOffThread(database.db, await keyed([{ id: 0, name: 'c' }]), 'SELECT max(id) + 1 FROM things');
+    expect(await names()).toEqual([
+      { id: 41, name: 'first' },
+      { id: 42, name: 'a' },
+      { id: 43, name: 'b' },
+      { id: 44, name: 'c' },
+    ]);
   });
 
   it('is not there on PostgreSQL, nor with database.sqliteWriterThread false', async () => {

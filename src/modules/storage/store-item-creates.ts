@@ -2,7 +2,7 @@
 // batch is being written go together in the next, each with its access rows, value rows and words, one commit for
 // all. How a batch is written suits the engine: one statement on PostgreSQL, a few statements on SQLite's writer
 // thread, or in the group commit's transaction where that thread is off.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-batch.js';
@@ -141,10 +141,9 @@ export class StoreItemCreates {
 
   /**
    * The items on SQLite's writer thread (writeOffThread), in one transaction there. Their statements are built first,
-   * with markers for their keys (`NewSeq`), without holding the main connection; the keys are then taken after the
-   * largest in the table, read on the main connection, which stays held until the commit (so no other write takes
-   * them meanwhile). An id that exists already fails the thread's transaction (nothing of it is written):
-   * the batch then goes through the main connection, which skips it (`insertInStatements`).
+   * with markers for their keys (`NewSeq`), which become offsets that the thread adds to the largest key in the table,
+   * read in its transaction. An id that exists already fails the thread's transaction (nothing of it is written): the
+   * batch then goes through the main connection, which skips it (`insertInStatements`).
    */
   private async insertOffThread(items: PreparedItem[]): Promise<Set<number>> {
     const writes = await recordWrites(async (record: Db) => {
@@ -158,10 +157,7 @@ export class StoreItemCreates {
       await this.writeRowsOf(record, items.map((item, n) => ({ item, seq: new NewSeq(n) as unknown as number })));
     });
     try {
-      await writeOffThread(this.db, writes, async (main: Db) => {
-        const last = await main.selectFrom('storage_items').select(sql<number>`coalesce(max(seq), 0)`.as('seq')).executeTakeFirstOrThrow();
-        return withSeqs(writes, Number(last.seq) + 1);
-      });
+      await writeOffThread(this.db, keyedWrites(writes), NEW_SEQ_BASE);
     } catch (error) {
       if (!String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) throw error;
       return this.transact((trx) => this.insertInStatements(trx, items));
@@ -198,7 +194,14 @@ class NewSeq {
   constructor(readonly n: number) {}
 }
 
-/** The statements with every NewSeq replaced by its key, `first` for the batch's first item. */
-function withSeqs(writes: readonly ThreadWrite[], first: number): ThreadWrite[] {
-  return writes.map(({ sql: text, parameters }) => ({ sql: text, parameters: parameters.map((v) => (v instanceof NewSeq ? first + v.n : v)) }));
+/** The first key of a batch written off thread (storage_items.seq of its item 0). */
+const NEW_SEQ_BASE = 'SELECT coalesce(max(seq), 0) + 1 FROM storage_items';
+
+/** The statements with every NewSeq as its offset from the batch's first key, marked to have that key added. */
+function keyedWrites(writes: readonly ThreadWrite[]): ThreadWrite[] {
+  return writes.map(({ sql: text, parameters }) => {
+    const keyed: number[] = [];
+    const values = parameters.map((v, at) => (v instanceof NewSeq ? (keyed.push(at), v.n) : v));
+    return keyed.length > 0 ? { sql: text, parameters: values, keyed } : { sql: text, parameters };
+  });
 }

@@ -72,7 +72,7 @@ function createSqlite(options: DatabaseOptions): Database {
   const readers = threads !== 0 && file !== ':memory:' ? new SqliteReaderThreads({ file, threads, cacheMiB: options.sqliteCacheMiB ?? 64 }) : undefined;
   if (readers) registerOffThreadReader(db, (text, parameters) => readers.read(text, parameters));
   const writer = options.sqliteWriterThread !== false && file !== ':memory:' ? new SqliteWriterThread({ file, settings: sqliteWriteSettings(options.sqliteCacheMiB ?? 64) }) : undefined;
-  if (writer) registerOffThreadWriter(db, (writes) => writer.run(writes));
+  if (writer) registerOffThreadWriter(db, (writes, keyBase) => writer.run(writes, keyBase));
   const destroy = async () => {
     await readers?.close();
     await writer?.close();

@@ -9,6 +9,11 @@ import { startSqliteThread } from './sqlite-reader-threads.js';
 export interface ThreadWrite {
   sql: string;
   parameters: readonly unknown[];
+  /**
+   * Places of parameters that hold an offset from the transaction's key base (SqliteWriterThread.run `keyBase`): the
+   * thread adds the base to each before the statement runs.
+   */
+  keyed?: readonly number[];
 }
 
 export interface SqliteWriterThreadOptions {
@@ -41,11 +46,15 @@ function prepared(sql) {
   }
   return st;
 }
-parentPort.on('message', ({ id, writes }) => {
+parentPort.on('message', ({ id, writes, keyBase }) => {
   let answer = { ok: true };
   try {
     begin.run();
-    for (const { sql, parameters } of writes) prepared(sql).run(parameters);
+    const base = keyBase === undefined ? 0 : Number(prepared(keyBase).pluck().get());
+    for (const { sql, parameters, keyed } of writes) {
+      if (keyed) for (const at of keyed) parameters[at] += base;
+      prepared(sql).run(parameters);
+    }
     commit.run();
   } catch (error) {
     if (db.inTransaction) rollback.run();
@@ -69,14 +78,18 @@ export class SqliteWriterThread {
 
   constructor(private readonly options: SqliteWriterThreadOptions) {}
 
-  /** Runs the statements in one transaction on the thread; resolves after its commit, rejects (rolled back) on an error. */
-  run(writes: readonly ThreadWrite[]): Promise<void> {
+  /**
+   * Runs the statements in one transaction on the thread; resolves after its commit, rejects (rolled back) on an error.
+   * `keyBase`: a query answering one number, read first inside the transaction (under the write lock, so it stays
+   * true until the commit), that the thread adds to the writes' `keyed` parameters (new rows' keys after the largest).
+   */
+  run(writes: readonly ThreadWrite[], keyBase?: string): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the database is closed'));
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, writes });
+      worker.postMessage({ id, writes, keyBase });
     });
   }
 

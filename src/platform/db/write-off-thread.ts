@@ -11,7 +11,7 @@ import {
 import type { ThreadWrite } from './sqlite-writer-thread.js';
 
 /** Runs a write transaction somewhere else than the main thread's connection (sqlite-writer-thread.ts). */
-export type OffThreadWriter = (writes: readonly ThreadWrite[]) => Promise<void>;
+export type OffThreadWriter = (writes: readonly ThreadWrite[], keyBase?: string) => Promise<void>;
 
 /** Where a root Kysely instance carries its off-thread writer: state of that instance, not of this module. */
 const OFF_THREAD_WRITER = Symbol('svc.offThreadWriter');
@@ -39,18 +39,15 @@ export async function recordWrites(job: (record: Kysely<any>) => Promise<void>):
 
 /**
  * Runs the statements in one transaction on the writer thread and resolves after its commit (rejects, nothing written,
- * on an error). The main connection is held from before `before` until the commit: no other transaction of the main
- * thread runs meanwhile, so the thread never waits for the write lock, and what `before` reads through it (the
- * largest key so far, say) stays true until the writes are committed. `before` answers the statements to run.
+ * on an error). The main connection is held until the commit: no other transaction of the main thread runs meanwhile,
+ * so the thread never waits for the write lock. `keyBase`: a query answering one number, read by the thread inside the
+ * transaction and added to the writes' `keyed` parameters (new keys after the largest so far, say; no other write can
+ * take them before the commit).
  */
-export async function writeOffThread(
-  db: Kysely<any>,
-  writes: readonly ThreadWrite[],
-  before?: (main: Kysely<any>, writes: readonly ThreadWrite[]) => Promise<readonly ThreadWrite[]>,
-): Promise<void> {
+export async function writeOffThread(db: Kysely<any>, writes: readonly ThreadWrite[], keyBase?: string): Promise<void> {
   const writer = (db as WithOffThreadWriter)[OFF_THREAD_WRITER];
   if (!writer) throw new Error('writeOffThread: the database has no writer thread');
-  await db.connection().execute(async (main) => writer(before ? await before(main, writes) : writes));
+  await db.connection().execute(() => writer(writes, keyBase));
 }
 
 /** A Kysely instance with SQLite's SQL whose statements are collected into `writes` instead of run. */

@@ -30,15 +30,25 @@ export function isReservedToken(text: string): boolean {
   return RESERVED_TOKEN.test(text);
 }
 
+/** Text of ASCII characters only: NFKD and the removal of marks leave it as it is. */
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Case and accents folded: NFKD, combining marks removed, lower case ("Éclair" and "eclair" are one word). */
 export function foldText(text: string): string {
+  // Every write folds the text of its item (wordsOf): ASCII text skips what cannot change it (a 10-leaf item's words
+  // 5.3 -> 2 us).
+  if (ASCII.test(text)) return text.toLowerCase();
   return text.normalize('NFKD').replace(MARKS, '').toLowerCase();
 }
 
 /** The words of a text: runs of letters and digits after folding, each cut to WORD_LENGTH. */
 export function wordsOf(text: string): string[] {
   const out: string[] = [];
-  for (const word of foldText(text).split(SEPARATORS)) if (word !== '') out.push(Array.from(word).slice(0, WORD_LENGTH).join(''));
+  for (const word of foldText(text).split(SEPARATORS)) {
+    if (word === '') continue;
+    // A word of at most WORD_LENGTH code units has at most as many code points: nothing to cut.
+    out.push(word.length <= WORD_LENGTH ? word : Array.from(word).slice(0, WORD_LENGTH).join(''));
+  }
   return out;
 }
 
