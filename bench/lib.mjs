@@ -45,14 +45,14 @@ export async function startBaseline(body, port = 0, { inProcess = false } = {}) 
 }
 
 /**
- * Starts `node dist/main.js start` with a config file and env; resolves once /health answers.
+ * Starts `node dist/main.js start` (or another build's `main`) with a config file and env; resolves once /health answers.
  * `env.DATABASE_URL` selects PostgreSQL; otherwise SQLite in a temp dir that is removed on close.
  */
-export async function startService({ port, configFile, env = {} }) {
+export async function startService({ port, configFile, env = {}, main = join(ROOT, 'dist/main.js') }) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   // BENCH_NODE_ARGS: extra node flags for the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/main.js'), 'start'], {
+  const child = spawn(process.execPath, [...nodeArgs, main, 'start'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn', SVC_CONFIG: configFile ?? '', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

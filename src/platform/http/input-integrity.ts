@@ -20,23 +20,40 @@ const child = (path: string, key: string | number) =>
  * The first string, key or number of a parsed value that cannot be stored as it is, as a field error (`path` in
  * the validation errors' form: `body.value.items[2].name`); undefined when all can.
  */
-export function findUnstorable(value: unknown, path: string, depth = 0): FieldError | undefined {
-  if (typeof value === 'string') return isUnstorable(value) ? { path, message: `text ${TEXT_PROBLEM}` } : undefined;
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : { path, message: 'number is beyond the range of a double (about 1.8e308)' };
+export function findUnstorable(value: unknown, path: string): FieldError | undefined {
+  // Every request passes here with every value of its body: the path of a value is built only for the one refused.
+  const trail: Array<string | number> = [];
+  const message = problemIn(value, trail, 0);
+  if (message === undefined) return undefined;
+  let at = path;
+  for (let i = trail.length - 1; i >= 0; i--) at = child(at, trail[i]);
+  return { path: at, message };
+}
+
+/** What cannot be stored in `value`, or undefined; the keys down to it are pushed onto `trail`, innermost first. */
+function problemIn(value: unknown, trail: Array<string | number>, depth: number): string | undefined {
+  if (typeof value === 'string') return isUnstorable(value) ? `text ${TEXT_PROBLEM}` : undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : 'number is beyond the range of a double (about 1.8e308)';
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findUnstorable(value[i], child(path, i), depth + 1);
-      if (found) return found;
+      const found = problemIn(value[i], trail, depth + 1);
+      if (found !== undefined) {
+        trail.push(i);
+        return found;
+      }
     }
     return undefined;
   }
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return undefined; // streams, buffers: not parsed input
   for (const key of Object.keys(value)) {
-    if (isUnstorable(key)) return { path, message: `a key ${TEXT_PROBLEM}` };
-    const found = findUnstorable((value as Record<string, unknown>)[key], child(path, key), depth + 1);
-    if (found) return found;
+    if (isUnstorable(key)) return `a key ${TEXT_PROBLEM}`;
+    const found = problemIn((value as Record<string, unknown>)[key], trail, depth + 1);
+    if (found !== undefined) {
+      trail.push(key);
+      return found;
+    }
   }
   return undefined;
 }

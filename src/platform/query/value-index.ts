@@ -77,9 +77,9 @@ export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<s
       form(path, VALUE_FORM.object);
       if (options.markers && depth > 1) rows.push([path, VALUE_KIND.objectMarker, 0, null, null]);
       if (depth >= VALUE_INDEX_LIMITS.depth) continue;
-      for (const [key, child] of Object.entries(value)) {
+      for (const key of Object.keys(value)) {
         if (key.includes('.') || !isSafePathSegment(key)) continue;
-        stack.push([`${path}.${key}`, depth + 1, child]);
+        stack.push([`${path}.${key}`, depth + 1, (value as Record<string, unknown>)[key]]);
       }
     } else {
       const row = scalarRow(path, 0, value);

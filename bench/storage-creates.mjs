@@ -1,0 +1,125 @@
+// Issue 14: create throughput of the storage API against another build of the service (by default the last build
+// before the value index, whose ~4,500 creates/s the issue's "at least 3,000" was written against), the two builds
+// alternated round by round on the same machine, and the CPU each spends per create: the machine is shared and its
+// speed drifts by half within an hour, so only the ratio of a round's pair says how much the index costs.
+// Usage: npm run build && node bench/storage-creates.mjs
+// Env:   ENGINE=sqlite|postgres (default sqlite); PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres);
+//        N (creates a round, 20000); CONNECTIONS (50); ROUNDS (5); BASELINE_REV (a git revision, default 78f264f~1:
+//        checked out in a worktree under the system's temp dir and built there once, kept for the next run; remove it
+//        with `git worktree remove <path>`), or BASELINE_DIR (a checkout that is built already).
+// Prints each round's creates/s of both builds and their ratio, the medians, and the CPU time per create of the
+// service's threads (main thread, the others together: SQLite's writer thread, V8's helpers) and of the loader.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { searchItem } from './search-item.mjs';
+import { ROOT, createBenchDatabase, freePort, median, startService } from './lib.mjs';
+
+const ENGINE = process.env.ENGINE ?? 'sqlite';
+const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const N = Number(process.env.N ?? 20000);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const BASELINE_REV = process.env.BASELINE_REV ?? '78f264f~1';
+const KEY = 'k-creates-writer-0123456789';
+
+/** A built checkout of BASELINE_REV (or BASELINE_DIR as it is): answers the path of its dist/main.js. */
+function baselineBuild() {
+  if (process.env.BASELINE_DIR) return join(process.env.BASELINE_DIR, 'dist/main.js');
+  const sha = execFileSync('git', ['rev-parse', '--short', BASELINE_REV], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dir = join(tmpdir(), `svc-baseline-${sha}`);
+  const main = join(dir, 'dist/main.js');
+  if (existsSync(main)) return main;
+  console.log(`building ${BASELINE_REV} (${sha}) in ${dir}`);
+  rmSync(dir, { recursive: true, force: true });
+  execFileSync('git', ['worktree', 'prune'], { cwd: ROOT });
+  execFileSync('git', ['worktree', 'add', '--detach', '--force', dir, sha], { cwd: ROOT, stdio: 'ignore' });
+  // Its dependencies are a subset of this checkout's (the stack has only grown since).
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'inherit' });
+  return main;
+}
+
+/** CPU time (ms) of each thread of a process so far, by thread id (Linux /proc; utime + stime at 100 ticks/s). */
+function threadCpu(pid) {
+  const out = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** One round of one build: N creates of the search benchmark's item through CONNECTIONS connections. */
+async function round(main) {
+  const root = mkdtempSync(join(tmpdir(), 'svc-bench-creates-'));
+  const configFile = join(root, 'config.json');
+  writeFileSync(configFile, JSON.stringify({ tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: KEY, roles: ['writer', 'everyone'] }] }] }));
+  const database = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_creates') : undefined;
+  const service = await startService({ port: await freePort(), configFile, main, env: database ? { DATABASE_URL: database.url } : {} });
+  const pool = new Pool(service.url, { connections: CONNECTIONS, pipelining: 1 });
+  try {
+    let next = 0;
+    const before = threadCpu(service.pid);
+    const loaderBefore = process.cpuUsage();
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (next < N) {
+          const i = next++;
+          const res = await pool.request({
+            path: '/cxf/svc-core/storage/store/creates',
+            method: 'POST',
+            headers: { 'x-apikey': KEY, 'content-type': 'application/json' },
+            body: JSON.stringify(searchItem(i)),
+          });
+          const text = await res.body.text();
+          if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    const after = threadCpu(service.pid);
+    const loader = process.cpuUsage(loaderBefore);
+    const spent = [...after].map(([tid, ms]) => ({ tid, ms: ms - (before.get(tid) ?? 0) }));
+    const mainMs = spent.find(({ tid }) => tid === service.pid)?.ms ?? 0;
+    const otherMs = spent.filter(({ tid }) => tid !== service.pid).reduce((sum, { ms }) => sum + ms, 0);
+    const perCreate = (ms) => (ms * 1000) / N;
+    return { rate: N / seconds, main: perCreate(mainMs), others: perCreate(otherMs), loader: (loader.user + loader.system) / N };
+  } finally {
+    await pool.close();
+    await service.close();
+    await database?.drop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const builds = [
+  { name: 'this build', main: join(ROOT, 'dist/main.js') },
+  { name: `baseline ${process.env.BASELINE_DIR ?? BASELINE_REV}`, main: baselineBuild() },
+];
+const results = new Map(builds.map(({ name }) => [name, []]));
+console.log(`${ENGINE}: ${N} creates a round, ${CONNECTIONS} connections, builds alternated, ${ROUNDS} rounds`);
+for (let r = 0; r < ROUNDS; r++) {
+  for (const build of builds) results.get(build.name).push(await round(build.main));
+  const [mine, base] = builds.map(({ name }) => results.get(name)[r]);
+  console.log(`round ${r + 1}: ${Math.round(mine.rate)} / ${Math.round(base.rate)} creates/s (${Math.round((100 * mine.rate) / base.rate)}%)`);
+}
+const ratios = results.get(builds[0].name).map((x, i) => x.rate / results.get(builds[1].name)[i].rate);
+const m = (name, key) => median(results.get(name).map((x) => x[key]));
+console.log(`\n${ENGINE}, medians of ${ROUNDS} rounds`);
+console.log('| build | creates/s | vs baseline | CPU us a create: main thread | other threads | loader | rounds (creates/s) |');
+console.log('|---|---|---|---|---|---|---|');
+for (const { name } of builds) {
+  const ratio = `${Math.round((100 * m(name, 'rate')) / m(builds[1].name, 'rate'))}%`;
+  const runs = results.get(name).map((x) => Math.round(x.rate)).join(', ');
+  console.log(`| ${name} | ${Math.round(m(name, 'rate'))} | ${ratio} | ${Math.round(m(name, 'main'))} | ${Math.round(m(name, 'others'))} | ${Math.round(m(name, 'loader'))} | ${runs} |`);
+}
+console.log(`pairs (this build / baseline, round by round): ${ratios.map((x) => `${Math.round(100 * x)}%`).join(', ')}`);
