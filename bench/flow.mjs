@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { compare, median, ROOT, startService, freePort } from './lib.mjs';
+import { compare, cpuMicros, median, ROOT, startService, freePort } from './lib.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
@@ -38,11 +38,7 @@ writeFileSync(
 const service = await startService({ port: await freePort(), configFile });
 
 const rssOf = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
-/** User + system CPU of a process so far, in µs (clock ticks of 10 ms). */
-const cpuOf = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-};
+const cpuOf = (pid) => cpuMicros(`/proc/${pid}/stat`);
 const processes = { upstream: upstream.child.pid, 'bare proxy': bare.child.pid, service: service.pid, 'load generator': process.pid };
 
 /** CPU µs per request of each process during a run, read from /proc before and after it. */

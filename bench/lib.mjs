@@ -2,7 +2,7 @@
 // autocannon in the same run, and report medians and ratios. Loopback only; every run is bounded.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -149,6 +149,16 @@ export async function createBenchDatabase(adminUrl, prefix) {
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
   return { url: u.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/**
+ * User + system CPU so far, in µs, of a process or one of its threads (`/proc/<pid>/stat`, `/proc/<pid>/task/<tid>/stat`;
+ * clock ticks of 10 ms). Linux only.
+ */
+export function cpuMicros(statFile) {
+  const stat = readFileSync(statFile, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /** A port nobody listens on right now (other engineers run benchmarks on this machine too). */

@@ -10,12 +10,12 @@
 // Prints each round's creates/s of both builds and their ratio, the medians, and the CPU time per create of the
 // service's threads (main thread, the others together: SQLite's writer thread, V8's helpers) and of the loader.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { searchItem } from './search-item.mjs';
-import { ROOT, createBenchDatabase, freePort, median, startService } from './lib.mjs';
+import { ROOT, cpuMicros, createBenchDatabase, freePort, median, startService } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -42,14 +42,12 @@ function baselineBuild() {
   return main;
 }
 
-/** CPU time (ms) of each thread of a process so far, by thread id (Linux /proc; utime + stime at 100 ticks/s). */
+/** CPU time (µs) of each thread of a process so far, by thread id. */
 function threadCpu(pid) {
   const out = new Map();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * 10);
+      out.set(Number(tid), cpuMicros(`/proc/${pid}/task/${tid}/stat`));
     } catch {
       // the thread ended meanwhile
     }
@@ -88,11 +86,10 @@ async function round(main) {
     const seconds = (performance.now() - t0) / 1000;
     const after = threadCpu(service.pid);
     const loader = process.cpuUsage(loaderBefore);
-    const spent = [...after].map(([tid, ms]) => ({ tid, ms: ms - (before.get(tid) ?? 0) }));
-    const mainMs = spent.find(({ tid }) => tid === service.pid)?.ms ?? 0;
-    const otherMs = spent.filter(({ tid }) => tid !== service.pid).reduce((sum, { ms }) => sum + ms, 0);
-    const perCreate = (ms) => (ms * 1000) / N;
-    return { rate: N / seconds, main: perCreate(mainMs), others: perCreate(otherMs), loader: (loader.user + loader.system) / N };
+    const spent = [...after].map(([tid, us]) => ({ tid, us: us - (before.get(tid) ?? 0) }));
+    const mainUs = spent.find(({ tid }) => tid === service.pid)?.us ?? 0;
+    const otherUs = spent.filter(({ tid }) => tid !== service.pid).reduce((sum, { us }) => sum + us, 0);
+    return { rate: N / seconds, main: mainUs / N, others: otherUs / N, loader: (loader.user + loader.system) / N };
   } finally {
     await pool.close();
     await service.close();

@@ -26,8 +26,6 @@ export interface ItemRecord {
   updatedBy: string;
 }
 
-
-
 type Db = Kysely<StorageTables>;
 type ItemRowRead = Omit<StoreItemRow, 'seq' | 'tenant_id' | 'store_id' | 'item_id' | 'idx' | 'rs'> & { seq: number };
 type ItemTextRow = Pick<StoreItemRow, 'created_on' | 'created_by' | 'updated_on' | 'updated_by'> & { doc_text: string; can_read: unknown };
@@ -238,4 +236,3 @@ export class StoreItemRepository {
     await this.valueIndex.remove(trx, seq);
   }
 }
-

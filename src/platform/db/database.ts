@@ -63,15 +63,16 @@ function createSqlite(options: DatabaseOptions): Database {
   const file = options.sqliteFile ?? join(options.dataDir, 'svc.sqlite');
   if (file !== ':memory:') mkdirSync(options.sqliteFile ? join(file, '..') : options.dataDir, { recursive: true });
   const sqlite = new SQLite(file);
-  for (const setting of sqliteWriteSettings(options.sqliteCacheMiB ?? 64)) sqlite.pragma(setting);
+  const cacheMiB = options.sqliteCacheMiB ?? 64;
+  for (const setting of sqliteWriteSettings(cacheMiB)) sqlite.pragma(setting);
   const statements = withStatementCache(sqlite);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
   // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
   registerDirectReader(db, sqliteReadBatcher(sqlite, (text) => statements.prepare(text)));
   const threads = options.sqliteReaderThreads ?? 2;
-  const readers = threads !== 0 && file !== ':memory:' ? new SqliteReaderThreads({ file, threads, cacheMiB: options.sqliteCacheMiB ?? 64 }) : undefined;
+  const readers = threads !== 0 && file !== ':memory:' ? new SqliteReaderThreads({ file, threads, cacheMiB }) : undefined;
   if (readers) registerOffThreadReader(db, (text, parameters) => readers.read(text, parameters));
-  const writer = options.sqliteWriterThread !== false && file !== ':memory:' ? new SqliteWriterThread({ file, settings: sqliteWriteSettings(options.sqliteCacheMiB ?? 64) }) : undefined;
+  const writer = options.sqliteWriterThread !== false && file !== ':memory:' ? new SqliteWriterThread({ file, settings: sqliteWriteSettings(cacheMiB) }) : undefined;
   if (writer) registerOffThreadWriter(db, (writes, keyBase) => writer.run(writes, keyBase));
   const destroy = async () => {
     await readers?.close();

@@ -66,7 +66,7 @@ parentPort.on('message', ({ id, writes, keyBase }) => {
 
 /**
  * A thread that runs whole write transactions on a connection of its own. The caller makes sure no other write
- * transaction is open meanwhile (database.ts writeOffThread holds the main connection), so the thread never waits for
+ * transaction is open meanwhile (write-off-thread.ts writeOffThread holds the main connection), so the thread never waits for
  * the write lock and the main thread never waits for the thread's. A thread that dies fails its writes (rolled back
  * with it) and is started again on the next.
  */

@@ -28,8 +28,8 @@ export const hasOffThreadWriter = (db: Kysely<any>): boolean => (db as WithOffTh
 
 /**
  * The statements `job` writes through `record`, an instance with SQLite's SQL that only collects them: none runs, and
- * each answers no rows, so the job must know everything it writes beforehand (values it cannot know yet go in as
- * markers that the caller replaces before writeOffThread).
+ * each answers no rows, so the job must know everything it writes beforehand (new keys go in as markers that the
+ * caller turns into offsets from writeOffThread's `keyBase`, marked in each write's `keyed`).
  */
 export async function recordWrites(job: (record: Kysely<any>) => Promise<void>): Promise<ThreadWrite[]> {
   const writes: ThreadWrite[] = [];
