@@ -7,7 +7,9 @@
 //        prefixes) for the throughput runs at the smallest size; LOAD_CONNECTIONS (50); FRESH=0 skips, on PostgreSQL,
 //        the second latency pass after a VACUUM ANALYZE (statistics as the service's upkeep or autovacuum leaves them);
 //        READER_THREADS sets SQLite's reader threads (database.sqliteReaderThreads; 0 runs the lists on the main thread);
-//        KEEP_DB=1 keeps the PostgreSQL database afterwards and prints its URL (to look at its plans; drop it by hand).
+//        KEEP_DB=1 keeps the PostgreSQL database afterwards and prints its URL (to look at its plans; drop it by hand);
+//        LATENCY_READER=half|little|all (default half) is the reader of the latency runs; LATENCY_LIMIT (default 100)
+//        their limit: 0 asks for the total alone, which every request then counts (a walk keeps it between changes).
 // Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
 // and the create throughput is measured on the way; lists are measured right after the load, with the database's
 // statistics as the load left them (PostgreSQL: no manual ANALYZE; the service's own upkeep may run meanwhile).
@@ -30,6 +32,8 @@ const READERS = (process.env.READERS ?? 'little,half,all').split(',');
 const THROUGHPUT_SHAPES = (process.env.THROUGHPUT_SHAPES ?? 'filter status (string) + sort,filter price >= 500 + sort,filter owner (string').split(',');
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const FRESH = ENGINE === 'postgres' && process.env.FRESH !== '0';
+const LATENCY_READER = process.env.LATENCY_READER ?? 'half';
+const LATENCY_LIMIT = process.env.LATENCY_LIMIT ?? '100';
 const STORE = 'search';
 const KEYS = { writer: 'k-search-writer-0123456789', little: 'k-search-little-0123456789', half: 'k-search-half-0123456789', all: 'k-search-all-0123456789' };
 
@@ -102,7 +106,7 @@ async function freshStatistics(url) {
   }
 }
 
-const listUrl = (base, params) => `${base}/cxf/svc-core/storage/store/${STORE}?${new URLSearchParams({ ...params, limit: '100' })}`;
+const listUrl = (base, params, limit = '100') => `${base}/cxf/svc-core/storage/store/${STORE}?${new URLSearchParams({ ...params, limit })}`;
 
 async function fetchJson(url, key) {
   const res = await fetch(url, { headers: { 'x-apikey': key } });
@@ -143,21 +147,22 @@ try {
       }
     }
 
-    // Latency of one request at a time (its own cost, no queueing), for the reader of half the store: right after the
-    // load, then (PostgreSQL) with the statistics fresh, as they are once the upkeep or autovacuum has run: plans differ.
+    // Latency of one request at a time (its own cost, no queueing), for the reader of half the store (or LATENCY_READER):
+    // right after the load, then (PostgreSQL) with the statistics fresh, as they are once the upkeep or autovacuum has
+    // run: plans differ.
     const passes = FRESH ? ['right after the load', 'statistics fresh'] : [''];
     for (const pass of passes) {
       if (pass === 'statistics fresh') await freshStatistics(benchDb.url);
       for (const [label, params] of Object.entries(SHAPES)) {
-        const url = listUrl(service.url, params);
+        const url = listUrl(service.url, params, LATENCY_LIMIT);
         // The first request of a list counts its matches; asked again while the store is unchanged, a walked list
         // keeps that total (docs/api/storage.md, "Totals kept between changes"): both are shown.
         const t0 = performance.now();
-        const answer = await fetchJson(url, KEYS.half);
+        const answer = await fetchJson(url, KEYS[LATENCY_READER]);
         const first = Math.round(performance.now() - t0);
         const lat = [];
         for (let r = 0; r < ROUNDS; r++) {
-          const one = await load({ url, headers: { 'x-apikey': KEYS.half }, connections: 1, duration: DURATION });
+          const one = await load({ url, headers: { 'x-apikey': KEYS[LATENCY_READER] }, connections: 1, duration: DURATION });
           if (one.non2xx) throw new Error(`${label}: failed requests`);
           lat.push(one.p50);
         }
@@ -165,7 +170,7 @@ try {
       }
     }
   }
-  console.log(`\n${engineName}: half reader, one connection, limit=100 (p50 ms, medians of ${ROUNDS} x ${DURATION} s)`);
+  console.log(`\n${engineName}: ${LATENCY_READER} reader, one connection, limit=${LATENCY_LIMIT} (p50 ms, medians of ${ROUNDS} x ${DURATION} s)`);
   console.log('| items in store | shape | total | first request ms | p50 ms | p50 per round |');
   console.log('|---|---|---|---|---|---|');
   for (const r of latencyRows) console.log(`| ${r.size} | ${r.label} | ${r.total} | ${r.first} | ${r.p50} | ${r.lat.join(', ')} |`);

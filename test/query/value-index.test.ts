@@ -2,7 +2,8 @@
 // from the index (platform/query/value-index.ts, compile-indexed.ts) is the answer read from the documents: same ids,
 // same order. Also with half of the documents not indexed (idx 0: written before the index), and with documents
 // beyond the index's caps (a string longer than it indexes, more rows than it keeps). And with reader sets (a source's
-// `readers`, as storage has them): the set holds exactly the readable matches, each once, without a probe per match.
+// `readers`, as storage has them): the set holds exactly the readable matches, each once, whether the values' rows are
+// read and tested for their reader set or, for a caller who may read few items, its items' rows are probed.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { describeEachEngine, openTestDatabase } from '../helpers/test-app.js';
@@ -77,7 +78,7 @@ describeEachEngine('value index answers as the documents do', (engine) => {
         }
       }
     }
-    await sql`create index vi_values_lookup on vi_values (tenant_id, store_id, path, t, num, str, rs, elem, item_seq)`.execute(db);
+    await sql`create index vi_values_lookup on vi_values (tenant_id, store_id, path, t, num, str, elem, item_seq, rs)`.execute(db);
     await sql`create index vi_values_item on vi_values (item_seq, path, elem, t, num, str, tenant_id, store_id)`.execute(db);
     expect((await sql<{ n: number }>`select count(*) as n from vi_items where idx = 2`.execute(db)).rows[0].n).toSatisfy((n) => Number(n) === 3);
   });
@@ -93,6 +94,20 @@ describeEachEngine('value index answers as the documents do', (engine) => {
       mayRead: (key) => sql`EXISTS (SELECT 1 FROM vi_items r WHERE r.seq = ${key} AND r.rs IN (SELECT rs FROM vi_readable))`,
     },
   };
+  /**
+   * The same, where the caller may read few items (`readers.few`): its items' rows are probed one by one instead of the
+   * values' index ranges read (`few` true), or not (false); both parts must give the same answer.
+   */
+  const fewReadersSource = (few: boolean): ValueIndexSource => ({
+    ...readersSource,
+    readers: {
+      ...readersSource.readers!,
+      few: {
+        few: few ? sql`1 = 1` : sql`1 = 0`,
+        keys: sql`SELECT r.seq AS seq FROM vi_items r WHERE r.tenant_id = 't1' AND r.store_id = 's1' AND r.rs IN (SELECT rs FROM vi_readable)`,
+      },
+    },
+  });
   const readable = (seq: number) => seq % 3 !== 1;
 
   const context = (indexed: boolean, indexMembership?: QueryContext['indexMembership'], from = source): QueryContext => ({
@@ -122,10 +137,10 @@ describeEachEngine('value index answers as the documents do', (engine) => {
   }
 
   /** The set form over reader sets, as storage runs it: the set alone, no intersection with the readable keys. */
-  async function runReadable(input: ListQueryInput): Promise<number[] | string> {
+  async function runReadable(input: ListQueryInput, from = readersSource): Promise<number[] | string> {
     let compiled;
     try {
-      compiled = compileListQuerySets(input, context(true, undefined, readersSource), readersSource, 'q__u');
+      compiled = compileListQuerySets(input, context(true, undefined, from), from, 'q__u');
     } catch (err: any) {
       return `error ${err.statusCode}`;
     }
@@ -188,6 +203,8 @@ describeEachEngine('value index answers as the documents do', (engine) => {
       expect(fromSets, JSON.stringify(input)).toEqual(fromDocs);
       const readableDocs = typeof fromDocs === 'string' ? fromDocs : fromDocs.filter(readable);
       expect(await runReadable(input), `readers ${JSON.stringify(input)}`).toEqual(readableDocs);
+      expect(await runReadable(input, fewReadersSource(true)), `few readable, probed ${JSON.stringify(input)}`).toEqual(readableDocs);
+      expect(await runReadable(input, fewReadersSource(false)), `few readable, ranges read ${JSON.stringify(input)}`).toEqual(readableDocs);
       outcomes.add(typeof fromDocs === 'string' ? fromDocs : fromDocs.length);
     }
     return outcomes;

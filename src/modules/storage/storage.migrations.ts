@@ -229,4 +229,22 @@ export const storageMigrations: ModuleMigration[] = [
       await d.dropForeignKey(db, 'storage_items', 'storage_items_store_fk');
     },
   },
+  {
+    // The lookup index of the value rows orders a value's rows by item, the reader set last: (vk, t, num, str, elem,
+    // item_seq, rs), where it was (.., rs, elem, item_seq). New items come last in every value's rows, so the rows of a
+    // batch of creates share the few pages at the ends of their values; ordered by reader set first, each (value,
+    // reader set) was a place of its own, and the rows of a batch whose items differ in who may read them landed on a
+    // page each (SQLite: about 6 pages of this index a create, half the pages a commit writes; docs/benchmarks.md,
+    // session 18). A caller who may read few items of the store probes its own items' rows instead of reading a
+    // value's rows (store-scope.ts readsFew); the others test each row's reader set, in the index.
+    name: '2026-11-29-storage-010-lookup-by-item',
+    async up(db) {
+      await db.schema.dropIndex('storage_item_values_lookup_idx').execute();
+      await db.schema
+        .createIndex('storage_item_values_lookup_idx')
+        .on('storage_item_values')
+        .columns(['vk', 't', 'num', 'str', 'elem', 'item_seq', 'rs'])
+        .execute();
+    },
+  },
 ];

@@ -26,6 +26,26 @@ export function mayRead(scope: StoreScope, key: RawBuilder<unknown>): RawBuilder
     AND a.mode = 'r' AND a.grantee IN (${sql.join(scope.grantees)}) AND a.item_seq = ${key})`;
 }
 
+/**
+ * Readable items a caller has at most for a test of an indexed value to probe each of them rather than read the value's
+ * index rows (readsFew). A probe costs about as much as reading ~20 rows of a range, and most values match far more
+ * rows than this; a caller who may read more reads the range, whose rows it may not read cost one test each.
+ */
+export const FEW_READABLE = 500;
+
+/**
+ * "The grantees may read few of the store's items" (fewer than FEW_READABLE access rows), a condition on no row, and
+ * those items' keys, each once (storage_item_access, by grantee).
+ */
+export function readsFew(scope: StoreScope): { few: RawBuilder<SqlBool>; keys: RawBuilder<unknown> } {
+  const rows = sql`FROM storage_item_access a WHERE a.tenant_id = ${scope.tenantId} AND a.store_id = ${scope.storeId}
+    AND a.mode = 'r' AND a.grantee IN (${sql.join(scope.grantees)})`;
+  return {
+    few: sql<SqlBool>`((SELECT count(*) FROM (SELECT 1 ${rows} LIMIT ${sql.lit(FEW_READABLE)}) q__c) < ${sql.lit(FEW_READABLE)})`,
+    keys: sql`SELECT DISTINCT a.item_seq AS seq ${rows}`,
+  };
+}
+
 /** A list query over the value index (platform/query compileListQuerySets). */
 export interface CompiledItemQuery {
   set?: RawBuilder<unknown>;

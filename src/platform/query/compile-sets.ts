@@ -170,6 +170,24 @@ class SetCompiler {
     return this.source.readers ? this.source.readers.mayRead(key) : sql<SqlBool>`1 = 1`;
   }
 
+  /**
+   * The readable items with a value row at the path that passes `test` (rows aliased `q__v`; `readable` tests a row's
+   * reader set). The lookup index orders a value's rows by item, so a caller who may read few of the store's items
+   * would read every row of the value to find its own: where the source says so (`readers.few`), each of its items'
+   * rows at the path is probed instead, by key. Whichever part does not apply is skipped at once (its condition is
+   * on no row).
+   */
+  private readableRows(path: string, readable: RawBuilder<SqlBool>, test: RawBuilder<SqlBool>): KeySet {
+    const values = sql.table(this.source.valuesTable);
+    const range = sql<SqlBool>`${rowsAtPath(this.source, 'q__v', path)} AND ${readable} AND ${test}`;
+    const few = this.source.readers?.few;
+    if (!few) return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${range}`;
+    return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE NOT ${few.few} AND ${range}
+      UNION ALL
+      SELECT q__y.seq AS seq FROM (${few.keys}) AS q__y WHERE ${few.few} AND EXISTS (
+        SELECT 1 FROM ${values} q__v WHERE q__v.item_seq = q__y.seq AND ${rowsAtPath(this.source, 'q__v', path)} AND ${test})`;
+  }
+
   private indexed(target: IndexedTarget, tests: ValueTest[]): KeySet {
     const exact = this.ctx.dialect.query.indexTests('q__v', tests);
     if (!exact) return this.set({ type: 'none' });
@@ -185,21 +203,20 @@ class SetCompiler {
       // from its document below); then those of array elements (an item may have several) with the long strings at the
       // path, read from their documents, without repeats; then the items without index rows (written before the index,
       // or beyond its caps), read from their documents.
-      // Tests of single values (`a = x`) are index ranges that end with rs: `rs IN sets` is one range per readable set.
-      // Other tests (ranges, patterns) are one range of many values, where rs is no prefix: there the set test is a
-      // condition on each row (PostgreSQL, planning `rs IN` as a loop over the sets, read the whole range once per
-      // set: a price range of 50,000 rows and 25 sets, 64 ms -> one read).
-      // Either way the sets are computed once (PostgreSQL: an array): as `rs IN (subquery)`, PostgreSQL with fresh
-      // statistics joined the sets to each matching row, reading the store's grantee rows once per row (value.owner,
-      // 1,000 rows at 100,000 items: 20 ms, 1.6 ms with the array).
-      const readable = this.ctx.dialect.inSubquery(tests.every(isPointTest) ? sql`q__v.rs` : sql`(q__v.rs + 0)`, readers.sets);
+      // The reader set is a condition on each row of the value's range (`rs + 0`, never an index condition: rs comes
+      // last in the lookup index, after the item): PostgreSQL, planning `rs IN` as a loop over the sets, read the whole
+      // range once per set (a price range of 50,000 rows and 25 sets, 64 ms -> one read). The sets are computed once
+      // (PostgreSQL: an array): as `rs IN (subquery)`, PostgreSQL with fresh statistics joined the sets to each
+      // matching row, reading the store's grantee rows once per row (value.owner, 1,000 rows at 100,000 items: 20 ms,
+      // 1.6 ms with the array).
+      const readable = this.ctx.dialect.inSubquery(sql`(q__v.rs + 0)`, readers.sets);
       const rows = sql<SqlBool>`${rowsAtPath(this.source, 'q__v', path)} AND ${readable}`;
-      if (plain) return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rows} AND ${exact} AND q__v.elem = 0`;
+      if (plain) return this.readableRows(path, readable, sql<SqlBool>`${exact} AND q__v.elem = 0`);
       const elements = sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${this.held(path, VALUE_FORM.array)} AND ${rows} AND ${exact} AND q__v.elem = 1
         UNION
         SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${this.held(path, VALUE_FORM.array | VALUE_FORM.longString)} AND q__d.seq IN (
           SELECT q__v.item_seq FROM ${values} q__v WHERE ${rows} AND q__v.t = ${sql.lit(VALUE_KIND.longString)}) AND ${doc}`;
-      return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rows} AND ${exact} AND q__v.elem = 0 AND q__v.t <> ${sql.lit(VALUE_KIND.longString)}
+      return sql`${this.readableRows(path, readable, sql<SqlBool>`${exact} AND q__v.elem = 0 AND q__v.t <> ${sql.lit(VALUE_KIND.longString)}`)}
         UNION ALL
         ${this.member(elements)}
         UNION ALL
@@ -217,8 +234,3 @@ class SetCompiler {
   }
 }
 
-/** Whether the test matches one value of the index (an index range that ends with the reader set). */
-function isPointTest(test: ValueTest): boolean {
-  if (test.kind === 'boolean') return true;
-  return (test.kind === 'number' || test.kind === 'string') && test.conds.length === 1 && test.conds[0].op === '=';
-}

@@ -120,7 +120,7 @@ export interface ValueIndexSource {
   keyForms?: boolean;
   /**
    * Who may read: where the value rows carry the item's reader set (`rs`) and the lookup index of the values table
-   * ends with (rs, elem, item_seq). Then a set (compile-sets.ts) holds only the items the caller may read, each once:
+   * ends with (elem, item_seq, rs). Then a set (compile-sets.ts) holds only the items the caller may read, each once:
    * value rows are kept by `rs IN sets`, and items read as documents by the probe `mayRead`.
    */
   readers?: {
@@ -128,6 +128,13 @@ export interface ValueIndexSource {
     sets: RawBuilder<unknown>;
     /** Whether the caller may read the item of key `key`. */
     mayRead(key: RawBuilder<unknown>): RawBuilder<SqlBool>;
+    /**
+     * Where the caller may read few of the store's items: `few`, a condition on no row that holds then (both engines
+     * evaluate it once per statement), and `keys`, a SELECT of `seq`, those items each once. A test of an indexed value
+     * then probes the rows of each of those items instead of reading the value's index range (whose rows are in item
+     * order, the reader set last: compile-sets.ts `readableRows`).
+     */
+    few?: { few: RawBuilder<SqlBool>; keys: RawBuilder<unknown> };
     /**
      * The words index's tokens of the caller (text-terms.ts reservedToken), where each item's words row has those of
      * the grantees who may read it: a bare term then finds the store's readable items inside the index, with no probe
