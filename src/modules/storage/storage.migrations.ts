@@ -236,7 +236,7 @@ export const storageMigrations: ModuleMigration[] = [
     // reader set) was a place of its own, and the rows of a batch whose items differ in who may read them landed on a
     // page each (SQLite: about 6 pages of this index a create, half the pages a commit writes; docs/benchmarks.md,
     // session 18). A caller who may read few items of the store probes its own items' rows instead of reading a
-    // value's rows (store-scope.ts readsFew); the others test each row's reader set, in the index.
+    // value's rows (StoreItemLists.readsFew); the others test each row's reader set, in the index.
     name: '2026-11-29-storage-010-lookup-by-item',
     async up(db) {
       await db.schema.dropIndex('storage_item_values_lookup_idx').execute();

@@ -5,7 +5,7 @@ import { compileListQuerySets, plainCheck, type FieldTarget, type ListQueryInput
 import { DOCUMENT_FIELDS, INDEXED_FIELDS } from './item-document.js';
 import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 import type { ListQueryCompiler } from './storage.service.js';
-import { mayRead, readerSets, readsFew, type CompiledItemQuery, type StoreScope } from './store-scope.js';
+import { mayRead, readableKeys, readerSets, type CompiledItemQuery, type StoreScope } from './store-scope.js';
 import { grantTokens } from './item-value-index.js';
 
 /** Grantees of a caller whose words index tokens a bare term names at most (beyond, each match is probed). */
@@ -48,7 +48,7 @@ function storeIndexSource(scope: StoreScope, plain?: PlainAssumption): ValueInde
     readers: {
       sets: readerSets(scope),
       mayRead: (key) => mayRead(scope, key),
-      few: readsFew(scope),
+      few: scope.fewReadable ? { keys: readableKeys(scope) } : undefined,
       // Hashed only when a bare term asks for them (most lists have none).
       get tokens() {
         return scope.grantees.length <= GRANT_TOKENS_MAX ? grantTokens(scope, scope.grantees) : undefined;
@@ -113,6 +113,7 @@ function remembering(compile: (input: ListQueryInput, scope: StoreScope, plain: 
       scope.tenantId,
       scope.storeId,
       scope.grantees,
+      scope.fewReadable === true,
       input.query ?? null,
       input.filter ?? null,
       input.sort ?? null,

@@ -7,7 +7,8 @@ import { readOffThread } from '../../platform/db/read-off-thread.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import { VALUE_FORM, VALUE_KIND } from '../../platform/query/index.js';
 import type { StorageTables } from './storage.tables.js';
-import type { CompiledItemQuery, StoreScope } from './store-scope.js';
+import { FEW_READABLE, type CompiledItemQuery, type StoreScope } from './store-scope.js';
+import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 import { itemsInCreationOrder, plainColumn, storeChanges, valueRowsInOrder, walkStatement, type PageRow, type WalkedRows } from './store-walk-sql.js';
 
 type Db = Kysely<StorageTables>;
@@ -41,6 +42,10 @@ export interface ListPage {
 }
 
 /** SQL of list reads: every statement names its tenant and store; who may read is an indexed lookup inside it. */
+/** How long readsFew's answer is kept, and for how many callers at most. */
+const FEW_KEPT_MS = 10_000;
+const FEW_KNOWN_MAX = 10_000;
+
 export class StoreItemLists {
   /** Statements built for a compiled query, by key (run). */
   private readonly statements = new WeakMap<CompiledItemQuery, Map<string, CompiledQuery<unknown>>>();
@@ -57,10 +62,29 @@ export class StoreItemLists {
    */
   private readonly counted = new WeakMap<CompiledItemQuery, Counted>();
 
+  /** readsFew's answers by tenant, store and grantees, each kept FEW_KEPT_MS. */
+  private readonly fewKnown = new ExpiringMap<string, boolean>(FEW_KNOWN_MAX);
+
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
   ) {}
+
+  /**
+   * Whether the scope's grantees may read fewer than FEW_READABLE of the store's items (StoreScope.fewReadable): up to
+   * that many of their access rows read, and the answer kept a few seconds. It picks a plan, never an answer, so a
+   * caller whose share grew meanwhile gets the same items a little more slowly until it is asked again.
+   */
+  async readsFew(tenantId: string, storeId: string, grantees: string[]): Promise<boolean> {
+    const key = JSON.stringify([tenantId, storeId, grantees]);
+    const known = this.fewKnown.get(key);
+    if (known !== undefined) return known;
+    const { rows } = await sql<{ n: number | string }>`SELECT count(*) AS n FROM (SELECT 1 FROM storage_item_access a WHERE a.tenant_id = ${tenantId}
+      AND a.store_id = ${storeId} AND a.mode = 'r' AND a.grantee IN (${sql.join(grantees)}) LIMIT ${sql.lit(FEW_READABLE)}) q`.execute(this.db);
+    const few = Number(rows[0].n) < FEW_READABLE;
+    this.fewKnown.set(key, few, Date.now() + FEW_KEPT_MS);
+    return few;
+  }
 
   /**
    * One page of the items the grantees may read, with the total of all of them. `compiled.set` selects the keys of

@@ -9,6 +9,11 @@ export interface StoreScope {
   storeId: string;
   /** The caller's grantees (item-document.ts principalGrantees): whom the list may show items to. */
   grantees: string[];
+  /**
+   * The caller may read fewer than FEW_READABLE of the store's items (StoreItemLists.readsFew, a hint remembered a few
+   * seconds: lists answer the same either way, only the plan of an indexed test differs).
+   */
+  fewReadable?: boolean;
 }
 
 /** The reader sets the scope's grantees may read (storage_reader_sets): the `rs` of the value rows they may see. */
@@ -28,22 +33,15 @@ export function mayRead(scope: StoreScope, key: RawBuilder<unknown>): RawBuilder
 
 /**
  * Readable items a caller has at most for a test of an indexed value to probe each of them rather than read the value's
- * index rows (readsFew). A probe costs about as much as reading ~20 rows of a range, and most values match far more
- * rows than this; a caller who may read more reads the range, whose rows it may not read cost one test each.
+ * index rows (StoreScope.fewReadable). A probe costs about as much as reading ~10 rows of a range, and most values match
+ * far more rows than this; a caller who may read more reads the range, whose rows it may not read cost one test each.
  */
 export const FEW_READABLE = 500;
 
-/**
- * "The grantees may read few of the store's items" (fewer than FEW_READABLE access rows), a condition on no row, and
- * those items' keys, each once (storage_item_access, by grantee).
- */
-export function readsFew(scope: StoreScope): { few: RawBuilder<SqlBool>; keys: RawBuilder<unknown> } {
-  const rows = sql`FROM storage_item_access a WHERE a.tenant_id = ${scope.tenantId} AND a.store_id = ${scope.storeId}
+/** The keys of the store's items the scope's grantees may read, each once (storage_item_access, by grantee). */
+export function readableKeys(scope: StoreScope): RawBuilder<unknown> {
+  return sql`SELECT DISTINCT a.item_seq AS seq FROM storage_item_access a WHERE a.tenant_id = ${scope.tenantId} AND a.store_id = ${scope.storeId}
     AND a.mode = 'r' AND a.grantee IN (${sql.join(scope.grantees)})`;
-  return {
-    few: sql<SqlBool>`((SELECT count(*) FROM (SELECT 1 ${rows} LIMIT ${sql.lit(FEW_READABLE)}) q__c) < ${sql.lit(FEW_READABLE)})`,
-    keys: sql`SELECT DISTINCT a.item_seq AS seq ${rows}`,
-  };
 }
 
 /** A list query over the value index (platform/query compileListQuerySets). */

@@ -77,10 +77,18 @@ export function rowsAtPath(source: ValueIndexSource, alias: string, path: string
   return sql<SqlBool>`${sql.ref(`${alias}.vk`)} = (SELECT q__k.id FROM ${sql.table(source.keysTable)} q__k WHERE ${scopeOf(source, 'q__k')} AND q__k.path = ${path})`;
 }
 
-/** The value rows (aliased `alias`) of the item `key` at `path`; `scoped` names the scope too where rows have it. */
-function itemRowsAtPath(source: ValueIndexSource, alias: string, key: RawBuilder<unknown>, path: string, scoped: boolean): RawBuilder<SqlBool> {
+/**
+ * The value rows (aliased `alias`) of the item `key` at `path`; `scoped` names the scope too where rows have it. With a
+ * keys table, the key of the path is tested on each of the item's rows (`vk + 0`), not sought: only an index that starts
+ * with the item can then serve the probe. The lookup index starts with the path's key and ends with the item, and a
+ * planner that took it for a probe (PostgreSQL on a store's first statistics) read every row of the value once per
+ * item probed (a walk over 10,000 items filtered on one status: 1 -> 32 ms a page).
+ */
+export function itemRowsAtPath(source: ValueIndexSource, alias: string, key: RawBuilder<unknown>, path: string, scoped: boolean): RawBuilder<SqlBool> {
   const item = sql<SqlBool>`${sql.ref(`${alias}.item_seq`)} = ${key}`;
-  if (source.keysTable) return sql<SqlBool>`${item} AND ${rowsAtPath(source, alias, path)}`;
+  if (source.keysTable) {
+    return sql<SqlBool>`${item} AND (${sql.ref(`${alias}.vk`)} + 0) = (SELECT q__k.id FROM ${sql.table(source.keysTable)} q__k WHERE ${scopeOf(source, 'q__k')} AND q__k.path = ${path})`;
+  }
   return scoped ? sql<SqlBool>`${scopeOf(source, alias)} AND ${item} AND ${sql.ref(`${alias}.path`)} = ${path}` : sql<SqlBool>`${item} AND ${sql.ref(`${alias}.path`)} = ${path}`;
 }
 

@@ -9,7 +9,7 @@ import type { IndexedTarget, QueryNode, ValueIndexSource, ValueTest } from './qu
 import { compileNode } from './compile.js';
 import { checkedPath } from './sql-parts.js';
 import { VALUE_FORM, VALUE_KIND } from './value-index.js';
-import { assumePlain, checkedSource, rowsAtPath, scopeOf } from './compile-indexed.js';
+import { assumePlain, checkedSource, itemRowsAtPath, rowsAtPath, scopeOf } from './compile-indexed.js';
 
 /** A SELECT of one column `seq`. */
 export type KeySet = RawBuilder<unknown>;
@@ -39,7 +39,7 @@ export function compileTextOfItem(node: Extract<QueryNode, { type: 'text' }>, ct
   const key = sql.ref(`${alias}.seq`);
   const inIndex = ctx.dialect.words.matchKey(wordsTable, search, key, tokens);
   const found = search.kind === 'words' && search.phrase ? sql<SqlBool>`(${inIndex} AND ${inDocument})` : inIndex;
-  const cut = sql<SqlBool>`((SELECT 1 FROM ${sql.table(checked.valuesTable)} q__v WHERE q__v.item_seq = ${key} AND ${rowsAtPath(checked, 'q__v', '')}
+  const cut = sql<SqlBool>`((SELECT 1 FROM ${sql.table(checked.valuesTable)} q__v WHERE ${itemRowsAtPath(checked, 'q__v', key, '', false)}
       AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)} LIMIT 1) IS NOT NULL)`;
   const notAllIndexed = assumePlain(checked) ? cut : sql<SqlBool>`(${sql.ref(`${alias}.idx`)} <> 1 OR ${cut})`;
   return sql<SqlBool>`(${found} OR (${notAllIndexed} AND ${inDocument}))`;
@@ -174,18 +174,14 @@ class SetCompiler {
    * The readable items with a value row at the path that passes `test` (rows aliased `q__v`; `readable` tests a row's
    * reader set). The lookup index orders a value's rows by item, so a caller who may read few of the store's items
    * would read every row of the value to find its own: where the source says so (`readers.few`), each of its items'
-   * rows at the path is probed instead, by key. Whichever part does not apply is skipped at once (its condition is
-   * on no row).
+   * rows at the path is probed instead, by key.
    */
   private readableRows(path: string, readable: RawBuilder<SqlBool>, test: RawBuilder<SqlBool>): KeySet {
     const values = sql.table(this.source.valuesTable);
-    const range = sql<SqlBool>`${rowsAtPath(this.source, 'q__v', path)} AND ${readable} AND ${test}`;
     const few = this.source.readers?.few;
-    if (!few) return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${range}`;
-    return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE NOT ${few.few} AND ${range}
-      UNION ALL
-      SELECT q__y.seq AS seq FROM (${few.keys}) AS q__y WHERE ${few.few} AND EXISTS (
-        SELECT 1 FROM ${values} q__v WHERE q__v.item_seq = q__y.seq AND ${rowsAtPath(this.source, 'q__v', path)} AND ${test})`;
+    if (!few) return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND ${readable} AND ${test}`;
+    return sql`SELECT q__y.seq AS seq FROM (${few.keys}) AS q__y WHERE EXISTS (
+      SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(this.source, 'q__v', sql.ref('q__y.seq'), path, false)} AND ${test})`;
   }
 
   private indexed(target: IndexedTarget, tests: ValueTest[]): KeySet {

@@ -129,12 +129,11 @@ export interface ValueIndexSource {
     /** Whether the caller may read the item of key `key`. */
     mayRead(key: RawBuilder<unknown>): RawBuilder<SqlBool>;
     /**
-     * Where the caller may read few of the store's items: `few`, a condition on no row that holds then (both engines
-     * evaluate it once per statement), and `keys`, a SELECT of `seq`, those items each once. A test of an indexed value
-     * then probes the rows of each of those items instead of reading the value's index range (whose rows are in item
-     * order, the reader set last: compile-sets.ts `readableRows`).
+     * Where the caller may read few of the store's items: `keys`, a SELECT of `seq`, those items each once. A test of
+     * an indexed value then probes the rows of each of them instead of reading the value's index range (whose rows are
+     * in item order, the reader set last: compile-sets.ts `readableRows`). A hint: the answer is the same without it.
      */
-    few?: { few: RawBuilder<SqlBool>; keys: RawBuilder<unknown> };
+    few?: { keys: RawBuilder<unknown> };
     /**
      * The words index's tokens of the caller (text-terms.ts reservedToken), where each item's words row has those of
      * the grantees who may read it: a bare term then finds the store's readable items inside the index, with no probe
