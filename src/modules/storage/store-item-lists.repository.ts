@@ -41,11 +41,11 @@ export interface ListPage {
   records: ItemText[];
 }
 
-/** SQL of list reads: every statement names its tenant and store; who may read is an indexed lookup inside it. */
 /** How long readsFew's answer is kept, and for how many callers at most. */
 const FEW_KEPT_MS = 10_000;
 const FEW_KNOWN_MAX = 10_000;
 
+/** SQL of list reads: every statement names its tenant and store; who may read is an indexed lookup inside it. */
 export class StoreItemLists {
   /** Statements built for a compiled query, by key (run). */
   private readonly statements = new WeakMap<CompiledItemQuery, Map<string, CompiledQuery<unknown>>>();
