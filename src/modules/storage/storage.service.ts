@@ -123,8 +123,8 @@ export class StorageService {
   async list(p: Principal, storeId: string, q: ListQuery): Promise<string> {
     // AJV lets a coerced Infinity ("1e400") through integer/maximum; SQL must never see it.
     if (!Number.isSafeInteger(q.start)) throw ERRORS.validation([{ path: 'querystring.start', message: 'must be <= 2147483647' }]);
-    const grantees = principalGrantees(p);
-    const scope: StoreScope = { tenantId: p.tenantId, storeId, grantees, fewReadable: await this.repo.lists.readsFew(p.tenantId, storeId, grantees) };
+    const caller: StoreScope = { tenantId: p.tenantId, storeId, grantees: principalGrantees(p) };
+    const scope: StoreScope = { ...caller, fewReadable: await this.repo.lists.readsFew(caller) };
     const compiled = this.compile({
       query: q.query,
       filter: q.filter,

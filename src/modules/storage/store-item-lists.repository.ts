@@ -7,8 +7,9 @@ import { readOffThread } from '../../platform/db/read-off-thread.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import { VALUE_FORM, VALUE_KIND } from '../../platform/query/index.js';
 import type { StorageTables } from './storage.tables.js';
-import { FEW_READABLE, type CompiledItemQuery, type StoreScope } from './store-scope.js';
+import { FEW_READABLE, readGrantsUpToFew, type CompiledItemQuery, type StoreScope } from './store-scope.js';
 import { ExpiringMap } from '../../platform/cache/expiring-map.js';
+import { SingleFlight } from '../../platform/async/single-flight.js';
 import { itemsInCreationOrder, plainColumn, storeChanges, valueRowsInOrder, walkStatement, type PageRow, type WalkedRows } from './store-walk-sql.js';
 
 type Db = Kysely<StorageTables>;
@@ -62,8 +63,9 @@ export class StoreItemLists {
    */
   private readonly counted = new WeakMap<CompiledItemQuery, Counted>();
 
-  /** readsFew's answers by tenant, store and grantees, each kept FEW_KEPT_MS. */
+  /** readsFew's answers by tenant, store and grantees, each kept FEW_KEPT_MS, and those being counted. */
   private readonly fewKnown = new ExpiringMap<string, boolean>(FEW_KNOWN_MAX);
+  private readonly fewCounting = new SingleFlight<string, boolean>();
 
   constructor(
     private readonly db: Db,
@@ -75,15 +77,16 @@ export class StoreItemLists {
    * that many of their access rows read, and the answer kept a few seconds. It picks a plan, never an answer, so a
    * caller whose share grew meanwhile gets the same items a little more slowly until it is asked again.
    */
-  async readsFew(tenantId: string, storeId: string, grantees: string[]): Promise<boolean> {
-    const key = JSON.stringify([tenantId, storeId, grantees]);
+  async readsFew(scope: StoreScope): Promise<boolean> {
+    const key = JSON.stringify([scope.tenantId, scope.storeId, scope.grantees]);
     const known = this.fewKnown.get(key);
     if (known !== undefined) return known;
-    const { rows } = await sql<{ n: number | string }>`SELECT count(*) AS n FROM (SELECT 1 FROM storage_item_access a WHERE a.tenant_id = ${tenantId}
-      AND a.store_id = ${storeId} AND a.mode = 'r' AND a.grantee IN (${sql.join(grantees)}) LIMIT ${sql.lit(FEW_READABLE)}) q`.execute(this.db);
-    const few = Number(rows[0].n) < FEW_READABLE;
-    this.fewKnown.set(key, few, Date.now() + FEW_KEPT_MS);
-    return few;
+    return this.fewCounting.run(key, async () => {
+      const { rows } = await readGrantsUpToFew(scope).execute(this.db);
+      const few = Number(rows[0].n) < FEW_READABLE;
+      this.fewKnown.set(key, few, Date.now() + FEW_KEPT_MS);
+      return few;
+    });
   }
 
   /**

@@ -27,8 +27,13 @@ export function readerSets(scope: StoreScope): RawBuilder<unknown> {
  * repository keeps it in the item's write transaction).
  */
 export function mayRead(scope: StoreScope, key: RawBuilder<unknown>): RawBuilder<SqlBool> {
-  return sql<SqlBool>`EXISTS (SELECT 1 FROM storage_item_access a WHERE a.tenant_id = ${scope.tenantId} AND a.store_id = ${scope.storeId}
-    AND a.mode = 'r' AND a.grantee IN (${sql.join(scope.grantees)}) AND a.item_seq = ${key})`;
+  return sql<SqlBool>`EXISTS (SELECT 1 FROM ${readGrants(scope)} AND a.item_seq = ${key})`;
+}
+
+/** The access rows (aliased `a`) by which the scope's grantees may read items of the store: a FROM and its WHERE. */
+function readGrants(scope: StoreScope): RawBuilder<unknown> {
+  return sql`storage_item_access a WHERE a.tenant_id = ${scope.tenantId} AND a.store_id = ${scope.storeId}
+    AND a.mode = 'r' AND a.grantee IN (${sql.join(scope.grantees)})`;
 }
 
 /**
@@ -40,8 +45,12 @@ export const FEW_READABLE = 500;
 
 /** The keys of the store's items the scope's grantees may read, each once (storage_item_access, by grantee). */
 export function readableKeys(scope: StoreScope): RawBuilder<unknown> {
-  return sql`SELECT DISTINCT a.item_seq AS seq FROM storage_item_access a WHERE a.tenant_id = ${scope.tenantId} AND a.store_id = ${scope.storeId}
-    AND a.mode = 'r' AND a.grantee IN (${sql.join(scope.grantees)})`;
+  return sql`SELECT DISTINCT a.item_seq AS seq FROM ${readGrants(scope)}`;
+}
+
+/** How many access rows the scope's grantees have in the store, up to FEW_READABLE (`n`): the few-items hint's count. */
+export function readGrantsUpToFew(scope: StoreScope): RawBuilder<{ n: number | string }> {
+  return sql<{ n: number | string }>`SELECT count(*) AS n FROM (SELECT 1 FROM ${readGrants(scope)} LIMIT ${sql.lit(FEW_READABLE)}) q__c`;
 }
 
 /** A list query over the value index (platform/query compileListQuerySets). */

@@ -74,7 +74,12 @@ export function scopeOf(source: ValueIndexSource, alias: string): RawBuilder<Sql
  */
 export function rowsAtPath(source: ValueIndexSource, alias: string, path: string): RawBuilder<SqlBool> {
   if (!source.keysTable) return sql<SqlBool>`${scopeOf(source, alias)} AND ${sql.ref(`${alias}.path`)} = ${path}`;
-  return sql<SqlBool>`${sql.ref(`${alias}.vk`)} = (SELECT q__k.id FROM ${sql.table(source.keysTable)} q__k WHERE ${scopeOf(source, 'q__k')} AND q__k.path = ${path})`;
+  return sql<SqlBool>`${sql.ref(`${alias}.vk`)} = ${pathKey(source, source.keysTable, path)}`;
+}
+
+/** The key of the scope's `path` in the keys table, looked up once per statement. */
+function pathKey(source: ValueIndexSource, keysTable: string, path: string): RawBuilder<unknown> {
+  return sql`(SELECT q__k.id FROM ${sql.table(keysTable)} q__k WHERE ${scopeOf(source, 'q__k')} AND q__k.path = ${path})`;
 }
 
 /**
@@ -90,8 +95,8 @@ export function rowsAtPath(source: ValueIndexSource, alias: string, path: string
 export function itemRowsAtPath(source: ValueIndexSource, alias: string, key: RawBuilder<unknown>, path: string, scoped: boolean, seekPath = false): RawBuilder<SqlBool> {
   const item = sql<SqlBool>`${sql.ref(`${alias}.item_seq`)} = ${key}`;
   if (source.keysTable) {
-    if (seekPath) return sql<SqlBool>`${item} AND ${rowsAtPath(source, alias, path)}`;
-    return sql<SqlBool>`${item} AND (${sql.ref(`${alias}.vk`)} + 0) = (SELECT q__k.id FROM ${sql.table(source.keysTable)} q__k WHERE ${scopeOf(source, 'q__k')} AND q__k.path = ${path})`;
+    const vk = seekPath ? sql.ref(`${alias}.vk`) : sql`(${sql.ref(`${alias}.vk`)} + 0)`;
+    return sql<SqlBool>`${item} AND ${vk} = ${pathKey(source, source.keysTable, path)}`;
   }
   return scoped ? sql<SqlBool>`${scopeOf(source, alias)} AND ${item} AND ${sql.ref(`${alias}.path`)} = ${path}` : sql<SqlBool>`${item} AND ${sql.ref(`${alias}.path`)} = ${path}`;
 }

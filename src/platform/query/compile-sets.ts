@@ -171,15 +171,15 @@ class SetCompiler {
   }
 
   /**
-   * The readable items with a value row at the path that passes `test` (rows aliased `q__v`; `readable` tests a row's
-   * reader set). The lookup index orders a value's rows by item, so a caller who may read few of the store's items
-   * would read every row of the value to find its own: where the source says so (`readers.few`), each of its items'
-   * rows at the path is probed instead, by key.
+   * The readable items with a value row at the path that passes `test` (rows aliased `q__v`; `rows`: the path's rows of
+   * the caller's reader sets). The lookup index orders a value's rows by item, so a caller who may read few of the
+   * store's items would read every row of the value to find its own: where the source says so (`readers.few`), each of
+   * its items' rows at the path is probed instead, by key.
    */
-  private readableRows(path: string, readable: RawBuilder<SqlBool>, test: RawBuilder<SqlBool>): KeySet {
+  private readableRows(path: string, rows: RawBuilder<SqlBool>, test: RawBuilder<SqlBool>): KeySet {
     const values = sql.table(this.source.valuesTable);
     const few = this.source.readers?.few;
-    if (!few) return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND ${readable} AND ${test}`;
+    if (!few) return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rows} AND ${test}`;
     return sql`SELECT q__y.seq AS seq FROM (${few.keys}) AS q__y WHERE EXISTS (
       SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(this.source, 'q__v', sql.ref('q__y.seq'), path, false)} AND ${test})`;
   }
@@ -207,12 +207,12 @@ class SetCompiler {
       // 1.6 ms with the array).
       const readable = this.ctx.dialect.inSubquery(sql`(q__v.rs + 0)`, readers.sets);
       const rows = sql<SqlBool>`${rowsAtPath(this.source, 'q__v', path)} AND ${readable}`;
-      if (plain) return this.readableRows(path, readable, sql<SqlBool>`${exact} AND q__v.elem = 0`);
+      if (plain) return this.readableRows(path, rows, sql<SqlBool>`${exact} AND q__v.elem = 0`);
       const elements = sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${this.held(path, VALUE_FORM.array)} AND ${rows} AND ${exact} AND q__v.elem = 1
         UNION
         SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${this.held(path, VALUE_FORM.array | VALUE_FORM.longString)} AND q__d.seq IN (
           SELECT q__v.item_seq FROM ${values} q__v WHERE ${rows} AND q__v.t = ${sql.lit(VALUE_KIND.longString)}) AND ${doc}`;
-      return sql`${this.readableRows(path, readable, sql<SqlBool>`${exact} AND q__v.elem = 0 AND q__v.t <> ${sql.lit(VALUE_KIND.longString)}`)}
+      return sql`${this.readableRows(path, rows, sql<SqlBool>`${exact} AND q__v.elem = 0 AND q__v.t <> ${sql.lit(VALUE_KIND.longString)}`)}
         UNION ALL
         ${this.member(elements)}
         UNION ALL
