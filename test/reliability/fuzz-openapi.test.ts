@@ -337,3 +337,102 @@ describeEachEngine('fuzzing every OpenAPI operation', (engine) => {
     expect(all.some((s) => s >= 400 && s < 500)).toBe(true);
   });
 });
+
+// Absurd numbers in query strings (issue 40, finding 8): every integer query parameter of every operation in the
+// OpenAPI document, with a valid credential so that the value itself is what gets judged. Query strings are text
+// that may be read as numbers; what is no whole number in the parameter's range is 400 with the error object.
+const ABSURD_NUMBERS = ['1e309', '-1e309', '1e20', 'Infinity', '-Infinity', 'NaN', '-1', '1.5', '2147483648', '', '0x80000000', '9007199254740993'];
+const ENGINE_USER = { name: 'eng-numbers', password: 'eng-numbers-pass-1' };
+
+describeEachEngine('absurd numbers in query strings', (engine) => {
+  let t: TestApp;
+  let ops: Operation[];
+  const engineBasic = `Basic ${Buffer.from(`${ENGINE_USER.name}:${ENGINE_USER.password}`).toString('base64')}`;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, {
+      maintenance: false,
+      tenants: [{ name: 'acme', apiKeys: [{ name: 'numbers-admin', key: KEY, roles: ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN'] }] }],
+      engine: { users: [{ ...ENGINE_USER, groups: [], roles: ['ops'] }] },
+    });
+    ops = operations((await t.request({ method: 'GET', url: '/docs/json' })).json());
+  });
+  afterAll(() => t.close());
+
+  /** A request that passes every check but the one parameter: the right credential, a plain path. */
+  const call = (op: { method: string; path: string }, query: Record<string, string>) => {
+    const onEngine = op.path.startsWith('/engine/');
+    const params = new URLSearchParams({ ...(onEngine ? { userType: 'processEngineUser' } : {}), ...query });
+    return t.request({
+      method: op.method as any,
+      url: `${op.path.replace(/\{(\w+)\}/g, 'n1')}?${params}`,
+      headers: onEngine ? { authorization: engineBasic } : { 'x-apikey': KEY },
+    });
+  };
+
+  const expectRefused = (res: { statusCode: number; body: string }, where: string) => {
+    expect(res.statusCode, `${where} -> ${res.statusCode} ${res.body.slice(0, 300)}`).toBe(400);
+    const body = JSON.parse(res.body);
+    expect(Object.keys(body), where).toEqual(['error']);
+    expect(body.error, where).toMatchObject({ code: 400, name: expect.any(String), messageKey: expect.any(String), message: expect.any(String), properties: expect.any(Object) });
+  };
+
+  it('refuses every absurd value of every integer query parameter with 400 and the error object', async () => {
+    const integerParams = ops.flatMap((op) => op.params.filter((p) => p.in === 'query' && p.schema.type === 'integer').map((p) => ({ op, name: p.name })));
+    const covered = new Set(integerParams.map(({ op, name }) => `${op.method} ${op.path} ${name}`));
+    for (const expected of [
+      'GET /cxf/svc-core/audit start',
+      'GET /cxf/svc-core/audit limit',
+      'GET /cxf/svc-core/notification start',
+      'GET /cxf/svc-core/notification limit',
+      'GET /cxf/svc-core/storage/store/{storeId} start',
+      'GET /cxf/svc-core/storage/store/{storeId} limit',
+      'GET /engine/rest/tasks start',
+      'GET /engine/rest/tasks limit',
+      'GET /engine/rest/reports start',
+      'GET /engine/rest/reports limit',
+    ]) {
+      expect(covered, expected).toContain(expected);
+    }
+    for (const { op, name } of integerParams) {
+      for (const value of ABSURD_NUMBERS) {
+        expectRefused(await call(op, { [name]: value }), `${op.method} ${op.path}?${name}=${value}`);
+      }
+    }
+  });
+
+  it.each([
+    ['/cxf/svc-core/audit?start=1e309'],
+    ['/cxf/svc-core/audit?start=1e20'],
+    ['/cxf/svc-core/audit?start=Infinity'],
+    ['/cxf/svc-core/audit?limit=-Infinity'],
+    ['/cxf/svc-core/notification?start=1e20'],
+    ['/engine/rest/tasks?start=1e20'],
+    ['/cxf/svc-core/storage/store/s1?limit=-Infinity'],
+  ])('GET %s answers 400', async (url) => {
+    const onEngine = url.startsWith('/engine/');
+    const res = await t.request({
+      method: 'GET',
+      url: onEngine ? `${url}&userType=processEngineUser` : url,
+      headers: onEngine ? { authorization: engineBasic } : { 'x-apikey': KEY },
+    });
+    expectRefused(res, url);
+  });
+
+  it('takes the largest valid values: 2^31-1 pages past the end, and a storage limit above 10000 is cut', async () => {
+    const max = '2147483647';
+    for (const path of ['/cxf/svc-core/audit', '/cxf/svc-core/notification', '/cxf/svc-core/storage/store/s1', '/engine/rest/tasks', '/engine/rest/reports']) {
+      const res = await call({ method: 'GET', path }, { start: max });
+      expect(res.statusCode, `${path}?start=${max} -> ${res.body.slice(0, 300)}`).toBe(200);
+    }
+    for (const path of ['/cxf/svc-core/notification', '/cxf/svc-core/storage/store/s1', '/engine/rest/tasks']) {
+      const res = await call({ method: 'GET', path }, { limit: max });
+      expect(res.statusCode, `${path}?limit=${max} -> ${res.body.slice(0, 300)}`).toBe(200);
+    }
+    const created = await t.request({ method: 'POST', url: '/cxf/svc-core/storage/store/s1', headers: { 'x-apikey': KEY }, payload: { value: 1, readRestriction: { user: 'numbers-admin' }, writeRestriction: { user: 'numbers-admin' } } });
+    expect(created.statusCode).toBe(200);
+    const cut = await call({ method: 'GET', path: '/cxf/svc-core/storage/store/s1' }, { limit: max, start: '0' });
+    expect(cut.statusCode).toBe(200);
+    expect(cut.json().items).toHaveLength(1);
+  });
+});

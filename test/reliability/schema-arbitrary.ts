@@ -38,7 +38,8 @@ function nonNull(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
   if (schema.enum?.length) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (alternatives?.length) return fc.oneof(...alternatives.map((s) => arbitraryFromSchema(s, depth)));
-  if (schema.allOf?.length) return arbitraryFromSchema(Object.assign({}, ...schema.allOf), depth);
+  // The schema's own keywords and its allOf's together (a QueryInteger's bounds sit beside its allOf).
+  if (schema.allOf?.length) return arbitraryFromSchema(Object.assign({}, schema, ...schema.allOf, { allOf: undefined }), depth);
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   if (depth > MAX_DEPTH) return fc.constant(type === 'array' ? [] : type === 'object' ? {} : null);
   switch (type) {

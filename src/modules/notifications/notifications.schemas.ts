@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { QueryInteger } from '../../platform/http/schemas.js';
 
 export const RECIPIENT_KINDS = ['user', 'role', 'organisation'] as const;
 export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
@@ -49,9 +50,9 @@ export const NotificationIdParams = Type.Object({ notificationId: Type.String({ 
 export type NotificationIdParams = Static<typeof NotificationIdParams>;
 
 export const ListQuery = Type.Object({
-  start: Type.Integer({ minimum: 0, default: 0 }),
+  start: QueryInteger({ default: 0 }),
   /** Cut to 10,000, as the storage list is. */
-  limit: Type.Integer({ minimum: 0, default: 1000 }),
+  limit: QueryInteger({ default: 1000, description: 'cut to 10000' }),
 });
 export type ListQuery = Static<typeof ListQuery>;
 

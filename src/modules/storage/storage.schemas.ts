@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { QueryInteger } from '../../platform/http/schemas.js';
 
 /** Store and item ids: 1..100 of [A-Za-z0-9._-], not `.` or `..` (100: Fastify's default maxParamLength). */
 export const ID_MAX_LENGTH = 100;
@@ -81,8 +82,8 @@ const Text = (description: string) => Type.Optional(Type.String({ maxLength: 819
 
 export const ListQuerySchema = Type.Object(
   {
-    start: Type.Integer({ minimum: 0, maximum: 2147483647, default: 0, description: 'First record to read' }),
-    limit: Type.Integer({ minimum: 0, default: 1000, description: `Number of records; above ${MAX_LIMIT} is cut to ${MAX_LIMIT}` }),
+    start: QueryInteger({ default: 0, description: 'First record to read' }),
+    limit: QueryInteger({ default: 1000, description: `Number of records; above ${MAX_LIMIT} is cut to ${MAX_LIMIT}` }),
     query: Text('Lucene query-string syntax, e.g. value.status:open'),
     filter: Text('JSON array of {property, operator, value, source, invert}'),
     sort: Text('field|ASC or field|DESC, comma-separated'),

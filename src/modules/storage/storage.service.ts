@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../platform/auth/principal.js';
-import { ERRORS } from '../../platform/errors/error-catalogue.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { UniqueViolation, WriteConflict } from '../../platform/db/db-errors.js';
 import type { ListQueryInput } from '../../platform/query/query.types.js';
@@ -121,8 +120,6 @@ export class StorageService {
    * (item-json.ts); a store that does not exist is an empty one.
    */
   async list(p: Principal, storeId: string, q: ListQuery): Promise<string> {
-    // AJV lets a coerced Infinity ("1e400") through integer/maximum; SQL must never see it.
-    if (!Number.isSafeInteger(q.start)) throw ERRORS.validation([{ path: 'querystring.start', message: 'must be <= 2147483647' }]);
     const caller: StoreScope = { tenantId: p.tenantId, storeId, grantees: principalGrantees(p) };
     const scope: StoreScope = { ...caller, fewReadable: await this.repo.lists.readsFew(caller) };
     const compiled = this.compile({

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { errorResponses, QueryInteger } from '../../../platform/http/schemas.js';
 import { sendJsonText } from '../../../platform/http/json-text.js';
 import type { RestContext } from '../rest.context.js';
 
@@ -9,8 +9,8 @@ const UserTypeQuery = {
 };
 const ListQuery = Type.Object({
   ...UserTypeQuery,
-  start: Type.Integer({ minimum: 0, default: 0 }),
-  limit: Type.Integer({ minimum: 0, default: 1000, description: 'cut to 10000' }),
+  start: QueryInteger({ default: 0 }),
+  limit: QueryInteger({ default: 1000, description: 'cut to 10000' }),
 });
 const CreateQuery = Type.Object(UserTypeQuery);
 const ItemBody = Type.Object(

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { requireRoleOrRight } from '../../../platform/auth/auth-plugin.js';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { errorResponses, QueryInteger } from '../../../platform/http/schemas.js';
 import type { IdentityContext } from '../identity.context.js';
 
 const Query = Type.Object({
-  start: Type.Integer({ minimum: 0, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  start: QueryInteger({ default: 0 }),
+  limit: QueryInteger({ minimum: 1, maximum: 1000, default: 100 }),
 });
 
 export function getAuditRoute(app: FastifyInstance, ctx: IdentityContext): void {
