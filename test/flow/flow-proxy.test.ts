@@ -265,6 +265,19 @@ describeEachEngine('flow proxy', (engine) => {
       `${F}/main/javascript:alert(1)`,
       `${F}/main/echo?x=%0d%0aSet-Cookie:%20a=b`,
       `${F}/main/echo?x=%zz&y=%0aInjected`,
+      // Path parameters (`;`), which Java servlet containers strip from a segment before they resolve `..`.
+      `${F}/main/..;/secret`,
+      `${F}/main/echo/..;/..;/secret`,
+      `${F}/main/a;b/c`,
+      `${F}/main/a;x=1/b`,
+      `${F}/main/echo;jsessionid=1`,
+      `${F}/main/echo/%3b`,
+      `${F}/main/echo/x%3Bjsessionid=1`,
+      `${F}/main/%2e%2e%3b/secret`,
+      `${F}/main/echo/%253b`,
+      `${F}/main?targetUrl=${encodeURIComponent('/..;/secret')}`,
+      `${F}/main?targetUrl=${encodeURIComponent('/a;b/c')}`,
+      `${F}/main?targetUrl=${encodeURIComponent('/a%3bb')}`,
     ];
     it.each(targets)('%s', async (target) => {
       const before = upstream.seen.length;
@@ -281,11 +294,13 @@ describeEachEngine('flow proxy', (engine) => {
       expect(upstream.seen.length).toBe(before);
     });
 
-    it('plain paths with dots in names, encoded slashes in names and @ stay allowed', async () => {
+    it('plain paths with dots in names, encoded slashes in names and @ stay allowed, and so does ; in a query', async () => {
       for (const [target, expected] of [
         [`${F}/main/echo/file.v1.json`, '/base/echo/file.v1.json'],
         [`${F}/main/echo/users/a@b.example`, '/base/echo/users/a@b.example'],
         [`${F}/main/echo/...`, '/base/echo/...'],
+        [`${F}/main/echo?x=a;b`, '/base/echo?x=a;b'],
+        [`${F}/main?targetUrl=${encodeURIComponent('/echo/q?x=a;b')}`, '/base/echo/q?x=a;b'],
       ]) {
         const res = await get(target);
         expect(res.status, target).toBe(200);

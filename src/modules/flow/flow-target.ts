@@ -54,10 +54,10 @@ export function parseFlowTarget(rawUrl: string): TargetCheck {
 }
 
 /**
- * Paths that need no decoding to judge: no percent-encoding, colon, backslash, control character or fragment, no
- * `//` at the start and no `.` or `..` segment. Most calls are such; the rest take the full check.
+ * Paths that need no decoding to judge: no percent-encoding, colon, semicolon, backslash, control character or
+ * fragment, no `//` at the start and no `.` or `..` segment. Most calls are such; the rest take the full check.
  */
-const PLAIN_PATH = /^(?!\/\/)(?:\/(?!\.\.?(?:\/|$))[\w\-.~!$&'()*+,;=@]*)+$/;
+const PLAIN_PATH = /^(?!\/\/)(?:\/(?!\.\.?(?:\/|$))[\w\-.~!$&'()*+,=@]*)+$/;
 
 /** Undefined when `path` is a plain absolute path that stays where it is appended; else why not. */
 export function checkPath(path: string): string | undefined {
@@ -65,7 +65,12 @@ export function checkPath(path: string): string | undefined {
   if (!path.startsWith('/')) return 'the target must start with /';
   if (path.includes('#')) return 'a fragment is not a path';
   let text = path;
+  // The path without the query a targetUrl may carry, decoded as many rounds as the whole.
+  let pathOnly = path.split('?')[0];
   for (let round = 0; round < DECODE_ROUNDS; round++) {
+    // Path parameters (`/..;/x`, `/a;jsessionid=1/b`), raw or encoded: servlet containers (which process engines
+    // often run in) cut them off a segment before resolving `..`, so `..;` would climb out of the instance URL.
+    if (pathOnly.includes(';')) return 'path parameters (;) in the target';
     // Protocol-relative (`//host`), also once decoded: an upstream that decodes before it redirects would leave.
     if (text.startsWith('//')) return 'the target must not start with //';
     if (CONTROL.test(text)) return 'control characters in the target';
@@ -76,6 +81,7 @@ export function checkPath(path: string): string | undefined {
     if (next === undefined) return 'the target is not valid percent-encoded UTF-8';
     if (next === text) return undefined;
     text = next;
+    pathOnly = decodeOnce(pathOnly) ?? pathOnly;
   }
   return 'the target is encoded too many times';
 }
