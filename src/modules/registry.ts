@@ -7,7 +7,7 @@ import type { DeploymentTraits } from '../platform/db/deployment.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PlatformModule } from '../platform/module.js';
 import type { AuditTrail } from '../platform/audit/audit-trail.js';
-import { identityMigrations } from './identity/index.js';
+import { identityMigrations, SESSION_COOKIE } from './identity/index.js';
 import { createStorageModule, storageMigrations } from './storage/index.js';
 import { createFormsModule, formsMigrations } from './forms/index.js';
 import { createNotificationsModule, notificationsMigrations } from './notifications/index.js';
@@ -36,6 +36,6 @@ export function createModules({ db, dialect, traits, log, config, feed, audit }:
     createStorageModule({ ...base, db, config: undefined }),
     createFormsModule({ ...base, db, config: undefined }),
     createNotificationsModule({ ...base, db, feed, config: { maintenance: config.maintenance, ...config.notifications } }),
-    createFlowModule({ ...base, db, audit, config: config.flow }),
+    createFlowModule({ ...base, db, audit, config: config.flow, ownCookies: [SESSION_COOKIE] }),
   ];
 }

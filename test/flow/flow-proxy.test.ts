@@ -79,6 +79,47 @@ describeEachEngine('flow proxy', (engine) => {
       expect(echo.headers.host).toBe(`127.0.0.1:${upstream.port}`);
     });
 
+    it("replaces the caller's Forwarded, X-Real-IP and other X-Forwarded-* headers with its own Forwarded (RFC 7239)", async () => {
+      const res = await get(`${F}/main/echo/fwd`, {
+        'x-apikey': KEY,
+        forwarded: 'for=6.6.6.6;host=evil.example;proto=https',
+        'x-real-ip': '6.6.6.6',
+        'x-forwarded-for': '6.6.6.6',
+        'x-forwarded-host': 'evil.example',
+        'x-forwarded-port': '1',
+        'x-forwarded-prefix': '/evil',
+      });
+      expect(res.status).toBe(200);
+      const echo: any = await res.json();
+      expect(echo.headers.forwarded).toBe(`for=127.0.0.1;proto=http;host="127.0.0.1:${port}"`);
+      for (const h of ['x-real-ip', 'x-forwarded-port', 'x-forwarded-prefix']) expect(echo.headers[h], h).toBeUndefined();
+      expect(echo.headers['x-forwarded-for']).toBe('127.0.0.1');
+      expect(echo.headers['x-forwarded-host']).toBe(`127.0.0.1:${port}`);
+    });
+
+    it("never passes the platform's own cookies from the instance to the caller; the others come back without Domain", async () => {
+      const lines = [
+        'svc_session=evil; Path=/; HttpOnly',
+        'theme=dark; Path=/; HttpOnly',
+        'SVC_SESSION=evil; Path=/',
+        ' svc_session =evil; Path=/',
+        '__Host-svc_session=evil; Path=/; Secure',
+        '__secure-svc_session=evil; Path=/; Secure',
+        '=svc_session=evil; Path=/',
+        'svc_session',
+        'keep=1; Domain=127.0.0.1; Path=/app',
+        'lang=en; domain=.example.com;Secure',
+      ];
+      const res = await get(`${F}/main/set-cookie?${lines.map((c) => `c=${encodeURIComponent(c)}`).join('&')}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.getSetCookie()).toEqual(['theme=dark; Path=/; HttpOnly', 'keep=1; Path=/app', 'lang=en;Secure']);
+      // One Set-Cookie line alone, the session's: none reaches the caller.
+      const only = await get(`${F}/main/set-cookie?c=${encodeURIComponent('svc_session=evil; Path=/')}`);
+      expect(only.status).toBe(200);
+      expect(only.headers.getSetCookie()).toEqual([]);
+      expect(await only.text()).toBe('cookies set');
+    });
+
     it('takes the target from targetUrl the same way, and forwards the other query parameters', async () => {
       const echo: any = await (await get(`${F}/main?targetUrl=${encodeURIComponent('/echo/from-query')}&z=1`)).json();
       expect(echo.url).toBe('/base/echo/from-query?z=1');
@@ -307,6 +348,40 @@ describeEachEngine('flow proxy', (engine) => {
         expect(((await res.json()) as any).url).toBe(expected);
       }
     });
+  });
+});
+
+describeEachEngine('flow proxy for a caller over IPv6', (engine) => {
+  let t: TestApp;
+  let upstream: Upstream;
+  let base: string | undefined;
+  let port = 0;
+  beforeAll(async () => {
+    upstream = await startUpstream();
+    t = await startTestApp(engine, {
+      tenants: [{ name: 'acme', apiKeys: [{ name: 'caller', key: KEY }] }],
+      flow: { instances: [{ id: 'main', url: `${upstream.url}/base` }] },
+    });
+    try {
+      await t.app.listen({ host: '::1', port: 0 });
+      port = (t.app.server.address() as { port: number }).port;
+      base = `http://[::1]:${port}`;
+    } catch {
+      base = undefined; // no IPv6 loopback on this machine
+    }
+  });
+  afterAll(async () => {
+    await t.close();
+    await upstream.close();
+  });
+
+  it('quotes the IPv6 address in Forwarded as "[::1]"', async (ctx) => {
+    if (!base) return ctx.skip();
+    const res = await fetch(`${base}${F}/main/echo/v6`, { headers: { 'x-apikey': KEY, forwarded: 'for=6.6.6.6' } });
+    expect(res.status).toBe(200);
+    const echo: any = await res.json();
+    expect(echo.headers.forwarded).toBe(`for="[::1]";proto=http;host="[::1]:${port}"`);
+    expect(echo.headers['x-forwarded-for']).toBe('::1');
   });
 });
 

@@ -1,6 +1,6 @@
 // A real upstream for the proxy tests: a node:http server on loopback with the behaviours a process engine (or a
 // broken network) shows: echo, slow headers, large and chunked bodies, redirects, error statuses, a reset mid-body,
-// and a body that never ends (to see a caller's abort arrive).
+// a body that never ends (to see a caller's abort arrive) and Set-Cookie lines of the caller's choosing.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createHash } from 'node:crypto';
 
@@ -51,6 +51,13 @@ export async function startUpstream(): Promise<Upstream> {
         if (!more) await new Promise((r) => res.once('drain', r));
       }
       res.end();
+      return;
+    }
+    if (path === '/base/set-cookie') {
+      // Each `c` query value becomes one Set-Cookie line of the answer, as given.
+      const lines = new URL(req.url!, 'http://x').searchParams.getAll('c');
+      res.writeHead(200, [['content-type', 'text/plain'], ...lines.map((line) => ['set-cookie', line])].flat());
+      res.end('cookies set');
       return;
     }
     if (path === '/base/redirect') {

@@ -7,13 +7,19 @@ import { requestMeta } from '../../platform/http/request-meta.js';
 import { FLOW_ERRORS } from './flow.errors.js';
 import { parseFlowTarget, upstreamPath } from './flow-target.js';
 import type { FlowInstances } from './flow-instances.js';
+import { forwardedHeader } from './forwarded-header.js';
+import type { OwnCookies } from './upstream-cookies.js';
 
 /** Headers that describe one connection, not the message (RFC 9110 section 7.6.1), and never travel on. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 /** The caller's credentials: they open this platform, never the instance (decisions.md section 8). */
 const CALLER_CREDENTIALS = new Set(['cookie', 'x-apikey', 'x-csrf-token', 'authorization']);
-/** Set by the proxy itself. */
-const OWN = new Set(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-svc-user']);
+/**
+ * Set by the proxy itself, or what an instance would take for the proxy's word about the caller (its address, scheme,
+ * host, port or path prefix): a caller's own copy never passes. X-Forwarded-* go by their prefix.
+ */
+const OWN = new Set(['host', 'forwarded', 'x-real-ip', 'x-svc-user']);
+const OWN_PREFIX = 'x-forwarded-';
 
 export type AuditLevel = 'off' | 'errors' | 'all';
 
@@ -23,6 +29,7 @@ export class FlowProxy {
     private readonly instances: FlowInstances,
     private readonly audit: AuditTrail,
     private readonly auditLevel: AuditLevel,
+    private readonly ownCookies: OwnCookies,
   ) {}
 
   forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -40,7 +47,7 @@ export class FlowProxy {
         this.record(request, target.instanceId, path, status);
         if (error) reject(error);
         else resolve();
-      }, instance.id, instance.timeoutSeconds);
+      }, instance.id, instance.timeoutSeconds, this.ownCookies);
       instance.pool.dispatch(
         { path, method: request.method as Dispatcher.HttpMethod, headers: this.forwardHeaders(request, instance.authorization), body: hasBody ? request.raw : undefined },
         call,
@@ -54,13 +61,14 @@ export class FlowProxy {
     const out: Record<string, string | string[]> = {};
     for (const name in headers) {
       const value = headers[name];
-      if (value === undefined || HOP_BY_HOP.has(name) || CALLER_CREDENTIALS.has(name) || OWN.has(name) || named?.has(name)) continue;
+      if (value === undefined || HOP_BY_HOP.has(name) || CALLER_CREDENTIALS.has(name) || OWN.has(name) || name.startsWith(OWN_PREFIX) || named?.has(name)) continue;
       out[name] = value;
     }
     if (authorization) out.authorization = authorization;
     out['x-forwarded-for'] = request.ip;
     out['x-forwarded-proto'] = request.protocol;
     if (headers.host) out['x-forwarded-host'] = headers.host;
+    out.forwarded = forwardedHeader({ ip: request.ip, proto: request.protocol, host: headers.host });
     out['x-svc-user'] = headerSafe(request.principal.loginName);
     return out;
   }
@@ -97,6 +105,7 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
     private readonly done: (status: number, error?: AppError) => void,
     private readonly instanceId: string,
     private readonly timeoutSeconds: number,
+    private readonly ownCookies: OwnCookies,
   ) {
     this.res = reply.raw;
     this.res.once('close', this.onCallerClose);
@@ -124,7 +133,11 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
     res.statusCode = statusCode;
     for (const name in headers) {
       const value = headers[name];
-      if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
+      if (value === undefined || HOP_BY_HOP.has(name)) continue;
+      if (name === 'set-cookie') {
+        const kept = this.ownCookies.filter(value);
+        if (kept.length) res.setHeader(name, kept);
+      } else res.setHeader(name, value);
     }
   }
 

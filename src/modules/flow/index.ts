@@ -5,6 +5,7 @@ import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
 import { FlowInstances, type FlowInstanceConfig } from './flow-instances.js';
 import { FlowProxy, type AuditLevel } from './flow-proxy.js';
 import { proxyRoutes } from './routes/proxy-routes.js';
+import { OwnCookies } from './upstream-cookies.js';
 
 export interface FlowConfig {
   instances: FlowInstanceConfig[];
@@ -14,11 +15,12 @@ export interface FlowConfig {
   audit: AuditLevel;
 }
 
-export type FlowDeps = ModuleDeps<Record<string, never>, FlowConfig> & { audit: AuditTrail };
+/** `ownCookies`: the platform's own cookie names (the session cookie), which no instance may set for a caller. */
+export type FlowDeps = ModuleDeps<Record<string, never>, FlowConfig> & { audit: AuditTrail; ownCookies: readonly string[] };
 
 export function createFlowModule(deps: FlowDeps): PlatformModule {
   const instances = new FlowInstances(deps.config.instances, deps.config.connectionsPerInstance);
-  const proxy = new FlowProxy(instances, deps.audit, deps.config.audit);
+  const proxy = new FlowProxy(instances, deps.audit, deps.config.audit, new OwnCookies(deps.ownCookies));
   return {
     name: 'flow',
     routes: (app) => proxyRoutes(app, { proxy }),
