@@ -1,7 +1,7 @@
-// The credential throttle on the process engine (issue 40, findings 5 and 14): Basic on /engine/rest for both user
+// The credential throttle on the process engine (issue 40, findings 5, 9 and 14): Basic on /engine/rest for both user
 // types and the data management endpoint reserve an attempt before any password is verified, and the 30 s cache of
 // verified passwords is no way around it (the right password after a burst is 429, not 200); credentials are checked
-// only where userType says (401, never a 403 that reveals the other type).
+// only where userType says (401, never a 403 that reveals the other type); a NUL in a decoded Basic name is 400.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -86,6 +86,19 @@ describeEachEngine('credential throttle: the engine', (engine) => {
       expect((await dmCall('eng', 'eng-pass-1', '127.0.0.4')).statusCode).toBe(403);
       const post = await t.request({ method: 'POST', url: '/engine/rest/tasks?userType=processUser', headers: { ...basic('bob', 'bob-pass-1'), 'content-type': 'application/json' }, payload: { name: 'sneaky', roles: ['R1'] }, remoteAddress: '127.0.0.4' });
       expect(post.statusCode).toBe(403);
+    });
+  });
+
+  describe('a NUL in a decoded Basic user name or password is 400, never a 500', () => {
+    it.each([
+      ['/engine/rest as processUser', () => whoami('processUser', 'a\u0000b', 'pw', '127.0.0.5')],
+      ['/engine/rest as processEngineUser', () => whoami('processEngineUser', 'a\u0000b', 'pw', '127.0.0.5')],
+      ['/engine/rest, in the password', () => whoami('processUser', 'alice', 'a\u0000b', '127.0.0.5')],
+      ['the data management endpoint', () => dmCall('a\u0000b', 'pw', '127.0.0.5')],
+    ])('%s', async (_name, send) => {
+      const res = await send();
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 400, name: 'VALIDATION_FAILED' });
     });
   });
 });
