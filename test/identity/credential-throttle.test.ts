@@ -86,7 +86,8 @@ describeEachEngine('credential throttle: platform login and user check', (engine
     // Parallel refusals replace the count in any order; the last ones carry nearly all of them.
     expect(Math.max(...counts)).toBeGreaterThanOrEqual(1950);
     expect(rows.every((r) => r.tenant_id)).toBe(true);
-  });
+    // 2,000 requests of a few statements each: ~10 s on PostgreSQL here; the limit is for a machine under load.
+  }, 180_000);
 
   it('an unknown tenant writes no audit row without a tenant; its attempts are counted', async () => {
     const before = t.security.unknownTenantLogins;

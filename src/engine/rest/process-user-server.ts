@@ -50,7 +50,14 @@ export class RemotePlatformServer implements ProcessUserServer {
   async byPassword(name: string, password: string, ip: string) {
     const attempt = await this.guard.throttle.reserve({ namespace: 'process-user', account: [name], address: ip });
     if (!attempt.allowed) throw attempt.error;
-    const user = await this.ask({ username: name, password });
+    let user: ProcessUser | null;
+    try {
+      user = await this.ask({ username: name, password });
+    } catch (err) {
+      // Unreachable, or refused there (429) without a check: no guess was verified.
+      await attempt.abandoned();
+      throw err;
+    }
     if (user) await attempt.succeeded();
     return user;
   }

@@ -53,7 +53,13 @@ export interface Refusal {
 }
 
 export type Attempt =
-  | { allowed: true; /** The credential verified: the account's failures are cleared. */ succeeded(): Promise<void> }
+  | {
+      allowed: true;
+      /** The credential verified: the account's failures are cleared. */
+      succeeded(): Promise<void>;
+      /** No password was checked after all (its checker could not be reached): this reservation is taken back. */
+      abandoned(): Promise<void>;
+    }
   | { allowed: false; refusal: Refusal; error: AppError };
 
 interface Key {
@@ -124,6 +130,9 @@ export class CredentialThrottle {
         const address = keys.find((k) => k.kind === 'address');
         if (address) await this.repo.release(address.key, rows.get(address.key)!.window_start);
       },
+      abandoned: async () => {
+        for (const k of keys) await this.repo.release(k.key, rows.get(k.key)!.window_start);
+      },
     };
   }
 
@@ -134,7 +143,7 @@ export class CredentialThrottle {
   async check(subject: ThrottleSubject, now = Date.now()): Promise<Attempt> {
     const keys = this.keysOf(subject);
     const rows = await this.repo.read(keys.map((k) => k.key));
-    if (!rows.some((r) => refusesFor(r, this.policyOf(keys, r), now) > 0)) return { allowed: true, succeeded: async () => undefined };
+    if (!rows.some((r) => refusesFor(r, this.policyOf(keys, r), now) > 0)) return { allowed: true, succeeded: async () => undefined, abandoned: async () => undefined };
     return this.refuse(keys, now);
   }
 

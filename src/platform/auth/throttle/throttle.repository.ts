@@ -91,7 +91,7 @@ export class ThrottleRepository {
     await this.db.deleteFrom('credential_throttle').where('throttle_key', 'in', keys).execute();
   }
 
-  /** Takes back one reservation of `key` made in the window that began at `windowStart` (a success from an address). */
+  /** Takes back one reservation of `key` made in the window that began at `windowStart` (a success from an address, an attempt never checked). */
   async release(key: string, windowStart: number): Promise<void> {
     await this.db
       .updateTable('credential_throttle')
