@@ -18,6 +18,7 @@ import { allMigrations, createModules } from './modules/registry.js';
 import { createEngineModules, engineMigrations } from './engine/index.js';
 import { createChangeFeed, type ChangeFeed } from './platform/events/index.js';
 import { StatisticsUpkeep } from './platform/db/statistics-upkeep.js';
+import { createCredentialThrottle, SecurityCounters, type CredentialThrottle } from './platform/auth/throttle/index.js';
 
 export interface AppDeps {
   /** An already open database (tests, CLI); otherwise one is opened from config.database. */
@@ -31,6 +32,8 @@ export interface App {
   database: Database;
   /** Set when the bootstrap admin was created with a generated password (printed once). */
   bootstrapPassword?: string;
+  /** Security events counted in this process (password verifications, throttled attempts...), for metrics. */
+  security: SecurityCounters;
   close(): Promise<void>;
 }
 
@@ -71,6 +74,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   const started: PlatformModule[] = [];
   let feed: ChangeFeed | undefined;
   let upkeep: StatisticsUpkeep | undefined;
+  let throttle: CredentialThrottle | undefined;
+  const security = new SecurityCounters();
   try {
     const { db, dialect, traits } = database;
     await migrateToLatest(db, dialect, [...allMigrations, ...engineMigrations]);
@@ -81,12 +86,15 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       retentionHours: config.events.retentionHours,
       log: app.log,
     });
-    const identity = createIdentityModule({ db, dialect, traits, config: config.identity, log: app.log, feed });
+    // One credential throttle for every password check, the platform's and the engine's (which may run without it).
+    throttle = createCredentialThrottle(db, config.identity.loginThrottle, security);
+    const guard = { throttle, counters: security };
+    const identity = createIdentityModule({ db, dialect, traits, config: config.identity, log: app.log, feed, ...guard });
     const platformModules: PlatformModule[] = config.platform.enabled
       ? [identity, ...createModules({ db, dialect, traits, config, log: app.log, audit: identity.audit, feed })]
       : [];
     const engineModules = config.engine.enabled
-      ? createEngineModules({ db, dialect, traits, log: app.log, config: config.engine, feed, userCheck: config.platform.enabled ? identity.userCheck : undefined })
+      ? createEngineModules({ db, dialect, traits, log: app.log, config: config.engine, feed, userCheck: config.platform.enabled ? identity.userCheck : undefined, guard })
       : [];
     const modules = [...platformModules, ...engineModules];
 
@@ -138,6 +146,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     // grantee test as a filter instead of an index condition (docs/benchmarks.md, session 13).
     upkeep = new StatisticsUpkeep(db, schema, { checkIntervalMs: config.database.analyzeCheckSeconds * 1000, changedShare: 0.1, minChangedRows: 50, busyVacuumWaitMs: 30_000 }, app.log);
     upkeep.start();
+    throttle.start();
     for (const m of modules) {
       started.push(m);
       await m.start?.();
@@ -147,11 +156,13 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       app,
       database,
       bootstrapPassword,
+      security,
       async close() {
         await app.close();
         await inFlight.drained(config.server.shutdownGraceSeconds * 1000);
         await closeModules(started);
         await upkeep?.close();
+        throttle?.close();
         await feed?.close();
         if (!deps.database) await database.destroy();
       },
@@ -160,6 +171,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     await app.close().catch(() => undefined);
     await closeModules(started).catch(() => undefined);
     await upkeep?.close().catch(() => undefined);
+    throttle?.close();
     await feed?.close().catch(() => undefined);
     if (!deps.database) await database.destroy().catch(() => undefined);
     throw err;

@@ -135,11 +135,28 @@ export const ConfigSchema = Type.Object(
           },
           { default: {}, additionalProperties: false },
         ),
+        /**
+         * The credential throttle of every password check (logins, user checks, Basic on the engine), per key:
+         * (account, address), account, address (platform/auth/throttle). No permanent lockout.
+         */
         loginThrottle: Type.Object(
           {
-            maxFailuresPerUser: Type.Integer({ minimum: 1, default: 5 }),
+            /** Failures of one account from one address per window. Default 5, at most the account's budget. */
+            maxFailuresPerAccountAndAddress: Type.Optional(Type.Integer({ minimum: 1 })),
+            /** Failures of one account from any address before its waits begin. Default 20 (or maxFailuresPerUser). */
+            maxFailuresPerAccount: Type.Optional(Type.Integer({ minimum: 1 })),
+            /** Earlier name of maxFailuresPerAccount, still accepted. */
+            maxFailuresPerUser: Type.Optional(Type.Integer({ minimum: 1 })),
+            /** Failures from one address across all accounts per window. */
             maxFailuresPerAddress: Type.Integer({ minimum: 1, default: 50 }),
+            /** The window of the two budgets above. */
             windowSeconds: Type.Integer({ minimum: 1, default: 300 }),
+            /** Past the account's budget each failure makes the next attempt wait: this first, doubling per failure... */
+            firstWaitSeconds: Type.Integer({ minimum: 1, default: 30 }),
+            /** ...up to this. */
+            maxWaitSeconds: Type.Integer({ minimum: 1, default: 900 }),
+            /** An account's failures are forgotten after this long without one (at least maxWaitSeconds). */
+            failureResetSeconds: Type.Integer({ minimum: 1, default: 43200 }),
           },
           { default: {}, additionalProperties: false },
         ),

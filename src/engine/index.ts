@@ -23,9 +23,11 @@ export interface EngineSources {
   /** The platform's user check, when the platform runs in this process. */
   userCheck?: RestDeps['userCheck'];
   feed: RestDeps['feed'];
+  /** The credential throttle and security counters, built once by the composition root and shared with the platform. */
+  guard: RestDeps['guard'];
 }
 
-export function createEngineModules({ db, dialect, traits, config, log, userCheck, feed }: EngineSources): PlatformModule[] {
+export function createEngineModules({ db, dialect, traits, config, log, userCheck, feed, guard }: EngineSources): PlatformModule[] {
   return [
     createRestModule({
       db,
@@ -34,8 +36,9 @@ export function createEngineModules({ db, dialect, traits, config, log, userChec
       log,
       userCheck,
       feed,
+      guard,
       config: { users: config.users, processUserServer: config.processUserServer, listCacheSeconds: config.listCacheSeconds },
     }),
-    createDataManagementModule({ db, dialect, traits, log, config: { users: config.users, actionWebhooks: config.actionWebhooks, inactiveVersions: config.inactiveVersions } }),
+    createDataManagementModule({ db, dialect, traits, log, guard, config: { users: config.users, actionWebhooks: config.actionWebhooks, inactiveVersions: config.inactiveVersions } }),
   ];
 }

@@ -13,9 +13,10 @@ import { createFormsModule, formsMigrations } from './forms/index.js';
 import { createNotificationsModule, notificationsMigrations } from './notifications/index.js';
 import { createFlowModule } from './flow/index.js';
 import { eventsMigrations, type ChangeFeed } from '../platform/events/index.js';
+import { throttleMigrations } from '../platform/auth/throttle/index.js';
 
 /** Every schema step of every module (the CLI migrates without building the HTTP app). */
-export const allMigrations: ModuleMigration[] = [...eventsMigrations, ...identityMigrations, ...storageMigrations, ...formsMigrations, ...notificationsMigrations];
+export const allMigrations: ModuleMigration[] = [...eventsMigrations, ...throttleMigrations, ...identityMigrations, ...storageMigrations, ...formsMigrations, ...notificationsMigrations];
 
 /** What the composition root has to hand out; each module receives only its own slice of it. */
 export interface ModuleSources {

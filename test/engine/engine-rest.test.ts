@@ -82,10 +82,10 @@ describeEachEngine('engine REST interface', (engine) => {
     it.each([
       ['a process user as process-engine user', '/whoami?userType=processEngineUser', basic('alice', 'alice-pass-1')],
       ['a process-engine user as process user', '/whoami?userType=processUser', asEngineUser],
-    ])('%s: 403 (a known user without the needed user type)', async (_name, path, headers) => {
+    ])('%s: 401, as any credential that does not verify where userType says (decisions section 11)', async (_name, path, headers) => {
       const res = await call('GET', path, headers);
-      expect(res.statusCode).toBe(403);
-      expect(Object.keys(res.json())).toEqual(['error']);
+      expect(res.statusCode).toBe(401);
+      expect(res.json().error).toMatchObject({ messageKey: 'CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED', code: 540 });
     });
 
     it("a token of another tenant's user is refused", async () => {

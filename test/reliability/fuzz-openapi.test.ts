@@ -14,9 +14,9 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const KEY = 'k-fuzz-admin-0123456789';
 
-/** Rows that change on failed requests by design: the audit log and the login throttle count failures, and every
+/** Rows that change on failed requests by design: the audit log and the credential throttle count failures, and every
  * authenticated call slides its session's expiry. */
-const EXCLUDED_TABLES = new Set(['audit_log', 'login_failures', 'kysely_migration', 'kysely_migration_lock']);
+const EXCLUDED_TABLES = new Set(['audit_log', 'credential_throttle', 'kysely_migration', 'kysely_migration_lock']);
 const EXCLUDED_COLUMNS: Record<string, string[]> = { sessions: ['expires_on'], feed_instances: ['seen_on'] };
 
 /** Answers the spec itself gives 500 for: a storage write whose body is not JSON. */

@@ -6,7 +6,7 @@ import { ERRORS } from '../../platform/errors/error-catalogue.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { sendJsonText } from '../../platform/http/json-text.js';
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
-import { basicCredentials, EngineUsers, type EngineUserConfig } from '../rest/index.js';
+import { basicCredentials, EngineUsers, type CredentialGuard, type EngineUserConfig } from '../rest/index.js';
 import { Dispatcher } from './dispatcher.js';
 import { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { Caller } from './method.js';
@@ -33,10 +33,11 @@ export interface DataManagementConfig {
 /** The engine's scope in the data management tables (one engine per deployment today). */
 const SCOPE = 'engine';
 
-export type DataManagementDeps = ModuleDeps<DmTables, DataManagementConfig>;
+/** `guard`: the credential throttle every engine user's password check goes through (shared with /engine/rest). */
+export type DataManagementDeps = ModuleDeps<DmTables, DataManagementConfig> & { guard: CredentialGuard };
 
 export function createDataManagementModule(deps: DataManagementDeps): PlatformModule {
-  const users = new EngineUsers(deps.config.users);
+  const users = new EngineUsers(deps.config.users, deps.guard);
   const webhooks = new Map(deps.config.actionWebhooks.map((w) => [w.name, w]));
   const templates = new TemplatesRepository(deps.db, SCOPE, deps.dialect);
   const assets = new AssetsRepository(deps.db, SCOPE, deps.dialect);
@@ -52,10 +53,11 @@ export function createDataManagementModule(deps: DataManagementDeps): PlatformMo
       app.post(
         API_PROTOCOL_PATH,
         {
-          // Engine users of group DataManagement only: no or wrong credentials 401, other users 403 (decisions section 9).
+          // Engine users of group DataManagement only: no or wrong credentials 401, other users 403 (decisions section 9);
+          // the engine users' accounts of /engine/rest, under the same credential throttle (429 with Retry-After).
           onRequest: async (request) => {
             const basic = basicCredentials(request.headers.authorization);
-            const user = basic && (await users.check(basic.name, basic.password));
+            const user = basic && (await users.check(basic.name, basic.password, request.ip));
             if (!user) throw ERRORS.authenticationFailed();
             if (!user.groups.includes(DATA_MANAGEMENT_GROUP)) throw ERRORS.forbidden(`Requires group ${DATA_MANAGEMENT_GROUP}`);
             callers.set(request, { name: user.name, groups: user.groups, roles: user.roles ?? [] });

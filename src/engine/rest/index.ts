@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
 import type { RestTables } from './rest.tables.js';
-import { EngineUsers, type EngineUserConfig } from './engine-users.js';
+import { EngineUsers, type CredentialGuard, type EngineUserConfig } from './engine-users.js';
 import { LocalPlatformServer, OidcServer, RemotePlatformServer, StaticServer, type LocalUserCheck, type ProcessUserServer } from './process-user-server.js';
 import { restAuth } from './rest-auth.js';
 import { SharedItemsRepository } from './shared-items.repository.js';
@@ -13,7 +13,7 @@ import { restRoutes } from './routes/rest-routes.js';
 
 export { restMigrations } from './rest.migrations.js';
 export { basicCredentials } from './rest-auth.js';
-export { EngineUsers, type EngineUserConfig } from './engine-users.js';
+export { EngineUsers, type CredentialGuard, type EngineUserConfig } from './engine-users.js';
 
 export type ProcessUserServerConfig =
   | { type: 'platform'; tenant?: string; url?: string; apiKey?: string }
@@ -27,13 +27,16 @@ export interface RestConfig {
   listCacheSeconds: number;
 }
 
-/** `userCheck`: the platform in this process, when there is one (type `platform` without `url` needs it). */
-export type RestDeps = ModuleDeps<RestTables, RestConfig> & { userCheck?: LocalUserCheck; feed: ChangeFeed };
+/**
+ * `userCheck`: the platform in this process, when there is one (type `platform` without `url` needs it); `guard`: the
+ * credential throttle and counters every password check goes through.
+ */
+export type RestDeps = ModuleDeps<RestTables, RestConfig> & { userCheck?: LocalUserCheck; feed: ChangeFeed; guard: CredentialGuard };
 
 export function createRestModule(deps: RestDeps): PlatformModule {
   const pus = deps.config.processUserServer;
-  const server = processUserServer(pus, deps.userCheck);
-  const engineUsers = new EngineUsers(deps.config.users);
+  const server = processUserServer(pus, deps.userCheck, deps.guard);
+  const engineUsers = new EngineUsers(deps.config.users, deps.guard);
   const scope = pus.type === 'platform' ? (pus.tenant ?? 'default') : pus.type;
   const answers = new FeedCache(deps.feed, SHARED_ITEMS_TOPIC, deps.config.listCacheSeconds * 1000);
   const items = new SharedItemsService(deps.db, new SharedItemsRepository(deps.db), scope, deps.feed, answers);
@@ -57,18 +60,21 @@ export function createRestModule(deps: RestDeps): PlatformModule {
   };
 }
 
-function processUserServer(c: ProcessUserServerConfig, local: LocalUserCheck | undefined): ProcessUserServer {
+function processUserServer(c: ProcessUserServerConfig, local: LocalUserCheck | undefined, guard: CredentialGuard): ProcessUserServer {
   switch (c.type) {
     case 'platform':
       if (c.url) {
         if (!c.apiKey) throw new Error('engine.processUserServer: type platform with url needs apiKey');
-        return new RemotePlatformServer(c.url, c.apiKey);
+        return new RemotePlatformServer(c.url, c.apiKey, guard);
       }
       if (!local) throw new Error('engine.processUserServer: type platform without url needs the platform in this process (platform.enabled)');
       return new LocalPlatformServer(local, c.tenant ?? 'default');
     case 'oidc':
       return new OidcServer({ ...c, rolesClaim: c.rolesClaim ?? 'roles', loginNameClaim: c.loginNameClaim ?? 'preferred_username' });
     case 'static':
-      return new StaticServer(c.users.map((u) => ({ ...u, roles: u.roles ?? [] })));
+      return new StaticServer(
+        c.users.map((u) => ({ ...u, roles: u.roles ?? [] })),
+        guard,
+      );
   }
 }

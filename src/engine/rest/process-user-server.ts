@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { AppError } from '../../platform/errors/app-error.js';
-import { EngineUsers } from './engine-users.js';
+import { ERRORS } from '../../platform/errors/error-catalogue.js';
+import { EngineUsers, type CredentialGuard } from './engine-users.js';
 
 /** A process user as the Process User Server knows it: its name and its roles as they are now. */
 export interface ProcessUser {
@@ -19,7 +20,7 @@ export interface ProcessUserServer {
 
 /** The users check of the platform in this process (the identity module's face). */
 export interface LocalUserCheck {
-  byPassword(tenant: string, loginName: string, password: string, ip: string): Promise<{ loginName: string; roles: string[] } | null>;
+  byPassword(tenant: string, loginName: string, password: string, ip: string | undefined): Promise<{ loginName: string; roles: string[] } | null>;
   byToken(tenant: string, token: string): Promise<{ loginName: string; roles: string[] } | null>;
 }
 
@@ -39,13 +40,26 @@ export class LocalPlatformServer implements ProcessUserServer {
 
 /**
  * Type `platform` with `url`: the platform in another process, asked over HTTP with an API key of the tenant
- * (`POST /cxf/svc-core/authentication/check`), which answers the user's current roles.
+ * (`POST /cxf/svc-core/authentication/check`), which answers the user's current roles. The platform throttles there
+ * by account only (it cannot tell this engine's clients apart); the engine's own throttle reserves each attempt here
+ * first, by the client's address too, so one client cannot use up an account or an address for the others.
  */
 export class RemotePlatformServer implements ProcessUserServer {
   readonly supportsTokens = true;
-  constructor(private readonly url: string, private readonly apiKey: string) {}
-  byPassword(name: string, password: string) {
-    return this.ask({ username: name, password });
+  constructor(private readonly url: string, private readonly apiKey: string, private readonly guard: CredentialGuard) {}
+  async byPassword(name: string, password: string, ip: string) {
+    const attempt = await this.guard.throttle.reserve({ namespace: 'process-user', account: [name], address: ip });
+    if (!attempt.allowed) throw attempt.error;
+    let user: ProcessUser | null;
+    try {
+      user = await this.ask({ username: name, password });
+    } catch (err) {
+      // Unreachable, or refused there (429) without a check: no guess was verified.
+      await attempt.abandoned();
+      throw err;
+    }
+    if (user) await attempt.succeeded();
+    return user;
   }
   byToken(token: string) {
     return this.ask({ token });
@@ -63,7 +77,7 @@ export class RemotePlatformServer implements ProcessUserServer {
       throw unavailable();
     }
     if (res.status === 401 || res.status === 400) return null;
-    if (res.status === 429) throw new AppError(429, { messageKey: 'CORE_ERROR_TOO_MANY_REQUESTS', name: 'TOO_MANY_REQUESTS', message: 'Too many failed logins; try again later' });
+    if (res.status === 429) throw ERRORS.tooManyRequests(Math.max(1, Math.ceil(Number(res.headers.get('retry-after')) || 1)));
     if (res.status !== 200) throw unavailable();
     return asProcessUser((await res.json()) as { loginName: string; roles: string[] });
   }
@@ -73,14 +87,18 @@ export class RemotePlatformServer implements ProcessUserServer {
 export class StaticServer implements ProcessUserServer {
   readonly supportsTokens = false;
   private readonly users: EngineUsers;
-  constructor(configured: Array<{ name: string; password?: string; passwordHash?: string; roles: string[] }>) {
-    this.users = new EngineUsers(configured.map((u) => ({ ...u, groups: [] })));
+  constructor(configured: Array<{ name: string; password?: string; passwordHash?: string; roles: string[] }>, guard: CredentialGuard) {
+    this.users = new EngineUsers(
+      configured.map((u) => ({ ...u, groups: [] })),
+      guard,
+      'process-user',
+    );
   }
   start() {
     return this.users.start();
   }
-  async byPassword(name: string, password: string) {
-    const user = await this.users.check(name, password);
+  async byPassword(name: string, password: string, ip: string) {
+    const user = await this.users.check(name, password, ip);
     return user && { name: user.name, roles: user.roles };
   }
   async byToken() {

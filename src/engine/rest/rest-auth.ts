@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS } from '../../platform/errors/error-catalogue.js';
+import { findUnstorable } from '../../platform/http/input-integrity.js';
 import type { EngineUsers } from './engine-users.js';
 import type { ProcessUserServer } from './process-user-server.js';
 
@@ -18,33 +19,37 @@ declare module 'fastify' {
   }
 }
 
-/** `Authorization: Basic ...` as name and password; undefined when absent or malformed. */
+/**
+ * `Authorization: Basic ...` as name and password; undefined when absent or malformed. A decoded name or password with
+ * a NUL (or an unpaired surrogate) answers 400, as such text does in any other part of a request: no user has it, and
+ * PostgreSQL cannot even compare it.
+ */
 export function basicCredentials(header: string | undefined): { name: string; password: string } | undefined {
   const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
   if (!m) return undefined;
   const text = Buffer.from(m[1], 'base64').toString('utf8');
   const colon = text.indexOf(':');
   if (colon <= 0) return undefined;
-  return { name: text.slice(0, colon), password: text.slice(colon + 1) };
+  const credentials = { name: text.slice(0, colon), password: text.slice(colon + 1) };
+  const problem = findUnstorable(credentials, 'authorization');
+  if (problem) throw ERRORS.validation([problem]);
+  return credentials;
 }
 
 /**
- * The credential rules of /engine/rest (interface-spec, Process-engine REST interface; decisions section 10), enforced
- * by `userType`: process-engine users by Basic; process users by Basic against the Process User Server, or by
- * `X-AUTH-TOKEN: Bearer <token>` where that server supports tokens. No or wrong credentials: 401 with the error object;
- * right credentials of the other user type: 403 (decisions section 11, "a known user without the needed user type").
+ * The credential rules of /engine/rest (interface-spec, Process-engine REST interface; decisions sections 10 and 11),
+ * enforced by `userType`: process-engine users by Basic; process users by Basic against the Process User Server, or by
+ * `X-AUTH-TOKEN: Bearer <token>` where that server supports tokens. Credentials are checked only where `userType` says:
+ * no or wrong credentials there answer 401 with the error object, even when they would verify as the other user type
+ * (an answer must not reveal that). Every password check passes the credential throttle (429 with Retry-After).
  */
 export function restAuth(engineUsers: EngineUsers, server: ProcessUserServer) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const userType = (request.query as { userType?: unknown }).userType;
     if (userType === 'processEngineUser') {
       const basic = basicCredentials(request.headers.authorization);
-      const user = basic && (await engineUsers.check(basic.name, basic.password));
-      if (!user) {
-        // A process user's own credentials, right but for the wrong user type: 403 (decisions section 11).
-        if (basic && (await server.byPassword(basic.name, basic.password, request.ip))) throw ERRORS.forbidden('Not a process-engine user');
-        throw ERRORS.authenticationFailed();
-      }
+      const user = basic && (await engineUsers.check(basic.name, basic.password, request.ip));
+      if (!user) throw ERRORS.authenticationFailed();
       request.restCaller = { name: user.name, userType, roles: user.roles };
       return;
     }
@@ -58,8 +63,6 @@ export function restAuth(engineUsers: EngineUsers, server: ProcessUserServer) {
       } else {
         const basic = basicCredentials(request.headers.authorization);
         user = basic && (await server.byPassword(basic.name, basic.password, request.ip));
-        // A process-engine user's credentials, right but for the wrong user type: 403 (decisions section 11).
-        if (!user && basic && (await engineUsers.check(basic.name, basic.password))) throw ERRORS.forbidden('Not a process user');
       }
       if (!user) throw ERRORS.authenticationFailed();
       request.restCaller = { name: user.name, userType, roles: user.roles };

@@ -17,7 +17,5 @@ export const IDENTITY_ERRORS = {
       name: 'AUTHENTICATION_UNAUTHORIZED',
       message: 'Password login is disabled: an OIDC identity provider is in use',
     }),
-  /** Login refused for a while after too many failures of the user or the address (decisions.md section 1). */
-  loginThrottled: (retryAfterSeconds: number) => ERRORS.tooManyRequests(retryAfterSeconds),
   tokenCannotMintTokens: () => ERRORS.forbidden('An access token cannot mint access tokens; use a session or an API key'),
 } as const;

@@ -100,4 +100,12 @@ export const identityMigrations: ModuleMigration[] = [
       await db.schema.createIndex('audit_log_at_idx').on('audit_log').column('at').execute();
     },
   },
+  {
+    // The failed-login counters moved to the credential throttle of the platform (platform/auth/throttle), which the
+    // engine's checks share; their old counts are dropped with the table (a throttle window is minutes long).
+    name: '2026-11-30-identity-004-drop-login-failures',
+    async up(db) {
+      await db.schema.dropTable('login_failures').ifExists().execute();
+    },
+  },
 ];

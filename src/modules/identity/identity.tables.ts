@@ -47,12 +47,6 @@ export interface SessionRow {
   expires_on: number;
 }
 
-export interface LoginFailureRow {
-  throttle_key: string;
-  failures: number;
-  window_start: number;
-}
-
 export interface SigningKeyRow {
   kid: string;
   alg: string;
@@ -82,7 +76,6 @@ export interface IdentityTables {
   users: UserRow;
   api_keys: ApiKeyRow;
   sessions: SessionRow;
-  login_failures: LoginFailureRow;
 }
 
 /** A user as the service works with it (JSON decoded). */

@@ -10,10 +10,9 @@ import type { CredentialResolver, RequestMeta } from '../../platform/auth/creden
 import type { ApiKey, IdentityTables, User } from './identity.tables.js';
 import { UsersRepository } from './users.repository.js';
 import { SessionsRepository } from './sessions.repository.js';
-import { LoginThrottleRepository } from './login-throttle.repository.js';
 import { IdentityService, type UserChange, type ApiKeyChange } from './identity.service.js';
 import { SessionService } from './session.service.js';
-import { LoginThrottle } from './login-throttle.js';
+import type { CredentialThrottle, SecurityCounters } from '../../platform/auth/throttle/index.js';
 import type { IdentityContext } from './identity.context.js';
 import { AuditRepository } from './audit/audit.repository.js';
 import { AuditService } from './audit/audit.service.js';
@@ -43,13 +42,17 @@ export const SESSION_COOKIE = 'svc_session';
 export type { CheckedUser } from './user-check.service.js';
 /** The users of a tenant as another system checks them: current grants, or null for wrong credentials. */
 export interface UserCheck {
-  byPassword(tenant: string, loginName: string, password: string, ip: string): Promise<CheckedUser | null>;
+  /** `ip` absent: a relay's check, throttled by the account only (UserCheckService.byPassword). */
+  byPassword(tenant: string, loginName: string, password: string, ip: string | undefined): Promise<CheckedUser | null>;
   byToken(tenant: string, token: string): Promise<CheckedUser | null>;
 }
 
 export type IdentityConfig = AppConfig['identity'];
-/** `feed`: the change feed, over which session endings reach every instance (absent in tools such as the CLI). */
-export type IdentityDeps = ModuleDeps<IdentityTables, IdentityConfig> & { feed?: ChangeFeed };
+/**
+ * `feed`: the change feed, over which session endings reach every instance (absent in tools such as the CLI).
+ * `throttle`: the credential throttle the engine's checks share; `counters`: the process's security counters.
+ */
+export type IdentityDeps = ModuleDeps<IdentityTables, IdentityConfig> & { feed?: ChangeFeed; throttle: CredentialThrottle; counters: SecurityCounters };
 
 /** The identity module: a platform module that also resolves credentials and keeps the audit trail. */
 export interface IdentityModule extends PlatformModule {
@@ -86,16 +89,16 @@ const USER_CHECK_TTL_MS = 30_000;
 /** Session rows kept in memory where one process owns the database, or while the change feed reports every ending. */
 const SESSION_CACHE_MS = 60_000;
 
-export function createIdentityModule({ db, dialect, traits, config: idc, log, feed }: IdentityDeps): IdentityModule {
+export function createIdentityModule({ db, dialect, traits, config: idc, log, feed, throttle, counters }: IdentityDeps): IdentityModule {
   const sessionRows = new SessionsRepository(db, dialect);
   const users = new UsersRepository(db, dialect);
   const identity = new IdentityService(users, idc.credentialCacheSeconds * 1000);
   const audit = new AuditService(new AuditRepository(db, dialect), log);
-  const throttle = new LoginThrottle(new LoginThrottleRepository(db), idc.loginThrottle);
   const sessions = new SessionService(
     users,
     sessionRows,
     throttle,
+    counters,
     {
       ttlSeconds: idc.sessionTtlSeconds,
       passwordLoginEnabled: idc.provider === 'local',
@@ -125,7 +128,7 @@ export function createIdentityModule({ db, dialect, traits, config: idc, log, fe
         })
       : undefined;
   const tokens = new TokenService(signingKeys, idc.tokens, audit, oidc);
-  const userCheck = new UserCheckService(users, tokens, throttle, USER_CHECK_TTL_MS);
+  const userCheck = new UserCheckService(users, tokens, throttle, counters, USER_CHECK_TTL_MS);
   const context: IdentityContext = {
     identity,
     sessions,
@@ -169,7 +172,7 @@ export function createIdentityModule({ db, dialect, traits, config: idc, log, fe
     start() {
       stopEndings = sessions.followEndings();
       purgeTimer = setInterval(() => {
-        Promise.all([sessions.purgeExpired(idc.loginThrottle.windowSeconds), signingKeys.purge(), audit.purge(idc.auditRetentionDays)]).catch((err) =>
+        Promise.all([sessions.purgeExpired(), signingKeys.purge(), audit.purge(idc.auditRetentionDays)]).catch((err) =>
           log.warn({ err }, 'identity purge failed'),
         );
       }, PURGE_INTERVAL_MS);

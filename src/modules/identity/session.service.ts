@@ -8,7 +8,7 @@ import type { UsersRepository } from './users.repository.js';
 import type { SessionsRepository, LiveSession } from './sessions.repository.js';
 import type { RequestMeta } from '../../platform/auth/credentials.js';
 import type { User } from './identity.tables.js';
-import { LoginThrottle } from './login-throttle.js';
+import type { CredentialThrottle, Refusal, SecurityCounters } from '../../platform/auth/throttle/index.js';
 import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 import type { AuditService } from './audit/audit.service.js';
 import type { SessionEndings } from './session-endings.js';
@@ -53,7 +53,8 @@ export class SessionService {
   constructor(
     private readonly users: UsersRepository,
     private readonly sessions: SessionsRepository,
-    private readonly throttle: LoginThrottle,
+    private readonly throttle: CredentialThrottle,
+    private readonly counters: SecurityCounters,
     private readonly settings: SessionSettings,
     private readonly audit: AuditService,
     private readonly endings?: SessionEndings,
@@ -79,30 +80,34 @@ export class SessionService {
     return this.settings.sessionCacheMs > 0 && (this.settings.singleInstance || this.endings?.live === true);
   }
 
-  /** Password login. Unknown tenant or user costs one password verification too (no user enumeration). */
+  /**
+   * Password login. Unknown tenant or user costs one password verification too (no user enumeration). The attempt is
+   * reserved on the credential throttle before the password is verified; the login name is taken exactly as the
+   * users table compares it, for the lookup and the throttle alike.
+   */
   async login(input: LoginInput): Promise<{ sessionId: string; record: SessionRecord }> {
     const auditBase = { actor: input.username, action: 'login', remoteAddress: input.ip, userAgent: input.userAgent };
     if (!this.settings.passwordLoginEnabled) throw IDENTITY_ERRORS.passwordLoginDisabled();
-    const userKey = LoginThrottle.userKey(input.tenantname, input.username);
-    const addressKey = LoginThrottle.addressKey(input.ip);
     const user = await this.users.findUser(input.tenantname, input.username);
     const tenantId = user?.tenantId ?? (await this.users.findTenant(input.tenantname))?.id ?? null;
-    try {
-      await this.throttle.assertAllowed(userKey, addressKey);
-    } catch (err) {
-      await this.audit.record({ ...auditBase, tenantId, outcome: 'failure', detail: { reason: 'throttled' } });
-      throw err;
+    // No tenant could read a record about a tenant that does not exist: such attempts are counted, not audited.
+    if (!tenantId) this.counters.unknownTenantLogins++;
+    const attempt = await this.throttle.reserve({ namespace: 'user', account: [input.tenantname, input.username], address: input.ip });
+    if (!attempt.allowed) {
+      if (tenantId) await this.auditRefusal(attempt.refusal, { ...auditBase, tenantId });
+      throw attempt.error;
     }
 
     const hash = user?.passwordHash ?? (await this.getDummyHash());
+    this.counters.passwordVerifications++;
     const passwordOk = await verifyPassword(input.password, hash);
     if (!user || !user.passwordHash || !passwordOk || !user.active) {
-      await this.throttle.recordFailure(userKey, addressKey);
-      const reason = !tenantId ? 'unknown tenant' : !user ? 'unknown user' : !user.active ? 'inactive user' : 'wrong password';
-      await this.audit.record({ ...auditBase, tenantId, outcome: 'failure', detail: { reason } });
+      // The reservation stays: it is this failure.
+      const reason = !user ? 'unknown user' : !user.active ? 'inactive user' : 'wrong password';
+      if (tenantId) await this.audit.record({ ...auditBase, tenantId, outcome: 'failure', detail: { reason } });
       throw ERRORS.authenticationFailed();
     }
-    await this.throttle.recordSuccess(userKey);
+    await attempt.succeeded();
     await this.audit.record({ ...auditBase, tenantId, outcome: 'success' });
 
     const sessionId = randomToken(32);
@@ -180,11 +185,23 @@ export class SessionService {
     }
   }
 
-  /** Removes dead sessions and old throttle windows; runs on a timer, any instance may do it. */
-  async purgeExpired(throttleWindowSeconds: number): Promise<void> {
-    const now = Date.now();
-    await this.sessions.deleteExpiredSessions(now);
-    await this.throttle.purge(now - throttleWindowSeconds * 1000);
+  /** Removes dead sessions; runs on a timer, any instance may do it. */
+  async purgeExpired(): Promise<void> {
+    await this.sessions.deleteExpiredSessions(Date.now());
+  }
+
+  /**
+   * Refused logins are counted, not recorded one by one: one record per throttle key and window (the key that refuses
+   * longest), written at the first refusal, its `refused` count replaced by later ones.
+   */
+  private async auditRefusal(refusal: Refusal, base: { actor: string; action: string; remoteAddress: string; userAgent: string; tenantId: string }): Promise<void> {
+    const key = refusal.keys[0];
+    if (!key) return;
+    await this.audit.recordCounted(`throttle:${key.key}:${key.windowStart}`, {
+      ...base,
+      outcome: 'failure',
+      detail: { reason: 'throttled', throttle: key.kind, refused: key.refused, retryAfterSeconds: refusal.retryAfterSeconds },
+    });
   }
 
   /** Ends every session of the caller's tenant; the next call of each answers 401 on every instance. */

@@ -2,7 +2,7 @@ import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../../platform/crypto/secrets.js';
 import type { UsersRepository } from './users.repository.js';
 import type { TokenService } from './tokens/token.service.js';
-import { LoginThrottle } from './login-throttle.js';
+import type { CredentialThrottle, SecurityCounters, ThrottleSubject } from '../../platform/auth/throttle/index.js';
 
 /** A user of a tenant as another system needs it to decide what the user may see: current grants. */
 export interface CheckedUser {
@@ -17,7 +17,9 @@ export interface CheckedUser {
  * a password or an access token, answered with the user's grants as they are now (read on every check, so a changed
  * role counts from the next call). A verified password is remembered for `verifiedTtlMs` under a hash of the user,
  * its stored password hash and the password (never the password itself): scrypt on every call would cost ~50 ms, and
- * a changed password changes the key, so the old one stops working at once. Failures count against the login throttle.
+ * a changed password changes the key, so the old one stops working at once. Every check passes the credential throttle
+ * first: a verification reserves an attempt, a remembered password reads the throttle's state (it verifies no new
+ * guess, yet answers 429 while the keys are throttled, so the cache is no way around the throttle).
  */
 export class UserCheckService {
   private readonly verified = new ExpiringMap<string, true>(10_000);
@@ -26,23 +28,31 @@ export class UserCheckService {
   constructor(
     private readonly users: UsersRepository,
     private readonly tokens: TokenService,
-    private readonly throttle: LoginThrottle,
+    private readonly throttle: CredentialThrottle,
+    private readonly counters: SecurityCounters,
     private readonly verifiedTtlMs: number,
   ) {}
 
-  async byPassword(tenant: string, loginName: string, password: string, ip: string): Promise<CheckedUser | null> {
+  /**
+   * `ip`: the client's address; absent when the caller is a relay for its own clients (an engine apart, through
+   * `authentication/check`), which throttles their addresses itself: only the account's budget applies here, so that
+   * one client of the relay cannot use up the relay's address for all the others.
+   */
+  async byPassword(tenant: string, loginName: string, password: string, ip: string | undefined): Promise<CheckedUser | null> {
     const user = await this.users.findUser(tenant, loginName);
+    const subject: ThrottleSubject = { namespace: 'user', account: [tenant, loginName], address: ip };
     const key = user?.passwordHash ? sha256Hex(`${user.id}\u0000${user.passwordHash}\u0000${password}`) : undefined;
-    // A password verified moments ago is no guess: the throttle is for the ones that are verified now.
-    if (user?.active && key && this.verified.get(key)) return checked(user);
-    const userKey = LoginThrottle.userKey(tenant, loginName);
-    const addressKey = LoginThrottle.addressKey(ip);
-    await this.throttle.assertAllowed(userKey, addressKey);
-    const ok = await verifyPassword(password, user?.passwordHash ?? (await this.getDummyHash()));
-    if (!user || !user.active || !user.passwordHash || !ok || !key) {
-      await this.throttle.recordFailure(userKey, addressKey);
-      return null;
+    if (user?.active && key && this.verified.get(key)) {
+      const open = await this.throttle.check(subject);
+      if (!open.allowed) throw open.error;
+      return checked(user);
     }
+    const attempt = await this.throttle.reserve(subject);
+    if (!attempt.allowed) throw attempt.error;
+    this.counters.passwordVerifications++;
+    const ok = await verifyPassword(password, user?.passwordHash ?? (await this.getDummyHash()));
+    if (!user || !user.active || !user.passwordHash || !ok || !key) return null;
+    await attempt.succeeded();
     this.verified.set(key, true, Date.now() + this.verifiedTtlMs);
     return checked(user);
   }

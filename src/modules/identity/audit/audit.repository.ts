@@ -15,20 +15,30 @@ export class AuditRepository {
   constructor(private readonly db: Kysely<IdentityTables>, private readonly dialect: Dialect) {}
 
   async insert(e: AuditEntry): Promise<void> {
+    await this.db.insertInto('audit_log').values(this.row(randomUUID(), e)).execute();
+  }
+
+  /** Writes the record `id`, or replaces the detail of the one written before (a count that grows). */
+  async upsertDetail(id: string, e: AuditEntry): Promise<void> {
     await this.db
       .insertInto('audit_log')
-      .values({
-        id: randomUUID(),
-        tenant_id: e.tenantId,
-        at: Date.now(),
-        actor: e.actor.slice(0, 256),
-        action: e.action,
-        outcome: e.outcome,
-        remote_address: e.remoteAddress.slice(0, 64),
-        user_agent: e.userAgent.slice(0, 512),
-        detail: this.dialect.toJson(e.detail ?? {}),
-      })
+      .values(this.row(id, e))
+      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ detail: eb.ref('excluded.detail') })))
       .execute();
+  }
+
+  private row(id: string, e: AuditEntry) {
+    return {
+      id,
+      tenant_id: e.tenantId,
+      at: Date.now(),
+      actor: e.actor.slice(0, 256),
+      action: e.action,
+      outcome: e.outcome,
+      remote_address: e.remoteAddress.slice(0, 64),
+      user_agent: e.userAgent.slice(0, 512),
+      detail: this.dialect.toJson(e.detail ?? {}),
+    };
   }
 
   /** Deletes the records older than `before` (epoch ms); answers how many. */

@@ -21,6 +21,18 @@ export class AuditService {
     }
   }
 
+  /**
+   * A record that stands for many events of one kind (`id` names the kind and its period): the first call writes it,
+   * later ones replace its detail (a count), so a flood of events is one row.
+   */
+  async recordCounted(id: string, entry: AuditEntry): Promise<void> {
+    try {
+      await this.repo.upsertDetail(id, entry);
+    } catch (err) {
+      this.log.warn({ err, action: entry.action }, 'audit write failed');
+    }
+  }
+
   recordKeyUse(entry: AuditEntry, keyId: string, now = Date.now()): void {
     const mark = `${keyId}|${entry.remoteAddress}`;
     const last = this.recentKeyUse.get(mark);

@@ -31,7 +31,9 @@ export function postUserCheckRoute(app: FastifyInstance, userCheck: UserCheckSer
     async (request) => {
       const tenant = request.principal.tenant;
       const body = request.body;
-      const user = 'token' in body ? await userCheck.byToken(tenant, body.token) : await userCheck.byPassword(tenant, body.username, body.password, request.ip);
+      // The caller relays its own clients' credentials and throttles their addresses itself; here the account's
+      // budget applies, not the relay's address (one client of the relay could use it up for all the others).
+      const user = 'token' in body ? await userCheck.byToken(tenant, body.token) : await userCheck.byPassword(tenant, body.username, body.password, undefined);
       if (!user) throw ERRORS.authenticationFailed();
       return user;
     },

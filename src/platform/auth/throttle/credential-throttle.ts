@@ -1,0 +1,210 @@
+import { sha256Hex } from '../../crypto/secrets.js';
+import { ERRORS } from '../../errors/error-catalogue.js';
+import type { AppError } from '../../errors/app-error.js';
+import type { KeyPolicy, ThrottleRepository, ThrottleRow } from './throttle.repository.js';
+import type { SecurityCounters } from './security-counters.js';
+
+/** The throttle's settings in seconds and counts, resolved from config (resolveThrottleSettings). */
+export interface ThrottleSettings {
+  /** Failures of one account from one address per window: the attacker's address is slowed long before the account. */
+  maxFailuresPerAccountAndAddress: number;
+  /** Failures of one account before its progressive waits begin. */
+  maxFailuresPerAccount: number;
+  /** Failures from one address across all accounts per window (credential stuffing). */
+  maxFailuresPerAddress: number;
+  /** The window of the pair and address budgets. */
+  windowSeconds: number;
+  /** The first wait past the account's budget; each further failure doubles it, up to maxWaitSeconds. */
+  firstWaitSeconds: number;
+  maxWaitSeconds: number;
+  /** An account's failures are forgotten after this long without one. */
+  failureResetSeconds: number;
+}
+
+/**
+ * Whose credential an attempt tries. `namespace` separates kinds of accounts (platform users of a tenant, engine
+ * users...), `account` names one exactly as the login compares it (no case folding: `CAROL` is not `carol`).
+ * `address` is the client's; absent for a trusted relay (the engine asking for its clients), which throttles
+ * addresses itself.
+ */
+export interface ThrottleSubject {
+  namespace: string;
+  account: readonly string[];
+  address?: string;
+}
+
+export type ThrottleKeyKind = 'account' | 'account-address' | 'address';
+
+/** One key that refused an attempt: what the audit log needs to write one row per key and window. */
+export interface RefusedKey {
+  kind: ThrottleKeyKind;
+  /** The key (a hash), with `windowStart` a stable name of this window. */
+  key: string;
+  windowStart: number;
+  /** Attempts this key refused in this window, this one included. */
+  refused: number;
+  retryAfterSeconds: number;
+}
+
+export interface Refusal {
+  retryAfterSeconds: number;
+  /** The keys that refused, the one that refuses longest first. */
+  keys: RefusedKey[];
+}
+
+export type Attempt =
+  | {
+      allowed: true;
+      /** The credential verified: the account's failures are cleared. */
+      succeeded(): Promise<void>;
+      /** No password was checked after all (its checker could not be reached): this reservation is taken back. */
+      abandoned(): Promise<void>;
+    }
+  | { allowed: false; refusal: Refusal; error: AppError };
+
+interface Key {
+  kind: ThrottleKeyKind;
+  key: string;
+  policy: KeyPolicy;
+}
+
+/** A refused attempt that would be allowed in a moment still waits at least a second (Retry-After is whole seconds). */
+const retrySeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/**
+ * The credential throttle of every password check (platform login, user check, Basic on /engine/rest and the data
+ * management endpoint), after Keycloak's brute-force detection and OWASP's guidance. Each attempt reserves one
+ * failure on its keys atomically BEFORE the password is verified, and keeps it unless the attempt succeeds; so of a
+ * parallel burst at most the budget is verified, on any number of instances (the database is the only shared state).
+ * Keys: the (account, address) pair with a small budget per window, so an attacker's address is stopped long before
+ * the account; the account with a larger budget and then waits that double per failure up to a cap (no permanent
+ * lockout); the address across accounts. A success clears the account's and the pair's failures and takes back its
+ * reservation on the address.
+ */
+export class CredentialThrottle {
+  private purgeTimer?: NodeJS.Timeout;
+  private readonly policies: Record<ThrottleKeyKind, KeyPolicy>;
+
+  constructor(
+    private readonly repo: ThrottleRepository,
+    settings: ThrottleSettings,
+    private readonly counters: SecurityCounters,
+  ) {
+    const windowMs = settings.windowSeconds * 1000;
+    const waits: number[] = [];
+    for (let w = settings.firstWaitSeconds * 1000; w < settings.maxWaitSeconds * 1000 && waits.length < 40; w *= 2) waits.push(w);
+    waits.push(settings.maxWaitSeconds * 1000);
+    this.policies = {
+      'account-address': { kind: 'window', budget: settings.maxFailuresPerAccountAndAddress, spanMs: windowMs },
+      account: { kind: 'progressive', budget: settings.maxFailuresPerAccount, spanMs: settings.failureResetSeconds * 1000, waitsMs: waits },
+      address: { kind: 'window', budget: settings.maxFailuresPerAddress, spanMs: windowMs },
+    };
+  }
+
+  /**
+   * Reserves one attempt for the subject before its password is verified: a failure on each key, undone by
+   * `succeeded()`. Refused (429) while any key is throttled; then nothing is reserved.
+   */
+  async reserve(subject: ThrottleSubject, now = Date.now()): Promise<Attempt> {
+    const keys = this.keysOf(subject);
+    let reserved: Map<string, ThrottleRow> | undefined;
+    try {
+      reserved = await this.repo.transaction(async (trx) => {
+        const rows = new Map<string, ThrottleRow>();
+        for (const k of keys) {
+          const row = await trx.reserve(k.key, k.policy, now);
+          if (!row) throw REFUSED;
+          rows.set(k.key, row);
+        }
+        return rows;
+      });
+    } catch (err) {
+      if (err !== REFUSED) throw err;
+    }
+    if (!reserved) return this.refuse(keys, now);
+    const rows = reserved;
+    return {
+      allowed: true,
+      succeeded: async () => {
+        await this.repo.clear(keys.filter((k) => k.kind !== 'address').map((k) => k.key));
+        const address = keys.find((k) => k.kind === 'address');
+        if (address) await this.repo.release(address.key, rows.get(address.key)!.window_start);
+      },
+      abandoned: async () => {
+        for (const k of keys) await this.repo.release(k.key, rows.get(k.key)!.window_start);
+      },
+    };
+  }
+
+  /**
+   * For a credential verified moments ago (a cache hit: no new guess is verified): reads the keys without reserving,
+   * and refuses while any of them is throttled, so the cache never answers what the throttle would refuse.
+   */
+  async check(subject: ThrottleSubject, now = Date.now()): Promise<Attempt> {
+    const keys = this.keysOf(subject);
+    const rows = await this.repo.read(keys.map((k) => k.key));
+    if (!rows.some((r) => refusesFor(r, this.policyOf(keys, r), now) > 0)) return { allowed: true, succeeded: async () => undefined, abandoned: async () => undefined };
+    return this.refuse(keys, now);
+  }
+
+  /** Forgets expired keys now and then; any instance may do it. */
+  start(intervalMs = 10 * 60 * 1000): void {
+    this.purgeTimer = setInterval(() => void this.repo.deleteExpired(Date.now()).catch(() => undefined), intervalMs);
+    this.purgeTimer.unref();
+  }
+
+  close(): void {
+    if (this.purgeTimer) clearInterval(this.purgeTimer);
+    this.purgeTimer = undefined;
+  }
+
+  purge(now = Date.now()): Promise<number> {
+    return this.repo.deleteExpired(now);
+  }
+
+  private async refuse(keys: Key[], now: number): Promise<Attempt> {
+    this.counters.throttled++;
+    const rows = await this.repo.read(keys.map((k) => k.key));
+    const refusing = rows.filter((r) => refusesFor(r, this.policyOf(keys, r), now) > 0).map((r) => r.throttle_key);
+    const counted = await this.repo.countRefusals(refusing);
+    const refused: RefusedKey[] = counted
+      .map((r) => ({
+        kind: keys.find((k) => k.key === r.throttle_key)!.kind,
+        key: r.throttle_key,
+        windowStart: Number(r.window_start),
+        refused: Number(r.refused),
+        retryAfterSeconds: retrySeconds(refusesFor(r, this.policyOf(keys, r), now)),
+      }))
+      .sort((a, b) => b.retryAfterSeconds - a.retryAfterSeconds || a.key.localeCompare(b.key));
+    // The key may have opened between the refusal and this read: the client still waits a second.
+    const retryAfterSeconds = refused[0]?.retryAfterSeconds ?? 1;
+    return { allowed: false, refusal: { retryAfterSeconds, keys: refused }, error: ERRORS.tooManyRequests(retryAfterSeconds) };
+  }
+
+  private policyOf(keys: Key[], row: ThrottleRow): KeyPolicy {
+    return keys.find((k) => k.key === row.throttle_key)!.policy;
+  }
+
+  /** The subject's keys in one fixed order (by key), so that transactions lock rows in the same order everywhere. */
+  private keysOf(subject: ThrottleSubject): Key[] {
+    // Hashed: fixed length, any text (a NUL or a lone surrogate cannot break a statement), no name stored in clear.
+    const id = (...parts: readonly string[]) => sha256Hex(JSON.stringify(parts));
+    const account = [subject.namespace, ...subject.account];
+    const keys: Key[] = [{ kind: 'account', key: `acct:${id(...account)}`, policy: this.policies.account }];
+    if (subject.address !== undefined) {
+      keys.push({ kind: 'account-address', key: `pair:${id(subject.address, ...account)}`, policy: this.policies['account-address'] });
+      keys.push({ kind: 'address', key: `addr:${id(subject.address)}`, policy: this.policies.address });
+    }
+    return keys.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+}
+
+const REFUSED = Symbol('refused');
+
+/** How long `row` refuses attempts from `now` under its policy (ms); 0 when it allows one. */
+function refusesFor(row: ThrottleRow, policy: KeyPolicy, now: number): number {
+  const expires = Number(row.expires_at);
+  const blocked = Number(row.blocked_until);
+  if (expires <= now || Number(row.failures) < policy.budget || blocked <= now) return 0;
+  return Math.min(blocked, expires) - now;
+}
