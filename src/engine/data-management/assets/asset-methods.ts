@@ -12,9 +12,10 @@ import { callingOut, guardedWrite, JsonText, parse, reading, uniquely, type Call
 import type { TemplateAssets } from '../templates/template-methods.js';
 import type { TemplatesRepository } from '../templates/templates.repository.js';
 import type { AssetRow, VersionData } from './asset.schema.js';
-import { activatesNewVersion, assetDoc, mergeAttributes, sameData, withoutAttributes, type ActivationPolicy, type TemplateDoc } from './asset-rules.js';
+import { activatesNewVersion, assetDoc, mergeAttributes, sameData, withoutHidden, type ActivationPolicy, type TemplateDoc } from './asset-rules.js';
 import type { AssetRef, AssetsRepository } from './assets.repository.js';
-import { AssetReads, groupPatterns } from './asset-query.js';
+import { AssetReads } from './asset-query.js';
+import { GroupPatterns } from './group-patterns.js';
 import { ActionParams, ActionSchema, CreateParams, DeleteParams, DeleteQueryParams, GetParams, QueryParams, ReturnParameters, SaveQueryParams, UpdateParams, checkAsset, parseUpdatedOn, refOf, templateRefOf } from './asset-params.js';
 import { TemplateDocs } from './asset-templates.js';
 import type { SavedQueriesRepository } from './saved-queries.repository.js';
@@ -107,7 +108,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
     const rp = returnParameters ?? {};
     if (!ReturnParameters.Check(rp)) throw DM_ERRORS.invalidCall('returnParameters: an object of get options (withoutHiddenAttributes)');
     if (!rp.withoutHiddenAttributes) return doc;
-    return withoutAttributes(doc, await templateOf(db, { id: row.templateId }), true, []);
+    return withoutHidden(doc, await templateOf(db, { id: row.templateId }));
   };
   /** Writes the asset's state with the answer of its ACTIVE version. */
   const saveState = async (
@@ -264,7 +265,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
         if (p.optional) return {};
         throw DM_ERRORS.versionNotFound(`${designator} of asset ${row.seq}`);
       }
-      const shown = (d: Record<string, unknown>) => (template && p.withoutHiddenAttributes ? withoutAttributes(d, template, true, []) : d);
+      const shown = (d: Record<string, unknown>) => (template && p.withoutHiddenAttributes ? withoutHidden(d, template) : d);
       const asset = shown(doc);
       if (p.other !== undefined) {
         const other = await resolve(db, row, p.other, at!, 'get: other');
@@ -283,7 +284,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
 
     query: reading(async (db, parameters, caller) => {
       const p = parse(QueryParams, parameters, 'query');
-      const groups = groupPatterns(p.withoutAttributeGroups);
+      const groups = GroupPatterns.compile(p.withoutAttributeGroups, 'query');
       const verbosity = p.verbosity ?? 0;
       const { total, ids } = await select(db, caller, p, 'query');
       const assets = await answers(db, ids, { verbosity, hidden: p.withoutHiddenAttributes === true, groups });
@@ -328,7 +329,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
           ...(p.columns !== undefined ? { columns: p.columns } : {}),
           ...(p.custom !== undefined ? { custom: p.custom } : {}),
         },
-        async () => ({ assets: (await answers(db, ids, { verbosity: p.verbosity ?? 1, hidden: false, groups: [] })).map((t) => JSON.parse(t)), attributes: template.attributes }),
+        async () => ({ assets: (await answers(db, ids, { verbosity: p.verbosity ?? 1, hidden: false })).map((t) => JSON.parse(t)), attributes: template.attributes }),
       );
       return { total, ...result };
     }),
