@@ -14,7 +14,8 @@ import { compileDmQuery, FiltersSchema, SortersSchema } from '../dm-query.js';
 const Ref = { id: Type.Optional(Type.Integer({ minimum: 0 })), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) };
 const WriteParams = checkerOf(Type.Object({ template: Type.Unknown(), strict: Type.Optional(Type.Boolean()), return: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
 const DeleteParams = checkerOf(Type.Object(Ref, { additionalProperties: false }));
-const ImageParams = checkerOf(Type.Object({ ...Ref, image: Type.String({ maxLength: 1_000_000 }) }, { additionalProperties: false }));
+// An image is at most 128 KiB (template-image.ts), 174,764 base64 characters; line breaks in the text take the rest.
+const ImageParams = checkerOf(Type.Object({ ...Ref, image: Type.String({ maxLength: 200_000 }) }, { additionalProperties: false }));
 const ActionSchema = Type.Object(
   {
     template: Type.Object(Ref),
