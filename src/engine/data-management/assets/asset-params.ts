@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { FiltersSchema, SortersSchema } from '../dm-query.js';
 import { DM_ERRORS } from '../dm.errors.js';
+import { IdSchema, PagingSchema } from '../dm-numbers.js';
 import { checkerOf } from '../method.js';
 import type { TemplateRef } from '../templates/templates.repository.js';
 import { AssetInputSchema, RefSchema, type AssetInput } from './asset.schema.js';
@@ -10,9 +11,9 @@ import type { AssetRef } from './assets.repository.js';
 
 const Designator = Type.String({ minLength: 1, maxLength: 64 });
 const AssetRefParams = {
-  id: Type.Optional(Type.Integer({ minimum: 0 })),
+  id: Type.Optional(IdSchema),
   customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  templateId: Type.Optional(Type.Integer({ minimum: 0 })),
+  templateId: Type.Optional(IdSchema),
   templateCustomId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
 };
 const Write = {
@@ -46,8 +47,8 @@ const Verbosity = Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2),
 export const QueryParams = checkerOf(
   Type.Object(
     {
-      start: Type.Optional(Type.Integer({ minimum: 0 })),
-      limit: Type.Optional(Type.Integer({ minimum: 0 })),
+      start: Type.Optional(PagingSchema),
+      limit: Type.Optional(PagingSchema),
       filters: Type.Optional(FiltersSchema),
       sorters: Type.Optional(SortersSchema),
       sortMode: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('ci'), Type.Literal('user'), Type.Literal('user_ci')])),

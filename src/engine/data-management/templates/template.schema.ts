@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { IdSchema } from '../dm-numbers.js';
 
 export const ATTRIBUTE_TYPES = ['string', 'text', 'integer', 'number', 'boolean', 'date', 'dateTime', 'enum', 'json'] as const;
 /** An XML QName: `prefix:local` or `local`. */
@@ -33,7 +34,7 @@ export const ActionSchema = Type.Object(
 /** A template as written (decisions section 9); `id` is the server's (given on update to name the template). */
 export const TemplateInputSchema = Type.Object(
   {
-    id: Type.Optional(Type.Integer({ minimum: 0 })),
+    id: Type.Optional(IdSchema),
     customId: Type.String({ minLength: 1, maxLength: 256 }),
     name: Type.Optional(Type.String({ maxLength: 1000 })),
     description: Type.Optional(Type.String({ maxLength: 100_000 })),
