@@ -190,6 +190,16 @@ describeEachEngine('data management API: hostile input', (engine) => {
     expect(work.loopDelayMs).toBeLessThan(BESIDE_MS);
   });
 
+  it('patterns: the budget is per HTTP request, shared by the calls of a batch', async () => {
+    const query = { context: 'Asset', method: 'query', parameters: groupsQuery(['a{290}']) };
+    expect((await call('Asset', 'query', query.parameters)).status).toBe(200);
+    const res = await post(JSON.stringify({ requests: [query, query] }));
+    const json = (await res.json()) as any;
+    expect(res.status, JSON.stringify(json)).toBe(400);
+    expect(json.error.message).toMatch(/withoutAttributeGroups.*too large.*one request/);
+    expect(json.error.properties.request).toBe(1);
+  });
+
   it('setImage: a 10000 x 10000 header is refused before inflating, quickly and without growing memory', async () => {
     expect((await call('Template', 'create', { template: { customId: 'pictured' } })).status).toBe(200);
     const huge = { width: 10_000, height: 10_000, depth: 8, colorType: 2, interlace: 0 };

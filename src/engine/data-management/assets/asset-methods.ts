@@ -292,9 +292,9 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       return { asset };
     }),
 
-    query: reading(async (db, parameters, caller) => {
+    query: reading(async (db, parameters, caller, budget) => {
       const p = parse(QueryParams, parameters, 'query');
-      const groups = GroupPatterns.compile(p.withoutAttributeGroups, 'query');
+      const groups = GroupPatterns.compile(p.withoutAttributeGroups, 'query', budget);
       const verbosity = p.verbosity ?? 0;
       const { total, ids } = await select(db, caller, p, 'query');
       const assets = await answers(db, ids, { verbosity, hidden: p.withoutHiddenAttributes === true, groups });

@@ -2,6 +2,7 @@
 // pattern could pass the budget and still take long to compile; and the patterns match whole groups.
 import { describe, expect, it } from 'vitest';
 import { RE2JS } from 're2js';
+import { newRequestBudget } from '../method.js';
 import { GroupPatterns, programBound } from './group-patterns.js';
 
 const TOKENS = ['a', 'b', 'ä', '.', '\\d', '\\pL', '\\p{Greek}', '[a-z]', '[^]x]', '[[:alpha:]\\]]', '\\Qa{9}\\E', '(', '(?:', '(?i)', '(?P<n>', ')', '|', '*', '+', '?', '{3}', '{2,}', '{0,7}', '{12}', '^', '$', '\\b', '{', '}'];
@@ -48,12 +49,12 @@ describe('programBound', () => {
 
 describe('GroupPatterns', () => {
   it('matches whole groups, case-sensitively, with JavaScript escapes translated', async () => {
-    const g = GroupPatterns.compile(['Site', 'in.*', '\\u00e4+'], 'query')!;
+    const g = GroupPatterns.compile(['Site', 'in.*', '\\u00e4+'], 'query', newRequestBudget())!;
     expect(await g.matches('Site')).toBe(true);
     expect(await g.matches('Sites')).toBe(false);
     expect(await g.matches('site')).toBe(false);
     expect(await g.matches('internal')).toBe(true);
     expect(await g.matches('äää')).toBe(true);
-    expect(GroupPatterns.compile([], 'query')).toBeUndefined();
+    expect(GroupPatterns.compile([], 'query', newRequestBudget())).toBeUndefined();
   });
 });

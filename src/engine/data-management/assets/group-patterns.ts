@@ -3,8 +3,9 @@
 // backtracking one, where `(a|aa)+` against a 40-character group takes seconds and doubles with each character.
 import { RE2JS } from 're2js';
 import { DM_ERRORS } from '../dm.errors.js';
+import type { RequestBudget } from '../method.js';
 
-/** The budget of one request's pattern work (docs/security.md states it). */
+/** The budget of one HTTP request's pattern work, shared by a batch's calls (docs/security.md states it). */
 export const PATTERN_LIMITS = {
   /**
    * Instructions of all patterns' programs together, bounded from the text before compiling (compiling costs time
@@ -121,11 +122,10 @@ export function programBound(pattern: string): number {
 
 /**
  * The caller's patterns, compiled, and whether a group matches one of them (the whole group, as `^(?:p)$` would).
- * One instance per request: it remembers each group's answer and charges the request's budget.
+ * One instance per call: it remembers each group's answer and charges the request's budget.
  */
 export class GroupPatterns {
   private readonly answers = new Map<string, boolean>();
-  private work = 0;
   private sinceYield = 0;
 
   private constructor(
@@ -133,6 +133,7 @@ export class GroupPatterns {
     private readonly method: string,
     /** Instructions of all programs together. */
     private readonly size: number,
+    private readonly budget: RequestBudget,
   ) {}
 
   /**
@@ -140,7 +141,7 @@ export class GroupPatterns {
    * syntax (backreferences, lookaround) and patterns over the budget are 400 naming the parameter. Undefined when
    * there are none.
    */
-  static compile(sources: string[] | undefined, method: string): GroupPatterns | undefined {
+  static compile(sources: string[] | undefined, method: string, budget: RequestBudget): GroupPatterns | undefined {
     if (!sources || sources.length === 0) return undefined;
     const translated = sources.map((s) => RE2JS.translateRegExp(s));
     const bounds = translated.map(programBound);
@@ -151,10 +152,10 @@ export class GroupPatterns {
         { path: `parameters/${PARAMETER}/${tooLarge}` },
       );
     }
-    const bound = bounds.reduce((n, b) => n + b, 0);
+    const bound = budget.patternProgram + bounds.reduce((n, b) => n + b, 0);
     if (bound > PATTERN_LIMITS.program) {
       throw DM_ERRORS.invalidCall(
-        `${method}: ${PARAMETER}: the patterns are too large (${bound} instructions; at most ${PATTERN_LIMITS.program} together, where x{n} counts n copies of x)`,
+        `${method}: ${PARAMETER}: the patterns are too large (${bound} instructions; at most ${PATTERN_LIMITS.program} together in one request, where x{n} counts n copies of x)`,
         { path: `parameters/${PARAMETER}` },
       );
     }
@@ -168,7 +169,8 @@ export class GroupPatterns {
         });
       }
     });
-    return new GroupPatterns(compiled, method, compiled.reduce((n, p) => n + p.programSize(), 0));
+    budget.patternProgram = bound;
+    return new GroupPatterns(compiled, method, compiled.reduce((n, p) => n + p.programSize(), 0), budget);
   }
 
   /** Whether `group` matches one of the patterns whole. Gives the event loop a turn between slices of work. */
@@ -176,8 +178,8 @@ export class GroupPatterns {
     const known = this.answers.get(group);
     if (known !== undefined) return known;
     const cost = this.size * (group.length + 1);
-    this.work += cost;
-    if (this.work > PATTERN_LIMITS.work) {
+    this.budget.patternWork += cost;
+    if (this.budget.patternWork > PATTERN_LIMITS.work) {
       throw DM_ERRORS.invalidCall(
         `${this.method}: ${PARAMETER}: matching the patterns against the attribute groups of the templates asked needs more work than one request may do; use fewer or simpler patterns`,
         { path: `parameters/${PARAMETER}` },
