@@ -393,7 +393,7 @@ describeEachEngine('data management API: asset query, sort modes, actions and sa
     const v1 = (await asset('query', { filters, verbosity: 1, withoutHiddenAttributes: true, withoutAttributeGroups: ['Site'] })).json().assets[0];
     expect(Object.keys(v1.attributes).sort()).toEqual(['dm:note', 'dm:power', 'dm:serial', 'dm:state']);
     expect(v1.unversionedAttributes).toEqual({});
-    expect((await asset('query', { filters, withoutAttributeGroups: ['(a+)+'] })).statusCode).toBe(400);
+    expect((await asset('query', { filters, withoutAttributeGroups: ['(a)\\1'] })).statusCode).toBe(400);
     expect((await asset('query', { filters, withoutAttributeGroups: ['('] })).statusCode).toBe(400);
   });
 

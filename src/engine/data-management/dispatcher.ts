@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { StaleRead } from '../../platform/db/db-errors.js';
 import type { WriteBatcher } from '../../platform/db/write-batcher.js';
 import { DM_ERRORS } from './dm.errors.js';
-import { checkerOf, resultText, type Caller, type MethodHandler } from './method.js';
+import { checkerOf, newRequestBudget, resultText, type Caller, type MethodHandler } from './method.js';
 
 const Call = Type.Object({ context: Type.String(), method: Type.String(), parameters: Type.Optional(Type.Unknown()) }, { additionalProperties: false });
 const Batch = Type.Object({ requests: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }, { additionalProperties: false });
@@ -28,12 +28,13 @@ export class Dispatcher {
   async handle(body: unknown, caller: Caller): Promise<string> {
     if (isBatch.Check(body)) {
       return this.retrying(() => this.writes.run(async (trx) => {
+        const budget = newRequestBudget();
         const responses: string[] = [];
         for (const [i, call] of body.requests.entries()) {
           try {
             const handler = this.handlerOf(call);
             if (handler.callsOut) throw DM_ERRORS.invalidCall('a method that calls out (executeAction) runs alone, not in a batch');
-            responses.push(resultText(await handler(trx, (call as { parameters?: unknown }).parameters, caller)));
+            responses.push(resultText(await handler(trx, (call as { parameters?: unknown }).parameters, caller, budget)));
           } catch (err) {
             if (err && typeof err === 'object' && 'body' in err) (err as { body: { properties: Record<string, unknown> } }).body.properties.request = i;
             throw err;
@@ -44,11 +45,12 @@ export class Dispatcher {
     }
     const handler = this.handlerOf(body);
     const parameters = (body as { parameters?: unknown }).parameters;
-    if (handler.callsOut || handler.readOnly) return resultText(await handler(this.db, parameters, caller));
+    const budget = newRequestBudget();
+    if (handler.callsOut || handler.readOnly) return resultText(await handler(this.db, parameters, caller, budget));
     // One guarded statement is a transaction of its own: where transactions are not shared (PostgreSQL), BEGIN and
     // COMMIT would only add two round trips, and the reads before it batch with other calls' reads.
-    if (!this.writes.groups && handler.singleGuardedWrite?.(parameters)) return resultText(await this.retrying(() => handler(this.db, parameters, caller)));
-    return resultText(await this.retrying(() => this.writes.run((trx) => handler(trx, parameters, caller))));
+    if (!this.writes.groups && handler.singleGuardedWrite?.(parameters)) return resultText(await this.retrying(() => handler(this.db, parameters, caller, newRequestBudget())));
+    return resultText(await this.retrying(() => this.writes.run((trx) => handler(trx, parameters, caller, newRequestBudget()))));
   }
 
   /** Runs the call again, reading afresh, when a guarded write found its row changed by a concurrent call. */

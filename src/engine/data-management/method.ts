@@ -21,7 +21,18 @@ export interface Caller {
   roles: string[];
 }
 
-export type MethodHandler<Db = Kysely<any>> = ((db: Db, parameters: unknown, caller: Caller) => Promise<MethodResult>) & {
+/**
+ * What one HTTP request's calls may spend together (a batch's calls share it): the caller's regular expressions'
+ * program instructions and matching work (assets/group-patterns.ts PATTERN_LIMITS).
+ */
+export interface RequestBudget {
+  patternProgram: number;
+  patternWork: number;
+}
+
+export const newRequestBudget = (): RequestBudget => ({ patternProgram: 0, patternWork: 0 });
+
+export type MethodHandler<Db = Kysely<any>> = ((db: Db, parameters: unknown, caller: Caller, budget: RequestBudget) => Promise<MethodResult>) & {
   /** Calls out (a webhook): runs without a transaction, so no database lock waits on another system; not in batches. */
   callsOut?: boolean;
   /** Only reads, in one statement (or reads whose mix needs no snapshot): alone, it needs no transaction. */

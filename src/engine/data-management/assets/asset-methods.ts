@@ -12,10 +12,11 @@ import { callingOut, guardedWrite, JsonText, parse, reading, uniquely, type Call
 import type { TemplateAssets } from '../templates/template-methods.js';
 import type { TemplatesRepository } from '../templates/templates.repository.js';
 import type { AssetRow, VersionData } from './asset.schema.js';
-import { activatesNewVersion, assetDoc, mergeAttributes, sameData, withoutAttributes, type ActivationPolicy, type TemplateDoc } from './asset-rules.js';
+import { activatesNewVersion, assetDoc, mergeAttributes, sameData, withoutHidden, type ActivationPolicy, type TemplateDoc } from './asset-rules.js';
 import type { AssetRef, AssetsRepository } from './assets.repository.js';
-import { AssetReads, groupPatterns } from './asset-query.js';
-import { ActionParams, ActionSchema, CreateParams, DeleteParams, DeleteQueryParams, GetParams, QueryParams, ReturnParameters, SaveQueryParams, UpdateParams, checkAsset, parseUpdatedOn, refOf, templateRefOf } from './asset-params.js';
+import { AssetReads } from './asset-query.js';
+import { GroupPatterns } from './group-patterns.js';
+import { ActionParams, ActionSchema, CreateParams, DeleteParams, DeleteQueryParams, GetParams, QueryParams, SaveQueryParams, UpdateParams, checkAsset, parseUpdatedOn, refOf, returnOptions, templateRefOf, type ReadOptions } from './asset-params.js';
 import { TemplateDocs } from './asset-templates.js';
 import type { SavedQueriesRepository } from './saved-queries.repository.js';
 
@@ -100,14 +101,39 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
         return parseUpdatedOn(designator, what);
     }
   };
-  /** The answer of `return`: the asset at ACTIVE, with the get options of `returnParameters`. */
-  const returned = async (db: Db, seq: number, returnParameters: unknown): Promise<Record<string, unknown>> => {
+  /**
+   * The asset at the version `o` names, as `get` answers it (its `updatedOn`, `other` and `withoutHiddenAttributes`):
+   * undefined when that version does not exist. `template` is needed for `withoutHiddenAttributes`.
+   */
+  const readAsset = async (db: Db, row: AssetRow, o: ReadOptions, template: TemplateDoc | undefined, what: string): Promise<Record<string, unknown> | undefined> => {
+    const designator = o.updatedOn ?? 'ACTIVE';
+    if (designator === 'PREVIOUS' || designator === 'NEXT') throw DM_ERRORS.invalidCall(`${what}: updatedOn is HEAD, ACTIVE or an updatedOn value`);
+    const at = await resolve(db, row, designator, row.activeOn, `${what}: updatedOn`);
+    const doc = at === undefined ? undefined : await docAt(db, row, at);
+    if (!doc) return undefined;
+    const shown = (d: Record<string, unknown>) => (template && o.withoutHiddenAttributes ? withoutHidden(d, template) : d);
+    const asset = shown(doc);
+    if (o.other !== undefined) {
+      const other = await resolve(db, row, o.other, at!, `${what}: other`);
+      const otherDoc = other === undefined ? undefined : await docAt(db, row, other);
+      asset.allVersions = (await repo.versions(db, row.seq)).map((v) => {
+        const version = { updatedOn: new Date(v.updatedOn).toISOString(), updatedBy: v.updatedBy, comment: v.comment, active: v.updatedOn === row.activeOn };
+        if (otherDoc && v.updatedOn === other) {
+          const shownOther = shown(otherDoc);
+          return { ...version, displayName: shownOther.displayName, description: shownOther.description, attributes: shownOther.attributes };
+        }
+        return version;
+      });
+    }
+    return asset;
+  };
+  /** The answer of `return`: the asset as the get behind it answers, with `returnParameters` as its parameters. */
+  const returned = async (db: Db, seq: number, o: ReadOptions): Promise<Record<string, unknown>> => {
     const row = await assetOf(db, { id: seq });
-    const doc = JSON.parse(row.doc) as Record<string, unknown>;
-    const rp = returnParameters ?? {};
-    if (!ReturnParameters.Check(rp)) throw DM_ERRORS.invalidCall('returnParameters: an object of get options (withoutHiddenAttributes)');
-    if (!rp.withoutHiddenAttributes) return doc;
-    return withoutAttributes(doc, await templateOf(db, { id: row.templateId }), true, []);
+    const template = o.withoutHiddenAttributes ? await templateOf(db, { id: row.templateId }) : undefined;
+    const asset = await readAsset(db, row, o, template, 'returnParameters');
+    if (!asset) throw DM_ERRORS.versionNotFound(`${o.updatedOn} of asset ${row.seq}`);
+    return asset;
   };
   /** Writes the asset's state with the answer of its ACTIVE version. */
   const saveState = async (
@@ -147,6 +173,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
     async create(db, parameters, caller) {
       const p = parse(CreateParams, parameters, 'create');
       const a = checkAsset(p.asset, 'create');
+      const read = p.return ? returnOptions(p.returnParameters) : {};
       const tref = templateRefOf(a.template) ?? templateRefOf(a.version?.template) ?? (p.templateId !== undefined ? { id: p.templateId } : p.templateCustomId !== undefined ? { customId: p.templateCustomId } : undefined);
       if (!tref) throw DM_ERRORS.invalidCall('create: the template is required (asset/template, templateId or templateCustomId)');
       const template = await templateOf(db, tref);
@@ -160,11 +187,12 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       const version = { updatedOn: now, updatedBy: caller.name, comment: p.versionComment ?? '' };
       const doc = assetDoc({ id: 0, customId, template: { id: template.id, customId: template.customId }, parentId, data, unversioned, version: { ...version, active: true }, createdOn: now, createdBy: caller.name });
       const seq = await uniquely(dialect, () => repo.insert(db, { templateId: template.id, customId, parentId, on: now, by: caller.name, doc, version: { ...version, data } }), customIdTaken(customId));
-      return { asset: p.return ? await returned(db, seq, p.returnParameters) : { id: seq } };
+      return { asset: p.return ? await returned(db, seq, read) : { id: seq } };
     },
 
     update: guardedWrite(singleUpdate, async (db, parameters, caller) => {
       const p = parse(UpdateParams, parameters, 'update');
+      const read = p.return ? returnOptions(p.returnParameters) : {};
       // Mode 3: activate an existing version.
       if (p.asset === undefined && p.updatedOn !== undefined) {
         if (!options.inactiveVersions) throw DM_ERRORS.invalidCall("update: activating a version needs the 'inactive versions' feature (engine.inactiveVersions)");
@@ -176,7 +204,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
         if (!version) throw DM_ERRORS.versionNotFound(`${p.updatedOn} of asset ${row.seq}`);
         const active = JSON.parse(row.doc) as Record<string, unknown>;
         await saveState(db, row, { customId: row.customId, parentId: row.parentId, headOn: row.headOn, activeOn: target, data: version.data, version, unversioned: active.unversionedAttributes as Record<string, unknown>, template: active.template as { id: number; customId: string } });
-        return p.return ? { asset: await returned(db, row.seq, p.returnParameters) } : {};
+        return p.return ? { asset: await returned(db, row.seq, read) } : {};
       }
       const a = checkAsset(p.asset, 'update');
       if (p.asset === undefined) throw DM_ERRORS.invalidCall('update: asset is required (or updatedOn, to activate a version)');
@@ -221,7 +249,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
           active,
         );
       }, customIdTaken(customId));
-      const out: Record<string, unknown> = p.return ? { asset: await returned(db, row.seq, p.returnParameters) } : {};
+      const out: Record<string, unknown> = p.return ? { asset: await returned(db, row.seq, read) } : {};
       if (!newVersion && p.onlyIfChanged === true && !unversionedOnly) out.unchanged = true;
       return out;
     }),
@@ -254,36 +282,19 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
       const needsTemplate = p.withoutHiddenAttributes === true || row.restricted;
       const template = needsTemplate ? await templateOf(db, { id: row.templateId }) : undefined;
       if (template) usable(template, caller);
-      const designator = p.updatedOn ?? 'ACTIVE';
       // The common case, the ACTIVE version as stored: its text spliced into the answer.
-      if (designator === 'ACTIVE' && p.other === undefined && !p.withoutHiddenAttributes) return new JsonText(`{"asset":${row.doc}}`);
-      if (designator === 'PREVIOUS' || designator === 'NEXT') throw DM_ERRORS.invalidCall('get: updatedOn is HEAD, ACTIVE or an updatedOn value');
-      const at = await resolve(db, row, designator, row.activeOn, 'get: updatedOn');
-      const doc = at === undefined ? undefined : await docAt(db, row, at);
-      if (!doc) {
+      if ((p.updatedOn ?? 'ACTIVE') === 'ACTIVE' && p.other === undefined && !p.withoutHiddenAttributes) return new JsonText(`{"asset":${row.doc}}`);
+      const asset = await readAsset(db, row, p, template, 'get');
+      if (!asset) {
         if (p.optional) return {};
-        throw DM_ERRORS.versionNotFound(`${designator} of asset ${row.seq}`);
-      }
-      const shown = (d: Record<string, unknown>) => (template && p.withoutHiddenAttributes ? withoutAttributes(d, template, true, []) : d);
-      const asset = shown(doc);
-      if (p.other !== undefined) {
-        const other = await resolve(db, row, p.other, at!, 'get: other');
-        const otherDoc = other === undefined ? undefined : await docAt(db, row, other);
-        asset.allVersions = (await repo.versions(db, row.seq)).map((v) => {
-          const version = { updatedOn: new Date(v.updatedOn).toISOString(), updatedBy: v.updatedBy, comment: v.comment, active: v.updatedOn === row.activeOn };
-          if (otherDoc && v.updatedOn === other) {
-            const o = shown(otherDoc);
-            return { ...version, displayName: o.displayName, description: o.description, attributes: o.attributes };
-          }
-          return version;
-        });
+        throw DM_ERRORS.versionNotFound(`${p.updatedOn ?? 'ACTIVE'} of asset ${row.seq}`);
       }
       return { asset };
     }),
 
-    query: reading(async (db, parameters, caller) => {
+    query: reading(async (db, parameters, caller, budget) => {
       const p = parse(QueryParams, parameters, 'query');
-      const groups = groupPatterns(p.withoutAttributeGroups);
+      const groups = GroupPatterns.compile(p.withoutAttributeGroups, 'query', budget);
       const verbosity = p.verbosity ?? 0;
       const { total, ids } = await select(db, caller, p, 'query');
       const assets = await answers(db, ids, { verbosity, hidden: p.withoutHiddenAttributes === true, groups });
@@ -328,7 +339,7 @@ export function assetMethods(repo: AssetsRepository, templates: TemplatesReposit
           ...(p.columns !== undefined ? { columns: p.columns } : {}),
           ...(p.custom !== undefined ? { custom: p.custom } : {}),
         },
-        async () => ({ assets: (await answers(db, ids, { verbosity: p.verbosity ?? 1, hidden: false, groups: [] })).map((t) => JSON.parse(t)), attributes: template.attributes }),
+        async () => ({ assets: (await answers(db, ids, { verbosity: p.verbosity ?? 1, hidden: false })).map((t) => JSON.parse(t)), attributes: template.attributes }),
       );
       return { total, ...result };
     }),

@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { FiltersSchema, SortersSchema } from '../dm-query.js';
 import { DM_ERRORS } from '../dm.errors.js';
+import { IdSchema, PagingSchema } from '../dm-numbers.js';
 import { checkerOf } from '../method.js';
 import type { TemplateRef } from '../templates/templates.repository.js';
 import { AssetInputSchema, RefSchema, type AssetInput } from './asset.schema.js';
@@ -10,9 +11,9 @@ import type { AssetRef } from './assets.repository.js';
 
 const Designator = Type.String({ minLength: 1, maxLength: 64 });
 const AssetRefParams = {
-  id: Type.Optional(Type.Integer({ minimum: 0 })),
+  id: Type.Optional(IdSchema),
   customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  templateId: Type.Optional(Type.Integer({ minimum: 0 })),
+  templateId: Type.Optional(IdSchema),
   templateCustomId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
 };
 const Write = {
@@ -41,13 +42,20 @@ const GetOptions = { withoutHiddenAttributes: Type.Optional(Type.Boolean()) };
 export const GetParams = checkerOf(
   Type.Object({ ...AssetRefParams, ...GetOptions, updatedOn: Type.Optional(Designator), other: Type.Optional(Designator), optional: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
 );
-export const ReturnParameters = checkerOf(Type.Object(GetOptions));
+/** The parameters of the get behind `return` (others, such as the get's id, are ignored: it reads the asset written). */
+const ReturnParameters = checkerOf(Type.Object({ ...GetOptions, updatedOn: Type.Optional(Designator), other: Type.Optional(Designator) }));
+/** What selects and shapes an asset's answer: get's `updatedOn`, `other` and `withoutHiddenAttributes`. */
+export interface ReadOptions {
+  updatedOn?: string;
+  other?: string;
+  withoutHiddenAttributes?: boolean;
+}
 const Verbosity = Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2), Type.Literal(5)]);
 export const QueryParams = checkerOf(
   Type.Object(
     {
-      start: Type.Optional(Type.Integer({ minimum: 0 })),
-      limit: Type.Optional(Type.Integer({ minimum: 0 })),
+      start: Type.Optional(PagingSchema),
+      limit: Type.Optional(PagingSchema),
       filters: Type.Optional(FiltersSchema),
       sorters: Type.Optional(SortersSchema),
       sortMode: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('ci'), Type.Literal('user'), Type.Literal('user_ci')])),
@@ -87,6 +95,27 @@ export function parseUpdatedOn(value: string, what: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
   if (Number.isNaN(ms)) throw invalidDate(what, value);
   return ms;
+}
+
+const DESIGNATORS = new Set(['HEAD', 'ACTIVE', 'PREVIOUS', 'NEXT']);
+
+/**
+ * `returnParameters` of create and update, checked before anything is written: an object of the get's parameters,
+ * `updatedOn` HEAD, ACTIVE or an updatedOn value, `other` also PREVIOUS or NEXT; 400 naming the problem otherwise.
+ */
+export function returnOptions(value: unknown): ReadOptions {
+  const rp = value ?? {};
+  if (!ReturnParameters.Check(rp)) {
+    const first = ReturnParameters.Errors(rp).First();
+    throw DM_ERRORS.invalidCall(`returnParameters${first?.path ?? ''}: ${first?.message ?? 'invalid'} (the parameters of the get behind return: updatedOn, other, withoutHiddenAttributes)`, {
+      path: `parameters/returnParameters${first?.path ?? ''}`,
+    });
+  }
+  if (rp.updatedOn === 'PREVIOUS' || rp.updatedOn === 'NEXT') throw DM_ERRORS.invalidCall('returnParameters/updatedOn: HEAD, ACTIVE or an updatedOn value', { path: 'parameters/returnParameters/updatedOn' });
+  for (const [name, designator] of [['updatedOn', rp.updatedOn], ['other', rp.other]] as const) {
+    if (designator !== undefined && !DESIGNATORS.has(designator)) parseUpdatedOn(designator, `returnParameters/${name}`);
+  }
+  return rp;
 }
 
 /** The asset the parameters name: `id`, or `customId` with `templateId` or `templateCustomId`. */

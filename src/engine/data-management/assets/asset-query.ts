@@ -2,17 +2,16 @@
 // (platform/query; with a walk of the sort's index that stops after the page), and the answers at a
 // verbosity.
 import type { Kysely } from 'kysely';
-import safeRegex from 'safe-regex2';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import { extendObject } from '../../../platform/http/json-text.js';
 import type { FieldTarget } from '../../../platform/query/index.js';
 import type { SortMode } from '../attribute-values.js';
 import { compileDmQuery, compileDmQuerySets, type Filters, type Sorters } from '../dm-query.js';
-import { DM_ERRORS } from '../dm.errors.js';
 import type { DmTables } from '../dm.tables.js';
 import type { Caller } from '../method.js';
 import type { TemplateRef, TemplatesRepository } from '../templates/templates.repository.js';
-import { withoutAttributes, type TemplateDoc } from './asset-rules.js';
+import { leftOut, withoutKeys, type TemplateDoc } from './asset-rules.js';
+import type { GroupPatterns } from './group-patterns.js';
 import { ASSET_UNIVERSE, type AssetQuery, type AssetsRepository } from './assets.repository.js';
 
 type Db = Kysely<DmTables>;
@@ -22,21 +21,6 @@ const MAX_LIMIT = 10_000;
 /** Properties a query may name besides `attributes.<key>`. */
 const KNOWN = 'id, customId, displayName, description, parentId, template.id, template.customId, updatedOn, createdOn, createdBy, attributes.<key>';
 const SORT_KEYS: Record<SortMode, string> = { '': 'str', ci: 'ci', user: 'usr', user_ci: 'uci' };
-
-/** Regular expressions of `withoutAttributeGroups`, refused when they could take exponential time. */
-export function groupPatterns(patterns: string[] | undefined): RegExp[] {
-  return (patterns ?? []).map((p, i) => {
-    let re: RegExp;
-    try {
-      re = new RegExp(`^(?:${p})$`, 'u');
-    } catch {
-      throw DM_ERRORS.invalidCall(`query: withoutAttributeGroups/${i} is not a regular expression`);
-    }
-    if (!safeRegex(re)) throw DM_ERRORS.invalidCall(`query: withoutAttributeGroups/${i} nests repetitions (refused: it could take exponential time)`);
-    return re;
-  });
-}
-
 
 export class AssetReads {
   constructor(
@@ -90,20 +74,31 @@ export class AssetReads {
   };
 
   /** The answers of assets at a verbosity, as JSON text. */
-  readonly answers = async (db: Db, ids: number[], o: { verbosity: number; hidden: boolean; groups: RegExp[] }): Promise<string[]> => {
+  readonly answers = async (db: Db, ids: number[], o: { verbosity: number; hidden: boolean; groups?: GroupPatterns }): Promise<string[]> => {
     const withChildren = o.verbosity === 1 || o.verbosity === 2 || o.verbosity === 5;
     const { docs, children } = withChildren ? await this.repo.docsAndChildren(db, ids) : { docs: await this.repo.docs(db, ids), children: new Map<number, number[]>() };
     const present = ids.filter((id) => docs.has(id));
-    const trimmed = o.hidden || o.groups.length > 0 || o.verbosity === 0 || o.verbosity === 5;
-    const templateDocs = new Map<number, TemplateDoc>();
+    const trimmed = o.hidden || o.groups !== undefined || o.verbosity === 0 || o.verbosity === 5;
+    /** The attribute keys left out of each template's assets: its groups are matched once per request, not per asset. */
+    const dropped = new Map<number, Set<string>>();
+    const droppedOf = async (tid: number): Promise<Set<string>> => {
+      let keys = dropped.get(tid);
+      if (!keys) {
+        const template = await this.templateOf(db, { id: tid });
+        const groups = new Set<string>();
+        for (const a of template.attributes) {
+          const first = a.group?.split('/')[0];
+          if (first !== undefined && o.groups && (await o.groups.matches(first))) groups.add(first);
+        }
+        keys = leftOut(template, o.hidden, groups);
+        dropped.set(tid, keys);
+      }
+      return keys;
+    };
     const shape = async (text: string): Promise<Record<string, unknown> | string> => {
       if (!trimmed) return text;
       let doc = JSON.parse(text) as Record<string, unknown>;
-      if (o.hidden || o.groups.length > 0) {
-        const tid = (doc.template as { id: number }).id;
-        if (!templateDocs.has(tid)) templateDocs.set(tid, await this.templateOf(db, { id: tid }));
-        doc = withoutAttributes(doc, templateDocs.get(tid)!, o.hidden, o.groups);
-      }
+      if (o.hidden || o.groups) doc = withoutKeys(doc, await droppedOf((doc.template as { id: number }).id));
       if (o.verbosity === 0) {
         const { attributes: _a, unversionedAttributes: _u, ...rest } = doc;
         return rest;

@@ -132,14 +132,17 @@ export function indexDoc(doc: Record<string, unknown>): Record<string, unknown> 
   };
 }
 
-/** The answer without the attributes the template marks hidden, or whose group's first level matches `groups`. */
-export function withoutAttributes(doc: Record<string, unknown>, template: TemplateDoc, hidden: boolean, groups: RegExp[]): Record<string, unknown> {
-  if (!hidden && groups.length === 0) return doc;
-  const drop = new Set(
-    template.attributes
-      .filter((a) => (hidden && a.hidden) || (a.group !== undefined && groups.some((g) => g.test(a.group!.split('/')[0]))))
-      .map((a) => a.key),
-  );
+/** The keys of the attributes the template marks hidden (when `hidden`) or whose group's first level is in `groups`. */
+export function leftOut(template: TemplateDoc, hidden: boolean, groups: ReadonlySet<string>): Set<string> {
+  return new Set(template.attributes.filter((a) => (hidden && a.hidden) || (a.group !== undefined && groups.has(a.group.split('/')[0]))).map((a) => a.key));
+}
+
+/** The answer without the attributes named in `drop`. */
+export function withoutKeys(doc: Record<string, unknown>, drop: ReadonlySet<string>): Record<string, unknown> {
+  if (drop.size === 0) return doc;
   const keep = (o: unknown) => (o && typeof o === 'object' ? Object.fromEntries(Object.entries(o).filter(([k]) => !drop.has(k))) : o);
   return { ...doc, attributes: keep(doc.attributes), unversionedAttributes: keep(doc.unversionedAttributes) };
 }
+
+/** The answer without the attributes the template marks hidden (`withoutHiddenAttributes`). */
+export const withoutHidden = (doc: Record<string, unknown>, template: TemplateDoc): Record<string, unknown> => withoutKeys(doc, leftOut(template, true, new Set()));

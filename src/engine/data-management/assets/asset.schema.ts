@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { IdSchema } from '../dm-numbers.js';
 
-export const RefSchema = Type.Object({ id: Type.Optional(Type.Integer({ minimum: 0 })), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) });
+export const RefSchema = Type.Object({ id: Type.Optional(IdSchema), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) });
 
 /**
  * An asset as written (decisions section 9). The fields an asset is answered with but that the server keeps
@@ -8,12 +9,12 @@ export const RefSchema = Type.Object({ id: Type.Optional(Type.Integer({ minimum:
  */
 export const AssetInputSchema = Type.Object(
   {
-    id: Type.Optional(Type.Integer({ minimum: 0 })),
+    id: Type.Optional(IdSchema),
     customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
     template: Type.Optional(RefSchema),
     displayName: Type.Optional(Type.String({ maxLength: 1000 })),
     description: Type.Optional(Type.String({ maxLength: 100_000 })),
-    parentId: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+    parentId: Type.Optional(Type.Union([IdSchema, Type.Null()])),
     attributes: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.Unknown())),
     unversionedAttributes: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.Unknown())),
     version: Type.Optional(Type.Object({ template: Type.Optional(RefSchema) })),

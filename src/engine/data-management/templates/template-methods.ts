@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import { DM_ERRORS } from '../dm.errors.js';
+import { IdSchema, PagingSchema } from '../dm-numbers.js';
 import type { DmTables } from '../dm.tables.js';
 import { checkTemplate, templateDoc, withoutHidden } from './template-rules.js';
 import type { Attribute } from './template.schema.js';
@@ -11,10 +12,11 @@ import { TEMPLATE_FIELDS, type TemplateRef, type TemplatesRepository } from './t
 import { callingOut, checkerOf, JsonText, parse, reading, uniquely, type Caller, type MethodTable } from '../method.js';
 import { compileDmQuery, FiltersSchema, SortersSchema } from '../dm-query.js';
 
-const Ref = { id: Type.Optional(Type.Integer({ minimum: 0 })), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) };
+const Ref = { id: Type.Optional(IdSchema), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) };
 const WriteParams = checkerOf(Type.Object({ template: Type.Unknown(), strict: Type.Optional(Type.Boolean()), return: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
 const DeleteParams = checkerOf(Type.Object(Ref, { additionalProperties: false }));
-const ImageParams = checkerOf(Type.Object({ ...Ref, image: Type.String({ maxLength: 1_000_000 }) }, { additionalProperties: false }));
+// An image is at most 128 KiB (template-image.ts), 174,764 base64 characters; line breaks in the text take the rest.
+const ImageParams = checkerOf(Type.Object({ ...Ref, image: Type.String({ maxLength: 200_000 }) }, { additionalProperties: false }));
 const ActionSchema = Type.Object(
   {
     template: Type.Object(Ref),
@@ -29,8 +31,8 @@ const ActionParams = checkerOf(ActionSchema);
 const GetParams = checkerOf(Type.Object({ ...Ref, optional: Type.Optional(Type.Boolean()), withoutHiddenAttributes: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
 const QueryParams = checkerOf(Type.Object(
   {
-    start: Type.Optional(Type.Integer({ minimum: 0 })),
-    limit: Type.Optional(Type.Integer({ minimum: 0 })),
+    start: Type.Optional(PagingSchema),
+    limit: Type.Optional(PagingSchema),
     filters: Type.Optional(FiltersSchema),
     sorters: Type.Optional(SortersSchema),
     withoutHiddenAttributes: Type.Optional(Type.Boolean()),

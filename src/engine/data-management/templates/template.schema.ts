@@ -1,8 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { IdSchema } from '../dm-numbers.js';
 
 export const ATTRIBUTE_TYPES = ['string', 'text', 'integer', 'number', 'boolean', 'date', 'dateTime', 'enum', 'json'] as const;
-/** An XML QName: `prefix:local` or `local`. */
-export const QNAME = /^(?:[A-Za-z_][A-Za-z0-9_.-]*:)?[A-Za-z_][A-Za-z0-9_.-]*$/;
+/** XML 1.0 fifth edition, section 2.3, NameStartChar without ':' (a QName's parts are NCNames). */
+const NAME_START =
+  'A-Z_a-z\\u{C0}-\\u{D6}\\u{D8}-\\u{F6}\\u{F8}-\\u{2FF}\\u{370}-\\u{37D}\\u{37F}-\\u{1FFF}\\u{200C}-\\u{200D}\\u{2070}-\\u{218F}' +
+  '\\u{2C00}-\\u{2FEF}\\u{3001}-\\u{D7FF}\\u{F900}-\\u{FDCF}\\u{FDF0}-\\u{FFFD}\\u{10000}-\\u{EFFFF}';
+/** NameChar without ':': NameStartChar, "-", ".", digits, middle dot, combining marks and the two ties. */
+const NAME_CHAR = `${NAME_START}\\-.0-9\\u{B7}\\u{300}-\\u{36F}\\u{203F}-\\u{2040}`;
+const NCNAME = `[${NAME_START}][${NAME_CHAR}]*`;
+/**
+ * An XML QName (decisions section 9): `prefix:local` or `local`, each part a Name of XML 1.0 fifth edition without
+ * ':' (`grüße`, `Ω:λ`, `a·b`). ':' is in neither class, so the optional prefix cannot backtrack.
+ */
+export const QNAME = new RegExp(`^(?:${NCNAME}:)?${NCNAME}$`, 'u');
 
 export const AttributeSchema = Type.Object(
   {
@@ -33,7 +44,7 @@ export const ActionSchema = Type.Object(
 /** A template as written (decisions section 9); `id` is the server's (given on update to name the template). */
 export const TemplateInputSchema = Type.Object(
   {
-    id: Type.Optional(Type.Integer({ minimum: 0 })),
+    id: Type.Optional(IdSchema),
     customId: Type.String({ minLength: 1, maxLength: 256 }),
     name: Type.Optional(Type.String({ maxLength: 1000 })),
     description: Type.Optional(Type.String({ maxLength: 100_000 })),
