@@ -12,6 +12,7 @@ import { authPlugin } from './platform/auth/auth-plugin.js';
 import { trackInFlight } from './platform/http/in-flight.js';
 import { installInputIntegrity } from './platform/http/input-integrity.js';
 import { requireHostHeader, transportErrorHandler } from './platform/http/transport.js';
+import { AJV_OPTIONS, typedBodyValidators } from './platform/http/validators.js';
 import type { PlatformModule } from './platform/module.js';
 import { createIdentityModule } from './modules/identity/index.js';
 import { allMigrations, createModules } from './modules/registry.js';
@@ -59,7 +60,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     logger: deps.logger ?? { level: config.server.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
     trustProxy: config.server.trustProxy,
     bodyLimit: config.server.bodyLimitBytes,
-    ajv: { customOptions: { allErrors: false, coerceTypes: 'array', useDefaults: true, removeAdditional: false } },
+    // Bodies are validated as typed, query strings, parameters and headers as text (validators.ts).
+    ajv: { customOptions: { ...AJV_OPTIONS } },
+    schemaController: { compilersFactory: { buildValidator: typedBodyValidators() } },
     return503OnClosing: true,
     // Ids are validated by each route's schema (with a clear 400); the router only stops absurd lengths.
     routerOptions: { maxParamLength: 2048 },
