@@ -11,7 +11,10 @@ import { frameworkErrorHandler, installErrorHandler } from './platform/errors/er
 import { authPlugin } from './platform/auth/auth-plugin.js';
 import { trackInFlight } from './platform/http/in-flight.js';
 import { installInputIntegrity } from './platform/http/input-integrity.js';
-import { requireHostHeader, transportErrorHandler } from './platform/http/transport.js';
+import { checkRequestHead, closeUnreadBodies, transportErrorHandler } from './platform/http/transport.js';
+import { serverTimeouts } from './platform/http/server-options.js';
+import { limitConnectionsPerAddress, limitLongLivedAnswers } from './platform/http/connection-limits.js';
+import { AJV_OPTIONS, typedBodyValidators } from './platform/http/validators.js';
 import type { PlatformModule } from './platform/module.js';
 import { createIdentityModule } from './modules/identity/index.js';
 import { allMigrations, createModules } from './modules/registry.js';
@@ -62,14 +65,17 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     logger: deps.logger ?? { level: config.server.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
     trustProxy: config.server.trustProxy,
     bodyLimit: config.server.bodyLimitBytes,
-    ajv: { customOptions: { allErrors: false, coerceTypes: 'array', useDefaults: true, removeAdditional: false } },
+    // Bodies are validated as typed, query strings, parameters and headers as text (validators.ts).
+    ajv: { customOptions: { ...AJV_OPTIONS } },
+    schemaController: { compilersFactory: { buildValidator: typedBodyValidators() } },
+    ...serverTimeouts(config.server),
     return503OnClosing: true,
     // Ids are validated by each route's schema (with a clear 400); the router only stops absurd lengths.
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler: transportErrorHandler,
-    http: { requireHostHeader: false },
   });
+  limitConnectionsPerAddress(app.server, config.limits.connectionsPerAddress);
   const inFlight = trackInFlight(app);
   const started: PlatformModule[] = [];
   let feed: ChangeFeed | undefined;
@@ -102,7 +108,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
 
     installErrorHandler(app, dialect.toDomainError);
     installInputIntegrity(app);
-    requireHostHeader(app);
+    checkRequestHead(app, { headerCount: config.limits.headerCount });
+    closeUnreadBodies(app);
+    limitLongLivedAnswers(app, config.limits.streamsPerCaller);
     await app.register(cookie);
     await app.register(formbody, { bodyLimit: 16 * 1024 });
     await app.register(swagger, {

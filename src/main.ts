@@ -2,6 +2,10 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { CLI_USAGE, UsageError, runAdminCommand } from './cli/admin-cli.js';
+import { DatabaseInUseError } from './platform/db/database.js';
+
+/** Exit codes an operator's script can tell apart: 2 config, 3 database in use by another process, 64 usage. */
+const EXIT_DATABASE_IN_USE = 3;
 
 async function start(): Promise<void> {
   const config = loadConfig(process.env);
@@ -37,6 +41,10 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(`config error: ${err.message}`);
     process.exit(2);
+  }
+  if (err instanceof DatabaseInUseError) {
+    console.error(err.message);
+    process.exit(EXIT_DATABASE_IN_USE);
   }
   if (err instanceof UsageError || (err as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS')) {
     console.error(`${(err as Error).message}\n\n${CLI_USAGE}`);

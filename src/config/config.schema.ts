@@ -53,6 +53,30 @@ export const ConfigSchema = Type.Object(
         logLevel: Type.String({ default: 'info' }),
         /** On shutdown, how long requests already running may take to finish before the database closes. */
         shutdownGraceSeconds: Type.Number({ minimum: 0, maximum: 600, default: 10 }),
+        /**
+         * Time a client has to send a whole request, headers and body (408 past it, and the connection closes): a body
+         * that trickles in byte by byte must not hold a socket for ever. Bounds uploads through the flow proxy too.
+         */
+        requestTimeoutSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 30 }),
+        /** Time a client has to send the request line and headers; at most requestTimeoutSeconds. */
+        headersTimeoutSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 10 }),
+        /** How long an idle keep-alive connection stays open for a next request (behind a load balancer: above its own). */
+        keepAliveTimeoutSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 5 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    /** What one client may hold or send; beyond it the error object (decisions.md section 4). */
+    limits: Type.Object(
+      {
+        /**
+         * Open connections from one address (the socket's, also behind a trusted proxy, whose own address it then is);
+         * more are answered 429 and closed. 0: no limit.
+         */
+        connectionsPerAddress: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 256 }),
+        /** Open live streams (Server-Sent Events) per address and per caller; one more is 429. 0: no limit. */
+        streamsPerCaller: Type.Integer({ minimum: 0, maximum: 100_000, default: 16 }),
+        /** Header lines a request may carry; more is 431 (never a silent cut). */
+        headerCount: Type.Integer({ minimum: 16, maximum: 10_000, default: 200 }),
       },
       { default: {}, additionalProperties: false },
     ),

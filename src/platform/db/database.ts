@@ -14,6 +14,9 @@ import { SqliteReaderThreads } from './sqlite-reader-threads.js';
 import { registerOffThreadReader } from './read-off-thread.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
 import { registerOffThreadWriter } from './write-off-thread.js';
+import { lockDatabaseFile } from './sqlite-process-lock.js';
+
+export { DatabaseInUseError } from './sqlite-process-lock.js';
 
 export interface DatabaseOptions {
   /** postgres://... selects PostgreSQL; otherwise SQLite in dataDir (or sqliteFile). */
@@ -62,9 +65,23 @@ export function createDatabase(options: DatabaseOptions): Database {
 function createSqlite(options: DatabaseOptions): Database {
   const file = options.sqliteFile ?? join(options.dataDir, 'svc.sqlite');
   if (file !== ':memory:') mkdirSync(options.sqliteFile ? join(file, '..') : options.dataDir, { recursive: true });
-  const sqlite = new SQLite(file);
+  // One process per file (DeploymentTraits.singleInstance): a second start, or a CLI command while the service runs,
+  // is refused with DatabaseInUseError before it touches the database.
+  const lock = file !== ':memory:' ? lockDatabaseFile(file) : undefined;
+  let sqlite: SQLite.Database | undefined;
+  try {
+    sqlite = new SQLite(file);
+    for (const setting of sqliteWriteSettings(options.sqliteCacheMiB ?? 64)) sqlite.pragma(setting);
+  } catch (err) {
+    sqlite?.close();
+    lock?.release();
+    throw err;
+  }
+  return openedSqlite(options, file, sqlite, () => lock?.release());
+}
+
+function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Database, unlock: () => void): Database {
   const cacheMiB = options.sqliteCacheMiB ?? 64;
-  for (const setting of sqliteWriteSettings(cacheMiB)) sqlite.pragma(setting);
   const statements = withStatementCache(sqlite);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
   // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
@@ -75,9 +92,13 @@ function createSqlite(options: DatabaseOptions): Database {
   const writer = options.sqliteWriterThread !== false && file !== ':memory:' ? new SqliteWriterThread({ file, settings: sqliteWriteSettings(cacheMiB) }) : undefined;
   if (writer) registerOffThreadWriter(db, (writes, keyBase) => writer.run(writes, keyBase));
   const destroy = async () => {
-    await readers?.close();
-    await writer?.close();
-    await db.destroy();
+    try {
+      await readers?.close();
+      await writer?.close();
+      await db.destroy();
+    } finally {
+      unlock();
+    }
   };
   return { db, dialect: sqliteDialect, traits: { singleInstance: true, singleWriter: true }, describe: `sqlite:${file}`, destroy };
 }

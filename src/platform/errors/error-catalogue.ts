@@ -75,6 +75,38 @@ export const ERRORS = {
       },
       { headers: { 'retry-after': String(retryAfterSeconds) } },
     ),
+  tooManyConnections: (limit: number, retryAfterSeconds: number) =>
+    new AppError(
+      429,
+      {
+        messageKey: 'CORE_ERROR_TOO_MANY_CONNECTIONS',
+        name: 'TOO_MANY_REQUESTS',
+        message: `More than ${limit} open connections from this address; close one or try again later`,
+        properties: { limit, retryAfterSeconds },
+      },
+      { headers: { 'retry-after': String(retryAfterSeconds) } },
+    ),
+  tooManyStreams: (limit: number, retryAfterSeconds: number) =>
+    new AppError(
+      429,
+      {
+        messageKey: 'CORE_ERROR_TOO_MANY_STREAMS',
+        name: 'TOO_MANY_REQUESTS',
+        message: `More than ${limit} open live streams for this caller or address; close one or try again later`,
+        properties: { limit, retryAfterSeconds },
+      },
+      { headers: { 'retry-after': String(retryAfterSeconds) } },
+    ),
+  headersTooLarge: (message = 'The request headers exceed the size the server accepts', properties: Record<string, unknown> = {}) =>
+    new AppError(431, { messageKey: 'CORE_ERROR_HEADERS_TOO_LARGE', name: 'REQUEST_HEADER_FIELDS_TOO_LARGE', message, properties }),
+  requestTimeout: () =>
+    new AppError(408, { messageKey: 'CORE_ERROR_REQUEST_TIMEOUT', name: 'REQUEST_TIMEOUT', message: 'The request was not received in time' }),
+  expectationFailed: () =>
+    new AppError(417, {
+      messageKey: 'CORE_ERROR_EXPECTATION_FAILED',
+      name: 'EXPECTATION_FAILED',
+      message: 'The only expectation the server meets is Expect: 100-continue',
+    }),
   serviceUnavailable: (message = 'Maintenance mode is active') =>
     new AppError(503, { messageKey: 'CORE_ERROR_SERVICE_UNAVAILABLE', name: 'SERVICE_UNAVAILABLE', message }),
   internal: (cause?: unknown) =>

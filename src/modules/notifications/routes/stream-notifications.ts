@@ -11,12 +11,14 @@ export function streamNotificationsRoute(app: FastifyInstance, ctx: Notification
     '/cxf/svc-core/notification/stream',
     {
       onRequest: maintenanceGuard(ctx.maintenance),
+      // An open stream holds a connection and a subscriber: limits.streamsPerCaller of them per caller and address.
+      config: { longLived: true },
       schema: {
         tags: ['notifications'],
         summary: 'Server-Sent Events: `notification` events (add, update, delete) the caller may see; resumes by Last-Event-ID',
         querystring: StreamQuery,
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 64 })) }),
-        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 503) },
+        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 429, 503) },
       },
     },
     async (request, reply) => {
