@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS } from '../../platform/errors/error-catalogue.js';
-import { findUnstorable } from '../../platform/http/input-integrity.js';
 import type { EngineUsers } from './engine-users.js';
 import type { ProcessUserServer } from './process-user-server.js';
 
@@ -20,9 +19,8 @@ declare module 'fastify' {
 }
 
 /**
- * `Authorization: Basic ...` as name and password; undefined when absent or malformed. A decoded name or password with
- * a NUL (or an unpaired surrogate) answers 400, as such text does in any other part of a request: no user has it, and
- * PostgreSQL cannot even compare it.
+ * `Authorization: Basic ...` as name and password; undefined when absent or malformed. Text no user can have (a NUL,
+ * an unpaired surrogate) never gets here: the input-integrity hook answers 400 for it on every route.
  */
 export function basicCredentials(header: string | undefined): { name: string; password: string } | undefined {
   const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
@@ -30,10 +28,7 @@ export function basicCredentials(header: string | undefined): { name: string; pa
   const text = Buffer.from(m[1], 'base64').toString('utf8');
   const colon = text.indexOf(':');
   if (colon <= 0) return undefined;
-  const credentials = { name: text.slice(0, colon), password: text.slice(colon + 1) };
-  const problem = findUnstorable(credentials, 'authorization');
-  if (problem) throw ERRORS.validation([problem]);
-  return credentials;
+  return { name: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
 /**
