@@ -16,7 +16,7 @@ const CONFIG = {
   tenants: [
     {
       name: 'acme',
-      users: ['alice', 'bob', 'carol', 'dave', 'erin'].map((n) => ({ loginName: n, password: `${n}-secret-1` })),
+      users: ['alice', 'bob', 'carol', 'dave', 'erin', 'fay'].map((n) => ({ loginName: n, password: `${n}-secret-1` })),
       apiKeys: [{ name: 'engine-check', key: CHECK_KEY, rights: ['PROCESS_USER_CHECK'] }],
     },
   ],
@@ -74,7 +74,8 @@ describeEachEngine('credential throttle: platform login and user check', (engine
     const afterFailures = (await auditRows()).length;
     expect(afterFailures).toBe(PAIR_BUDGET);
     for (let batch = 0; batch < 40; batch++) {
-      const answers = await Promise.all(Array.from({ length: 50 }, () => loginAs('dave', 'guess-again')));
+      // Distinct guesses: identical concurrent attempts are one attempt (they share one refusal).
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => loginAs('dave', `guess-again-${batch}-${i}`)));
       for (const r of answers) expect(r.statusCode).toBe(429);
     }
     const rows = await auditRows();
@@ -110,6 +111,16 @@ describeEachEngine('credential throttle: platform login and user check', (engine
     expect(verifications() - before).toBeLessThanOrEqual(ACCOUNT_BUDGET);
     // The account is in its progressive wait now: a login from anywhere waits too (no permanent lockout: the wait is capped).
     expectThrottled(await loginAs('erin', 'erin-secret-1', OWNER));
+  });
+
+  it('one client logging in on 30 connections at once with the right password: all 200, one verification', async () => {
+    // Each reservation is a failure until it succeeds: without sharing concurrent identical attempts, 30 at once
+    // reserved 30 before the first verification ended, and all but the budget answered 429.
+    const before = verifications();
+    const answers = await Promise.all(Array.from({ length: 30 }, () => loginAs('fay', 'fay-secret-1', '127.0.3.1')));
+    expect(answers.map((r) => r.statusCode)).toEqual(Array(30).fill(200));
+    expect(new Set(answers.map((r) => r.json().principals['X-Csrf-Token'][0])).size).toBe(30);
+    expect(verifications() - before).toBe(1);
   });
 
   it('a success clears the account: bob fails four times, logs in, and has his whole budget again', async () => {

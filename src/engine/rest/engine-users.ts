@@ -58,15 +58,17 @@ export class EngineUsers {
       if (!open.allowed) throw open.error;
       return strip(user);
     }
-    const attempt = await this.guard.throttle.reserve(subject);
-    if (!attempt.allowed) throw attempt.error;
-    // An unknown name costs a verification too (no user enumeration by timing).
-    this.guard.counters.passwordVerifications++;
-    const ok = await verifyPassword(password, user?.hash ?? this.dummy!);
-    if (!user || !ok || !key) return null;
-    await attempt.succeeded();
-    this.verified.set(key, true, Date.now() + 30_000);
-    return strip(user);
+    return this.guard.throttle.once(subject, password, async () => {
+      const attempt = await this.guard.throttle.reserve(subject);
+      if (!attempt.allowed) throw attempt.error;
+      // An unknown name costs a verification too (no user enumeration by timing).
+      this.guard.counters.passwordVerifications++;
+      const ok = await verifyPassword(password, user?.hash ?? this.dummy!);
+      if (!user || !ok || !key) return null;
+      await attempt.succeeded();
+      this.verified.set(key, true, Date.now() + 30_000);
+      return strip(user);
+    });
   }
 }
 

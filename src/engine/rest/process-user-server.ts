@@ -47,19 +47,22 @@ export class LocalPlatformServer implements ProcessUserServer {
 export class RemotePlatformServer implements ProcessUserServer {
   readonly supportsTokens = true;
   constructor(private readonly url: string, private readonly apiKey: string, private readonly guard: CredentialGuard) {}
-  async byPassword(name: string, password: string, ip: string) {
-    const attempt = await this.guard.throttle.reserve({ namespace: 'process-user', account: [name], address: ip });
-    if (!attempt.allowed) throw attempt.error;
-    let user: ProcessUser | null;
-    try {
-      user = await this.ask({ username: name, password });
-    } catch (err) {
-      // Unreachable, or refused there (429) without a check: no guess was verified.
-      await attempt.abandoned();
-      throw err;
-    }
-    if (user) await attempt.succeeded();
-    return user;
+  byPassword(name: string, password: string, ip: string) {
+    const subject = { namespace: 'process-user', account: [name], address: ip };
+    return this.guard.throttle.once(subject, password, async () => {
+      const attempt = await this.guard.throttle.reserve(subject);
+      if (!attempt.allowed) throw attempt.error;
+      let user: ProcessUser | null;
+      try {
+        user = await this.ask({ username: name, password });
+      } catch (err) {
+        // Unreachable, or refused there (429) without a check: no guess was verified.
+        await attempt.abandoned();
+        throw err;
+      }
+      if (user) await attempt.succeeded();
+      return user;
+    });
   }
   byToken(token: string) {
     return this.ask({ token });

@@ -92,22 +92,26 @@ export class SessionService {
     const tenantId = user?.tenantId ?? (await this.users.findTenant(input.tenantname))?.id ?? null;
     // No tenant could read a record about a tenant that does not exist: such attempts are counted, not audited.
     if (!tenantId) this.counters.unknownTenantLogins++;
-    const attempt = await this.throttle.reserve({ namespace: 'user', account: [input.tenantname, input.username], address: input.ip });
-    if (!attempt.allowed) {
-      if (tenantId) await this.auditRefusal(attempt.refusal, { ...auditBase, tenantId });
-      throw attempt.error;
-    }
-
-    const hash = user?.passwordHash ?? (await this.getDummyHash());
-    this.counters.passwordVerifications++;
-    const passwordOk = await verifyPassword(input.password, hash);
-    if (!user || !user.passwordHash || !passwordOk || !user.active) {
-      // The reservation stays: it is this failure.
-      const reason = !user ? 'unknown user' : !user.active ? 'inactive user' : 'wrong password';
-      if (tenantId) await this.audit.record({ ...auditBase, tenantId, outcome: 'failure', detail: { reason } });
-      throw ERRORS.authenticationFailed();
-    }
-    await attempt.succeeded();
+    const subject = { namespace: 'user', account: [input.tenantname, input.username], address: input.ip };
+    // Concurrent logins with one password from one address are one attempt: one reservation, one verification.
+    const verified = await this.throttle.once(subject, input.password, async () => {
+      const attempt = await this.throttle.reserve(subject);
+      if (!attempt.allowed) {
+        if (tenantId) await this.auditRefusal(attempt.refusal, { ...auditBase, tenantId });
+        throw attempt.error;
+      }
+      const hash = user?.passwordHash ?? (await this.getDummyHash());
+      this.counters.passwordVerifications++;
+      const passwordOk = await verifyPassword(input.password, hash);
+      if (!user || !user.passwordHash || !passwordOk || !user.active) {
+        // The reservation stays: it is this failure.
+        const reason = !user ? 'unknown user' : !user.active ? 'inactive user' : 'wrong password';
+        if (tenantId) await this.audit.record({ ...auditBase, tenantId, outcome: 'failure', detail: { reason } });
+        throw ERRORS.authenticationFailed();
+      }
+      await attempt.succeeded();
+      return user;
+    });
     await this.audit.record({ ...auditBase, tenantId, outcome: 'success' });
 
     const sessionId = randomToken(32);
@@ -115,13 +119,13 @@ export class SessionService {
     const expiresOn = Date.now() + this.settings.ttlSeconds * 1000;
     await this.sessions.createSession({
       idHash: sha256Hex(sessionId),
-      user,
+      user: verified,
       csrfToken,
       expiresOn,
       remoteAddress: input.ip,
       userAgent: input.userAgent.slice(0, 512),
     });
-    return { sessionId, record: toSessionRecord(user, csrfToken, expiresOn) };
+    return { sessionId, record: toSessionRecord(verified, csrfToken, expiresOn) };
   }
 
   /** The live session behind a cookie value, with its expiry slid forward; null when dead. */

@@ -47,14 +47,16 @@ export class UserCheckService {
       if (!open.allowed) throw open.error;
       return checked(user);
     }
-    const attempt = await this.throttle.reserve(subject);
-    if (!attempt.allowed) throw attempt.error;
-    this.counters.passwordVerifications++;
-    const ok = await verifyPassword(password, user?.passwordHash ?? (await this.getDummyHash()));
-    if (!user || !user.active || !user.passwordHash || !ok || !key) return null;
-    await attempt.succeeded();
-    this.verified.set(key, true, Date.now() + this.verifiedTtlMs);
-    return checked(user);
+    return this.throttle.once(subject, password, async () => {
+      const attempt = await this.throttle.reserve(subject);
+      if (!attempt.allowed) throw attempt.error;
+      this.counters.passwordVerifications++;
+      const ok = await verifyPassword(password, user?.passwordHash ?? (await this.getDummyHash()));
+      if (!user || !user.active || !user.passwordHash || !ok || !key) return null;
+      await attempt.succeeded();
+      this.verified.set(key, true, Date.now() + this.verifiedTtlMs);
+      return checked(user);
+    });
   }
 
   /** A platform access token (or one of the configured OIDC issuer) of the tenant, with the subject's current grants. */

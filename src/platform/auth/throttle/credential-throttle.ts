@@ -1,4 +1,5 @@
 import { sha256Hex } from '../../crypto/secrets.js';
+import { SingleFlight } from '../../async/single-flight.js';
 import { ERRORS } from '../../errors/error-catalogue.js';
 import type { AppError } from '../../errors/app-error.js';
 import type { KeyPolicy, ThrottleRepository, ThrottleRow } from './throttle.repository.js';
@@ -83,6 +84,7 @@ const retrySeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
  */
 export class CredentialThrottle {
   private purgeTimer?: NodeJS.Timeout;
+  private readonly attempts = new SingleFlight<string, unknown>();
   private readonly policies: Record<ThrottleKeyKind, KeyPolicy>;
 
   constructor(
@@ -134,6 +136,17 @@ export class CredentialThrottle {
         for (const k of keys) await this.repo.release(k.key, rows.get(k.key)!.window_start);
       },
     };
+  }
+
+  /**
+   * Runs `attempt` (reserve, verify, settle) once for concurrent attempts of one subject with one secret: they are
+   * one guess, so they share one reservation and one verification and get the same outcome. Without this, a client
+   * that opens 50 connections with the right password at once reserved 50 attempts before the first one succeeded,
+   * and all but the budget were refused (429). Distinct secrets, or addresses, are distinct attempts as before.
+   */
+  once<R>(subject: ThrottleSubject, secret: string, attempt: () => Promise<R>): Promise<R> {
+    const key = sha256Hex(JSON.stringify([subject.namespace, ...subject.account, subject.address ?? null, secret]));
+    return this.attempts.run(key, attempt) as Promise<R>;
   }
 
   /**
