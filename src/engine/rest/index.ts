@@ -44,6 +44,7 @@ export const restModule = defineModule({
     const items = new SharedItemsService(deps.db, new SharedItemsRepository(deps.db), scope, deps.feed, answers);
     return {
       credentials: 'own' as const,
+      prefix: '/engine/rest',
       async plugin(rest) {
         rest.decorateRequest('restCaller', null as never);
         rest.addHook('onRequest', restAuth(deps.engineUsers, server));

@@ -25,6 +25,7 @@ export const flowModule = defineModule({
     const instances = new FlowInstances(deps.config.instances, deps.config.connectionsPerInstance);
     const proxy = new FlowProxy(instances, deps.audit, deps.config.audit, new OwnCookies(deps.ownCookies));
     return {
+      prefix: '/cxf/svc-flow',
       plugin: (app) => proxyRoutes(app, { proxy }),
       start: () => instances.start(),
       close: () => instances.close(),

@@ -24,6 +24,7 @@ export const formsModule = defineModule({
   create(deps: FormsDeps) {
     const ctx: FormsContext = { forms: new FormsService(new FormsRepository(deps.db, deps.dialect)) };
     return {
+      prefix: '/cxf/svc-forms',
       async plugin(app) {
         listFormsRoute(app, ctx);
         addFormRoute(app, ctx);

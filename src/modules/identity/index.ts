@@ -181,6 +181,7 @@ function createIdentity({ db, dialect, traits, config: idc, log, feed, throttle,
     resolver,
     audit,
     userCheck,
+    prefix: '/cxf/svc-core',
     start() {
       stopEndings = sessions.followEndings();
       purgeTimer = setInterval(() => {

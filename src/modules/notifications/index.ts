@@ -46,6 +46,7 @@ export const notificationsModule = defineModule({
     const lists = new FeedCache(deps.feed, NOTIFICATION_TOPIC, deps.config.listCacheSeconds * 1000);
     const ctx: NotificationsContext = { notifications: new NotificationsService(deps.db, repo, deps.feed, deps.dialect, lists), maintenance, streams };
     return {
+      prefix: '/cxf/svc-core',
       async plugin(app) {
         // Open streams would keep the server from closing: they end first.
         app.addHook('preClose', async () => streams.endAll());
