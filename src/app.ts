@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
@@ -15,13 +15,10 @@ import { checkRequestHead, closeUnreadBodies, transportErrorHandler } from './pl
 import { serverTimeouts } from './platform/http/server-options.js';
 import { limitConnectionsPerAddress, limitLongLivedAnswers } from './platform/http/connection-limits.js';
 import { AJV_OPTIONS, typedBodyValidators } from './platform/http/validators.js';
-import type { PlatformModule } from './platform/module.js';
-import { createIdentityModule } from './modules/identity/index.js';
-import { allMigrations, createModules } from './modules/registry.js';
-import { createEngineModules, engineMigrations } from './engine/index.js';
-import { createChangeFeed, type ChangeFeed } from './platform/events/index.js';
-import { StatisticsUpkeep } from './platform/db/statistics-upkeep.js';
-import { createCredentialThrottle, SecurityCounters, type CredentialThrottle } from './platform/auth/throttle/index.js';
+import type { Module } from './platform/module.js';
+import type { CredentialResolver } from './platform/auth/credentials.js';
+import { SecurityCounters } from './platform/auth/throttle/index.js';
+import { buildModules, MIGRATIONS } from './module-list.js';
 
 export interface AppDeps {
   /** An already open database (tests, CLI); otherwise one is opened from config.database. */
@@ -49,7 +46,10 @@ const REDACT = [
   'res.headers["set-cookie"]',
 ];
 
-/** The composition root: opens the database, migrates, provisions, and wires modules into one Fastify app. */
+/**
+ * The composition root: opens the database, migrates, builds the module list (src/module-list.ts), registers every
+ * module's plugin in a scope of its own, and starts the parts in the list's order (closing them in reverse).
+ */
 export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<App> {
   const database =
     deps.database ??
@@ -77,34 +77,12 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   });
   limitConnectionsPerAddress(app.server, config.limits.connectionsPerAddress);
   const inFlight = trackInFlight(app);
-  const started: PlatformModule[] = [];
-  let feed: ChangeFeed | undefined;
-  let upkeep: StatisticsUpkeep | undefined;
-  let throttle: CredentialThrottle | undefined;
+  const started: Module[] = [];
   const security = new SecurityCounters();
   try {
-    const { db, dialect, traits } = database;
-    await migrateToLatest(db, dialect, [...allMigrations, ...engineMigrations]);
-    feed = createChangeFeed({
-      db,
-      connectDedicated: database.connectDedicated,
-      schema: await dialect.currentSchema(db),
-      retentionHours: config.events.retentionHours,
-      log: app.log,
-    });
-    // One credential throttle for every password check, the platform's and the engine's (which may run without it).
-    throttle = createCredentialThrottle(db, config.identity.loginThrottle, security);
-    const guard = { throttle, counters: security };
-    const identity = createIdentityModule({ db, dialect, traits, config: config.identity, log: app.log, feed, ...guard });
-    const platformModules: PlatformModule[] = config.platform.enabled
-      ? [identity, ...createModules({ db, dialect, traits, config, log: app.log, audit: identity.audit, feed })]
-      : [];
-    const engineModules = config.engine.enabled
-      ? createEngineModules({ db, dialect, traits, log: app.log, config: config.engine, feed, userCheck: config.platform.enabled ? identity.userCheck : undefined, guard })
-      : [];
-    const modules = [...platformModules, ...engineModules];
-
-    const { generatedPassword: bootstrapPassword } = await identity.provision(config.tenants);
+    const { db, dialect } = database;
+    await migrateToLatest(db, dialect, MIGRATIONS);
+    const { modules, resolver, sessionCookie, bootstrapPassword } = await buildModules(database, config, app.log, security);
 
     installErrorHandler(app, dialect.toDomainError);
     installInputIntegrity(app);
@@ -120,7 +98,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
         components: {
           securitySchemes: {
             apiKey: { type: 'apiKey', in: 'header', name: 'X-APIKey' },
-            session: { type: 'apiKey', in: 'cookie', name: identity.resolver.sessionCookie },
+            session: { type: 'apiKey', in: 'cookie', name: sessionCookie },
             csrf: { type: 'apiKey', in: 'header', name: 'X-Csrf-Token' },
             basic: { type: 'http', scheme: 'basic' },
             processUserToken: { type: 'apiKey', in: 'header', name: 'X-AUTH-TOKEN' },
@@ -137,24 +115,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       async () => ({ status: 'ok' }),
     );
 
-    // Everything under the API scope needs a credential unless a route says `public: true`.
-    if (platformModules.length) {
-      await app.register(async (api) => {
-        await api.register(authPlugin, { resolver: identity.resolver });
-        for (const m of platformModules) await m.routes(api);
-      });
-    }
-    // The engine's face authenticates by its own rules (userType), outside the platform's credential scope.
-    for (const m of engineModules) await m.routes(app);
-    // Background work (timers, listeners) starts once the routes stand, and stops in close(); the feed first.
-    await feed.start();
-    const schema = await dialect.currentSchema(db);
-    // A tenth of a table and at least 50 rows, as autovacuum's defaults: a store's reader-set grantees (150 rows in the
-    // benchmark) were never analysed nor vacuumed at 500, and every list read them with a heap fetch per row and the
-    // grantee test as a filter instead of an index condition (docs/benchmarks.md, session 13).
-    upkeep = new StatisticsUpkeep(db, schema, { checkIntervalMs: config.database.analyzeCheckSeconds * 1000, changedShare: 0.1, minChangedRows: 50, busyVacuumWaitMs: 30_000 }, app.log);
-    upkeep.start();
-    throttle.start();
+    for (const m of modules) if (m.plugin) await app.register(scopeOf(m, resolver), { prefix: m.prefix });
+    // Background work (timers, listeners, pools) starts once the routes stand, in the list's order; close() stops it.
     for (const m of modules) {
       started.push(m);
       await m.start?.();
@@ -169,24 +131,33 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
         await app.close();
         await inFlight.drained(config.server.shutdownGraceSeconds * 1000);
         await closeModules(started);
-        await upkeep?.close();
-        throttle?.close();
-        await feed?.close();
         if (!deps.database) await database.destroy();
       },
     };
   } catch (err) {
     await app.close().catch(() => undefined);
     await closeModules(started).catch(() => undefined);
-    await upkeep?.close().catch(() => undefined);
-    throttle?.close();
-    await feed?.close().catch(() => undefined);
     if (!deps.database) await database.destroy().catch(() => undefined);
     throw err;
   }
 }
 
-/** Stops started modules in reverse order of their start. */
-async function closeModules(started: PlatformModule[]): Promise<void> {
+/**
+ * A module's plugin in the scope it is registered in: a platform module's inside the platform's credential scope
+ * (every route needs a credential unless its config says `public: true`), an engine module's as it is (it checks its
+ * callers itself, by the engine's rules). Either way in a scope of its own, so nothing of it reaches another module.
+ */
+function scopeOf(m: Module, resolver: CredentialResolver | undefined): FastifyPluginAsync {
+  const plugin = m.plugin!;
+  if (m.credentials === 'own') return plugin;
+  if (!resolver) throw new Error(`module ${m.name} needs the platform's credentials (platform.enabled)`);
+  return async (scope) => {
+    await scope.register(authPlugin, { resolver });
+    await scope.register(plugin);
+  };
+}
+
+/** Stops started parts in reverse order of their start. */
+async function closeModules(started: Module[]): Promise<void> {
   for (const m of [...started].reverse()) await m.close?.();
 }

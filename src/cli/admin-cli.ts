@@ -2,8 +2,7 @@ import { parseArgs } from 'node:util';
 import type { AppConfig } from '../config/config.schema.js';
 import { createDatabase } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrations.js';
-import { allMigrations } from '../modules/registry.js';
-import { engineMigrations } from '../engine/index.js';
+import { MIGRATIONS } from '../module-list.js';
 import { createIdentityAdmin } from '../modules/identity/index.js';
 import { hashPassword } from '../platform/crypto/secrets.js';
 
@@ -72,7 +71,7 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
 
   const database = createDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 2, sqliteCacheMiB: config.database.sqliteCacheMiB, sqliteReaderThreads: 0 });
   try {
-    await migrateToLatest(database.db, database.dialect, [...allMigrations, ...engineMigrations]);
+    await migrateToLatest(database.db, database.dialect, MIGRATIONS);
     const identity = createIdentityAdmin(database.db, database.dialect);
     const key = `${group ?? ''} ${action ?? ''}`.trim();
     switch (key) {

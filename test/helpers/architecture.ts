@@ -1,11 +1,11 @@
-// The house rules of ARCHITECTURE.md as a check over source text: who may import whom, no import cycles, no
-// module-level mutable state. Pure (a map of path -> source in, violations out), so it is tested on fixtures too.
+// The house rules of ARCHITECTURE.md as a check over source text: who may import whom, modules wired in one list, no
+// import cycles, no module-level mutable state. Pure (a map of path -> source in, violations out), so it is tested on fixtures too.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import ts from 'typescript';
 
 export interface Violation {
-  rule: 'module-boundary' | 'platform-layer' | 'import-cycle' | 'mutable-state';
+  rule: 'module-boundary' | 'module-list' | 'platform-layer' | 'import-cycle' | 'mutable-state';
   file: string;
   detail: string;
 }
@@ -143,11 +143,19 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return out;
 }
 
+/** The one file that builds every module (src/module-list.ts): outside the units, the only one that imports their faces. */
+export const MODULE_LIST = 'src/module-list.ts';
+
 /**
- * Checks the rules; `allowMutable` names `file:binding` pairs that may keep module-level state (each with a
- * reason where it is declared).
+ * Checks the rules; `allowMutable` names `file:binding` pairs that may keep module-level state, `allowFaceImports`
+ * files besides the module list that may import a module's face from outside the units (each with a reason where
+ * it is declared).
  */
-export function checkArchitecture(files: Map<string, string>, allowMutable: ReadonlySet<string> = new Set()): Violation[] {
+export function checkArchitecture(
+  files: Map<string, string>,
+  allowMutable: ReadonlySet<string> = new Set(),
+  allowFaceImports: ReadonlySet<string> = new Set(),
+): Violation[] {
   const violations: Violation[] = [];
   const graph = new Map<string, string[]>();
   for (const [file, text] of files) {
@@ -160,6 +168,8 @@ export function checkArchitecture(files: Map<string, string>, allowMutable: Read
       const to = unitOf(target);
       if (to && to !== from && target !== `${to}/index.ts`) {
         violations.push({ rule: 'module-boundary', file, detail: `imports ${target}; only ${to}/index.ts is public` });
+      } else if (to && !from && !file.startsWith('src/platform/') && file !== MODULE_LIST && !allowFaceImports.has(file)) {
+        violations.push({ rule: 'module-list', file, detail: `imports ${target}; modules are built and wired only by ${MODULE_LIST}` });
       }
       if (file.startsWith('src/platform/') && !target.startsWith('src/platform/')) {
         violations.push({ rule: 'platform-layer', file, detail: `platform code imports ${target}` });

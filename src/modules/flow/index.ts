@@ -1,7 +1,7 @@
 // Flow: a streaming reverse proxy from /cxf/svc-flow/flow/{instanceId}{targetPath} to the configured process-engine
 // instances (decisions.md section 8). It owns no tables; it holds one keep-alive pool per instance while started.
 import type { AuditTrail } from '../../platform/audit/audit-trail.js';
-import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
+import { defineModule, type ModuleDeps } from '../../platform/module.js';
 import { FlowInstances, type FlowInstanceConfig } from './flow-instances.js';
 import { FlowProxy, type AuditLevel } from './flow-proxy.js';
 import { proxyRoutes } from './routes/proxy-routes.js';
@@ -18,13 +18,17 @@ export interface FlowConfig {
 /** `ownCookies`: the platform's own cookie names (the session cookie), which no instance may set for a caller. */
 export type FlowDeps = ModuleDeps<Record<string, never>, FlowConfig> & { audit: AuditTrail; ownCookies: readonly string[] };
 
-export function createFlowModule(deps: FlowDeps): PlatformModule {
-  const instances = new FlowInstances(deps.config.instances, deps.config.connectionsPerInstance);
-  const proxy = new FlowProxy(instances, deps.audit, deps.config.audit, new OwnCookies(deps.ownCookies));
-  return {
-    name: 'flow',
-    routes: (app) => proxyRoutes(app, { proxy }),
-    start: () => instances.start(),
-    close: () => instances.close(),
-  };
-}
+/** The flow module: the proxy routes, and one keep-alive pool per instance while started. */
+export const flowModule = defineModule({
+  name: 'flow',
+  create(deps: FlowDeps) {
+    const instances = new FlowInstances(deps.config.instances, deps.config.connectionsPerInstance);
+    const proxy = new FlowProxy(instances, deps.audit, deps.config.audit, new OwnCookies(deps.ownCookies));
+    return {
+      prefix: '/cxf/svc-flow',
+      plugin: (app) => proxyRoutes(app, { proxy }),
+      start: () => instances.start(),
+      close: () => instances.close(),
+    };
+  },
+});

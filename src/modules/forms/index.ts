@@ -1,6 +1,6 @@
 // Forms: versioned form definitions per tenant, the /cxf/svc-forms endpoints.
 // It owns the form_heads and form_versions tables and reaches nothing but them.
-import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
+import { defineModule, type ModuleDeps } from '../../platform/module.js';
 import type { FormsTables } from './forms.tables.js';
 import { FormsRepository } from './forms.repository.js';
 import { FormsService } from './forms.service.js';
@@ -13,26 +13,30 @@ import { getFormHistoryRoute } from './routes/get-form-history.js';
 import { getFormConfigRoute, getFormConfigVersionRoute } from './routes/get-form-config.js';
 import { deleteFormVersionRoute } from './routes/delete-form-version.js';
 import { deleteFormRoute } from './routes/delete-form.js';
-
-export { formsMigrations } from './forms.migrations.js';
+import { formsMigrations } from './forms.migrations.js';
 
 export type FormsDeps = ModuleDeps<FormsTables>;
 
-export function createFormsModule(deps: FormsDeps): PlatformModule {
-  const ctx: FormsContext = { forms: new FormsService(new FormsRepository(deps.db, deps.dialect)) };
-  return {
-    name: 'forms',
-    routes(app) {
-      listFormsRoute(app, ctx);
-      addFormRoute(app, ctx);
-      updateFormRoute(app, ctx);
-      getFormRoute(app, ctx);
-      getFormVersionRoute(app, ctx);
-      getFormHistoryRoute(app, ctx);
-      getFormConfigRoute(app, ctx);
-      getFormConfigVersionRoute(app, ctx);
-      deleteFormVersionRoute(app, ctx);
-      deleteFormRoute(app, ctx);
-    },
-  };
-}
+/** The forms module: its routes only (nothing runs in the background). */
+export const formsModule = defineModule({
+  name: 'forms',
+  migrations: formsMigrations,
+  create(deps: FormsDeps) {
+    const ctx: FormsContext = { forms: new FormsService(new FormsRepository(deps.db, deps.dialect)) };
+    return {
+      prefix: '/cxf/svc-forms',
+      async plugin(app) {
+        listFormsRoute(app, ctx);
+        addFormRoute(app, ctx);
+        updateFormRoute(app, ctx);
+        getFormRoute(app, ctx);
+        getFormVersionRoute(app, ctx);
+        getFormHistoryRoute(app, ctx);
+        getFormConfigRoute(app, ctx);
+        getFormConfigVersionRoute(app, ctx);
+        deleteFormVersionRoute(app, ctx);
+        deleteFormRoute(app, ctx);
+      },
+    };
+  },
+});

@@ -2,7 +2,7 @@
 // /cxf/svc-core/authentication endpoints. It implements the platform's CredentialResolver, so every
 // other module sees one Principal whatever the credential was.
 import type { AppConfig, TenantConfig } from '../../config/config.schema.js';
-import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
+import { defineModule, type Module, type ModuleDeps } from '../../platform/module.js';
 import type { AuditTrail } from '../../platform/audit/audit-trail.js';
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
@@ -31,8 +31,8 @@ import { SessionEndings } from './session-endings.js';
 import { UserCheckService, type CheckedUser } from './user-check.service.js';
 import { postUserCheckRoute } from './routes/post-user-check.js';
 import type { ChangeFeed } from '../../platform/events/index.js';
+import { identityMigrations } from './identity.migrations.js';
 
-export { identityMigrations } from './identity.migrations.js';
 export type { UserChange, ApiKeyChange } from './identity.service.js';
 export type { User, ApiKey } from './identity.tables.js';
 export type { SessionRecord } from './session.service.js';
@@ -55,18 +55,13 @@ export type IdentityConfig = AppConfig['identity'];
 export type IdentityDeps = ModuleDeps<IdentityTables, IdentityConfig> & { feed?: ChangeFeed; throttle: CredentialThrottle; counters: SecurityCounters };
 
 /** The identity module: a platform module that also resolves credentials and keeps the audit trail. */
-export interface IdentityModule extends PlatformModule {
+export interface IdentityModule extends Module {
   /** Handed to the auth plugin: every module's caller is resolved through it. */
   resolver: CredentialResolver;
   /** The audit log, for other modules' records. */
   audit: AuditTrail;
   /** Checks users' passwords and tokens for systems without users of their own (the engine's Process User Server). */
   userCheck: UserCheck;
-  /**
-   * Applies the config's tenants, users and keys (an idempotent upsert) and, on an empty database, creates the
-   * bootstrap admin; answers the generated password when one was made.
-   */
-  provision(tenants: TenantConfig[]): Promise<{ generatedPassword?: string }>;
 }
 
 /** What the admin CLI (or another process on the same database) may do to users and keys. */
@@ -83,13 +78,36 @@ export function createIdentityAdmin(db: Kysely<IdentityTables>, dialect: Dialect
   return new IdentityService(new UsersRepository(db, dialect));
 }
 
+/**
+ * Applies the config's tenants, users and keys (an idempotent upsert) and, on an empty database, creates the bootstrap
+ * admin; answers the generated password when one was made. Whether or not the platform's face runs in this process.
+ */
+export async function provisionIdentity(
+  db: Kysely<IdentityTables>,
+  dialect: Dialect,
+  tenants: TenantConfig[],
+  bootstrapAdminPassword: string | undefined,
+): Promise<{ generatedPassword?: string }> {
+  const identity = new IdentityService(new UsersRepository(db, dialect));
+  const firstStart = await identity.isEmpty();
+  await identity.provision(tenants);
+  return firstStart ? identity.bootstrapAdmin(bootstrapAdminPassword) : {};
+}
+
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 /** How long a verified password is remembered by the user check (keyed by a hash that includes the stored hash). */
 const USER_CHECK_TTL_MS = 30_000;
 /** Session rows kept in memory where one process owns the database, or while the change feed reports every ending. */
 const SESSION_CACHE_MS = 60_000;
 
-export function createIdentityModule({ db, dialect, traits, config: idc, log, feed, throttle, counters }: IdentityDeps): IdentityModule {
+/** The identity module: the authentication and audit routes, the credential resolver, and the purge of expired rows. */
+export const identityModule = defineModule({
+  name: 'identity',
+  migrations: identityMigrations,
+  create: (deps: IdentityDeps): Omit<IdentityModule, 'name' | 'migrations'> => createIdentity(deps),
+});
+
+function createIdentity({ db, dialect, traits, config: idc, log, feed, throttle, counters }: IdentityDeps): Omit<IdentityModule, 'name' | 'migrations'> {
   const sessionRows = new SessionsRepository(db, dialect);
   const users = new UsersRepository(db, dialect);
   const identity = new IdentityService(users, idc.credentialCacheSeconds * 1000);
@@ -160,15 +178,10 @@ export function createIdentityModule({ db, dialect, traits, config: idc, log, fe
   let purgeTimer: NodeJS.Timeout | undefined;
   let stopEndings: (() => void) | undefined;
   return {
-    name: 'identity',
     resolver,
     audit,
     userCheck,
-    async provision(tenants) {
-      const firstStart = await identity.isEmpty();
-      await identity.provision(tenants);
-      return firstStart ? identity.bootstrapAdmin(idc.bootstrapAdminPassword) : {};
-    },
+    prefix: '/cxf/svc-core',
     start() {
       stopEndings = sessions.followEndings();
       purgeTimer = setInterval(() => {
@@ -183,7 +196,7 @@ export function createIdentityModule({ db, dialect, traits, config: idc, log, fe
       if (purgeTimer) clearInterval(purgeTimer);
       purgeTimer = undefined;
     },
-    routes(app) {
+    async plugin(app) {
       postLoginRoute(app, context);
       getSessionRoute(app, context);
       deleteSessionRoute(app, context);

@@ -1,7 +1,7 @@
 // Notifications: messages to users, roles and organisations of a tenant, and their live delivery (SSE).
 // It owns the notifications, notification_recipients and notification_settings tables, and publishes on the change feed.
 import type { ChangeFeed } from '../../platform/events/index.js';
-import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
+import { defineModule, type ModuleDeps } from '../../platform/module.js';
 import type { NotificationsTables } from './notifications.tables.js';
 import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
@@ -17,8 +17,7 @@ import { getNotificationRoute } from './routes/get-notification.js';
 import { listNotificationsRoute } from './routes/list-notifications.js';
 import { streamNotificationsRoute } from './routes/stream-notifications.js';
 import { maintenanceRoutes } from './routes/maintenance.js';
-
-export { notificationsMigrations } from './notifications.migrations.js';
+import { notificationsMigrations } from './notifications.migrations.js';
 
 export interface NotificationsConfig {
   /** Every tenant's notification endpoints start in maintenance mode (503) until an ADMIN switches it off. */
@@ -32,38 +31,43 @@ export interface NotificationsConfig {
 
 export type NotificationsDeps = ModuleDeps<NotificationsTables, NotificationsConfig> & { feed: ChangeFeed };
 
-export function createNotificationsModule(deps: NotificationsDeps): PlatformModule {
-  const repo = new NotificationsRepository(deps.db, deps.dialect);
-  const streams = new NotificationStreams(
-    deps.feed,
-    { heartbeatMs: deps.config.heartbeatSeconds * 1000, retryMs: deps.config.retryMs, maxQueuedBytes: deps.config.maxQueuedBytes },
-    deps.log,
-  );
-  const maintenance = new MaintenanceSwitch(deps.db, repo, deps.feed, deps.config.maintenance, deps.log, (tenantId) => streams.endTenant(tenantId));
-  const lists = new FeedCache(deps.feed, NOTIFICATION_TOPIC, deps.config.listCacheSeconds * 1000);
-  const ctx: NotificationsContext = { notifications: new NotificationsService(deps.db, repo, deps.feed, deps.dialect, lists), maintenance, streams };
-  return {
-    name: 'notifications',
-    routes(app) {
-      // Open streams would keep the server from closing: they end first.
-      app.addHook('preClose', async () => streams.endAll());
-      streamNotificationsRoute(app, ctx);
-      listNotificationsRoute(app, ctx);
-      addNotificationRoute(app, ctx);
-      getNotificationRoute(app, ctx);
-      updateNotificationRoute(app, ctx);
-      deleteNotificationRoute(app, ctx);
-      maintenanceRoutes(app, ctx);
-    },
-    async start() {
-      lists.start();
-      await maintenance.start();
-      streams.start();
-    },
-    close() {
-      lists.close();
-      streams.close();
-      maintenance.close();
-    },
-  };
-}
+/** The notifications module: its routes and live streams, the maintenance switch and the list cache. */
+export const notificationsModule = defineModule({
+  name: 'notifications',
+  migrations: notificationsMigrations,
+  create(deps: NotificationsDeps) {
+    const repo = new NotificationsRepository(deps.db, deps.dialect);
+    const streams = new NotificationStreams(
+      deps.feed,
+      { heartbeatMs: deps.config.heartbeatSeconds * 1000, retryMs: deps.config.retryMs, maxQueuedBytes: deps.config.maxQueuedBytes },
+      deps.log,
+    );
+    const maintenance = new MaintenanceSwitch(deps.db, repo, deps.feed, deps.config.maintenance, deps.log, (tenantId) => streams.endTenant(tenantId));
+    const lists = new FeedCache(deps.feed, NOTIFICATION_TOPIC, deps.config.listCacheSeconds * 1000);
+    const ctx: NotificationsContext = { notifications: new NotificationsService(deps.db, repo, deps.feed, deps.dialect, lists), maintenance, streams };
+    return {
+      prefix: '/cxf/svc-core',
+      async plugin(app) {
+        // Open streams would keep the server from closing: they end first.
+        app.addHook('preClose', async () => streams.endAll());
+        streamNotificationsRoute(app, ctx);
+        listNotificationsRoute(app, ctx);
+        addNotificationRoute(app, ctx);
+        getNotificationRoute(app, ctx);
+        updateNotificationRoute(app, ctx);
+        deleteNotificationRoute(app, ctx);
+        maintenanceRoutes(app, ctx);
+      },
+      async start() {
+        lists.start();
+        await maintenance.start();
+        streams.start();
+      },
+      close() {
+        lists.close();
+        streams.close();
+        maintenance.close();
+      },
+    };
+  },
+});

@@ -1,11 +1,11 @@
 // Storage: restricted JSON items in named stores (/cxf/svc-core/storage); each store is the index
 // `svc-store-<storeId>` of the spec, kept as rows of one table per tenant, with access rows for the restrictions.
-import type { ModuleDeps, PlatformModule } from '../../platform/module.js';
+import { defineModule, type ModuleDeps } from '../../platform/module.js';
 import type { StorageTables } from './storage.tables.js';
 import { StoreItemRepository } from './store-item.repository.js';
 import { storageSqlFor } from './dialects/index.js';
 import { StorageService } from './storage.service.js';
-import { WriteBatcher } from '../../platform/db/write-batcher.js';
+import type { WriteBatcher } from '../../platform/db/write-batcher.js';
 import { createListQueryCompiler } from './storage.query.js';
 import { postItemRoute } from './routes/post-item.js';
 import { putItemRoutes } from './routes/put-item.js';
@@ -14,32 +14,38 @@ import { getItemsRoute } from './routes/get-items.js';
 import { deleteItemRoute } from './routes/delete-item.js';
 import type { StorageContext } from './storage.context.js';
 import { ValueIndexer } from './value-indexer.js';
-
-export { storageMigrations } from './storage.migrations.js';
+import { storageMigrations } from './storage.migrations.js';
 
 /** Largest item body accepted (a larger one answers 413). */
 export const STORAGE_BODY_LIMIT = 5 * 1024 * 1024;
 
-export type StorageDeps = ModuleDeps<StorageTables>;
+/**
+ * `writes`: the service's write batcher, shared with the other modules that write on a single-writer engine (SQLite
+ * has one writer, so concurrent item writes share a commit; PostgreSQL runs them side by side and can create items
+ * with their access rows in one statement, dialects/).
+ */
+export type StorageDeps = ModuleDeps<StorageTables> & { writes: WriteBatcher<StorageTables> };
 
-export function createStorageModule(deps: StorageDeps): PlatformModule {
-  // The write strategy suits the engine: SQLite has one writer, so concurrent item writes share a commit;
-  // PostgreSQL runs them side by side and can create items with their access rows in one statement (dialects/).
-  const writes = new WriteBatcher(deps.db, deps.traits.singleWriter ? 64 : 1);
-  const repo = new StoreItemRepository(deps.db, deps.dialect, storageSqlFor(deps.dialect), (job) => writes.run(job));
-  const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect));
-  const indexer = new ValueIndexer(repo, writes, deps.log);
-  const ctx: StorageContext = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
-  return {
-    name: 'storage',
-    routes(app) {
-      postItemRoute(app, ctx);
-      putItemRoutes(app, ctx);
-      getItemRoute(app, ctx);
-      getItemsRoute(app, ctx);
-      deleteItemRoute(app, ctx);
-    },
-    start: () => indexer.start(),
-    close: () => indexer.close(),
-  };
-}
+/** The storage module: its routes, and the value indexer, which fills the value index in the background. */
+export const storageModule = defineModule({
+  name: 'storage',
+  migrations: storageMigrations,
+  create(deps: StorageDeps) {
+    const { writes } = deps;
+    const repo = new StoreItemRepository(deps.db, deps.dialect, storageSqlFor(deps.dialect), (job) => writes.run(job));
+    const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect));
+    const indexer = new ValueIndexer(repo, writes, deps.log);
+    const ctx: StorageContext = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
+    return {
+      async plugin(app) {
+        postItemRoute(app, ctx);
+        putItemRoutes(app, ctx);
+        getItemRoute(app, ctx);
+        getItemsRoute(app, ctx);
+        deleteItemRoute(app, ctx);
+      },
+      start: () => indexer.start(),
+      close: () => indexer.close(),
+    };
+  },
+});

@@ -11,7 +11,7 @@ export interface AuditEntry {
 
 /**
  * Where modules write audit records. Implemented by the identity module (which owns the audit log and its
- * retention) and handed to other modules by the composition root. A failing write is logged and never fails
+ * retention) and handed to other modules by the module list. A failing write is logged and never fails
  * the request it describes.
  */
 export interface AuditTrail {

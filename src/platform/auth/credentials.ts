@@ -1,6 +1,6 @@
 import type { Principal } from './principal.js';
 
-/** Implemented by the identity module and handed to the auth plugin at the composition root. */
+/** Implemented by the identity module; the module list hands it to the credential scope of every platform module. */
 export interface CredentialResolver {
   /** Cookie name of the session. */
   readonly sessionCookie: string;

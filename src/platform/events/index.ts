@@ -1,5 +1,5 @@
 // The change feed: events published with a write, delivered after commit on every instance, kept for resumption.
-// Modules receive it as a dependency; the composition root builds it from the database and starts it before them.
+// Modules receive it as a dependency; the module list (src/module-list.ts) builds it and starts it before them.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type pg from 'pg';

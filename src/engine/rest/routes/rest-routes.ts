@@ -26,8 +26,8 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { processUserT
 
 export function restRoutes(app: FastifyInstance, ctx: RestContext): void {
   for (const [path, kind] of [
-    ['/engine/rest/tasks', 'task'],
-    ['/engine/rest/reports', 'report'],
+    ['/tasks', 'task'],
+    ['/reports', 'report'],
   ] as const) {
     app.get<{ Querystring: Static<typeof ListQuery> }>(
       path,
@@ -58,7 +58,7 @@ export function restRoutes(app: FastifyInstance, ctx: RestContext): void {
     );
   }
   app.get(
-    '/engine/rest/whoami',
+    '/whoami',
     {
       schema: {
         tags: ['engine'],

@@ -9,7 +9,7 @@ import { formJson } from '../form-json.js';
 
 export function addFormRoute(app: FastifyInstance, ctx: FormsContext): void {
   app.post<{ Params: Static<typeof FormIdParams>; Body: Static<typeof FormBody> }>(
-    '/cxf/svc-forms/forms/:formId',
+    '/forms/:formId',
     {
       onRequest: formsGuard(FORMS_RIGHTS.add),
       validatorCompiler: strictValidatorCompiler,

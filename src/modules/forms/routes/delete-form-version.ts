@@ -7,7 +7,7 @@ import { DeletedResponse, DeleteVersionParams, strictValidatorCompiler } from '.
 
 export function deleteFormVersionRoute(app: FastifyInstance, ctx: FormsContext): void {
   app.delete<{ Params: Static<typeof DeleteVersionParams> }>(
-    '/cxf/svc-forms/forms/:formId/:version',
+    '/forms/:formId/:version',
     {
       onRequest: formsGuard(FORMS_RIGHTS.delete),
       validatorCompiler: strictValidatorCompiler,

@@ -7,7 +7,7 @@ import { DeletedResponse, FormIdParams, strictValidatorCompiler } from '../forms
 
 export function deleteFormRoute(app: FastifyInstance, ctx: FormsContext): void {
   app.delete<{ Params: Static<typeof FormIdParams> }>(
-    '/cxf/svc-forms/forms/:formId',
+    '/forms/:formId',
     {
       onRequest: formsGuard(FORMS_RIGHTS.delete),
       validatorCompiler: strictValidatorCompiler,

@@ -8,7 +8,7 @@ import { sendJsonText } from '../../../platform/http/json-text.js';
 /** The whole `config` entry of the latest version (decisions.md 11); any authenticated caller. */
 export function getFormConfigRoute(app: FastifyInstance, ctx: FormsContext): void {
   app.get<{ Params: Static<typeof FormIdParams> }>(
-    '/cxf/svc-forms/config/:formId',
+    '/config/:formId',
     {
       validatorCompiler: strictValidatorCompiler,
       schema: {
@@ -24,7 +24,7 @@ export function getFormConfigRoute(app: FastifyInstance, ctx: FormsContext): voi
 
 export function getFormConfigVersionRoute(app: FastifyInstance, ctx: FormsContext): void {
   app.get<{ Params: Static<typeof AnyVersionParams> }>(
-    '/cxf/svc-forms/config/:formId/:version',
+    '/config/:formId/:version',
     {
       validatorCompiler: strictValidatorCompiler,
       schema: {

@@ -9,7 +9,7 @@ import { formListJson } from '../form-json.js';
 
 export function getFormHistoryRoute(app: FastifyInstance, ctx: FormsContext): void {
   app.get<{ Params: Static<typeof FormIdParams> }>(
-    '/cxf/svc-forms/history/:formId',
+    '/history/:formId',
     {
       onRequest: formsGuard(FORMS_RIGHTS.readHistory),
       validatorCompiler: strictValidatorCompiler,

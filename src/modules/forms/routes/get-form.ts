@@ -9,7 +9,7 @@ import { formJson } from '../form-json.js';
 /** The form in its latest version; any authenticated caller. */
 export function getFormRoute(app: FastifyInstance, ctx: FormsContext): void {
   app.get<{ Params: Static<typeof FormIdParams> }>(
-    '/cxf/svc-forms/forms/:formId',
+    '/forms/:formId',
     {
       validatorCompiler: strictValidatorCompiler,
       schema: {
@@ -26,7 +26,7 @@ export function getFormRoute(app: FastifyInstance, ctx: FormsContext): void {
 /** The form in the given version, or in its latest one when that version does not exist. */
 export function getFormVersionRoute(app: FastifyInstance, ctx: FormsContext): void {
   app.get<{ Params: Static<typeof AnyVersionParams> }>(
-    '/cxf/svc-forms/forms/:formId/:version',
+    '/forms/:formId/:version',
     {
       validatorCompiler: strictValidatorCompiler,
       schema: {

@@ -9,7 +9,7 @@ import { formListJson } from '../form-json.js';
 
 export function listFormsRoute(app: FastifyInstance, ctx: FormsContext): void {
   app.get(
-    '/cxf/svc-forms/forms',
+    '/forms',
     {
       onRequest: formsGuard(FORMS_RIGHTS.readAll),
       schema: {

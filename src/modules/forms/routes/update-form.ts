@@ -9,7 +9,7 @@ import { formJson } from '../form-json.js';
 
 export function updateFormRoute(app: FastifyInstance, ctx: FormsContext): void {
   app.put<{ Params: Static<typeof AnyVersionParams>; Body: Static<typeof FormBody> }>(
-    '/cxf/svc-forms/forms/:formId/:version',
+    '/forms/:formId/:version',
     {
       onRequest: formsGuard(FORMS_RIGHTS.update),
       validatorCompiler: strictValidatorCompiler,

@@ -7,7 +7,7 @@ import type { IdentityContext } from '../identity.context.js';
 
 export function deleteAllSessionsRoute(app: FastifyInstance, ctx: IdentityContext): void {
   app.delete(
-    '/cxf/svc-core/authentication/sessions/all',
+    '/authentication/sessions/all',
     {
       preHandler: requireRoleOrRight('ADMIN', []),
       schema: {

@@ -6,7 +6,7 @@ import type { IdentityContext } from '../identity.context.js';
 
 export function deleteSessionRoute(app: FastifyInstance, ctx: IdentityContext): void {
   app.delete(
-    '/cxf/svc-core/authentication',
+    '/authentication',
     {
       config: { public: true },
       schema: {

@@ -11,7 +11,7 @@ const Query = Type.Object({
 
 export function getAuditRoute(app: FastifyInstance, ctx: IdentityContext): void {
   app.get<{ Querystring: Static<typeof Query> }>(
-    '/cxf/svc-core/audit',
+    '/audit',
     {
       preHandler: requireRoleOrRight('ADMIN', []),
       schema: {

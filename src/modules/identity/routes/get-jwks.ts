@@ -4,7 +4,7 @@ import type { IdentityContext } from '../identity.context.js';
 
 export function getJwksRoute(app: FastifyInstance, ctx: IdentityContext): void {
   app.get(
-    '/cxf/svc-core/.well-known/jwks.json',
+    '/.well-known/jwks.json',
     {
       config: { public: true },
       schema: {

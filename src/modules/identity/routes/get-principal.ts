@@ -14,7 +14,7 @@ export const PrincipalSchema = Type.Object({
 /** Who the credential of this call acts as; works with every kind of credential. */
 export function getPrincipalRoute(app: FastifyInstance): void {
   app.get(
-    '/cxf/svc-core/authentication/principal',
+    '/authentication/principal',
     {
       schema: {
         tags: ['authentication'],

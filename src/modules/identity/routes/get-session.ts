@@ -5,7 +5,7 @@ import type { IdentityContext } from '../identity.context.js';
 
 export function getSessionRoute(app: FastifyInstance, ctx: IdentityContext): void {
   app.get(
-    '/cxf/svc-core/authentication',
+    '/authentication',
     {
       // Answers its own 401 (CORE_ERROR_SESSION_INVALID), so it skips the generic credential hook.
       config: { public: true },

@@ -10,7 +10,7 @@ const FORM = 'application/x-www-form-urlencoded';
 
 export function postLoginRoute(app: FastifyInstance, ctx: IdentityContext): void {
   app.post<{ Body: Static<typeof LoginBodySchema> }>(
-    '/cxf/svc-core/authentication',
+    '/authentication',
     {
       config: { public: true },
       schema: {

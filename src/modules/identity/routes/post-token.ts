@@ -6,7 +6,7 @@ import type { IdentityContext } from '../identity.context.js';
 
 export function postTokenRoute(app: FastifyInstance, ctx: IdentityContext): void {
   app.post(
-    '/cxf/svc-core/authentication/token',
+    '/authentication/token',
     {
       schema: {
         tags: ['authentication'],

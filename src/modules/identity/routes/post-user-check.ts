@@ -18,7 +18,7 @@ const Checked = Type.Object({ loginName: Type.String(), roles: Type.Array(Type.S
  */
 export function postUserCheckRoute(app: FastifyInstance, userCheck: UserCheckService): void {
   app.post<{ Body: Static<typeof Body> }>(
-    '/cxf/svc-core/authentication/check',
+    '/authentication/check',
     {
       onRequest: requireRoleOrRight('ADMIN', 'PROCESS_USER_CHECK'),
       schema: {

@@ -7,7 +7,7 @@ import { NotificationBody, NotificationSchema, type NotificationInput } from '..
 
 export function addNotificationRoute(app: FastifyInstance, ctx: NotificationsContext): void {
   app.post<{ Body: NotificationInput }>(
-    '/cxf/svc-core/notification',
+    '/notification',
     {
       onRequest: [maintenanceGuard(ctx.maintenance), notificationGuard(NOTIFICATION_RIGHTS.add)],
       schema: {

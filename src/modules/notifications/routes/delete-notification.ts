@@ -7,7 +7,7 @@ import { NotificationIdParams, NotificationSchema } from '../notifications.schem
 
 export function deleteNotificationRoute(app: FastifyInstance, ctx: NotificationsContext): void {
   app.delete<{ Params: NotificationIdParams }>(
-    '/cxf/svc-core/notification/:notificationId',
+    '/notification/:notificationId',
     {
       onRequest: [maintenanceGuard(ctx.maintenance), notificationGuard(NOTIFICATION_RIGHTS.delete)],
       schema: {

@@ -7,7 +7,7 @@ import { NotificationIdParams, NotificationSchema } from '../notifications.schem
 
 export function getNotificationRoute(app: FastifyInstance, ctx: NotificationsContext): void {
   app.get<{ Params: NotificationIdParams }>(
-    '/cxf/svc-core/notification/:notificationId',
+    '/notification/:notificationId',
     {
       onRequest: maintenanceGuard(ctx.maintenance),
       schema: {

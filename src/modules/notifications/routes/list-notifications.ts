@@ -7,7 +7,7 @@ import { ListQuery, NotificationListSchema } from '../notifications.schemas.js';
 
 export function listNotificationsRoute(app: FastifyInstance, ctx: NotificationsContext): void {
   app.get<{ Querystring: ListQuery }>(
-    '/cxf/svc-core/notification',
+    '/notification',
     {
       onRequest: maintenanceGuard(ctx.maintenance),
       schema: {

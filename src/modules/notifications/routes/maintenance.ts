@@ -4,7 +4,7 @@ import { errorResponses } from '../../../platform/http/schemas.js';
 import type { NotificationsContext } from '../notifications.context.js';
 import { MaintenanceSchema, type Maintenance } from '../notifications.schemas.js';
 
-const PATH = '/cxf/svc-core/notification-maintenance';
+const PATH = '/notification-maintenance';
 
 /** The run-time maintenance switch of the caller's tenant (role ADMIN); it acts on every instance at once. */
 export function maintenanceRoutes(app: FastifyInstance, ctx: NotificationsContext): void {

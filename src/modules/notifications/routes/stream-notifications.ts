@@ -8,7 +8,7 @@ import { StreamQuery } from '../notifications.schemas.js';
 
 export function streamNotificationsRoute(app: FastifyInstance, ctx: NotificationsContext): void {
   app.get<{ Querystring: StreamQuery }>(
-    '/cxf/svc-core/notification/stream',
+    '/notification/stream',
     {
       onRequest: maintenanceGuard(ctx.maintenance),
       // An open stream holds a connection and a subscriber: limits.streamsPerCaller of them per caller and address.

@@ -7,7 +7,7 @@ import { NotificationBody, NotificationIdParams, NotificationSchema, type Notifi
 
 export function updateNotificationRoute(app: FastifyInstance, ctx: NotificationsContext): void {
   app.put<{ Params: NotificationIdParams; Body: NotificationInput }>(
-    '/cxf/svc-core/notification/:notificationId',
+    '/notification/:notificationId',
     {
       onRequest: [maintenanceGuard(ctx.maintenance), notificationGuard(NOTIFICATION_RIGHTS.update)],
       schema: {
