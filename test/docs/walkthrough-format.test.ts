@@ -29,7 +29,8 @@ describe('walk-through format', () => {
 
   it('refuses a curl block without a status line or an answer', () => {
     expect(() => parseWalkthrough(`${fence}sh\ncurl "$BASE"\n${fence}\n\nSome text.\n`)).toThrow(/line 2: a curl command without a status line/);
-    expect(() => parseWalkthrough(`${fence}sh\ncurl "$BASE"\n${fence}\n→ 200\ntext\n${fence}json\n{}\n${fence}\n`)).toThrow(/no answer block/);
+    expect(() => parseWalkthrough(`${fence}sh\ncurl "$BASE"\n${fence}\n→ 200\n`)).toThrow(/no answer block/);
+    expect(() => parseWalkthrough(`${fence}sh\ncurl "$BASE"\n${fence}\n→ 200\n${fence}yaml\na: 1\n${fence}\n`)).toThrow(/`yaml`, not json or text/);
     expect(() => parseWalkthrough(`${fence}sh\ncurl "$BASE"\n${fence}\n→ 200\n${fence}json\n{nope}\n${fence}\n`)).toThrow(/not JSON/);
   });
 

@@ -4,9 +4,10 @@
 //   curl ... \                 continue with a trailing backslash)
 //     ...
 //   ```
-//   → 200, any words           the status the service answers: a line starting with `→` and three digits
-//   ```json                    the answer: a `json` block (compared as JSON) or a `text` block (compared line by
-//   { ... }                    line); blank lines may separate the three
+//   → 200, any words           the status the service answers: a line starting with `→` and three digits (its
+//                              words may go on over more lines)
+//   ```json                    the answer, the next fenced block: `json` (compared as JSON) or `text` (compared
+//   { ... }                    line by line); blank lines may separate the three
 //   ```
 //
 // In answers, `$NAME` (capitals, digits, `_`) is a value that differs between runs. The first time a page shows it,
@@ -59,9 +60,9 @@ export function parseWalkthrough(markdown: string): Step[] {
     while (i < lines.length && lines[i].trim() === '') i++;
     const status = STATUS_LINE.exec(lines[i] ?? '');
     if (!status) throw new Error(`${where}: a curl command without a status line (→ 200) after it`);
+    // The status line's words may go on over more lines; the next fenced block is the answer.
     const answer = all[k + 1];
-    const between = lines.slice(i + 1, answer?.start ?? lines.length);
-    if (!answer || between.some((l) => l.trim() !== '')) throw new Error(`${where}: no answer block right after its status line`);
+    if (!answer) throw new Error(`${where}: no answer block after its status line`);
     const kind = answer.info.split(/\s+/)[0];
     if (kind !== 'json' && kind !== 'text') throw new Error(`${where}: the answer block is \`${kind}\`, not json or text`);
     let value: unknown;
