@@ -13,7 +13,7 @@ import { startUpstream, type Upstream } from '../flow/upstream.js';
 import { matchJson, matchText, parseWalkthrough, type Step } from './walkthrough-format.js';
 
 const DOCS = new URL('../../docs/api/', import.meta.url);
-const PAGES = ['authentication', 'storage', 'query', 'forms', 'notifications', 'flow', 'engine'];
+const PAGES = ['authentication', 'storage', 'query', 'forms', 'notifications', 'flow', 'engine', 'data-management'];
 
 const page = (name: string) => readFileSync(new URL(`${name}.md`, DOCS), 'utf8');
 
