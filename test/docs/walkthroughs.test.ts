@@ -3,7 +3,7 @@
 // to the real service listening on a socket, started with the config shown in docs/api/authentication.md; status and
 // answer must be what the page shows (format: walkthrough-format.ts). Both engines.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -13,6 +13,7 @@ import { startUpstream, type Upstream } from '../flow/upstream.js';
 import { matchJson, matchText, parseWalkthrough, type Step } from './walkthrough-format.js';
 
 const DOCS = new URL('../../docs/api/', import.meta.url);
+// In the order they are run: later pages may rely on what earlier ones leave (none does today).
 const PAGES = ['authentication', 'storage', 'query', 'forms', 'notifications', 'flow', 'engine', 'data-management'];
 
 const page = (name: string) => readFileSync(new URL(`${name}.md`, DOCS), 'utf8');
@@ -83,7 +84,9 @@ async function check(step: Step, cwd: string, vars: Record<string, string>): Pro
 }
 
 describe('docs walk-throughs', () => {
-  it('every page of docs/api has a walk-through in the format', () => {
+  it('every page of docs/api has a walk-through in the format, and this test runs it', () => {
+    const pages = readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3));
+    expect([...PAGES].sort()).toEqual(pages.sort());
     for (const name of PAGES) expect(parseWalkthrough(page(name)).length, name).toBeGreaterThan(0);
   });
 });
