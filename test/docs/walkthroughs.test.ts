@@ -37,35 +37,55 @@ interface CurlResult {
   stderr: string;
 }
 
-/** Runs one command of a page as a reader's shell would, `curl` writing its answer to a file and its status. */
-function runCommand(command: string, cwd: string, vars: Record<string, string>): Promise<CurlResult> {
-  const script = `curl() { command curl -sS -o .answer -w '%{http_code}' "$@"; }\n${command}\n`;
+const TIME_LIMIT = /(--max-time|-m)\s+\d+(\.\d+)?/;
+
+/**
+ * Runs one command of a page as a reader's shell would, `curl` writing the answer's headers and body to files. A
+ * stream example ends with curl's own time limit on the page (`--max-time 1`); a busy machine could cut it short, so
+ * here the limit is generous and curl is stopped once the answer has as many lines as the page shows, and a moment
+ * more in which any further line would still show up as a difference.
+ */
+function runCommand(step: Step, cwd: string, vars: Record<string, string>): Promise<CurlResult> {
+  const stream = TIME_LIMIT.test(step.command);
+  const command = stream ? step.command.replace(TIME_LIMIT, '$1 60') : step.command;
+  const script = `curl() { command curl -sS -o .answer -D .headers "$@"; }\n${command}\n`;
+  const read = (file: string) => {
+    try {
+      return readFileSync(join(cwd, file), 'utf8');
+    } catch {
+      return ''; // nothing written: the status says why
+    }
+  };
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', script], { cwd, env: { PATH: process.env.PATH, HOME: cwd, ...vars } });
-    let out = '';
+    const child = spawn('sh', ['-c', script], { cwd, detached: true, env: { PATH: process.env.PATH, HOME: cwd, ...vars } });
     let err = '';
-    child.stdout.on('data', (c) => (out += c));
+    let stopped = false;
     child.stderr.on('data', (c) => (err += c));
     child.on('error', reject);
+    const lines = step.answer.kind === 'text' ? step.answer.text.trimEnd().split('\n').length : Infinity;
+    const poll = stream
+      ? setInterval(() => {
+          if (stopped || read('.answer').trimEnd().split('\n').length < lines) return;
+          stopped = true;
+          setTimeout(() => process.kill(-child.pid!, 'SIGTERM'), 300);
+        }, 50)
+      : undefined;
     child.on('close', (exit) => {
-      let body = '';
-      try {
-        body = readFileSync(join(cwd, '.answer'), 'utf8');
-        rmSync(join(cwd, '.answer'));
-      } catch {
-        // no answer written: the status says why
-      }
-      resolve({ status: Number(out.trim()), body, exit: exit ?? -1, stderr: err });
+      clearInterval(poll);
+      const statuses = [...read('.headers').matchAll(/^HTTP\/[\d.]+ (\d{3})/gm)];
+      const body = read('.answer');
+      rmSync(join(cwd, '.answer'), { force: true });
+      rmSync(join(cwd, '.headers'), { force: true });
+      const status = Number(statuses.at(-1)?.[1] ?? 0);
+      resolve({ status, body, exit: stopped || (stream && exit === 28) ? 0 : exit ?? -1, stderr: err });
     });
   });
 }
 
 /** What a step's answer lacks against the page, as readable lines; the captures it makes when it matches. */
 async function check(step: Step, cwd: string, vars: Record<string, string>): Promise<{ problems: string[]; captured: Record<string, string> }> {
-  const res = await runCommand(step.command, cwd, vars);
-  // A stream example ends with curl's own time limit (exit 28); every other command must end normally.
-  const timedOut = res.exit === 28 && /(--max-time|-m)\s/.test(step.command);
-  if (res.exit !== 0 && !timedOut) return { problems: [`curl exited with ${res.exit}: ${res.stderr.trim()}`], captured: {} };
+  const res = await runCommand(step, cwd, vars);
+  if (res.exit !== 0) return { problems: [`curl exited with ${res.exit}: ${res.stderr.trim()}`], captured: {} };
   const problems: string[] = [];
   if (res.status !== step.status) problems.push(`status: expected ${step.status}, got ${res.status}`);
   let result;
