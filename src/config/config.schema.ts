@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 
+/** Pino's levels, most severe first; `silent` logs nothing. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 const StringList = Type.Array(Type.String({ maxLength: 256 }), { default: [] });
 
 export const UserConfigSchema = Type.Object(
@@ -50,7 +53,7 @@ export const ConfigSchema = Type.Object(
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
         trustProxy: Type.Boolean({ default: false }),
         bodyLimitBytes: Type.Integer({ minimum: 1024, default: 1048576 }),
-        logLevel: Type.String({ default: 'info' }),
+        logLevel: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info' }),
         /** On shutdown, how long requests already running may take to finish before the database closes. */
         shutdownGraceSeconds: Type.Number({ minimum: 0, maximum: 600, default: 10 }),
         /**
