@@ -24,6 +24,8 @@ export const CLI_USAGE = `usage: svc <command> [options]
   apikey list [--tenant T]                list API keys (names and grants, never the keys)
   hash-password (--password P | --password-stdin)
                                           print a passwordHash for the config file
+  version, --version                      print the version
+  help, --help                            print this text
 
 The database is the one the service uses: DATABASE_URL, SVC_DATA_DIR or the file named by SVC_CONFIG.`;
 
