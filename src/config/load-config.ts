@@ -49,7 +49,7 @@ function check(data: unknown): { config: AppConfig; problem?: Problem } {
   if (first) return { config: withDefaults, problem: { path: pointerToPath(first.path), message: describe(first) } };
   const url = withDefaults.database.url;
   if (url && !POSTGRES_URL.test(url)) {
-    const message = `unsupported database URL ${schemeOf(url)} (postgres:// or postgresql:// selects PostgreSQL; none the embedded SQLite)`;
+    const message = `unsupported database URL ${schemeOf(url)} (postgres:// or postgresql:// selects PostgreSQL; without a URL, the embedded SQLite runs)`;
     return { config: withDefaults, problem: { path: 'database.url', message } };
   }
   if (withDefaults.identity.provider === 'oidc' && !withDefaults.identity.oidc) {
