@@ -108,6 +108,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       },
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });
+    // A first visitor of / lands on the API's UI (the console's place once it exists); a redirect, not an API call.
+    app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/docs', 302));
 
     app.get(
       '/health',

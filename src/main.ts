@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { CLI_USAGE, UsageError, runAdminCommand } from './cli/admin-cli.js';
@@ -27,10 +28,20 @@ async function start(): Promise<void> {
   app.log.info(`database: ${built.database.describe}`);
 }
 
+/** `name version` of package.json, read when asked: it sits beside src/ and dist/, one level above this file. */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+  return `${pkg.name} ${pkg.version}`;
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command = 'start'] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
     console.log(CLI_USAGE);
+    return;
+  }
+  if (command === 'version' || command === '--version' || command === '-v') {
+    console.log(packageVersion());
     return;
   }
   if (command === 'start') return start();

@@ -9,7 +9,7 @@ import { hashPassword } from '../platform/crypto/secrets.js';
 export const CLI_USAGE = `usage: svc <command> [options]
 
   start                                   run the service (default)
-  migrate                                 apply the schema to the configured database
+  migrate                                 apply the schema to the configured database, naming each step
   user list [--tenant T]                  list users
   user set --tenant T --login L [--password P | --password-stdin] [--email E]
            [--first-name F] [--last-name L] [--organisations a,b] [--inactive-organisations a,b]
@@ -23,6 +23,8 @@ export const CLI_USAGE = `usage: svc <command> [options]
   apikey list [--tenant T]                list API keys (names and grants, never the keys)
   hash-password (--password P | --password-stdin)
                                           print a passwordHash for the config file
+  version, --version                      print the version
+  help, --help                            print this text
 
 The database is the one the service uses: DATABASE_URL, SVC_DATA_DIR or the file named by SVC_CONFIG.`;
 
@@ -71,12 +73,16 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
 
   const database = createDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 2, sqliteCacheMiB: config.database.sqliteCacheMiB, sqliteReaderThreads: 0 });
   try {
-    await migrateToLatest(database.db, database.dialect, MIGRATIONS);
+    const applied = await migrateToLatest(database.db, database.dialect, MIGRATIONS);
     const identity = createIdentityAdmin(database.db, database.dialect);
     const key = `${group ?? ''} ${action ?? ''}`.trim();
     switch (key) {
       case 'migrate':
-        out(`schema of ${database.describe} is up to date`);
+        if (!applied.length) out(`schema of ${database.describe} is up to date: no migration to apply`);
+        else {
+          out(`applied ${applied.length} migration${applied.length === 1 ? '' : 's'} to ${database.describe}:`);
+          for (const name of applied) out(`  ${name}`);
+        }
         break;
       case 'user list':
         for (const u of await identity.listUsers(values.tenant)) {

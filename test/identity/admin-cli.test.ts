@@ -85,6 +85,26 @@ describeEachEngine('admin CLI', (engine) => {
     });
   });
 
+  it('migrate says which migrations it applied, and "up to date" only when none', async () => {
+    const fresh = await cliTarget(engine);
+    try {
+      const first = await runCli(['migrate'], fresh.env);
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(0);
+      const [head, ...names] = first.stdout.trim().split('\n');
+      const count = Number(/^applied (\d+) migrations to \S+:$/.exec(head)?.[1]);
+      expect(count).toBeGreaterThan(20);
+      expect(names).toHaveLength(count);
+      expect(names).toContain('  2026-11-22-identity-001-initial');
+      expect(first.stdout).not.toContain('up to date');
+      const again = await runCli(['migrate'], fresh.env);
+      expect(again.code).toBe(0);
+      expect(again.stdout.trim()).toMatch(/^schema of \S+ is up to date: no migration to apply$/);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   it('answers a usage error for unknown commands and missing flags', async () => {
     const r = await runCli(['user', 'frobnicate'], target.env);
     expect(r.code).toBe(64);

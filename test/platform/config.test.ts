@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,40 @@ describe('config file', () => {
     expect(() => parseConfig(raw, 'svc.yaml')).toThrow(message);
   });
 
+  it('validates the log level against pino\'s levels, naming the path', () => {
+    expect(() => parseConfig({ server: { logLevel: 'verbose' } }, 'svc.yaml')).toThrow(
+      'svc.yaml: server.logLevel: expected one of fatal, error, warn, info, debug, trace, silent',
+    );
+    expect(() => loadConfig({ LOG_LEVEL: 'verbose' })).toThrow('LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent');
+    expect(loadConfig({ LOG_LEVEL: 'debug' }).server.logLevel).toBe('debug');
+  });
+
+  it('validates the file whatever the environment overrides', () => {
+    const p = file('eighty.yaml', 'server:\n  port: eighty\n');
+    expect(() => loadConfig({ SVC_CONFIG: p, PORT: '9000' })).toThrow(`${p}: server.port: expected integer`);
+    const level = file('verbose.yaml', 'server:\n  logLevel: verbose\n');
+    expect(() => loadConfig({ SVC_CONFIG: level, LOG_LEVEL: 'info' })).toThrow(`${level}: server.logLevel`);
+  });
+
+  it('names the environment variable whose value is bad', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow('PORT: expected an integer from 0 to 65535');
+    expect(() => loadConfig({ PORT: '70000' })).toThrow('PORT: expected an integer from 0 to 65535');
+  });
+
+  it.each(['mysql://u@db.example/app', 'sqlite:./data/svc.sqlite', 'postgress://h/db', 'db.example:5432'])(
+    'refuses DATABASE_URL=%s, a scheme it does not serve',
+    (url) => {
+      expect(() => loadConfig({ DATABASE_URL: url })).toThrow(ConfigError);
+      expect(() => loadConfig({ DATABASE_URL: url })).toThrow(/^DATABASE_URL: unsupported database URL .*postgres:\/\/ or postgresql:\/\//);
+      expect(() => parseConfig({ database: { url } }, 'svc.yaml')).toThrow(/^svc\.yaml: database\.url: unsupported database URL/);
+    },
+  );
+
+  it('accepts postgres:// and postgresql:// in any case, and an empty URL as the embedded SQLite', () => {
+    for (const url of ['postgres://h/db', 'postgresql://u@h:5432/db', 'POSTGRES://h/db']) expect(loadConfig({ DATABASE_URL: url }).database.url).toBe(url);
+    expect(parseConfig({ database: { url: '' } }).database.url).toBe('');
+  });
+
   it('reports unreadable and unparsable files by name', () => {
     expect(() => loadConfig({ SVC_CONFIG: join(dir, 'missing.yaml') })).toThrow(/missing\.yaml: cannot be read/);
     expect(() => loadConfig({ SVC_CONFIG: file('bad.json', '{"tenants": [') })).toThrow(/bad\.json: not valid JSON/);
@@ -62,5 +96,17 @@ describe('config file', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe(`config error: ${p}: tenants[0].users[2].roles: expected array`);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('stops the start on a DATABASE_URL of another engine instead of running on SQLite', async () => {
+    const data = join(dir, 'mysql-data');
+    for (const command of ['start', 'migrate']) {
+      const r = await runCli([command], { DATABASE_URL: 'mysql://u:secret@db.example/app', SVC_DATA_DIR: data, PORT: '0' });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^config error: DATABASE_URL: unsupported database URL "mysql:\/\/\.\.\."/);
+      expect(r.stderr).not.toContain('secret');
+    }
+    expect(existsSync(data)).toBe(false);
   });
 });

@@ -59,6 +59,8 @@ const isPostgresUrl = (url?: string) => !!url && /^postgres(ql)?:\/\//i.test(url
 
 export function createDatabase(options: DatabaseOptions): Database {
   if (isPostgresUrl(options.url)) return createPostgres(options);
+  // The config refuses other schemes with a message for the operator; this keeps any other caller off SQLite too.
+  if (options.url) throw new Error('database URL: only postgres:// and postgresql:// are served');
   return createSqlite(options);
 }
 

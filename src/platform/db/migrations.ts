@@ -8,7 +8,8 @@ export interface ModuleMigration {
   down?(db: Kysely<any>, dialect: Dialect): Promise<void>;
 }
 
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, migrations: ModuleMigration[]): Promise<void> {
+/** Applies the migrations the database lacks; answers their names in the order they ran (none: it was up to date). */
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, migrations: ModuleMigration[]): Promise<string[]> {
   const provider: MigrationProvider = {
     async getMigrations() {
       const out: Record<string, Migration> = {};
@@ -28,4 +29,5 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, migrati
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

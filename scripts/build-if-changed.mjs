@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Builds dist/ (tsc -p tsconfig.build.json) only when a source changed since the last build: `npm run cli` and
+// `npm start` ran the whole compiler before every call (6-30 s, where the command itself takes about one).
+//
+// "Changed" is by modification time: any file or directory under src/ (a directory's time moves when a file is added,
+// removed or renamed in it), the tsconfig files or the package files newer than dist/.build-stamp, whose time is
+// that of the start of the last build this script (or `npm run dev`) made. No stamp, or no dist/main.js: build.
+//
+// usage: node scripts/build-if-changed.mjs [project directory, default: this repository]
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const STAMP = join('dist', '.build-stamp');
+
+/** The newest modification time (ms) of src/'s files and directories and of the input files. */
+function newestInput(root) {
+  let newest = 0;
+  const visit = (path) => {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat) return;
+    newest = Math.max(newest, stat.mtimeMs);
+    if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
+  };
+  visit(join(root, 'src'));
+  for (const name of INPUT_FILES) visit(join(root, name));
+  return newest;
+}
+
+/** Whether dist/ may be older than the sources. */
+export function needsBuild(root) {
+  const stamp = statSync(join(root, STAMP), { throwIfNoEntry: false });
+  if (!stamp || !existsSync(join(root, 'dist', 'main.js'))) return true;
+  return newestInput(root) > stamp.mtimeMs;
+}
+
+/** Records that dist/ holds the sources as they were at `startedAt` (ms): later changes are newer than the stamp. */
+export function writeStamp(root, startedAt) {
+  const path = join(root, STAMP);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, 'dist/ was built from the sources as they were at this file\'s modification time\n');
+  utimesSync(path, startedAt / 1000, startedAt / 1000);
+}
+
+/** The project's own tsc, run by this node. */
+export function tscCommand(root) {
+  return [process.execPath, createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc')];
+}
+
+export function buildIfChanged(root) {
+  if (!needsBuild(root)) return 0;
+  const startedAt = Date.now();
+  process.stderr.write('build: sources changed since the last build; tsc -p tsconfig.build.json\n');
+  const [node, tsc] = tscCommand(root);
+  const run = spawnSync(node, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (run.status !== 0) return run.status ?? 1;
+  writeStamp(root, startedAt);
+  return 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
+  process.exitCode = buildIfChanged(root);
+}
