@@ -1,13 +1,13 @@
 // Reading pages of a store's items: the items the caller may read that a compiled query selects, in its order, with
 // their total, and the page's documents as JSON text.
-import { sql, type CompiledQuery, type Kysely, type QueryResult, type SelectQueryBuilder } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { preparedOnServer, rowsAsArrays } from '../../platform/db/prepared-query.js';
 import { readOffThread } from '../../platform/db/read-off-thread.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import { VALUE_FORM, VALUE_KIND } from '../../platform/query/index.js';
 import type { StorageTables } from './storage.tables.js';
-import { FEW_READABLE, readGrantsUpToFew, type CompiledItemQuery, type StoreScope } from './store-scope.js';
+import { FEW_READABLE, readableKeys, readGrantsUpToFew, type CompiledItemQuery, type StoreScope } from './store-scope.js';
 import { ExpiringMap } from '../../platform/cache/expiring-map.js';
 import { SingleFlight } from '../../platform/async/single-flight.js';
 import { itemsInCreationOrder, plainColumn, storeChanges, valueRowsInOrder, walkStatement, type PageRow, type WalkedRows } from './store-walk-sql.js';
@@ -103,19 +103,12 @@ export class StoreItemLists {
 
   /** The list, or NOT_PLAIN where a statement found that the compile's plain values were not (CompiledItemQuery.plain). */
   private async listOnce(scope: StoreScope, compiled: CompiledItemQuery, start: number, limit: number): Promise<ListPage | typeof NOT_PLAIN> {
-    const { tenantId, storeId, grantees } = scope;
-    const readable = () =>
-      forTenant(this.db, tenantId)
-        .selectFrom('storage_item_access as a')
-        .select('a.item_seq')
-        .where('a.store_id', '=', storeId)
-        .where('a.mode', '=', 'r')
-        .where('a.grantee', 'in', grantees);
-    if (!compiled.set && compiled.orderBy.length === 0) return this.listInCreationOrder(tenantId, storeId, readable(), start, limit);
+    const { tenantId, storeId } = scope;
+    if (!compiled.set && compiled.orderBy.length === 0) return this.listInCreationOrder(scope, start, limit);
     // The matches as keys: the query's set (index ranges of the caller's reader sets, or one pass over the store where
     // the index cannot answer). `q__r` (every readable key) is the universe a NOT refers to, computed only then. With a
     // walk, the total (guards) and the page are two statements, so a write between them can make them disagree by it.
-    const universe = () => readable().clearSelect().select('a.item_seq as seq').distinct();
+    const universe = () => sql`(${readableKeys(scope)})`;
     let known: number | undefined;
     if (compiled.walk && limit > 0) {
       const walked = await this.walk(scope, compiled, compiled.walk, universe, start, limit);
@@ -128,7 +121,7 @@ export class StoreItemLists {
     // set are poor (right after a bulk load: 67 -> 232 ms for a range filter at 100,000 items), so it was left.
     const withMatches = () => {
       const matches = compiled.set ? sql`SELECT q__k.seq FROM (${compiled.set}) AS q__k` : sql`SELECT seq FROM q__r`;
-      return this.db.with('q__r', universe).with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
+      return this.db.with('q__r', universe as any).with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
     };
     const countMatches = async () => {
       const counted = await this.run(compiled, 'count', () =>
@@ -185,7 +178,7 @@ export class StoreItemLists {
     scope: StoreScope,
     compiled: CompiledItemQuery,
     w: NonNullable<CompiledItemQuery['walk']>,
-    universe: () => SelectQueryBuilder<any, any, any>,
+    universe: () => RawBuilder<unknown>,
     start: number,
     limit: number,
   ): Promise<{ total: number; records?: ItemText[] } | typeof NOT_PLAIN> {
@@ -297,30 +290,18 @@ export class StoreItemLists {
    * table is touched only for the page's documents. At 1,000,000 items this spares reading the 20,000 rows a
    * reader of 1 role in 50 may see.
    */
-  private async listInCreationOrder(
-    tenantId: string,
-    storeId: string,
-    readable: SelectQueryBuilder<any, any, any>,
-    start: number,
-    limit: number,
-  ): Promise<ListPage> {
-    const distinctSeqs = readable.distinct().as('r');
+  private async listInCreationOrder(scope: StoreScope, start: number, limit: number): Promise<ListPage> {
+    const readable = readableKeys(scope);
     const countAll = () =>
-      readOffThread(this.db, this.db.selectFrom(distinctSeqs).select(sql<number>`count(*)`.as('n')).compile()).then((r) => Number(r.rows[0]?.n ?? 0));
+      readOffThread(this.db, sql<{ n: number | string }>`SELECT count(*) AS n FROM (${readable}) r`.compile(this.db)).then((r) => Number(r.rows[0]?.n ?? 0));
     if (limit === 0) return { total: await countAll(), records: [] };
     // One statement for the page and its total, as in the general path: both see the same snapshot.
     const { rows } = await readOffThread(
       this.db,
-      this.db
-        .selectFrom(distinctSeqs)
-        .select(['r.item_seq', sql<number>`count(*) over ()`.as('total')])
-        .orderBy('r.item_seq')
-        .limit(limit)
-        .offset(start)
-        .compile(),
+      sql<{ seq: number | string; total: number | string }>`SELECT r.seq, count(*) over () AS total FROM (${readable}) r ORDER BY r.seq LIMIT ${limit} OFFSET ${start}`.compile(this.db),
     );
     if (rows.length === 0) return { total: start > 0 ? await countAll() : 0, records: [] };
-    return { total: Number(rows[0].total), records: await this.fetchPage(tenantId, storeId, rows.map((r) => Number(r.item_seq))) };
+    return { total: Number(rows[0].total), records: await this.fetchPage(scope.tenantId, scope.storeId, rows.map((r) => Number(r.seq))) };
   }
 
   /** The documents of a page as JSON text (spliced into the answer, never parsed), in the page's order. */

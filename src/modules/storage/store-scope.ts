@@ -2,6 +2,7 @@
 // query, and who may read in the store as SQL (the reader sets of a caller's grantees, the access probe of an item).
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { SortJoin } from '../../platform/query/index.js';
+import { accessRows, granteesOf, mayAccess, readableKeys as readableKeysOf } from './store-access.js';
 
 /** A list's store and caller. */
 export interface StoreScope {
@@ -22,18 +23,9 @@ export function readerSets(scope: StoreScope): RawBuilder<unknown> {
     AND g.grantee IN (${sql.join(scope.grantees)})`;
 }
 
-/**
- * "The grantees may read the item `key`": one probe of the access index per grantee (storage_item_access; the
- * repository keeps it in the item's write transaction).
- */
+/** "The scope's grantees may read the item `key`" (store-access.ts). */
 export function mayRead(scope: StoreScope, key: RawBuilder<unknown>): RawBuilder<SqlBool> {
-  return sql<SqlBool>`EXISTS (SELECT 1 FROM ${readGrants(scope)} AND a.item_seq = ${key})`;
-}
-
-/** The access rows (aliased `a`) by which the scope's grantees may read items of the store: a FROM and its WHERE. */
-function readGrants(scope: StoreScope): RawBuilder<unknown> {
-  return sql`storage_item_access a WHERE a.tenant_id = ${scope.tenantId} AND a.store_id = ${scope.storeId}
-    AND a.mode = 'r' AND a.grantee IN (${sql.join(scope.grantees)})`;
+  return mayAccess(granteesOf(scope), 'r', key);
 }
 
 /**
@@ -43,14 +35,14 @@ function readGrants(scope: StoreScope): RawBuilder<unknown> {
  */
 export const FEW_READABLE = 500;
 
-/** The keys of the store's items the scope's grantees may read, each once (storage_item_access, by grantee). */
+/** The keys of the store's items the scope's grantees may read, each once (store-access.ts). */
 export function readableKeys(scope: StoreScope): RawBuilder<unknown> {
-  return sql`SELECT DISTINCT a.item_seq AS seq FROM ${readGrants(scope)}`;
+  return readableKeysOf(granteesOf(scope));
 }
 
 /** How many access rows the scope's grantees have in the store, up to FEW_READABLE (`n`): the few-items hint's count. */
 export function readGrantsUpToFew(scope: StoreScope): RawBuilder<{ n: number | string }> {
-  return sql<{ n: number | string }>`SELECT count(*) AS n FROM (SELECT 1 FROM ${readGrants(scope)} LIMIT ${sql.lit(FEW_READABLE)}) q__c`;
+  return sql<{ n: number | string }>`SELECT count(*) AS n FROM (SELECT 1 FROM ${accessRows(granteesOf(scope), 'r')} LIMIT ${sql.lit(FEW_READABLE)}) q__c`;
 }
 
 /** A list query over the value index (platform/query compileListQuerySets). */
