@@ -14,7 +14,6 @@ import { StoreItemLists, type ItemText } from './store-item-lists.repository.js'
 import { accessRows, granteesOf, mayAccess, type Grantees } from './store-access.js';
 
 export type { ItemText, ListPage } from './store-item-lists.repository.js';
-export type { CompiledItemQuery } from './store-scope.js';
 export type { ItemKey } from './store-keys.js';
 
 /** An item row with its document decoded. */
