@@ -20,7 +20,8 @@ export class FewReadableHint {
 
   /**
    * Whether the caller's grantees may read fewer than FEW_READABLE of the store's items: up to that many of their access
-   * rows counted, the answer kept a few seconds. A caller whose share grew meanwhile gets the same items a little more slowly until it is asked again.
+   * rows counted, as the lists' statements run (off the main thread where the database can, prepared), the answer kept
+   * a few seconds. A caller whose share grew meanwhile gets the same items a little more slowly until it is asked again.
    */
   async readsFew(caller: StoreCaller): Promise<boolean> {
     const key = JSON.stringify([caller.tenantId, caller.storeId, caller.grantees]);
@@ -29,7 +30,7 @@ export class FewReadableHint {
     return this.counting.run(key, async () => {
       const count = sql<{ n: number | string }>`SELECT count(*) AS n
         FROM (SELECT 1 FROM ${accessRows(granteesOf(caller), 'r')} LIMIT ${sql.lit(FEW_READABLE)}) q__c`;
-      const { rows } = await count.execute(this.reads.db);
+      const { rows } = await this.reads.once(count.compile(this.reads.db), true);
       const few = Number(rows[0].n) < FEW_READABLE;
       this.known.set(key, few, Date.now() + FEW_KEPT_MS);
       return few;
