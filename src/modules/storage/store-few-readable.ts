@@ -19,9 +19,10 @@ export class FewReadableHint {
   constructor(private readonly reads: ListReads) {}
 
   /**
-   * Whether the caller's grantees may read fewer than FEW_READABLE of the store's items: up to that many of their access
-   * rows counted, as the lists' statements run (off the main thread where the database can, prepared), the answer kept
-   * a few seconds. A caller whose share grew meanwhile gets the same items a little more slowly until it is asked again.
+   * Whether the caller's grantees may read fewer than FEW_READABLE of the store's items: up to that many of their
+   * access rows counted, as the lists' statements run (off the main thread where the database can, prepared), the
+   * answer kept a few seconds. A caller whose share grew meanwhile gets the same items a little more slowly until it
+   * is asked again.
    */
   async readsFew(caller: StoreCaller): Promise<boolean> {
     const key = JSON.stringify([caller.tenantId, caller.storeId, caller.grantees]);

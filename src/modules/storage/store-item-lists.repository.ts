@@ -55,7 +55,11 @@ export class StoreItemLists {
   }
 
   /** The list by its plan, or NOT_PLAIN where a statement found that the plan's plain values were not. */
-  private async readList(scope: StoreScope, list: CompiledList, { start, limit }: PageBounds): Promise<ListPage | typeof NOT_PLAIN> {
+  private async readList(
+    scope: StoreScope,
+    list: CompiledList,
+    { start, limit }: PageBounds,
+  ): Promise<ListPage | typeof NOT_PLAIN> {
     const { plan } = list;
     if (plan.kind === 'readable') return this.readable(scope, start, limit);
     // READABLE, every key the caller may read: the universe a NOT refers to, computed only then.
@@ -71,8 +75,8 @@ export class StoreItemLists {
   }
 
   /**
-   * The general plan: the matches (the query's set: index ranges of the caller's reader sets, or one pass over the store
-   * where the index cannot answer), counted and sorted; `known`, their total where a walk counted it.
+   * The general plan: the matches (the query's set: index ranges of the caller's reader sets, or one pass over the
+   * store where the index cannot answer), counted and sorted; `known`, their total where a walk counted it.
    */
   private async matches(
     scope: StoreScope,
@@ -86,11 +90,13 @@ export class StoreItemLists {
     const { set, orderBy, joins, needsItemRow } = plan.matches;
     const { db, dialect } = this.reads;
     // The matches computed once (MATERIALIZED) for the count and the page. Reading the set twice instead (count, then
-    // the first keys) saved 2 ms of 5 on SQLite at 25,000 matches, but doubled PostgreSQL's time where its plans for the
-    // set are poor (right after a bulk load: 67 -> 232 ms for a range filter at 100,000 items), so it was left.
+    // the first keys) saved 2 ms of 5 on SQLite at 25,000 matches, but doubled PostgreSQL's time where its plans for
+    // the set are poor (right after a bulk load: 67 -> 232 ms for a range filter at 100,000 items), so it was left.
     const withMatches = () => {
       const matches = set ? sql`SELECT q__k.seq FROM (${set}) AS q__k` : sql`SELECT seq FROM ${sql.table(READABLE)}`;
-      return db.with(READABLE, () => sql`(${readable})` as any).with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
+      return db
+        .with(READABLE, () => sql`(${readable})` as any)
+        .with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
     };
     const countMatches = async () => {
       const counted = await this.reads.run(list, 'count', () =>
@@ -140,7 +146,8 @@ export class StoreItemLists {
     const { db } = this.reads;
     const readable = readableKeys(granteesOf(scope));
     const countAll = async () => {
-      const { rows } = await this.reads.once(sql<{ n: number | string }>`SELECT count(*) AS n FROM (${readable}) r`.compile(db));
+      const count = sql<{ n: number | string }>`SELECT count(*) AS n FROM (${readable}) r`;
+      const { rows } = await this.reads.once(count.compile(db));
       return Number(rows[0]?.n ?? 0);
     };
     if (limit === 0) return { total: await countAll(), records: [] };
@@ -150,6 +157,7 @@ export class StoreItemLists {
         FROM (${readable}) r ORDER BY r.seq LIMIT ${limit} OFFSET ${start}`.compile(db),
     );
     if (rows.length === 0) return { total: start > 0 ? await countAll() : 0, records: [] };
-    return { total: Number(rows[0].total), records: await this.reads.fetchPage(scope.tenantId, scope.storeId, rows.map((r) => Number(r.seq))) };
+    const records = await this.reads.fetchPage(scope.tenantId, scope.storeId, rows.map((r) => Number(r.seq)));
+    return { total: Number(rows[0].total), records };
   }
 }

@@ -63,9 +63,9 @@ export class CompiledList {
 export type ListCompiler = (scope: StoreScope, input: ListQueryInput, plain: boolean) => ListPlan;
 
 /**
- * The compiled lists, by parameters and scope: a plan depends only on them (no clock, no data: the index's state is read
- * by the statements themselves), and compiling one took 0.2 ms of a 1.6 ms list. The SQL a plan holds is immutable
- * (Kysely's raw builders are frozen), so one plan serves every request that asks for it.
+ * The compiled lists, by parameters and scope: a plan depends only on them (no clock, no data: the index's state is
+ * read by the statements themselves), and compiling one took 0.2 ms of a 1.6 ms list. The SQL a plan holds is
+ * immutable (Kysely's raw builders are frozen), so one plan serves every request that asks for it.
  */
 export class CompiledLists {
   private readonly remembered = new ExpiringMap<string, CompiledList>(REMEMBERED_MAX);

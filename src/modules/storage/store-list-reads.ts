@@ -98,9 +98,10 @@ export class ListReads {
   /** The documents of a page as JSON text (spliced into the answer, never parsed), in the page's order. */
   async fetchPage(tenantId: string, storeId: string, seqs: number[]): Promise<ItemText[]> {
     if (seqs.length === 0) return [];
-    const statement = sql`SELECT ${FETCHED.select({ ...itemTextColumns(this.dialect, 'i'), seq: sql.ref('i.seq') })}
-      FROM storage_items i WHERE i.tenant_id = ${tenantId} AND i.store_id = ${storeId} AND i.seq IN (${sql.join(seqs)})`;
-    const docs = await readOffThread(this.db, rowsAsArrays<unknown[]>(statement.compile(this.db)));
+    const columns = FETCHED.select({ ...itemTextColumns(this.dialect, 'i'), seq: sql.ref('i.seq') });
+    const statement = sql`SELECT ${columns} FROM storage_items i
+      WHERE i.tenant_id = ${tenantId} AND i.store_id = ${storeId} AND i.seq IN (${sql.join(seqs)})`;
+    const docs = await this.once(rowsAsArrays<unknown[]>(statement.compile(this.db)));
     const bySeq = new Map(docs.rows.map((row) => [Number(FETCHED.get(row, 'seq')), row]));
     // An item deleted between the two statements is left out (the page is short by exactly that item).
     return seqs.flatMap((seq) => {

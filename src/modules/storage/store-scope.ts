@@ -20,14 +20,16 @@ export interface StoreScope extends StoreCaller {
 }
 
 /**
- * Readable items a caller has at most for a test of an indexed value to probe each of them rather than read the value's
- * index rows (StoreScope.fewReadable). A probe costs about as much as reading ~10 rows of a range, and most values match
- * far more rows than this; a caller who may read more reads the range, whose rows it may not read cost one test each.
+ * Readable items a caller has at most for a test of an indexed value to probe each of them rather than read the
+ * value's index rows (StoreScope.fewReadable). A probe costs about as much as reading ~10 rows of a range, and most
+ * values match far more rows than this; a caller who may read more reads the range, whose rows it may not read cost
+ * one test each.
  */
 export const FEW_READABLE = 500;
 
 /** The reader sets the caller's grantees may read (storage_reader_sets): the `rs` of the value rows they may see. */
 export function readerSets(scope: StoreCaller): RawBuilder<unknown> {
-  return sql`SELECT g.set_id FROM storage_reader_set_grantees g WHERE g.tenant_id = ${scope.tenantId} AND g.store_id = ${scope.storeId}
+  return sql`SELECT g.set_id FROM storage_reader_set_grantees g
+    WHERE g.tenant_id = ${scope.tenantId} AND g.store_id = ${scope.storeId}
     AND g.grantee IN (${sql.join(scope.grantees)})`;
 }

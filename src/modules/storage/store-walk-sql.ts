@@ -20,7 +20,7 @@ export interface WalkedRows {
 export const plainColumn = (plain: RawBuilder<SqlBool> | undefined): RawBuilder<number> =>
   plain ? sql<number>`(CASE WHEN ${plain} THEN 1 ELSE 0 END)` : sql<number>`1`;
 
-/** The walk's page (rows as arrays): the items' documents as JSON text, the plain check and the store's change count. */
+/** The walk's page (rows as arrays): the items' documents as JSON text, the plain check, the store's change count. */
 export const WALKED_PAGE = new ArrayColumns([...ITEM_TEXT_COLUMNS, 'plain', 'changes'] as const);
 
 /**
@@ -52,8 +52,15 @@ export function itemsInCreationOrder(dialect: Dialect, scope: StoreScope, rows: 
         ORDER BY o.seq LIMIT ${rows}`;
 }
 
-/** The walk's statement: the page of the walked rows that pass the condition, with the page's documents (WALKED_PAGE). */
-export function walkStatement(dialect: Dialect, plan: WalkPlan, scope: StoreScope, walked: WalkedRows, start: number, limit: number) {
+/** The walk's statement: the page of the walked rows that pass the condition, with their documents (WALKED_PAGE). */
+export function walkStatement(
+  dialect: Dialect,
+  plan: WalkPlan,
+  scope: StoreScope,
+  walked: WalkedRows,
+  start: number,
+  limit: number,
+): RawBuilder<unknown> {
   const { tenantId, storeId } = scope;
   // The item `i` the condition tests is the walked row: its key is the row's, and the columns of the item are read
   // only where a test needs them (one probe each), not for each row walked. Every item is indexed: idx is 1.
@@ -63,7 +70,11 @@ export function walkStatement(dialect: Dialect, plan: WalkPlan, scope: StoreScop
     const first = walked.order(alias);
     return first ? sql`${first}, ${sql.ref(`${alias}.seq`)}` : sql`${sql.ref(`${alias}.seq`)}`;
   };
-  const page = WALKED_PAGE.select({ ...itemTextColumns(dialect, 'd'), plain: plainColumn(plan.plain), changes: storeChanges(scope) });
+  const page = WALKED_PAGE.select({
+    ...itemTextColumns(dialect, 'd'),
+    plain: plainColumn(plan.plain),
+    changes: storeChanges(scope),
+  });
   // The page's documents are joined to the page (its rows only), in the page's order.
   return sql`SELECT ${page} FROM (
     SELECT ${sql.join(walked.columns.map((c) => sql.ref(`i.${c}`)))} FROM (
