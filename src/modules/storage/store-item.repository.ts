@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { ItemDocument } from './item-document.js';
 import { accessGrants } from './item-document.js';
@@ -83,7 +83,8 @@ export class StoreItemRepository {
 
   /** The grantees of each request of a batched item read: its item's tenant and store, its own list (`r.g`). */
   private get requestGrantees(): Grantees {
-    return { tenantId: sql.ref('i.tenant_id'), storeId: sql.ref('i.store_id'), granteeIn: (g) => this.dialect.inList(g, sql.ref('r.g')) };
+    const granteeIn = (grantee: RawBuilder<unknown>) => this.dialect.inList(grantee, sql.ref('r.g'));
+    return { tenantId: sql.ref('i.tenant_id'), storeId: sql.ref('i.store_id'), granteeIn };
   }
 
   private toRecord(row: ItemRowRead): ItemRecord {
@@ -173,7 +174,8 @@ export class StoreItemRepository {
 
   async hasAccess(trx: Db, key: ItemKey, seq: number, mode: Mode, grantees: string[]): Promise<boolean> {
     const who = granteesOf({ tenantId: key.tenantId, storeId: key.storeId, grantees });
-    const { rows } = await sql<{ found: number }>`SELECT 1 AS found FROM ${accessRows(who, mode)} AND a.item_seq = ${seq} LIMIT 1`.execute(trx);
+    const found = sql<{ found: number }>`SELECT 1 AS found FROM ${accessRows(who, mode)} AND a.item_seq = ${seq} LIMIT 1`;
+    const { rows } = await found.execute(trx);
     return rows.length > 0;
   }
 
