@@ -62,8 +62,9 @@ export class StoreItemLists {
   ): Promise<ListPage | typeof NOT_PLAIN> {
     const { plan } = list;
     if (plan.kind === 'readable') return this.readable(scope, start, limit);
-    // READABLE, every key the caller may read: the universe a NOT refers to, computed only then.
-    const readable = readableKeys(granteesOf(scope));
+    // READABLE, every key the caller may read: the universe a NOT refers to, computed only then; built only where a
+    // statement is (a list asked again runs its statements as built).
+    const readable = () => readableKeys(granteesOf(scope));
     let known: number | undefined;
     if (plan.kind !== 'matches' && limit > 0) {
       const walked = await this.walks.page(scope, list, plan, readable, start, limit);
@@ -82,7 +83,7 @@ export class StoreItemLists {
     scope: StoreScope,
     list: CompiledList,
     plan: IndexedListPlan,
-    readable: RawBuilder<unknown>,
+    readable: () => RawBuilder<unknown>,
     known: number | undefined,
     start: number,
     limit: number,
@@ -95,7 +96,7 @@ export class StoreItemLists {
     const withMatches = () => {
       const matches = set ? sql`SELECT q__k.seq FROM (${set}) AS q__k` : sql`SELECT seq FROM ${sql.table(READABLE)}`;
       return db
-        .with(READABLE, () => sql`(${readable})` as any)
+        .with(READABLE, () => sql`(${readable()})` as any)
         .with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
     };
     const countMatches = async () => {

@@ -65,7 +65,7 @@ export class ListWalks {
     scope: StoreScope,
     list: CompiledList,
     plan: WalkPlan,
-    readable: RawBuilder<unknown>,
+    readable: () => RawBuilder<unknown>,
     start: number,
     limit: number,
   ): Promise<Walked> {
@@ -95,7 +95,7 @@ export class ListWalks {
         : sql`(SELECT k.forms FROM storage_value_keys k WHERE ${ofStore('k')} AND k.path = ${plan.path})`;
     // Each guard reads one index entry (PostgreSQL: in the index's order, see AssetLists.walk).
     const guards = await this.reads.run(list, 'guards', () =>
-      sql<GuardRow>`WITH q__r AS (${readable})
+      sql<GuardRow>`WITH q__r AS (${readable()})
       SELECT ${shape} AS shape,
         (SELECT 1 FROM storage_items u WHERE ${ofStore('u')} AND u.idx <> 1
           ORDER BY u.tenant_id, u.store_id, u.seq LIMIT 1) AS unindexed,
