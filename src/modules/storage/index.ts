@@ -6,7 +6,6 @@ import { StoreItemRepository } from './store-item.repository.js';
 import { storageSqlFor } from './dialects/index.js';
 import { StorageService } from './storage.service.js';
 import type { WriteBatcher } from '../../platform/db/write-batcher.js';
-import { createListQueryCompiler } from './storage.query.js';
 import { postItemRoute } from './routes/post-item.js';
 import { putItemRoutes } from './routes/put-item.js';
 import { getItemRoute } from './routes/get-item.js';
@@ -33,7 +32,7 @@ export const storageModule = defineModule({
   create(deps: StorageDeps) {
     const { writes } = deps;
     const repo = new StoreItemRepository(deps.db, deps.dialect, storageSqlFor(deps.dialect), (job) => writes.run(job));
-    const service = new StorageService(repo, writes, deps.dialect, createListQueryCompiler(deps.dialect));
+    const service = new StorageService(repo, writes, deps.dialect);
     const indexer = new ValueIndexer(repo, writes, deps.log);
     const ctx: StorageContext = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
     return {

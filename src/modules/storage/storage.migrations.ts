@@ -195,8 +195,8 @@ export const storageMigrations: ModuleMigration[] = [
   {
     // An item's reader set on its own row, and its items in creation order per store: a list with a filter and no
     // sort walks the store's items in that order, tests each one's reader set and filter, and stops after the page
-    // (StoreItemLists.walk), as a sort walks its value's index rows. Items with value rows take their set from them;
-    // the indexer indexes the others again, which sets it.
+    // (ListWalks, store-list-walk.ts), as a sort walks its value's index rows. Items with value rows take their set
+    // from them; the indexer indexes the others again, which sets it.
     name: '2026-11-26-storage-007-item-readers',
     async up(db, d) {
       await db.schema.alterTable('storage_items').addColumn('rs', d.bigintColumnType).execute();
@@ -211,7 +211,7 @@ export const storageMigrations: ModuleMigration[] = [
     // PostgreSQL a row per store and server process, so that concurrent writers of one store do not queue on one row;
     // a deleted store's rows stay, a few per store). A list that is asked again reads it with its page, and where it
     // is what it was when the list was last counted, the store is as it was and that total still holds
-    // (StoreItemLists.walk): the count of the matches is read once per change, not per list.
+    // (ListWalks, store-list-walk.ts): the count of the matches is read once per change, not per list.
     name: '2026-11-27-storage-008-store-changes',
     async up(db, d) {
       await d.createChangeCounter(db, { table: 'storage_items', counterTable: 'storage_store_changes', keys: ['tenant_id', 'store_id'] });
@@ -236,7 +236,7 @@ export const storageMigrations: ModuleMigration[] = [
     // reader set) was a place of its own, and the rows of a batch whose items differ in who may read them landed on a
     // page each (SQLite: about 6 pages of this index a create, half the pages a commit writes; docs/benchmarks.md,
     // session 18). A caller who may read few items of the store probes its own items' rows instead of reading a
-    // value's rows (StoreItemLists.readsFew); the others test each row's reader set, in the index.
+    // value's rows (FewReadableHint, store-few-readable.ts); the others test each row's reader set, in the index.
     name: '2026-11-29-storage-010-lookup-by-item',
     async up(db) {
       await db.schema.dropIndex('storage_item_values_lookup_idx').execute();

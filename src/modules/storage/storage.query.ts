@@ -1,11 +1,20 @@
-// How list parameters reach SQL: the fields of an item as read, mapped for the platform's query compiler. Values
-// inside the document are read through the value index (platform/query/value-index.ts, table storage_item_values).
+// How list parameters reach SQL: the fields of an item as read, mapped for the platform's query compiler, and the
+// plan a list is read by (store-list-plan.ts). Values inside the document are read through the value index
+// (platform/query/value-index.ts, table storage_item_values). Pure: the reads (StoreItemLists) run the plan.
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
-import { compileListQuerySets, plainCheck, type FieldTarget, type ListQueryInput, type PlainAssumption, type QueryContext, type ValueIndexSource } from '../../platform/query/index.js';
+import {
+  compileListQuerySets,
+  plainCheck,
+  type FieldTarget,
+  type ListQueryInput,
+  type PlainAssumption,
+  type QueryContext,
+  type ValueIndexSource,
+} from '../../platform/query/index.js';
 import { DOCUMENT_FIELDS, INDEXED_FIELDS } from './item-document.js';
-import { ExpiringMap } from '../../platform/cache/expiring-map.js';
-import type { ListQueryCompiler } from './storage.service.js';
-import { mayRead, readableKeys, readerSets, type CompiledItemQuery, type StoreScope } from './store-scope.js';
+import { readerSets, type StoreScope } from './store-scope.js';
+import { granteesOf, mayAccess, readableKeys } from './store-access.js';
+import { READABLE, type ListPlan } from './store-list-plan.js';
 import { grantTokens } from './item-value-index.js';
 
 /** Grantees of a caller whose words index tokens a bare term names at most (beyond, each match is probed). */
@@ -19,7 +28,6 @@ const COLUMN_FIELDS: Record<string, FieldTarget> = {
   createdOn: { kind: 'column', column: 'i.created_on', type: 'datetime' },
   updatedOn: { kind: 'column', column: 'i.updated_on', type: 'datetime' },
 };
-
 
 /**
  * The fields of the items of one store. `indexed: false` reads every value from the document (the answer the value
@@ -43,12 +51,13 @@ export function storeItemQueryContext(dialect: Dialect, scope: StoreScope, index
  * plain values (ValueIndexSource.plain).
  */
 function storeIndexSource(scope: StoreScope, plain?: PlainAssumption): ValueIndexSource {
+  const grantees = granteesOf(scope);
   return {
     plain,
     readers: {
       sets: readerSets(scope),
-      mayRead: (key) => mayRead(scope, key),
-      few: scope.fewReadable ? { keys: readableKeys(scope) } : undefined,
+      mayRead: (key) => mayAccess(grantees, 'r', key),
+      few: scope.fewReadable ? { keys: readableKeys(grantees) } : undefined,
       // Hashed only when a bare term asks for them (most lists have none).
       get tokens() {
         return scope.grantees.length <= GRANT_TOKENS_MAX ? grantTokens(scope, scope.grantees) : undefined;
@@ -68,74 +77,24 @@ function storeIndexSource(scope: StoreScope, plain?: PlainAssumption): ValueInde
 }
 
 /**
- * query, filter, sort and time zone of a list read of one store: the matching items the caller may read as a set of
- * keys, each once (the universe of a NOT is the CTE `q__r` of the readable ones), and the sort over the item aliased `i`.
+ * The plan of a list read of one store (query, filter, sort and time zone): the matching items the caller may read as a
+ * set of keys, each once (the universe of a NOT is READABLE), and the sort over the item aliased `i`; and where a walk
+ * that stops after the page may read it, the query and filter as a condition on one item (its indexed values and words
+ * probed by its key): of the sort's index rows, where the sort is by one indexed value, or of the store's items in
+ * creation order, where there is no sort. A bare term's walk pays off once its total is kept (asked again: no count of
+ * its matches), and as the store grows. `plain`: compiled for plain values (ValueIndexSource.plain), which the plan's
+ * statements check. Throws AppError for invalid parameters (platform/query).
  */
-export function createListQueryCompiler(dialect: Dialect): ListQueryCompiler {
-  return remembering((input, scope, plain) => {
-    const source = storeIndexSource(scope, plain ? { paths: new Set(), allIndexed: false } : undefined);
-    const ctx = storeItemQueryContext(dialect, scope, true, source);
-    // The query and filter also as a condition on one item (its indexed values and words probed by its key), for a
-    // walk that stops after the page (StoreItemLists.walk): of the sort's index rows, where the sort is by one indexed
-    // value, or of the store's items in creation order, where there is no sort. A bare term's walk pays off once its
-    // total is kept (asked again: no count of its matches), and as the store grows.
-    const { sorts, where, ...compiled } = compileListQuerySets(input, ctx, source, READABLE, 'byKey');
-    const target = sorts.length === 1 ? ctx.resolve(sorts[0].property) : null;
-    const walk =
-      target?.kind === 'indexed'
-        ? { path: target.path.join('.'), direction: sorts[0].direction, where }
-        : sorts.length === 0 && compiled.set
-          ? { direction: 'ASC' as const, where }
-          : undefined;
-    return { ...compiled, walk, plain: plainCheck(source) };
-  });
+export function compileStoreList(dialect: Dialect, scope: StoreScope, input: ListQueryInput, plain: boolean): ListPlan {
+  const source = storeIndexSource(scope, plain ? { paths: new Set(), allIndexed: false } : undefined);
+  const ctx = storeItemQueryContext(dialect, scope, true, source);
+  const { sorts, where, ...matches } = compileListQuerySets(input, ctx, source, READABLE, 'byKey');
+  if (!matches.set && matches.orderBy.length === 0) return { kind: 'readable' };
+  const indexed = { matches, plain: plainCheck(source) };
+  const target = sorts.length === 1 ? ctx.resolve(sorts[0].property) : null;
+  if (target?.kind === 'indexed') {
+    return { kind: 'sort-walk', ...indexed, path: target.path.join('.'), direction: sorts[0].direction, where };
+  }
+  if (sorts.length === 0 && matches.set && where) return { kind: 'creation-walk', ...indexed, where };
+  return { kind: 'matches', ...indexed };
 }
-
-/** Compiled lists kept per compiler, and the longest key kept (a longer one is compiled each time). */
-const REMEMBERED_MAX = 1000;
-const REMEMBERED_KEY_MAX = 4096;
-/**
- * How long a list whose store did not hold plain values is compiled the general way before plain values are assumed
- * again (the indexer may have caught up; a path's forms are only ever added to).
- */
-const GENERAL_KEPT_MS = 60_000;
-
-/**
- * The compiler, remembering its last answers: a compiled list depends only on its parameters and scope (no clock, no
- * data: the index's state is read by the statements themselves), and compiling one took 0.2 ms of a 1.6 ms list (a
- * page polled by many clients, or paged through, asks for the same compile again). The SQL it builds is immutable
- * (Kysely's raw builders are frozen), so one answer serves every request that asks for it.
- */
-function remembering(compile: (input: ListQueryInput, scope: StoreScope, plain: boolean) => CompiledItemQuery): ListQueryCompiler {
-  const remembered = new ExpiringMap<string, CompiledItemQuery>(REMEMBERED_MAX);
-  return (input, scope) => {
-    const key = JSON.stringify([
-      scope.tenantId,
-      scope.storeId,
-      scope.grantees,
-      scope.fewReadable === true,
-      input.query ?? null,
-      input.filter ?? null,
-      input.sort ?? null,
-      input.timezoneName ?? null,
-      input.timezoneOffset ?? null,
-    ]);
-    const kept = key.length <= REMEMBERED_KEY_MAX;
-    const known = kept ? remembered.get(key) : undefined;
-    if (known) return known;
-    const compiled = compile(input, scope, true);
-    if (compiled.plain) {
-      // Where the store's values are not plain, the general compile answers, and is kept for a while in its place.
-      compiled.general = () => {
-        const general = compile(input, scope, false);
-        if (kept) remembered.set(key, general, Date.now() + GENERAL_KEPT_MS);
-        return general;
-      };
-    }
-    if (kept) remembered.set(key, compiled, Number.POSITIVE_INFINITY);
-    return compiled;
-  };
-}
-
-/** The CTE of the keys the caller may read, which the repository defines. */
-export const READABLE = 'q__r';

@@ -2,19 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { UniqueViolation, WriteConflict } from '../../platform/db/db-errors.js';
-import type { ListQueryInput } from '../../platform/query/query.types.js';
-import type { CompiledItemQuery } from './store-item.repository.js';
 import { buildDocument, principalGrantees, type ItemDocument } from './item-document.js';
 import type { ItemKey, ItemRecord, StoreItemRepository } from './store-item.repository.js';
 import type { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { StorageTables } from './storage.tables.js';
-import type { StoreScope } from './store-scope.js';
 import { itemJson } from './item-json.js';
 import { STORAGE_ERRORS } from './storage.errors.js';
 import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody } from './storage.schemas.js';
-
-/** Compiles the list parameters (query, filter, sort, time zone) into SQL over the item aliased `i`. */
-export type ListQueryCompiler = (input: ListQueryInput, scope: StoreScope) => CompiledItemQuery;
 
 /** Thrown inside a write transaction when a concurrent request changed the row under it: run again. */
 class ConcurrentChange extends Error {}
@@ -38,7 +32,6 @@ export class StorageService {
     private readonly repo: StoreItemRepository,
     private readonly writes: WriteBatcher<StorageTables>,
     private readonly dialect: Dialect,
-    private readonly compile: ListQueryCompiler,
   ) {}
 
   /** Creates an item under a new UUID; answers the id. */
@@ -120,17 +113,10 @@ export class StorageService {
    * (item-json.ts); a store that does not exist is an empty one.
    */
   async list(p: Principal, storeId: string, q: ListQuery): Promise<string> {
-    const caller: StoreScope = { tenantId: p.tenantId, storeId, grantees: principalGrantees(p) };
-    const scope: StoreScope = { ...caller, fewReadable: await this.repo.lists.readsFew(caller) };
-    const compiled = this.compile({
-      query: q.query,
-      filter: q.filter,
-      sort: q.sort,
-      timezoneName: q.timezoneName,
-      timezoneOffset: q.timezoneOffset,
-    }, scope);
-    const limit = Math.min(q.limit, MAX_LIMIT);
-    const page = await this.repo.lists.list(scope, compiled, q.start, limit);
+    const caller = { tenantId: p.tenantId, storeId, grantees: principalGrantees(p) };
+    const { query, filter, sort, timezoneName, timezoneOffset } = q;
+    const input = { query, filter, sort, timezoneName, timezoneOffset };
+    const page = await this.repo.lists.read(caller, input, { start: q.start, limit: Math.min(q.limit, MAX_LIMIT) });
     return `{"total":${page.total},"items":[${page.records.map(itemJson).join(',')}]}`;
   }
 

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { ItemDocument } from './item-document.js';
 import { accessGrants } from './item-document.js';
@@ -11,9 +11,9 @@ import { ItemValueIndex } from './item-value-index.js';
 import { StoreItemCreates } from './store-item-creates.js';
 import type { CommittedRun, ItemKey } from './store-keys.js';
 import { StoreItemLists, type ItemText } from './store-item-lists.repository.js';
+import { accessRows, granteesOf, mayAccess, type Grantees } from './store-access.js';
 
 export type { ItemText, ListPage } from './store-item-lists.repository.js';
-export type { CompiledItemQuery } from './store-scope.js';
 export type { ItemKey } from './store-keys.js';
 
 /** An item row with its document decoded. */
@@ -77,12 +77,14 @@ export class StoreItemRepository {
             ['item_id', 'r.k'],
           ])
           .select(['r.n', this.dialect.jsonText('i.doc').as('doc_text'), 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'])
-          .select(
-            sql<SqlBool>`exists (select 1 from storage_item_access a where a.tenant_id = i.tenant_id and a.store_id = i.store_id and a.mode = 'r' and ${this.dialect.inList(sql.ref('a.grantee'), sql.ref('r.g'))} and a.item_seq = i.seq)`.as(
-              'can_read',
-            ),
-          ),
+          .select(mayAccess(this.requestGrantees, 'r', sql.ref('i.seq')).as('can_read')),
     });
+  }
+
+  /** The grantees of each request of a batched item read: its item's tenant and store, its own list (`r.g`). */
+  private get requestGrantees(): Grantees {
+    const granteeIn = (grantee: RawBuilder<unknown>) => this.dialect.inList(grantee, sql.ref('r.g'));
+    return { tenantId: sql.ref('i.tenant_id'), storeId: sql.ref('i.store_id'), granteeIn };
   }
 
   private toRecord(row: ItemRowRead): ItemRecord {
@@ -171,16 +173,10 @@ export class StoreItemRepository {
   }
 
   async hasAccess(trx: Db, key: ItemKey, seq: number, mode: Mode, grantees: string[]): Promise<boolean> {
-    const row = await forTenant(trx, key.tenantId)
-      .selectFrom('storage_item_access as a')
-      .select('a.item_seq')
-      .where('a.store_id', '=', key.storeId)
-      .where('a.mode', '=', mode)
-      .where('a.grantee', 'in', grantees)
-      .where('a.item_seq', '=', seq)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
+    const who = granteesOf({ tenantId: key.tenantId, storeId: key.storeId, grantees });
+    const found = sql<{ found: number }>`SELECT 1 AS found FROM ${accessRows(who, mode)} AND a.item_seq = ${seq} LIMIT 1`;
+    const { rows } = await found.execute(trx);
+    return rows.length > 0;
   }
 
   async update(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, now: number, by: string): Promise<void> {

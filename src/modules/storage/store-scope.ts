@@ -1,75 +1,35 @@
-// What the list compiler (storage.query.ts) hands the list reads (StoreItemLists): a list's scope, its compiled
-// query, and who may read in the store as SQL (the reader sets of a caller's grantees, the access probe of an item).
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { SortJoin } from '../../platform/query/index.js';
+// A list's caller and store, and who may read there as the value index has it: the reader sets of the caller's
+// grantees (each value row carries its item's set as `rs`; store-access.ts has the access rows).
+import { sql, type RawBuilder } from 'kysely';
 
 /** A list's store and caller. */
-export interface StoreScope {
+export interface StoreCaller {
   tenantId: string;
   storeId: string;
   /** The caller's grantees (item-document.ts principalGrantees): whom the list may show items to. */
   grantees: string[];
+}
+
+/** A list's caller with the plan hint taken for it (StoreItemLists.read). */
+export interface StoreScope extends StoreCaller {
   /**
-   * The caller may read fewer than FEW_READABLE of the store's items (StoreItemLists.readsFew, a hint remembered a few
-   * seconds: lists answer the same either way, only the plan of an indexed test differs).
+   * The caller may read fewer than FEW_READABLE of the store's items (FewReadableHint, remembered a few seconds: lists
+   * answer the same either way, only the plan of an indexed test differs).
    */
   fewReadable?: boolean;
 }
 
-/** The reader sets the scope's grantees may read (storage_reader_sets): the `rs` of the value rows they may see. */
-export function readerSets(scope: StoreScope): RawBuilder<unknown> {
-  return sql`SELECT g.set_id FROM storage_reader_set_grantees g WHERE g.tenant_id = ${scope.tenantId} AND g.store_id = ${scope.storeId}
-    AND g.grantee IN (${sql.join(scope.grantees)})`;
-}
-
 /**
- * "The grantees may read the item `key`": one probe of the access index per grantee (storage_item_access; the
- * repository keeps it in the item's write transaction).
- */
-export function mayRead(scope: StoreScope, key: RawBuilder<unknown>): RawBuilder<SqlBool> {
-  return sql<SqlBool>`EXISTS (SELECT 1 FROM ${readGrants(scope)} AND a.item_seq = ${key})`;
-}
-
-/** The access rows (aliased `a`) by which the scope's grantees may read items of the store: a FROM and its WHERE. */
-function readGrants(scope: StoreScope): RawBuilder<unknown> {
-  return sql`storage_item_access a WHERE a.tenant_id = ${scope.tenantId} AND a.store_id = ${scope.storeId}
-    AND a.mode = 'r' AND a.grantee IN (${sql.join(scope.grantees)})`;
-}
-
-/**
- * Readable items a caller has at most for a test of an indexed value to probe each of them rather than read the value's
- * index rows (StoreScope.fewReadable). A probe costs about as much as reading ~10 rows of a range, and most values match
- * far more rows than this; a caller who may read more reads the range, whose rows it may not read cost one test each.
+ * Readable items a caller has at most for a test of an indexed value to probe each of them rather than read the
+ * value's index rows (StoreScope.fewReadable). A probe costs about as much as reading ~10 rows of a range, and most
+ * values match far more rows than this; a caller who may read more reads the range, whose rows it may not read cost
+ * one test each.
  */
 export const FEW_READABLE = 500;
 
-/** The keys of the store's items the scope's grantees may read, each once (storage_item_access, by grantee). */
-export function readableKeys(scope: StoreScope): RawBuilder<unknown> {
-  return sql`SELECT DISTINCT a.item_seq AS seq FROM ${readGrants(scope)}`;
-}
-
-/** How many access rows the scope's grantees have in the store, up to FEW_READABLE (`n`): the few-items hint's count. */
-export function readGrantsUpToFew(scope: StoreScope): RawBuilder<{ n: number | string }> {
-  return sql<{ n: number | string }>`SELECT count(*) AS n FROM (SELECT 1 FROM ${readGrants(scope)} LIMIT ${sql.lit(FEW_READABLE)}) q__c`;
-}
-
-/** A list query over the value index (platform/query compileListQuerySets). */
-export interface CompiledItemQuery {
-  set?: RawBuilder<unknown>;
-  orderBy: RawBuilder<unknown>[];
-  joins: SortJoin[];
-  needsItemRow: boolean;
-  /**
-   * For a list sorted by one indexed value: the value's path, the direction, and the query and filter as a condition
-   * on one item (aliased `i`), so that a page can be read by walking the path's index rows in order (`walk`). Without
-   * a path, for a list with a query or filter and no sort: the store's items are walked in creation order.
-   */
-  walk?: { path?: string; direction: 'ASC' | 'DESC'; where?: RawBuilder<SqlBool> };
-  /**
-   * Compiled for plain values (platform/query ValueIndexSource.plain): the condition under which it answers as the
-   * general compile does, which every statement of the list checks in its own snapshot; where it does not hold, the
-   * list is read again with `general()`.
-   */
-  plain?: RawBuilder<SqlBool>;
-  general?: () => CompiledItemQuery;
+/** The reader sets the caller's grantees may read (storage_reader_sets): the `rs` of the value rows they may see. */
+export function readerSets(scope: StoreCaller): RawBuilder<unknown> {
+  return sql`SELECT g.set_id FROM storage_reader_set_grantees g
+    WHERE g.tenant_id = ${scope.tenantId} AND g.store_id = ${scope.storeId}
+    AND g.grantee IN (${sql.join(scope.grantees)})`;
 }

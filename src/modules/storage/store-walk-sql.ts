@@ -1,10 +1,12 @@
-// The SQL of a list's walk (StoreItemLists.walk): the rows it walks in the list's order (a sort path's index rows, or
+// The SQL of a list's walk (ListWalks.page): the rows it walks in the list's order (a sort path's index rows, or
 // the store's items in creation order, readable ones only), the statement that keeps those passing the list's
 // condition up to the page, with the page's documents, and the store's change count read with it.
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { changeCount, type Dialect } from '../../platform/db/dialects/dialect.js';
 import { walkedKind } from '../../platform/query/index.js';
-import { readerSets, type CompiledItemQuery, type StoreScope } from './store-scope.js';
+import { readerSets, type StoreScope } from './store-scope.js';
+import type { WalkPlan } from './store-list-plan.js';
+import { ArrayColumns, ITEM_TEXT_COLUMNS, itemTextColumns } from './store-list-reads.js';
 
 /** Rows a walk reads in the list's order (`seq` and the sort's columns), and that order ahead of `seq`, if any. */
 export interface WalkedRows {
@@ -14,12 +16,12 @@ export interface WalkedRows {
   order: (alias: string) => RawBuilder<unknown> | undefined;
 }
 
-/** 1 where the compile's plain values hold (or it assumed none), else 0: a column of every statement of a list. */
-export const plainColumn = (compiled: CompiledItemQuery): RawBuilder<number> =>
-  compiled.plain ? sql<number>`(CASE WHEN ${compiled.plain} THEN 1 ELSE 0 END)` : sql<number>`1`;
+/** 1 where the plan's plain values hold (or it assumed none), else 0: a column of every statement of a list. */
+export const plainColumn = (plain: RawBuilder<SqlBool> | undefined): RawBuilder<number> =>
+  plain ? sql<number>`(CASE WHEN ${plain} THEN 1 ELSE 0 END)` : sql<number>`1`;
 
-/** A page's row as an array (rowsAsArrays): the item's document as JSON text and who changed it when. */
-export type PageRow = [docText: string, createdOn: number | string, createdBy: string, updatedOn: number | string, updatedBy: string];
+/** The walk's page (rows as arrays): the items' documents as JSON text, the plain check, the store's change count. */
+export const WALKED_PAGE = new ArrayColumns([...ITEM_TEXT_COLUMNS, 'plain', 'changes'] as const);
 
 /**
  * The readable index rows of one kind of value at a path, in the sort's order. The reader set is a condition on each
@@ -50,8 +52,15 @@ export function itemsInCreationOrder(dialect: Dialect, scope: StoreScope, rows: 
         ORDER BY o.seq LIMIT ${rows}`;
 }
 
-/** The walk's statement: the page of the walked rows that pass the condition, with the page's documents. */
-export function walkStatement(dialect: Dialect, compiled: CompiledItemQuery, scope: StoreScope, where: RawBuilder<SqlBool> | undefined, walked: WalkedRows, start: number, limit: number) {
+/** The walk's statement: the page of the walked rows that pass the condition, with their documents (WALKED_PAGE). */
+export function walkStatement(
+  dialect: Dialect,
+  plan: WalkPlan,
+  scope: StoreScope,
+  walked: WalkedRows,
+  start: number,
+  limit: number,
+): RawBuilder<unknown> {
   const { tenantId, storeId } = scope;
   // The item `i` the condition tests is the walked row: its key is the row's, and the columns of the item are read
   // only where a test needs them (one probe each), not for each row walked. Every item is indexed: idx is 1.
@@ -61,12 +70,16 @@ export function walkStatement(dialect: Dialect, compiled: CompiledItemQuery, sco
     const first = walked.order(alias);
     return first ? sql`${first}, ${sql.ref(`${alias}.seq`)}` : sql`${sql.ref(`${alias}.seq`)}`;
   };
+  const page = WALKED_PAGE.select({
+    ...itemTextColumns(dialect, 'd'),
+    plain: plainColumn(plan.plain),
+    changes: storeChanges(scope),
+  });
   // The page's documents are joined to the page (its rows only), in the page's order.
-  return sql`SELECT ${dialect.jsonText('d.doc')} AS doc_text, d.created_on, d.created_by, d.updated_on, d.updated_by, ${plainColumn(compiled)} AS plain,
-    ${storeChanges(scope)} AS changes FROM (
+  return sql`SELECT ${page} FROM (
     SELECT ${sql.join(walked.columns.map((c) => sql.ref(`i.${c}`)))} FROM (
       SELECT w.*, 1 AS idx, ${sql.join(columns)} FROM (${walked.rows}) w) i
-    WHERE ${where ?? sql<SqlBool>`1 = 1`}
+    WHERE ${plan.where ?? sql<SqlBool>`1 = 1`}
     ORDER BY ${order('i')} LIMIT ${limit} OFFSET ${start}) p
     JOIN storage_items d ON d.seq = p.seq AND d.tenant_id = ${tenantId} AND d.store_id = ${storeId}
     ORDER BY ${order('p')}`;
