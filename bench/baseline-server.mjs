@@ -4,7 +4,11 @@ import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 
 // Large bodies come in a file: one environment string may hold at most 128 KiB.
-const body = JSON.parse(process.env.BASELINE_BODY_FILE ? readFileSync(process.env.BASELINE_BODY_FILE, 'utf8') : (process.env.BASELINE_BODY ?? '{}'));
+const body = JSON.parse(
+  process.env.BASELINE_BODY_FILE
+    ? readFileSync(process.env.BASELINE_BODY_FILE, 'utf8')
+    : (process.env.BASELINE_BODY ?? '{}'),
+);
 const app = Fastify({ logger: false });
 app.get('/*', async () => body);
 app.post('/*', async () => body);

@@ -19,14 +19,29 @@ writeFileSync(
     tenants: [
       {
         name: 'bench',
-        users: [{ loginName: 'bench', password: 'bench-password', email: 'b@example.com', organisations: ['o1'], roles: ['R1', 'R2'], rights: ['loadModule_x'] }],
-        apiKeys: [{ name: 'bench-key', key: API_KEY, organisations: ['o1'], roles: ['R1', 'R2'], rights: ['loadModule_x'] }],
+        users: [
+          {
+            loginName: 'bench',
+            password: 'bench-password',
+            email: 'b@example.com',
+            organisations: ['o1'],
+            roles: ['R1', 'R2'],
+            rights: ['loadModule_x'],
+          },
+        ],
+        apiKeys: [
+          { name: 'bench-key', key: API_KEY, organisations: ['o1'], roles: ['R1', 'R2'], rights: ['loadModule_x'] },
+        ],
       },
     ],
   }),
 );
 
-const service = await startService({ port: 18181, configFile, env: process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {} });
+const service = await startService({
+  port: 18181,
+  configFile,
+  env: process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {},
+});
 try {
   const loginRes = await fetch(`${service.url}/cxf/svc-core/authentication`, {
     method: 'POST',
@@ -35,8 +50,15 @@ try {
   });
   const record = await loginRes.json();
   const cookie = loginRes.headers.get('set-cookie').split(';')[0];
-  const principal = await (await fetch(`${service.url}/cxf/svc-core/authentication/principal`, { headers: { 'x-apikey': API_KEY } })).json();
-  const { access_token: token } = await (await fetch(`${service.url}/cxf/svc-core/authentication/token`, { method: 'POST', headers: { 'x-apikey': API_KEY } })).json();
+  const principal = await (
+    await fetch(`${service.url}/cxf/svc-core/authentication/principal`, { headers: { 'x-apikey': API_KEY } })
+  ).json();
+  const { access_token: token } = await (
+    await fetch(`${service.url}/cxf/svc-core/authentication/token`, {
+      method: 'POST',
+      headers: { 'x-apikey': API_KEY },
+    })
+  ).json();
 
   const baseSession = await startBaseline(record);
   const basePrincipal = await startBaseline(principal);
@@ -44,19 +66,38 @@ try {
     const results = await compare(
       {
         'bare route (session record JSON)': { url: `${baseSession.url}/x` },
-        'GET /cxf/svc-core/authentication (cookie)': { url: `${service.url}/cxf/svc-core/authentication`, headers: { cookie } },
+        'GET /cxf/svc-core/authentication (cookie)': {
+          url: `${service.url}/cxf/svc-core/authentication`,
+          headers: { cookie },
+        },
         'bare route (principal JSON)': { url: `${basePrincipal.url}/x` },
-        'GET .../authentication/principal (X-APIKey)': { url: `${service.url}/cxf/svc-core/authentication/principal`, headers: { 'x-apikey': API_KEY } },
-        'GET .../authentication/principal (Bearer)': { url: `${service.url}/cxf/svc-core/authentication/principal`, headers: { authorization: `Bearer ${token}` } },
+        'GET .../authentication/principal (X-APIKey)': {
+          url: `${service.url}/cxf/svc-core/authentication/principal`,
+          headers: { 'x-apikey': API_KEY },
+        },
+        'GET .../authentication/principal (Bearer)': {
+          url: `${service.url}/cxf/svc-core/authentication/principal`,
+          headers: { authorization: `Bearer ${token}` },
+        },
       },
       { rounds, duration, connections },
     );
     const db = process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite';
-    printTable(`Session check vs bare route (${db}, ${connections} connections, ${rounds} rounds x ${duration}s)`, Object.fromEntries(Object.entries(results).slice(0, 2)), 'bare route (session record JSON)');
-    printTable(`API-key and Bearer requests vs bare route (${db})`, Object.fromEntries(Object.entries(results).slice(2)), 'bare route (principal JSON)');
+    printTable(
+      `Session check vs bare route (${db}, ${connections} connections, ${rounds} rounds x ${duration}s)`,
+      Object.fromEntries(Object.entries(results).slice(0, 2)),
+      'bare route (session record JSON)',
+    );
+    printTable(
+      `API-key and Bearer requests vs bare route (${db})`,
+      Object.fromEntries(Object.entries(results).slice(2)),
+      'bare route (principal JSON)',
+    );
     const key = results['GET .../authentication/principal (X-APIKey)'].rps;
     const bearer = results['GET .../authentication/principal (Bearer)'].rps;
-    console.log(`\nBearer vs API key: ${((bearer / key) * 100).toFixed(0)}% of the API-key path's requests/s (goal: cost at most 20% more, i.e. >= 83%)`);
+    console.log(
+      `\nBearer vs API key: ${((bearer / key) * 100).toFixed(0)}% of the API-key path's requests/s (goal: cost at most 20% more, i.e. >= 83%)`,
+    );
   } finally {
     await baseSession.close();
     await basePrincipal.close();

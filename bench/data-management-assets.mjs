@@ -10,7 +10,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { compare, createBenchDatabase, freePort, load, median, printTable, startBaseline, startService } from './lib.mjs';
+import {
+  compare,
+  createBenchDatabase,
+  freePort,
+  load,
+  median,
+  printTable,
+  startBaseline,
+  startService,
+} from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -27,13 +36,21 @@ const STATUSES = ['open', 'closed', 'waiting', 'done'];
 const port = await freePort();
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-dma-'));
 const configFile = join(root, 'config.json');
-writeFileSync(configFile, JSON.stringify({ engine: { users: [{ name: 'dm', password: 'dm-pass-1', groups: ['DataManagement'] }] } }));
+writeFileSync(
+  configFile,
+  JSON.stringify({ engine: { users: [{ name: 'dm', password: 'dm-pass-1', groups: ['DataManagement'] }] } }),
+);
 const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_dma') : undefined;
 const service = await startService({ port, configFile, env: benchDb ? { DATABASE_URL: benchDb.url } : {} });
 const url = `${service.url}/engine/servlet/UploadServlet/api_protocol`;
 const pool = new Pool(service.url, { connections: 50, pipelining: 1 });
 const post = async (body) => {
-  const res = await pool.request({ path: '/engine/servlet/UploadServlet/api_protocol', method: 'POST', headers: HEADERS, body: JSON.stringify(body) });
+  const res = await pool.request({
+    path: '/engine/servlet/UploadServlet/api_protocol',
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify(body),
+  });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${text.slice(0, 300)}`);
   return JSON.parse(text);
@@ -65,7 +82,13 @@ const attributes = (i, v) => ({
   'dm:flag': i % 2 === 0,
   'dm:note': `version ${v}`,
 });
-const assetOf = (i) => ({ template: { customId: 'machine' }, customId: `m-${i}`, displayName: `Machine ${i}`, attributes: attributes(i, 0), unversionedAttributes: { 'dm:location': `hall-${i % 20}` } });
+const assetOf = (i) => ({
+  template: { customId: 'machine' },
+  customId: `m-${i}`,
+  displayName: `Machine ${i}`,
+  attributes: attributes(i, 0),
+  unversionedAttributes: { 'dm:location': `hall-${i % 20}` },
+});
 
 /** Runs `count` jobs, `inFlight` at a time; answers jobs per second. */
 async function run(count, inFlight, job) {
@@ -84,29 +107,64 @@ async function createAssets(from, to) {
   return (
     (await run(batches, 4, (b) => {
       const first = from + b * 100;
-      return post({ requests: Array.from({ length: Math.min(100, to - first) }, (_, k) => ({ context: 'Asset', method: 'create', parameters: { asset: assetOf(first + k) } })) });
+      return post({
+        requests: Array.from({ length: Math.min(100, to - first) }, (_, k) => ({
+          context: 'Asset',
+          method: 'create',
+          parameters: { asset: assetOf(first + k) },
+        })),
+      });
     })) * 100
   );
 }
 
-const q = (filters, sorters, extra = {}) => ({ context: 'Asset', method: 'query', parameters: { limit: 100, verbosity: 1, filters, sorters, ...extra } });
+const q = (filters, sorters, extra = {}) => ({
+  context: 'Asset',
+  method: 'query',
+  parameters: { limit: 100, verbosity: 1, filters, sorters, ...extra },
+});
 const SHAPES = {
-  'filter status (25%) + sort dm:n DESC': q([{ property: 'attributes.dm:status', operator: 'eq', value: 'open' }], [{ property: 'attributes.dm:n', direction: 'DESC' }]),
-  'filter owner (1%) + sort dm:n DESC': q([{ property: 'attributes.dm:owner', operator: 'eq', value: 'user-42' }], [{ property: 'attributes.dm:n', direction: 'DESC' }]),
-  'filter category (12.5%) + sort displayName, user_ci': q([{ property: 'attributes.dm:category', operator: 'eq', value: 'c3' }], [{ property: 'displayName' }], { sortMode: 'user_ci' }),
-  'filter price >= 900 (10%) + sort dm:title': q([{ property: 'attributes.dm:price', operator: 'gte', value: 900 }], [{ property: 'attributes.dm:title' }]),
-  'filter serial (one asset)': q([{ property: 'attributes.dm:serial', operator: 'eq', value: `S-4242-${VERSIONS - 1}` }], []),
+  'filter status (25%) + sort dm:n DESC': q(
+    [{ property: 'attributes.dm:status', operator: 'eq', value: 'open' }],
+    [{ property: 'attributes.dm:n', direction: 'DESC' }],
+  ),
+  'filter owner (1%) + sort dm:n DESC': q(
+    [{ property: 'attributes.dm:owner', operator: 'eq', value: 'user-42' }],
+    [{ property: 'attributes.dm:n', direction: 'DESC' }],
+  ),
+  'filter category (12.5%) + sort displayName, user_ci': q(
+    [{ property: 'attributes.dm:category', operator: 'eq', value: 'c3' }],
+    [{ property: 'displayName' }],
+    { sortMode: 'user_ci' },
+  ),
+  'filter price >= 900 (10%) + sort dm:title': q(
+    [{ property: 'attributes.dm:price', operator: 'gte', value: 900 }],
+    [{ property: 'attributes.dm:title' }],
+  ),
+  'filter serial (one asset)': q(
+    [{ property: 'attributes.dm:serial', operator: 'eq', value: `S-4242-${VERSIONS - 1}` }],
+    [],
+  ),
 };
 
 async function latencies(size) {
-  console.log(`\n${ENGINE}: ${size} assets, query at verbosity 1, limit 100, one connection (p50 ms per round, median)`);
+  console.log(
+    `\n${ENGINE}: ${size} assets, query at verbosity 1, limit 100, one connection (p50 ms per round, median)`,
+  );
   console.log('| assets | shape | total | p50 ms | rounds |');
   console.log('|---|---|---|---|---|');
   for (const [label, body] of Object.entries(SHAPES)) {
     const answer = await post(body);
     const lat = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const one = await load({ url, method: 'POST', headers: HEADERS, body: JSON.stringify(body), connections: 1, duration: DURATION });
+      const one = await load({
+        url,
+        method: 'POST',
+        headers: HEADERS,
+        body: JSON.stringify(body),
+        connections: 1,
+        duration: DURATION,
+      });
       if (one.non2xx) throw new Error(`${label}: failed requests`);
       lat.push(one.p50);
     }
@@ -121,22 +179,41 @@ try {
   const updates = await run(ASSETS * (VERSIONS - 1), 50, (j) => {
     const i = j % ASSETS;
     const v = 1 + Math.floor(j / ASSETS);
-    return post({ context: 'Asset', method: 'update', parameters: { asset: { id: i + 1, attributes: attributes(i, v) }, versionComment: `v${v}` } });
+    return post({
+      context: 'Asset',
+      method: 'update',
+      parameters: { asset: { id: i + 1, attributes: attributes(i, v) }, versionComment: `v${v}` },
+    });
   });
-  console.log(`${ENGINE}: ${ASSETS * (VERSIONS - 1)} updates as single calls (50 in flight): ${Math.round(updates)} new versions/s`);
+  console.log(
+    `${ENGINE}: ${ASSETS * (VERSIONS - 1)} updates as single calls (50 in flight): ${Math.round(updates)} new versions/s`,
+  );
 
-  const getBody = JSON.stringify({ context: 'Asset', method: 'get', parameters: { customId: `m-${Math.floor(ASSETS / 2)}`, templateCustomId: 'machine' } });
+  const getBody = JSON.stringify({
+    context: 'Asset',
+    method: 'get',
+    parameters: { customId: `m-${Math.floor(ASSETS / 2)}`, templateCustomId: 'machine' },
+  });
   const gotten = await post(JSON.parse(getBody));
   const base = await startBaseline(gotten);
   try {
     const results = await compare(
       {
-        'bare route (same asset JSON)': { url: `${base.url}/x`, method: 'POST', headers: { 'content-type': 'application/json' }, body: getBody },
+        'bare route (same asset JSON)': {
+          url: `${base.url}/x`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: getBody,
+        },
         'Asset get ACTIVE by customId': { url, method: 'POST', headers: HEADERS, body: getBody },
       },
       { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS },
     );
-    printTable(`${ENGINE}, ${ASSETS} assets x ${VERSIONS} versions, get (${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s)`, results, 'bare route (same asset JSON)');
+    printTable(
+      `${ENGINE}, ${ASSETS} assets x ${VERSIONS} versions, get (${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s)`,
+      results,
+      'bare route (same asset JSON)',
+    );
   } finally {
     await base.close();
   }

@@ -17,12 +17,19 @@ const AUTH = `Basic ${Buffer.from('dm:dm-pass-1').toString('base64')}`;
 const port = await freePort();
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-dm-'));
 const configFile = join(root, 'config.json');
-writeFileSync(configFile, JSON.stringify({ engine: { users: [{ name: 'dm', password: 'dm-pass-1', groups: ['DataManagement'] }] } }));
+writeFileSync(
+  configFile,
+  JSON.stringify({ engine: { users: [{ name: 'dm', password: 'dm-pass-1', groups: ['DataManagement'] }] } }),
+);
 const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_dm') : undefined;
 const service = await startService({ port, configFile, env: benchDb ? { DATABASE_URL: benchDb.url } : {} });
 const url = `${service.url}/engine/servlet/UploadServlet/api_protocol`;
 const post = async (body) => {
-  const res = await fetch(url, { method: 'POST', headers: { authorization: AUTH, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
   return res.json();
 };
@@ -30,15 +37,38 @@ const template = (i) => ({
   customId: `tpl-${i}`,
   name: `Template ${i}`,
   description: 'A machine of the plant',
-  attributes: Array.from({ length: 10 }, (_, k) => ({ key: `dm:attr${k}`, type: k % 2 ? 'string' : 'integer', label: `Attribute ${k}`, required: k === 0 })),
+  attributes: Array.from({ length: 10 }, (_, k) => ({
+    key: `dm:attr${k}`,
+    type: k % 2 ? 'string' : 'integer',
+    label: `Attribute ${k}`,
+    required: k === 0,
+  })),
   actions: [{ key: 'notify', scope: 'template', handler: { type: 'webhook', webhook: 'none' } }],
 });
 try {
   for (let from = 0; from < TEMPLATES; from += 100) {
-    await post({ requests: Array.from({ length: Math.min(100, TEMPLATES - from) }, (_, k) => ({ context: 'Template', method: 'create', parameters: { template: template(from + k) } })) });
+    await post({
+      requests: Array.from({ length: Math.min(100, TEMPLATES - from) }, (_, k) => ({
+        context: 'Template',
+        method: 'create',
+        parameters: { template: template(from + k) },
+      })),
+    });
   }
-  const getBody = JSON.stringify({ context: 'Template', method: 'get', parameters: { customId: `tpl-${Math.floor(TEMPLATES / 2)}` } });
-  const queryBody = JSON.stringify({ context: 'Template', method: 'query', parameters: { limit: 20, filters: [{ property: 'customId', operator: 'like', value: 'tpl-5*' }], sorters: [{ property: 'name', direction: 'DESC' }] } });
+  const getBody = JSON.stringify({
+    context: 'Template',
+    method: 'get',
+    parameters: { customId: `tpl-${Math.floor(TEMPLATES / 2)}` },
+  });
+  const queryBody = JSON.stringify({
+    context: 'Template',
+    method: 'query',
+    parameters: {
+      limit: 20,
+      filters: [{ property: 'customId', operator: 'like', value: 'tpl-5*' }],
+      sorters: [{ property: 'name', direction: 'DESC' }],
+    },
+  });
   const gotten = await post(JSON.parse(getBody));
   const queried = await post(JSON.parse(queryBody));
   const baseGet = await startBaseline(gotten);
@@ -47,16 +77,34 @@ try {
   try {
     const results = await compare(
       {
-        'bare route (same template JSON)': { url: `${baseGet.url}/x`, method: 'POST', headers: { 'content-type': 'application/json' }, body: getBody },
+        'bare route (same template JSON)': {
+          url: `${baseGet.url}/x`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: getBody,
+        },
         'Template get by customId': { url, method: 'POST', headers, body: getBody },
-        'bare route (same query JSON)': { url: `${baseQuery.url}/x`, method: 'POST', headers: { 'content-type': 'application/json' }, body: queryBody },
+        'bare route (same query JSON)': {
+          url: `${baseQuery.url}/x`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: queryBody,
+        },
         'Template query (like filter, sort, limit 20)': { url, method: 'POST', headers, body: queryBody },
       },
       { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS },
     );
     const entries = Object.entries(results);
-    printTable(`${ENGINE}, ${TEMPLATES} templates, get (${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s)`, Object.fromEntries(entries.slice(0, 2)), 'bare route (same template JSON)');
-    printTable(`${ENGINE}, ${TEMPLATES} templates, query (total ${queried.total})`, Object.fromEntries(entries.slice(2)), 'bare route (same query JSON)');
+    printTable(
+      `${ENGINE}, ${TEMPLATES} templates, get (${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s)`,
+      Object.fromEntries(entries.slice(0, 2)),
+      'bare route (same template JSON)',
+    );
+    printTable(
+      `${ENGINE}, ${TEMPLATES} templates, query (total ${queried.total})`,
+      Object.fromEntries(entries.slice(2)),
+      'bare route (same query JSON)',
+    );
   } finally {
     await baseGet.close();
     await baseQuery.close();

@@ -27,21 +27,34 @@ writeFileSync(
   JSON.stringify({
     identity: { bootstrapAdminPassword: 'admin-pass-1' },
     tenants: [{ name: 'default', users: [{ loginName: 'pat', password: 'pat-pass-1', roles: ['role-7', 'role-42'] }] }],
-    engine: { users: [{ name: 'dm', password: 'dm-pass-1', roles: [] }], processUserServer: { type: 'platform', tenant: 'default' } },
+    engine: {
+      users: [{ name: 'dm', password: 'dm-pass-1', roles: [] }],
+      processUserServer: { type: 'platform', tenant: 'default' },
+    },
   }),
 );
 const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_engine') : undefined;
 const pgUrl = benchDb?.url;
 const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: pgUrl } : { SVC_DATA_DIR: dataDir };
 
-const docOf = (i) => JSON.stringify({ id: randomUUID(), name: `Task ${i}`, roles: [`role-${i % ROLES}`], data: { order: i, step: 'approve' } });
+const docOf = (i) =>
+  JSON.stringify({
+    id: randomUUID(),
+    name: `Task ${i}`,
+    roles: [`role-${i % ROLES}`],
+    data: { order: i, step: 'approve' },
+  });
 
 async function seed() {
   const now = Date.now();
   if (ENGINE === 'sqlite') {
     const db = new SQLite(join(dataDir, 'svc.sqlite'));
-    const item = db.prepare(`insert into engine_items (scope, kind, id, doc, created_on, created_by) values ('default', 'task', ?, ?, ?, 'seed')`);
-    const role = db.prepare(`insert into engine_item_roles (scope, kind, role, item_seq) values ('default', 'task', ?, ?)`);
+    const item = db.prepare(
+      `insert into engine_items (scope, kind, id, doc, created_on, created_by) values ('default', 'task', ?, ?, ?, 'seed')`,
+    );
+    const role = db.prepare(
+      `insert into engine_item_roles (scope, kind, role, item_seq) values ('default', 'task', ?, ?)`,
+    );
     db.transaction(() => {
       for (let i = 0; i < TASKS; i++) {
         const doc = docOf(i);
@@ -56,12 +69,14 @@ async function seed() {
     await c.connect();
     for (let i = 0; i < TASKS; i++) {
       const doc = docOf(i);
-      const { rows } = await c.query(`insert into engine_items (scope, kind, id, doc, created_on, created_by) values ('default', 'task', $1, $2, $3, 'seed') returning seq`, [
-        JSON.parse(doc).id,
-        doc,
-        now + i,
+      const { rows } = await c.query(
+        `insert into engine_items (scope, kind, id, doc, created_on, created_by) values ('default', 'task', $1, $2, $3, 'seed') returning seq`,
+        [JSON.parse(doc).id, doc, now + i],
+      );
+      await c.query(`insert into engine_item_roles (scope, kind, role, item_seq) values ('default', 'task', $1, $2)`, [
+        `role-${i % ROLES}`,
+        rows[0].seq,
       ]);
-      await c.query(`insert into engine_item_roles (scope, kind, role, item_seq) values ('default', 'task', $1, $2)`, [`role-${i % ROLES}`, rows[0].seq]);
     }
     // Statistics as after the service's own upkeep (set NO_ANALYZE=1 for the statistics of a bulk load, autovacuum off).
     if (process.env.NO_ANALYZE !== '1') await c.query('analyze engine_items; analyze engine_item_roles');
@@ -81,7 +96,12 @@ try {
   });
   const cookie = login.headers.get('set-cookie').split(';')[0];
   const csrf = (await login.json()).principals['X-Csrf-Token'][0];
-  const { access_token: token } = await (await fetch(`${service.url}/cxf/svc-core/authentication/token`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf } })).json();
+  const { access_token: token } = await (
+    await fetch(`${service.url}/cxf/svc-core/authentication/token`, {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': csrf },
+    })
+  ).json();
   const url = `${service.url}/engine/rest/tasks?userType=processUser`;
   const answer = await (await fetch(url, { headers: { 'x-auth-token': `Bearer ${token}` } })).json();
   const baseline = await startBaseline(answer);
@@ -90,11 +110,18 @@ try {
       {
         'bare route (same task list JSON)': { url: `${baseline.url}/x` },
         'GET /engine/rest/tasks, process user by token': { url, headers: { 'x-auth-token': `Bearer ${token}` } },
-        'GET /engine/rest/tasks, process user by Basic': { url, headers: { authorization: `Basic ${Buffer.from('pat:pat-pass-1').toString('base64')}` } },
+        'GET /engine/rest/tasks, process user by Basic': {
+          url,
+          headers: { authorization: `Basic ${Buffer.from('pat:pat-pass-1').toString('base64')}` },
+        },
       },
       { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS },
     );
-    printTable(`${ENGINE}, ${TASKS} tasks over ${ROLES} roles, the user holds 2 (${answer.length} tasks), ${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s`, results, 'bare route (same task list JSON)');
+    printTable(
+      `${ENGINE}, ${TASKS} tasks over ${ROLES} roles, the user holds 2 (${answer.length} tasks), ${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s`,
+      results,
+      'bare route (same task list JSON)',
+    );
   } finally {
     await baseline.close();
   }

@@ -6,11 +6,15 @@ import { Pool } from 'undici';
 const pool = new Pool(process.env.UPSTREAM, { connections: 50 });
 const server = createServer((req, res) => {
   pool
-    .stream({ path: `/base${req.url}`, method: req.method, headers: { 'x-forwarded-for': req.socket.remoteAddress } }, ({ statusCode, headers }) => {
-      res.statusCode = statusCode;
-      for (const [name, value] of Object.entries(headers)) if (name !== 'connection' && name !== 'keep-alive') res.setHeader(name, value);
-      return res;
-    })
+    .stream(
+      { path: `/base${req.url}`, method: req.method, headers: { 'x-forwarded-for': req.socket.remoteAddress } },
+      ({ statusCode, headers }) => {
+        res.statusCode = statusCode;
+        for (const [name, value] of Object.entries(headers))
+          if (name !== 'connection' && name !== 'keep-alive') res.setHeader(name, value);
+        return res;
+      },
+    )
     .catch(() => res.destroy());
 });
 server.keepAliveTimeout = 30_000;

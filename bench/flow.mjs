@@ -22,7 +22,10 @@ const WORK_US = (process.env.WORK_US ?? '100,1000').split(',').map(Number);
 const KEY = 'k-bench-flow-0123456789';
 
 async function spawnServer(script, env = {}) {
-  const child = spawn(process.execPath, [join(ROOT, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, script)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
   return { child, url: `http://127.0.0.1:${port}` };
 }
@@ -33,29 +36,49 @@ const root = mkdtempSync(join(tmpdir(), 'svc-bench-flow-'));
 const configFile = join(root, 'config.json');
 writeFileSync(
   configFile,
-  JSON.stringify({ tenants: [{ name: 'bench', apiKeys: [{ name: 'caller', key: KEY }] }], flow: { instances: [{ id: 'engine', url: `${upstream.url}/base` }] } }),
+  JSON.stringify({
+    tenants: [{ name: 'bench', apiKeys: [{ name: 'caller', key: KEY }] }],
+    flow: { instances: [{ id: 'engine', url: `${upstream.url}/base` }] },
+  }),
 );
 const service = await startService({ port: await freePort(), configFile });
 
 const rssOf = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
 const cpuOf = (pid) => cpuMicros(`/proc/${pid}/stat`);
-const processes = { upstream: upstream.child.pid, 'bare proxy': bare.child.pid, service: service.pid, 'load generator': process.pid };
+const processes = {
+  upstream: upstream.child.pid,
+  'bare proxy': bare.child.pid,
+  service: service.pid,
+  'load generator': process.pid,
+};
 
 /** CPU µs per request of each process during a run, read from /proc before and after it. */
 const cpuPerRequest = {
   before: () => Object.fromEntries(Object.entries(processes).map(([p, pid]) => [p, cpuOf(pid)])),
-  after: (before, r) => Object.fromEntries(Object.entries(processes).map(([p, pid]) => [p, (cpuOf(pid) - before[p]) / r.total])),
+  after: (before, r) =>
+    Object.fromEntries(Object.entries(processes).map(([p, pid]) => [p, (cpuOf(pid) - before[p]) / r.total])),
 };
 
 /** Rounds alternating the scenarios; per scenario the median req/s, p50 and CPU µs per request of each process. */
 async function run(scenarios) {
-  const results = await compare(scenarios, { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS, probe: cpuPerRequest });
+  const results = await compare(scenarios, {
+    rounds: ROUNDS,
+    duration: DURATION,
+    connections: CONNECTIONS,
+    probe: cpuPerRequest,
+  });
   const base = Object.values(results)[0].rps;
-  console.log(`\n| scenario | req/s (median) | vs direct | p50 ms | CPU µs per request (median): upstream / bare proxy / service / load generator | runs (req/s) |`);
+  console.log(
+    `\n| scenario | req/s (median) | vs direct | p50 ms | CPU µs per request (median): upstream / bare proxy / service / load generator | runs (req/s) |`,
+  );
   console.log('|---|---|---|---|---|---|');
   for (const [name, r] of Object.entries(results)) {
-    const cpu = Object.keys(processes).map((p) => Math.round(median(r.probes.map((c) => c[p])))).join(' / ');
-    console.log(`| ${name} | ${Math.round(r.rps)} | ${((r.rps / base) * 100).toFixed(0)}% | ${r.p50} | ${cpu} | ${r.runs.join(', ')} |`);
+    const cpu = Object.keys(processes)
+      .map((p) => Math.round(median(r.probes.map((c) => c[p]))))
+      .join(' / ');
+    console.log(
+      `| ${name} | ${Math.round(r.rps)} | ${((r.rps / base) * 100).toFixed(0)}% | ${r.p50} | ${cpu} | ${r.runs.join(', ')} |`,
+    );
   }
 }
 
@@ -73,12 +96,15 @@ async function measureRss(work) {
 
 function* chunks(size) {
   const block = Buffer.alloc(64 * 1024, 3);
-  for (let sent = 0; sent < size; sent += block.length) yield sent + block.length <= size ? block : block.subarray(0, size - sent);
+  for (let sent = 0; sent < size; sent += block.length)
+    yield sent + block.length <= size ? block : block.subarray(0, size - sent);
 }
 
 try {
   const apiKey = { 'x-apikey': KEY };
-  console.log(`Flow proxy vs direct, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s; a small JSON answer`);
+  console.log(
+    `Flow proxy vs direct, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION} s; a small JSON answer`,
+  );
   await run({
     'direct to the upstream': { url: `${upstream.url}/base/tasks/1` },
     'bare undici proxy (floor)': { url: `${bare.url}/tasks/1` },
@@ -88,7 +114,10 @@ try {
     console.log(`\nThe same answer after ${us} µs of upstream CPU work`);
     await run({
       'direct to the upstream': { url: `${upstream.url}/base/work?us=${us}` },
-      'through the service (X-APIKey)': { url: `${service.url}/cxf/svc-flow/flow/engine/work?us=${us}`, headers: apiKey },
+      'through the service (X-APIKey)': {
+        url: `${service.url}/cxf/svc-flow/flow/engine/work?us=${us}`,
+        headers: apiKey,
+      },
     });
   }
 
@@ -105,7 +134,9 @@ try {
   };
   const d1 = await timeOne(`${upstream.url}/base/tasks/1`, {});
   const p1 = await timeOne(`${service.url}/cxf/svc-flow/flow/engine/tasks/1`, apiKey);
-  console.log(`\none connection, 2000 sequential GETs: median ${d1.toFixed(3)} ms direct, ${p1.toFixed(3)} ms through the service (+${(p1 - d1).toFixed(3)} ms)`);
+  console.log(
+    `\none connection, 2000 sequential GETs: median ${d1.toFixed(3)} ms direct, ${p1.toFixed(3)} ms through the service (+${(p1 - d1).toFixed(3)} ms)`,
+  );
 
   const up = await measureRss(async () => {
     const res = await fetch(`${service.url}/cxf/svc-flow/flow/engine/upload`, {
@@ -124,8 +155,12 @@ try {
     if (got !== BIG) throw new Error(`download arrived with ${got} bytes`);
   });
   const mb = (n) => (n / 1024 / 1024).toFixed(1);
-  console.log(`${BIG / 1024 / 1024} MB upload: service RSS ${mb(up.start)} -> peak ${mb(up.peak)} MB (+${mb(up.peak - up.start)} MB)`);
-  console.log(`${BIG / 1024 / 1024} MB download: service RSS ${mb(down.start)} -> peak ${mb(down.peak)} MB (+${mb(down.peak - down.start)} MB)`);
+  console.log(
+    `${BIG / 1024 / 1024} MB upload: service RSS ${mb(up.start)} -> peak ${mb(up.peak)} MB (+${mb(up.peak - up.start)} MB)`,
+  );
+  console.log(
+    `${BIG / 1024 / 1024} MB download: service RSS ${mb(down.start)} -> peak ${mb(down.peak)} MB (+${mb(down.peak - down.start)} MB)`,
+  );
 } finally {
   await service.close();
   for (const { child } of [upstream, bare]) child.kill('SIGTERM');

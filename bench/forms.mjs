@@ -29,7 +29,10 @@ const PORT = 18191;
 const work = mkdtempSync(join(tmpdir(), 'svc-bench-forms-'));
 const configFile = join(work, 'config.json');
 // A reader without any forms role or right: single-form reads are open to every authenticated caller.
-writeFileSync(configFile, JSON.stringify({ tenants: [{ name: 'bench', apiKeys: [{ name: 'reader', key: API_KEY, roles: ['USER'] }] }] }));
+writeFileSync(
+  configFile,
+  JSON.stringify({ tenants: [{ name: 'bench', apiKeys: [{ name: 'reader', key: API_KEY, roles: ['USER'] }] }] }),
+);
 
 const formId = (i) => `form-${String(i).padStart(5, '0')}`;
 
@@ -42,8 +45,26 @@ function config(i, version) {
       { type: 'textfield', label: 'Last name', key: 'lastName', validate: { required: true } },
       { type: 'email', label: 'E-mail', key: 'email' },
       { type: 'number', label: 'Age', key: 'age', validate: { min: 0, max: 150 } },
-      { type: 'select', label: 'Country', key: 'country', data: { values: [{ label: 'Austria', value: 'at' }, { label: 'Germany', value: 'de' }] } },
-      { type: 'panel', label: 'Address', key: 'address', components: [{ type: 'textfield', label: 'Street', key: 'street' }, { type: 'textfield', label: 'City', key: 'city' }] },
+      {
+        type: 'select',
+        label: 'Country',
+        key: 'country',
+        data: {
+          values: [
+            { label: 'Austria', value: 'at' },
+            { label: 'Germany', value: 'de' },
+          ],
+        },
+      },
+      {
+        type: 'panel',
+        label: 'Address',
+        key: 'address',
+        components: [
+          { type: 'textfield', label: 'Street', key: 'street' },
+          { type: 'textfield', label: 'City', key: 'city' },
+        ],
+      },
       { type: 'textarea', label: `Notes (v${version})`, key: 'notes', rows: 3 },
       { type: 'button', label: 'Submit', key: 'submit', action: 'submit' },
     ],
@@ -76,7 +97,11 @@ async function seed(env) {
           }
         }
         await trx.insertInto('form_heads').values(heads).execute();
-        for (let k = 0; k < versions.length; k += BATCH) await trx.insertInto('form_versions').values(versions.slice(k, k + BATCH)).execute();
+        for (let k = 0; k < versions.length; k += BATCH)
+          await trx
+            .insertInto('form_versions')
+            .values(versions.slice(k, k + BATCH))
+            .execute();
       }
     });
   } finally {
@@ -107,23 +132,40 @@ async function runEngine(engine) {
     // First start: migrations and provisioning of the tenant and the key; then seed with the service stopped.
     await (await startService({ port: PORT, configFile, env })).close();
     const seedMs = await seed(env);
-    console.log(`${engine}: seeded ${FORMS} forms x ${VERSIONS} versions (${FORMS * VERSIONS} rows) in ${(seedMs / 1000).toFixed(1)} s`);
+    console.log(
+      `${engine}: seeded ${FORMS} forms x ${VERSIONS} versions (${FORMS * VERSIONS} rows) in ${(seedMs / 1000).toFixed(1)} s`,
+    );
 
     const service = await startService({ port: PORT, configFile, env });
     try {
       const headers = { 'x-apikey': API_KEY };
-      const sample = await (await fetch(`${service.url}/cxf/svc-forms/forms/${formId(4242 % FORMS)}`, { headers })).json();
-      if (sample.version !== VERSIONS || sample.config?.metaData?.version !== VERSIONS) throw new Error(`unexpected form: ${JSON.stringify(sample).slice(0, 300)}`);
+      const sample = await (
+        await fetch(`${service.url}/cxf/svc-forms/forms/${formId(4242 % FORMS)}`, { headers })
+      ).json();
+      if (sample.version !== VERSIONS || sample.config?.metaData?.version !== VERSIONS)
+        throw new Error(`unexpected form: ${JSON.stringify(sample).slice(0, 300)}`);
       const baseline = await startBaseline(sample, 0, { inProcess: process.env.BASELINE !== 'process' });
       // Every request reads a random form, so the load is not one hot row.
-      const randomRead = (prefix) => [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${prefix}${formId(Math.floor(Math.random() * FORMS))}` }) }];
+      const randomRead = (prefix) => [
+        {
+          method: 'GET',
+          setupRequest: (req) => ({ ...req, path: `${prefix}${formId(Math.floor(Math.random() * FORMS))}` }),
+        },
+      ];
       try {
         const results = await compare(
           {
             'bare route (same form JSON)': { url: `${baseline.url}/x`, requests: randomRead('/bare/') },
-            'GET /cxf/svc-forms/forms/{formId} (X-APIKey)': { url: service.url, headers, requests: randomRead('/cxf/svc-forms/forms/') },
+            'GET /cxf/svc-forms/forms/{formId} (X-APIKey)': {
+              url: service.url,
+              headers,
+              requests: randomRead('/cxf/svc-forms/forms/'),
+            },
             // The platform's floor for comparison: credential resolution alone, no forms query.
-            'GET /cxf/svc-core/authentication/principal (X-APIKey)': { url: `${service.url}/cxf/svc-core/authentication/principal`, headers },
+            'GET /cxf/svc-core/authentication/principal (X-APIKey)': {
+              url: `${service.url}/cxf/svc-core/authentication/principal`,
+              headers,
+            },
           },
           { rounds, duration, connections },
         );

@@ -25,10 +25,15 @@ export async function startBaseline(body, port = 0, { inProcess = false } = {}) 
     return { url: `http://127.0.0.1:${app.server.address().port}`, close: () => app.close() };
   }
   const text = JSON.stringify(body);
-  const bodyFile = text.length > 64 * 1024 ? join(mkdtempSync(join(tmpdir(), 'svc-baseline-')), 'body.json') : undefined;
+  const bodyFile =
+    text.length > 64 * 1024 ? join(mkdtempSync(join(tmpdir(), 'svc-baseline-')), 'body.json') : undefined;
   if (bodyFile) writeFileSync(bodyFile, text);
   const child = spawn(process.execPath, [join(ROOT, 'bench/baseline-server.mjs')], {
-    env: { ...process.env, ...(bodyFile ? { BASELINE_BODY_FILE: bodyFile } : { BASELINE_BODY: text }), PORT: String(port) },
+    env: {
+      ...process.env,
+      ...(bodyFile ? { BASELINE_BODY_FILE: bodyFile } : { BASELINE_BODY: text }),
+      PORT: String(port),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const actualPort = await new Promise((resolve, reject) => {
@@ -53,7 +58,15 @@ export async function startService({ port, configFile, env = {}, main = join(ROO
   // BENCH_NODE_ARGS: extra node flags for the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, main, 'start'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn', SVC_CONFIG: configFile ?? '', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SVC_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      SVC_CONFIG: configFile ?? '',
+      ...env,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -114,7 +127,13 @@ export async function compare(scenarios, { rounds = 3, duration = 5, connections
   return Object.fromEntries(
     Object.entries(runs).map(([name, rs]) => [
       name,
-      { rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), runs: rs.map((r) => Math.round(r.rps)), probes: rs.map((r) => r.probe) },
+      {
+        rps: median(rs.map((r) => r.rps)),
+        p50: median(rs.map((r) => r.p50)),
+        p99: median(rs.map((r) => r.p99)),
+        runs: rs.map((r) => Math.round(r.rps)),
+        probes: rs.map((r) => r.probe),
+      },
     ]),
   );
 }
@@ -170,4 +189,3 @@ export function freePort() {
     });
   });
 }
-

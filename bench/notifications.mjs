@@ -33,16 +33,16 @@ const dataDir = join(root, 'data');
 const configFile = join(root, 'config.json');
 const uncachedConfigFile = join(root, 'config-uncached.json');
 const config = {
-    tenants: [
-      {
-        name: 'bench',
-        apiKeys: [
-          { name: 'reader', key: READER_KEY, roles: ['role-1', 'role-2', 'role-3'], organisations: ['org-1', 'org-2'] },
-          { name: 'writer', key: WRITER_KEY, roles: ['NOTIFICATION_ADMIN'] },
-          { name: 'listener', key: LISTENER_KEY, roles: ['role-fanout'] },
-        ],
-      },
-    ],
+  tenants: [
+    {
+      name: 'bench',
+      apiKeys: [
+        { name: 'reader', key: READER_KEY, roles: ['role-1', 'role-2', 'role-3'], organisations: ['org-1', 'org-2'] },
+        { name: 'writer', key: WRITER_KEY, roles: ['NOTIFICATION_ADMIN'] },
+        { name: 'listener', key: LISTENER_KEY, roles: ['role-fanout'] },
+      ],
+    },
+  ],
 };
 writeFileSync(configFile, JSON.stringify(config));
 // Every list computed from the database: the cost of the first read after a write.
@@ -60,7 +60,16 @@ function recipientsOf(i) {
 }
 const docOf = (i) => {
   const { kind, name } = recipientsOf(i);
-  return { id: `n-${i}`, priority: 5, subject: `Notification ${i}`, message: `Something happened to order ${i}`, recipients: [name], recipientsType: kind, originator: 'seed', type: 'info' };
+  return {
+    id: `n-${i}`,
+    priority: 5,
+    subject: `Notification ${i}`,
+    message: `Something happened to order ${i}`,
+    recipients: [name],
+    recipientsType: kind,
+    originator: 'seed',
+    type: 'info',
+  };
 };
 
 async function seed() {
@@ -71,7 +80,9 @@ async function seed() {
     db.pragma('journal_mode = WAL');
     const tenant = db.prepare(`select id from tenants where name = 'bench'`).get().id;
     const ins = db.prepare(`insert into notifications (tenant_id, id, doc, date, version) values (?, ?, ?, ?, 1)`);
-    const rec = db.prepare(`insert into notification_recipients (tenant_id, kind, name, date, notification_seq) values (?, ?, ?, ?, ?)`);
+    const rec = db.prepare(
+      `insert into notification_recipients (tenant_id, kind, name, date, notification_seq) values (?, ?, ?, ?, ?)`,
+    );
     db.transaction(() => {
       for (let i = 0; i < NOTIFICATIONS; i++) {
         const seq = ins.run(tenant, `n-${i}`, JSON.stringify(docOf(i)), now + i).lastInsertRowid;
@@ -114,32 +125,38 @@ async function subscribe(url, n) {
   const arrivals = new Map();
   const requests = [];
   await Promise.all(
-    Array.from({ length: n }, () =>
-      new Promise((resolve, reject) => {
-        const req = httpRequest(`${url}/cxf/svc-core/notification/stream`, { agent, headers: { 'x-apikey': LISTENER_KEY } }, (res) => {
-          if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-          res.setEncoding('utf8');
-          let buf = '';
-          res.on('data', (chunk) => {
-            buf += chunk;
-            let cut;
-            while ((cut = buf.indexOf('\n\n')) >= 0) {
-              const frame = buf.slice(0, cut);
-              buf = buf.slice(cut + 2);
-              const m = /"subject":"(send-\d+)"/.exec(frame);
-              if (m) {
-                const list = arrivals.get(m[1]) ?? [];
-                list.push(performance.now());
-                arrivals.set(m[1], list);
-              }
-            }
-          });
-          resolve();
-        });
-        req.on('error', reject);
-        req.end();
-        requests.push(req);
-      }),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise((resolve, reject) => {
+          const req = httpRequest(
+            `${url}/cxf/svc-core/notification/stream`,
+            { agent, headers: { 'x-apikey': LISTENER_KEY } },
+            (res) => {
+              if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
+              res.setEncoding('utf8');
+              let buf = '';
+              res.on('data', (chunk) => {
+                buf += chunk;
+                let cut;
+                while ((cut = buf.indexOf('\n\n')) >= 0) {
+                  const frame = buf.slice(0, cut);
+                  buf = buf.slice(cut + 2);
+                  const m = /"subject":"(send-\d+)"/.exec(frame);
+                  if (m) {
+                    const list = arrivals.get(m[1]) ?? [];
+                    list.push(performance.now());
+                    arrivals.set(m[1], list);
+                  }
+                }
+              });
+              resolve();
+            },
+          );
+          req.on('error', reject);
+          req.end();
+          requests.push(req);
+        }),
     ),
   );
   return { arrivals, close: () => requests.forEach((r) => r.destroy()) };
@@ -161,7 +178,8 @@ async function fanout(writerUrl, subscriberUrl, label) {
       await res.arrayBuffer();
       const deadline = Date.now() + 10_000;
       while ((subs.arrivals.get(subject)?.length ?? 0) < SUBSCRIBERS) {
-        if (Date.now() > deadline) throw new Error(`${label}: only ${subs.arrivals.get(subject)?.length ?? 0} of ${SUBSCRIBERS} got ${subject}`);
+        if (Date.now() > deadline)
+          throw new Error(`${label}: only ${subs.arrivals.get(subject)?.length ?? 0} of ${SUBSCRIBERS} got ${subject}`);
         await new Promise((r) => setTimeout(r, 1));
       }
       lasts.push(Math.max(...subs.arrivals.get(subject)) - t0);
@@ -172,7 +190,9 @@ async function fanout(writerUrl, subscriberUrl, label) {
   }
   const sorted = [...lasts].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
-  console.log(`\n${label}: ${SUBSCRIBERS} subscribers, ${SENDS} sends; time from the add until the last subscriber has it: median ${median(lasts).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${sorted.at(-1).toFixed(1)} ms`);
+  console.log(
+    `\n${label}: ${SUBSCRIBERS} subscribers, ${SENDS} sends; time from the add until the last subscriber has it: median ${median(lasts).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${sorted.at(-1).toFixed(1)} ms`,
+  );
 }
 
 const service = await startService({ port: await freePort(), configFile, env: serviceEnv });
@@ -181,7 +201,10 @@ try {
   if (SCENARIOS.has('list')) {
     await service.close();
     await seed();
-    for (const [variant, file] of [['list answers kept until the next write', configFile], ['every list read from the database', uncachedConfigFile]]) {
+    for (const [variant, file] of [
+      ['list answers kept until the next write', configFile],
+      ['every list read from the database', uncachedConfigFile],
+    ]) {
       Object.assign(service, await startService({ port: await freePort(), configFile: file, env: serviceEnv }));
       for (const limit of [1000, 50]) {
         const url = `${service.url}/cxf/svc-core/notification?limit=${limit}`;
@@ -191,7 +214,10 @@ try {
           const results = await compare(
             {
               'bare route (same list JSON)': { url: `${baseline.url}/x` },
-              [`GET /cxf/svc-core/notification?limit=${limit} (X-APIKey)`]: { url, headers: { 'x-apikey': READER_KEY } },
+              [`GET /cxf/svc-core/notification?limit=${limit} (X-APIKey)`]: {
+                url,
+                headers: { 'x-apikey': READER_KEY },
+              },
             },
             { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS },
           );

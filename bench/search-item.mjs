@@ -1,7 +1,28 @@
 // The storage search benchmark's item (bench/storage-search.mjs), shared with the write profile
 // (bench/storage-write-profile.mjs ITEM=search) so that both measure the same shape.
 const STATUSES = ['open', 'closed', 'pending', 'done'];
-const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november', 'oscar', 'papa', 'quebec', 'romeo', 'sierra', 'tango'];
+const WORDS = [
+  'alpha',
+  'bravo',
+  'charlie',
+  'delta',
+  'echo',
+  'foxtrot',
+  'golf',
+  'hotel',
+  'india',
+  'juliet',
+  'kilo',
+  'lima',
+  'mike',
+  'november',
+  'oscar',
+  'papa',
+  'quebec',
+  'romeo',
+  'sierra',
+  'tango',
+];
 
 /** An item of about 10 scalar leaves; `invoice` occurs in one title in 5, one of 20 words in every title. */
 export const searchItem = (i) => ({

@@ -42,15 +42,30 @@ process.stdin.resume();
 async function round(thread) {
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-stalls-'));
   const configFile = join(root, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ database: { sqliteWriterThread: thread }, tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: KEY, roles: ['writer', 'everyone'] }] }] }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      database: { sqliteWriterThread: thread },
+      tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: KEY, roles: ['writer', 'everyone'] }] }],
+    }),
+  );
   const service = await startService({ port: await freePort(), configFile });
   try {
     const post = (pool, i) =>
-      pool.request({ path: '/cxf/svc-core/storage/store/stalls', method: 'POST', headers: { 'x-apikey': KEY, 'content-type': 'application/json' }, body: JSON.stringify(searchItem(i)) });
+      pool.request({
+        path: '/cxf/svc-core/storage/store/stalls',
+        method: 'POST',
+        headers: { 'x-apikey': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify(searchItem(i)),
+      });
     const pool = new Pool(service.url, { connections: LOAD_CONNECTIONS, pipelining: 1 });
     const first = await post(pool, 0);
     const { id } = await first.body.json();
-    const probe = spawn(process.execPath, ['-e', PROBE, `${service.url}/cxf/svc-core/storage/store/stalls/${id}`, KEY], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const probe = spawn(
+      process.execPath,
+      ['-e', PROBE, `${service.url}/cxf/svc-core/storage/store/stalls/${id}`, KEY],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     let out = '';
     probe.stdout.on('data', (d) => (out += d));
     let next = 1;
@@ -81,7 +96,9 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const thread of [true, false]) {
     const one = await round(thread);
     results[thread].push(one);
-    console.log(`round ${r + 1}, writer thread ${thread ? 'on' : 'off'}: ${Math.round(one.rate)} creates/s; item read p50 ${one.p50.toFixed(1)} ms, p99 ${one.p99.toFixed(1)} ms, max ${one.max.toFixed(0)} ms (${one.n} reads)`);
+    console.log(
+      `round ${r + 1}, writer thread ${thread ? 'on' : 'off'}: ${Math.round(one.rate)} creates/s; item read p50 ${one.p50.toFixed(1)} ms, p99 ${one.p99.toFixed(1)} ms, max ${one.max.toFixed(0)} ms (${one.n} reads)`,
+    );
   }
 }
 console.log(`\nSQLite, ${N} creates a round, ${LOAD_CONNECTIONS} connections, medians of ${ROUNDS} rounds`);
@@ -90,5 +107,7 @@ console.log('|---|---|---|---|---|');
 for (const thread of [true, false]) {
   const rs = results[thread];
   const m = (k) => median(rs.map((x) => x[k]));
-  console.log(`| ${thread ? 'on' : 'off'} | ${Math.round(m('rate'))} | ${m('p50').toFixed(1)} | ${m('p99').toFixed(1)} | ${m('max').toFixed(0)} |`);
+  console.log(
+    `| ${thread ? 'on' : 'off'} | ${Math.round(m('rate'))} | ${m('p50').toFixed(1)} | ${m('p99').toFixed(1)} | ${m('max').toFixed(0)} |`,
+  );
 }

@@ -38,7 +38,10 @@ function baselineBuild() {
   execFileSync('git', ['worktree', 'add', '--detach', '--force', dir, sha], { cwd: ROOT, stdio: 'ignore' });
   // Its dependencies are a subset of this checkout's (the stack has only grown since).
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: dir,
+    stdio: 'inherit',
+  });
   return main;
 }
 
@@ -59,9 +62,19 @@ function threadCpu(pid) {
 async function round(main) {
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-creates-'));
   const configFile = join(root, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: KEY, roles: ['writer', 'everyone'] }] }] }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: KEY, roles: ['writer', 'everyone'] }] }],
+    }),
+  );
   const database = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_creates') : undefined;
-  const service = await startService({ port: await freePort(), configFile, main, env: database ? { DATABASE_URL: database.url } : {} });
+  const service = await startService({
+    port: await freePort(),
+    configFile,
+    main,
+    env: database ? { DATABASE_URL: database.url } : {},
+  });
   const pool = new Pool(service.url, { connections: CONNECTIONS, pipelining: 1 });
   try {
     let next = 0;
@@ -107,16 +120,27 @@ console.log(`${ENGINE}: ${N} creates a round, ${CONNECTIONS} connections, builds
 for (let r = 0; r < ROUNDS; r++) {
   for (const build of builds) results.get(build.name).push(await round(build.main));
   const [mine, base] = builds.map(({ name }) => results.get(name)[r]);
-  console.log(`round ${r + 1}: ${Math.round(mine.rate)} / ${Math.round(base.rate)} creates/s (${Math.round((100 * mine.rate) / base.rate)}%)`);
+  console.log(
+    `round ${r + 1}: ${Math.round(mine.rate)} / ${Math.round(base.rate)} creates/s (${Math.round((100 * mine.rate) / base.rate)}%)`,
+  );
 }
 const ratios = results.get(builds[0].name).map((x, i) => x.rate / results.get(builds[1].name)[i].rate);
 const m = (name, key) => median(results.get(name).map((x) => x[key]));
 console.log(`\n${ENGINE}, medians of ${ROUNDS} rounds`);
-console.log('| build | creates/s | vs baseline | CPU us a create: main thread | other threads | loader | rounds (creates/s) |');
+console.log(
+  '| build | creates/s | vs baseline | CPU us a create: main thread | other threads | loader | rounds (creates/s) |',
+);
 console.log('|---|---|---|---|---|---|---|');
 for (const { name } of builds) {
   const ratio = `${Math.round((100 * m(name, 'rate')) / m(builds[1].name, 'rate'))}%`;
-  const runs = results.get(name).map((x) => Math.round(x.rate)).join(', ');
-  console.log(`| ${name} | ${Math.round(m(name, 'rate'))} | ${ratio} | ${Math.round(m(name, 'main'))} | ${Math.round(m(name, 'others'))} | ${Math.round(m(name, 'loader'))} | ${runs} |`);
+  const runs = results
+    .get(name)
+    .map((x) => Math.round(x.rate))
+    .join(', ');
+  console.log(
+    `| ${name} | ${Math.round(m(name, 'rate'))} | ${ratio} | ${Math.round(m(name, 'main'))} | ${Math.round(m(name, 'others'))} | ${Math.round(m(name, 'loader'))} | ${runs} |`,
+  );
 }
-console.log(`pairs (this build / baseline, round by round): ${ratios.map((x) => `${Math.round(100 * x)}%`).join(', ')}`);
+console.log(
+  `pairs (this build / baseline, round by round): ${ratios.map((x) => `${Math.round(100 * x)}%`).join(', ')}`,
+);

@@ -19,23 +19,42 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import pg from 'pg';
 import { searchItem } from './search-item.mjs';
-import { compare, load, median, printTable, startBaseline, startService, createBenchDatabase, freePort } from './lib.mjs';
+import {
+  compare,
+  load,
+  median,
+  printTable,
+  startBaseline,
+  startService,
+  createBenchDatabase,
+  freePort,
+} from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 3);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const LOAD_CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 50);
-const SIZES = (process.env.SIZES ?? '10000,100000').split(',').map(Number).sort((a, b) => a - b);
+const SIZES = (process.env.SIZES ?? '10000,100000')
+  .split(',')
+  .map(Number)
+  .sort((a, b) => a - b);
 const READERS = (process.env.READERS ?? 'little,half,all').split(',');
 // Shapes measured for throughput at the smallest size (prefixes of the SHAPES labels); every shape gets latency.
-const THROUGHPUT_SHAPES = (process.env.THROUGHPUT_SHAPES ?? 'filter status (string) + sort,filter price >= 500 + sort,filter owner (string').split(',');
+const THROUGHPUT_SHAPES = (
+  process.env.THROUGHPUT_SHAPES ?? 'filter status (string) + sort,filter price >= 500 + sort,filter owner (string'
+).split(',');
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const FRESH = ENGINE === 'postgres' && process.env.FRESH !== '0';
 const LATENCY_READER = process.env.LATENCY_READER ?? 'half';
 const LATENCY_LIMIT = process.env.LATENCY_LIMIT ?? '100';
 const STORE = 'search';
-const KEYS = { writer: 'k-search-writer-0123456789', little: 'k-search-little-0123456789', half: 'k-search-half-0123456789', all: 'k-search-all-0123456789' };
+const KEYS = {
+  writer: 'k-search-writer-0123456789',
+  little: 'k-search-little-0123456789',
+  half: 'k-search-half-0123456789',
+  all: 'k-search-all-0123456789',
+};
 
 const PORT = await freePort();
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-search-'));
@@ -44,7 +63,9 @@ writeFileSync(
   configFile,
   JSON.stringify({
     // READER_THREADS: SQLite's reader threads for the lists (database.sqliteReaderThreads; unset: the default).
-    ...(process.env.READER_THREADS !== undefined ? { database: { sqliteReaderThreads: Number(process.env.READER_THREADS) } } : {}),
+    ...(process.env.READER_THREADS !== undefined
+      ? { database: { sqliteReaderThreads: Number(process.env.READER_THREADS) } }
+      : {}),
     tenants: [
       {
         name: 'bench',
@@ -85,12 +106,21 @@ async function loadItems(url, from, to) {
 
 const f = (conditions) => JSON.stringify(conditions);
 const SHAPES = {
-  'filter status (string) + sort value.n DESC': { filter: f([{ property: 'value.status', operator: 'eq', value: 'open' }]), sort: 'value.n|DESC' },
+  'filter status (string) + sort value.n DESC': {
+    filter: f([{ property: 'value.status', operator: 'eq', value: 'open' }]),
+    sort: 'value.n|DESC',
+  },
   'filter status (string)': { filter: f([{ property: 'value.status', operator: 'eq', value: 'open' }]) },
   'filter price >= 500 (number)': { filter: f([{ property: 'value.price', operator: 'gte', value: 500 }]) },
-  'filter price >= 500 + sort value.title ASC': { filter: f([{ property: 'value.price', operator: 'gte', value: 500 }]), sort: 'value.title|ASC' },
+  'filter price >= 500 + sort value.title ASC': {
+    filter: f([{ property: 'value.price', operator: 'gte', value: 500 }]),
+    sort: 'value.title|ASC',
+  },
   'filter owner (string, 1% of items)': { filter: f([{ property: 'value.owner', operator: 'eq', value: 'user-42' }]) },
-  'filter owner (1%) + sort value.n DESC': { filter: f([{ property: 'value.owner', operator: 'eq', value: 'user-42' }]), sort: 'value.n|DESC' },
+  'filter owner (1%) + sort value.n DESC': {
+    filter: f([{ property: 'value.owner', operator: 'eq', value: 'user-42' }]),
+    sort: 'value.n|DESC',
+  },
   'filter n = 4242 (one item)': { filter: f([{ property: 'value.n', operator: 'eq', value: 4242 }]) },
   'query value.category:c2 (field)': { query: 'value.category:c2' },
   'query invoice (bare term)': { query: 'invoice' },
@@ -106,7 +136,8 @@ async function freshStatistics(url) {
   }
 }
 
-const listUrl = (base, params, limit = '100') => `${base}/cxf/svc-core/storage/store/${STORE}?${new URLSearchParams({ ...params, limit })}`;
+const listUrl = (base, params, limit = '100') =>
+  `${base}/cxf/svc-core/storage/store/${STORE}?${new URLSearchParams({ ...params, limit })}`;
 
 async function fetchJson(url, key) {
   const res = await fetch(url, { headers: { 'x-apikey': key } });
@@ -125,21 +156,32 @@ try {
   for (const size of SIZES) {
     const rate = await loadItems(service.url, have, size);
     have = size;
-    console.log(`\n${engineName}: loaded ${size} items through the API; creates ${Math.round(rate)} items/s (${LOAD_CONNECTIONS} connections)`);
+    console.log(
+      `\n${engineName}: loaded ${size} items through the API; creates ${Math.round(rate)} items/s (${LOAD_CONNECTIONS} connections)`,
+    );
 
     if (size === SIZES[0]) {
       // Throughput: each shape and reader against the bare route answering the same JSON, alternated round by round.
       for (const reader of READERS) {
-        for (const [label, params] of Object.entries(SHAPES).filter(([k]) => THROUGHPUT_SHAPES.some((t) => k.startsWith(t)))) {
+        for (const [label, params] of Object.entries(SHAPES).filter(([k]) =>
+          THROUGHPUT_SHAPES.some((t) => k.startsWith(t)),
+        )) {
           const url = listUrl(service.url, params);
           const answer = await fetchJson(url, KEYS[reader]);
           const base = await startBaseline(answer);
           try {
             const results = await compare(
-              { 'bare route (same JSON)': { url: `${base.url}/x` }, [`${reader} reader: ${label}`]: { url, headers: { 'x-apikey': KEYS[reader] } } },
+              {
+                'bare route (same JSON)': { url: `${base.url}/x` },
+                [`${reader} reader: ${label}`]: { url, headers: { 'x-apikey': KEYS[reader] } },
+              },
               { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS },
             );
-            printTable(`${engineName}, ${size} items, ${reader} reader (total ${answer.total}), ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION} s`, results, 'bare route (same JSON)');
+            printTable(
+              `${engineName}, ${size} items, ${reader} reader (total ${answer.total}), ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION} s`,
+              results,
+              'bare route (same JSON)',
+            );
           } finally {
             await base.close();
           }
@@ -162,18 +204,33 @@ try {
         const first = Math.round(performance.now() - t0);
         const lat = [];
         for (let r = 0; r < ROUNDS; r++) {
-          const one = await load({ url, headers: { 'x-apikey': KEYS[LATENCY_READER] }, connections: 1, duration: DURATION });
+          const one = await load({
+            url,
+            headers: { 'x-apikey': KEYS[LATENCY_READER] },
+            connections: 1,
+            duration: DURATION,
+          });
           if (one.non2xx) throw new Error(`${label}: failed requests`);
           lat.push(one.p50);
         }
-        latencyRows.push({ size, label: pass ? `${label} (${pass})` : label, total: answer.total, first, p50: median(lat), lat });
+        latencyRows.push({
+          size,
+          label: pass ? `${label} (${pass})` : label,
+          total: answer.total,
+          first,
+          p50: median(lat),
+          lat,
+        });
       }
     }
   }
-  console.log(`\n${engineName}: ${LATENCY_READER} reader, one connection, limit=${LATENCY_LIMIT} (p50 ms, medians of ${ROUNDS} x ${DURATION} s)`);
+  console.log(
+    `\n${engineName}: ${LATENCY_READER} reader, one connection, limit=${LATENCY_LIMIT} (p50 ms, medians of ${ROUNDS} x ${DURATION} s)`,
+  );
   console.log('| items in store | shape | total | first request ms | p50 ms | p50 per round |');
   console.log('|---|---|---|---|---|---|');
-  for (const r of latencyRows) console.log(`| ${r.size} | ${r.label} | ${r.total} | ${r.first} | ${r.p50} | ${r.lat.join(', ')} |`);
+  for (const r of latencyRows)
+    console.log(`| ${r.size} | ${r.label} | ${r.total} | ${r.first} | ${r.p50} | ${r.lat.join(', ')} |`);
 } finally {
   await service.close();
   rmSync(root, { recursive: true, force: true });

@@ -21,9 +21,16 @@ const KEY = 'k-updates-writer-0123456789';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-updates-'));
 const configFile = join(root, 'config.json');
-writeFileSync(configFile, JSON.stringify({ tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: KEY, roles: ['writer'] }] }] }));
+writeFileSync(
+  configFile,
+  JSON.stringify({ tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: KEY, roles: ['writer'] }] }] }),
+);
 const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_updates') : undefined;
-const service = await startService({ port: await freePort(), configFile, env: benchDb ? { DATABASE_URL: benchDb.url } : {} });
+const service = await startService({
+  port: await freePort(),
+  configFile,
+  env: benchDb ? { DATABASE_URL: benchDb.url } : {},
+});
 
 /** PUTs item ids drawn by `next` for `seconds` (or until `next` answers undefined), CONNECTIONS in flight; answers the count. */
 async function put(next, seconds) {
@@ -52,8 +59,11 @@ async function put(next, seconds) {
 try {
   await put((i) => (i < ITEMS ? i : undefined), 3600);
   const rates = [];
-  for (let r = 0; r < ROUNDS; r++) rates.push(Math.round((await put(() => Math.floor(Math.random() * ITEMS), DURATION)) / DURATION));
-  console.log(`${ENGINE}: updates of ${ITEMS} items of one store, ${CONNECTIONS} connections: ${median(rates)} updates/s (rounds ${rates.join(', ')})`);
+  for (let r = 0; r < ROUNDS; r++)
+    rates.push(Math.round((await put(() => Math.floor(Math.random() * ITEMS), DURATION)) / DURATION));
+  console.log(
+    `${ENGINE}: updates of ${ITEMS} items of one store, ${CONNECTIONS} connections: ${median(rates)} updates/s (rounds ${rates.join(', ')})`,
+  );
 } finally {
   await service.close();
   rmSync(root, { recursive: true, force: true });

@@ -45,24 +45,69 @@ const { join } = await import('node:path');
 const dataDir = mkdtempSync(join(tmpdir(), 'prof3-'));
 const N = Number(process.env.N ?? 6000);
 const ITEMS = {
-  issue4: (i) => ({ value: { n: i, status: ['open', 'closed', 'pending', 'done'][i % 4], title: `item ${i}`, tags: ['bench', `t${i % 10}`] }, readRestriction: { roles: [`role-${i % 50}`] }, writeRestriction: { roles: [`role-${i % 50}`] } }),
+  issue4: (i) => ({
+    value: {
+      n: i,
+      status: ['open', 'closed', 'pending', 'done'][i % 4],
+      title: `item ${i}`,
+      tags: ['bench', `t${i % 10}`],
+    },
+    readRestriction: { roles: [`role-${i % 50}`] },
+    writeRestriction: { roles: [`role-${i % 50}`] },
+  }),
   search: searchItem,
 };
 const itemOf = ITEMS[process.env.ITEM ?? 'issue4'];
 if (!itemOf) throw new Error(`ITEM: one of ${Object.keys(ITEMS).join(', ')}`);
-const config = parseConfig({ database: { dataDir }, server: { logLevel: 'silent' }, tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: 'k-w-0123456789', roles: ['writer'] }] }] });
+const config = parseConfig({
+  database: { dataDir },
+  server: { logLevel: 'silent' },
+  tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: 'k-w-0123456789', roles: ['writer'] }] }],
+});
 const { app, close } = await buildApp(config, { logger: false });
 await app.ready();
 times.clear();
 commits.length = 0;
 const t0 = performance.now();
 let next = 0;
-await Promise.all(Array.from({ length: 50 }, async () => { while (next < N) { const i = next++; const r = await app.inject({ method: 'POST', url: '/cxf/svc-core/storage/store/s', headers: { 'x-apikey': 'k-w-0123456789', 'content-type': 'application/json' }, payload: JSON.stringify(itemOf(i)) }); if (r.statusCode !== 200) throw new Error(r.body); } }));
+await Promise.all(
+  Array.from({ length: 50 }, async () => {
+    while (next < N) {
+      const i = next++;
+      const r = await app.inject({
+        method: 'POST',
+        url: '/cxf/svc-core/storage/store/s',
+        headers: { 'x-apikey': 'k-w-0123456789', 'content-type': 'application/json' },
+        payload: JSON.stringify(itemOf(i)),
+      });
+      if (r.statusCode !== 200) throw new Error(r.body);
+    }
+  }),
+);
 const total = performance.now() - t0;
-console.log('creates/s', Math.round(N / (total / 1000)), 'total ms', Math.round(total), skipped.length ? `(without the rows of ${skipped.join(', ')})` : '');
+console.log(
+  'creates/s',
+  Math.round(N / (total / 1000)),
+  'total ms',
+  Math.round(total),
+  skipped.length ? `(without the rows of ${skipped.join(', ')})` : '',
+);
 commits.sort((a, b) => a - b);
 const sum = (list) => list.reduce((a, b) => a + b, 0);
-if (commits.length > 0) console.log('commits', commits.length, 'ms in all', Math.round(sum(commits)), 'p50', commits[commits.length >> 1].toFixed(2), 'p90', commits[Math.floor(commits.length * 0.9)].toFixed(2), 'five largest', Math.round(sum(commits.slice(-5))));
-for (const [k, [ms, n]] of [...times.entries()].sort((a, b) => b[1][0] - a[1][0]).slice(0, 12)) console.log(Math.round(ms), 'ms', n, 'x', k.replace(/\s+/g, ' '));
+if (commits.length > 0)
+  console.log(
+    'commits',
+    commits.length,
+    'ms in all',
+    Math.round(sum(commits)),
+    'p50',
+    commits[commits.length >> 1].toFixed(2),
+    'p90',
+    commits[Math.floor(commits.length * 0.9)].toFixed(2),
+    'five largest',
+    Math.round(sum(commits.slice(-5))),
+  );
+for (const [k, [ms, n]] of [...times.entries()].sort((a, b) => b[1][0] - a[1][0]).slice(0, 12))
+  console.log(Math.round(ms), 'ms', n, 'x', k.replace(/\s+/g, ' '));
 await close();
 rmSync(dataDir, { recursive: true, force: true });

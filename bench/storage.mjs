@@ -22,7 +22,10 @@ const ENGINE = process.env.ENGINE ?? 'sqlite';
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
-const SIZES = (process.env.SIZES ?? '10000,100000,1000000').split(',').map(Number).sort((a, b) => a - b);
+const SIZES = (process.env.SIZES ?? '10000,100000,1000000')
+  .split(',')
+  .map(Number)
+  .sort((a, b) => a - b);
 const baselineOptions = { inProcess: process.env.BASELINE_IN_PROCESS === '1' };
 const SCENARIOS = new Set((process.env.SCENARIOS ?? 'read,create,list').split(','));
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -85,11 +88,15 @@ async function seedTo(target, have) {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = OFF');
     const tenant = db.prepare(`select id from tenants where name = 'bench'`).get().id;
-    db.prepare(`insert or ignore into storage_stores (tenant_id, store_id, index_name, created_on, created_by) values (?, ?, ?, ?, 'seed')`).run(tenant, STORE, `svc-store-${STORE}`, now);
+    db.prepare(
+      `insert or ignore into storage_stores (tenant_id, store_id, index_name, created_on, created_by) values (?, ?, ?, ?, 'seed')`,
+    ).run(tenant, STORE, `svc-store-${STORE}`, now);
     const item = db.prepare(
       `insert into storage_items (tenant_id, store_id, item_id, doc, created_on, created_by, updated_on, updated_by) values (?, ?, ?, ?, ?, 'seed', ?, 'seed')`,
     );
-    const access = db.prepare(`insert into storage_item_access (tenant_id, store_id, mode, grantee, item_seq) values (?, ?, ?, ?, ?)`);
+    const access = db.prepare(
+      `insert into storage_item_access (tenant_id, store_id, mode, grantee, item_seq) values (?, ?, ?, ?, ?)`,
+    );
     const batch = db.transaction((from, to) => {
       for (let i = from; i < to; i++) {
         const seq = item.run(tenant, STORE, `item-${i}`, JSON.stringify(docOf(i)), now + i, now + i).lastInsertRowid;
@@ -104,12 +111,10 @@ async function seedTo(target, have) {
     const c = new pg.Client({ connectionString: pgUrl });
     await c.connect();
     const tenant = (await c.query(`select id from tenants where name = 'bench'`)).rows[0].id;
-    await c.query(`insert into storage_stores (tenant_id, store_id, index_name, created_on, created_by) values ($1, $2, $3, $4, 'seed') on conflict do nothing`, [
-      tenant,
-      STORE,
-      `svc-store-${STORE}`,
-      now,
-    ]);
+    await c.query(
+      `insert into storage_stores (tenant_id, store_id, index_name, created_on, created_by) values ($1, $2, $3, $4, 'seed') on conflict do nothing`,
+      [tenant, STORE, `svc-store-${STORE}`, now],
+    );
     for (let from = have; from < target; from += 100_000) {
       const to = Math.min(target, from + 100_000) - 1;
       // Same document shape as docOf(), built in SQL.
@@ -184,12 +189,23 @@ async function readAndCreate(service) {
     const scenarios = {};
     if (SCENARIOS.has('read')) {
       scenarios['bare route GET (item JSON)'] = { url: `${baseRead.url}/x` };
-      scenarios['GET item by id (X-APIKey)'] = { url: `${service.url}/cxf/svc-core/storage/store/${STORE}/${itemId}`, headers: reader };
+      scenarios['GET item by id (X-APIKey)'] = {
+        url: `${service.url}/cxf/svc-core/storage/store/${STORE}/${itemId}`,
+        headers: reader,
+      };
       // The platform's floor for an authenticated request (API key, no storage SQL), for reference.
-      scenarios['GET .../authentication/principal (X-APIKey)'] = { url: `${service.url}/cxf/svc-core/authentication/principal`, headers: reader };
+      scenarios['GET .../authentication/principal (X-APIKey)'] = {
+        url: `${service.url}/cxf/svc-core/authentication/principal`,
+        headers: reader,
+      };
     }
     if (SCENARIOS.has('create')) {
-      scenarios['bare route POST (id JSON)'] = { url: `${baseCreate.url}/x`, method: 'POST', headers: { 'content-type': 'application/json' }, body: createBody };
+      scenarios['bare route POST (id JSON)'] = {
+        url: `${baseCreate.url}/x`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: createBody,
+      };
       scenarios['POST create item (X-APIKey)'] = {
         url: `${service.url}/cxf/svc-core/storage/store/bench-create`,
         method: 'POST',
@@ -233,10 +249,15 @@ try {
     }
   }
   if (listRows.length) {
-    console.log(`\n${engineName}: list reads by a key holding 1 of ${ROLES} roles (p50 at 1 connection; req/s at 10 connections; medians of ${ROUNDS} x ${DURATION} s)`);
+    console.log(
+      `\n${engineName}: list reads by a key holding 1 of ${ROLES} roles (p50 at 1 connection; req/s at 10 connections; medians of ${ROUNDS} x ${DURATION} s)`,
+    );
     console.log('| items in store | scenario | total | page | p50 ms | req/s | p50 per round |');
     console.log('|---|---|---|---|---|---|---|');
-    for (const r of listRows) console.log(`| ${r.size} | ${r.label} | ${r.total} | ${r.items} | ${r.p50} | ${Math.round(r.rps)} | ${r.lat.join(', ')} |`);
+    for (const r of listRows)
+      console.log(
+        `| ${r.size} | ${r.label} | ${r.total} | ${r.items} | ${r.p50} | ${Math.round(r.rps)} | ${r.lat.join(', ')} |`,
+      );
   }
 } finally {
   rmSync(root, { recursive: true, force: true });

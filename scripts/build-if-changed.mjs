@@ -41,7 +41,7 @@ export function needsBuild(root) {
 export function writeStamp(root, startedAt) {
   const path = join(root, STAMP);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, 'dist/ was built from the sources as they were at this file\'s modification time\n');
+  writeFileSync(path, "dist/ was built from the sources as they were at this file's modification time\n");
   utimesSync(path, startedAt / 1000, startedAt / 1000);
 }
 

@@ -12,7 +12,10 @@ import { tscCommand, writeStamp } from './build-if-changed.mjs';
 
 const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
 const [node, tsc] = tscCommand(root);
-const compiler = spawn(node, [tsc, '-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+const compiler = spawn(node, [tsc, '-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput'], {
+  cwd: root,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 let service;
 let compileStartedAt = Date.now();
 let pending = '';

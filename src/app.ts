@@ -82,7 +82,12 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   try {
     const { db, dialect } = database;
     await migrateToLatest(db, dialect, MIGRATIONS);
-    const { modules, resolver, sessionCookie, bootstrapPassword } = await buildModules(database, config, app.log, security);
+    const { modules, resolver, sessionCookie, bootstrapPassword } = await buildModules(
+      database,
+      config,
+      app.log,
+      security,
+    );
 
     installErrorHandler(app, dialect.toDomainError);
     installInputIntegrity(app);
@@ -113,7 +118,14 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
 
     app.get(
       '/health',
-      { schema: { tags: ['operations'], summary: 'Liveness', security: [], response: { 200: Type.Object({ status: Type.String() }) } } },
+      {
+        schema: {
+          tags: ['operations'],
+          summary: 'Liveness',
+          security: [],
+          response: { 200: Type.Object({ status: Type.String() }) },
+        },
+      },
       async () => ({ status: 'ok' }),
     );
 

@@ -13,7 +13,9 @@ async function start(): Promise<void> {
   const built = await buildApp(config);
   const { app } = built;
   if (built.bootstrapPassword) {
-    app.log.warn(`created tenant "default" with user "admin"; its generated password (shown only now) is: ${built.bootstrapPassword}`);
+    app.log.warn(
+      `created tenant "default" with user "admin"; its generated password (shown only now) is: ${built.bootstrapPassword}`,
+    );
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -30,7 +32,10 @@ async function start(): Promise<void> {
 
 /** `name version` of package.json, read when asked: it sits beside src/ and dist/, one level above this file. */
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    name: string;
+    version: string;
+  };
   return `${pkg.name} ${pkg.version}`;
 }
 

@@ -89,7 +89,11 @@ export async function buildModules(
   counters: SecurityCounters,
 ): Promise<BuiltModules> {
   const { db, dialect, traits } = database;
-  const { platform: { enabled: platform }, engine: ec, identity: ic } = config;
+  const {
+    platform: { enabled: platform },
+    engine: ec,
+    identity: ic,
+  } = config;
   const engine = ec.enabled;
   const schema = await dialect.currentSchema(db);
 
@@ -103,9 +107,7 @@ export async function buildModules(
   const writes = new WriteBatcher(db, traits.singleWriter ? 64 : 1);
   const users = new EngineUsers(ec.users, guard);
   const base = { db, dialect, traits, log };
-  const identity = platform
-    ? identityModule.create({ ...base, config: ic, feed, throttle, counters })
-    : undefined;
+  const identity = platform ? identityModule.create({ ...base, config: ic, feed, throttle, counters }) : undefined;
 
   // A tenth of a table and at least 50 rows, as autovacuum's defaults: a store's reader-set grantees (150 rows in the
   // benchmark) were never analysed nor vacuumed at 500, and every list read them with a heap fetch per row and the

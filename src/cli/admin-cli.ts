@@ -47,12 +47,20 @@ const OPTIONS = {
   'expires-on': { type: 'string' },
 } as const;
 
-const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
+const list = (v: string | undefined) =>
+  v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 function need(value: string | undefined, flag: string): string {
@@ -71,7 +79,13 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
     return;
   }
 
-  const database = createDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 2, sqliteCacheMiB: config.database.sqliteCacheMiB, sqliteReaderThreads: 0 });
+  const database = createDatabase({
+    url: config.database.url,
+    dataDir: config.database.dataDir,
+    poolSize: 2,
+    sqliteCacheMiB: config.database.sqliteCacheMiB,
+    sqliteReaderThreads: 0,
+  });
   try {
     const applied = await migrateToLatest(database.db, database.dialect, MIGRATIONS);
     const identity = createIdentityAdmin(database.db, database.dialect);
@@ -86,7 +100,9 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
         break;
       case 'user list':
         for (const u of await identity.listUsers(values.tenant)) {
-          out(`${u.tenant}\t${u.loginName}\t${u.active ? 'active' : 'inactive'}\troles=${u.roles.join(',')}\trights=${u.rights.join(',')}\torganisations=${u.organisations.join(',')}`);
+          out(
+            `${u.tenant}\t${u.loginName}\t${u.active ? 'active' : 'inactive'}\troles=${u.roles.join(',')}\trights=${u.rights.join(',')}\torganisations=${u.organisations.join(',')}`,
+          );
         }
         break;
       case 'user set':
@@ -94,7 +110,8 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
         const tenant = need(values.tenant, 'tenant');
         const login = need(values.login, 'login');
         if (key === 'user passwd') need(password, 'password');
-        if (values.active !== undefined && !['true', 'false'].includes(values.active)) throw new UsageError('--active takes true or false');
+        if (values.active !== undefined && !['true', 'false'].includes(values.active))
+          throw new UsageError('--active takes true or false');
         await identity.setUser(tenant, login, {
           password,
           email: values.email,
@@ -130,7 +147,9 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
       case 'apikey list':
         for (const k of await identity.listApiKeys(values.tenant)) {
           const exp = k.expiresOn === null ? 'never' : new Date(k.expiresOn).toISOString();
-          out(`${k.tenant}\t${k.name}\texpires=${exp}\troles=${k.roles.join(',')}\trights=${k.rights.join(',')}\torganisations=${k.organisations.join(',')}`);
+          out(
+            `${k.tenant}\t${k.name}\texpires=${exp}\troles=${k.roles.join(',')}\trights=${k.rights.join(',')}\torganisations=${k.organisations.join(',')}`,
+          );
         }
         break;
       default:

@@ -32,12 +32,15 @@ interface Row {
   description: string;
 }
 
-const code = (text: string) => '`' + text + '`';
+const code = (text: string) => `\`${text}\``;
 
 /** A value as it would be written in the YAML file. */
 function yamlish(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(yamlish).join(', ')}]`;
-  if (value && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${k}: ${yamlish(v)}`).join(', ')}}`;
+  if (value && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${k}: ${yamlish(v)}`)
+      .join(', ')}}`;
   return String(value);
 }
 
@@ -49,7 +52,12 @@ function taggedMembers(node: Node): Array<{ tag: string; member: Node }> | undef
 }
 
 function range(node: Node): string {
-  const low = node.exclusiveMinimum !== undefined ? `> ${node.exclusiveMinimum}` : node.minimum !== undefined ? `≥ ${node.minimum}` : '';
+  const low =
+    node.exclusiveMinimum !== undefined
+      ? `> ${node.exclusiveMinimum}`
+      : node.minimum !== undefined
+        ? `≥ ${node.minimum}`
+        : '';
   const high = node.maximum !== undefined ? `≤ ${node.maximum}` : '';
   if (node.minimum !== undefined && high) return `${node.minimum} to ${node.maximum}`;
   return [low, high].filter(Boolean).join(', ');
@@ -57,7 +65,8 @@ function range(node: Node): string {
 
 function typeOf(node: Node): string {
   if (node.anyOf) {
-    if (node.anyOf.every((m) => m.const !== undefined)) return `one of ${node.anyOf.map((m) => code(String(m.const))).join(', ')}`;
+    if (node.anyOf.every((m) => m.const !== undefined))
+      return `one of ${node.anyOf.map((m) => code(String(m.const))).join(', ')}`;
     const tagged = taggedMembers(node);
     if (tagged) return `object by ${code('type')}: ${tagged.map((t) => code(t.tag)).join(', ')}`;
     return node.anyOf.map(typeOf).join(' or ');
@@ -65,9 +74,11 @@ function typeOf(node: Node): string {
   switch (node.type) {
     case 'string': {
       const parts = [node.format ? `string (${node.format})` : 'string'];
-      if (node.minLength !== undefined && node.maxLength !== undefined) parts.push(`${node.minLength}-${node.maxLength} characters`);
+      if (node.minLength !== undefined && node.maxLength !== undefined)
+        parts.push(`${node.minLength}-${node.maxLength} characters`);
       else if (node.maxLength !== undefined) parts.push(`at most ${node.maxLength} characters`);
-      else if (node.minLength !== undefined) parts.push(node.minLength === 1 ? 'not empty' : `at least ${node.minLength} characters`);
+      else if (node.minLength !== undefined)
+        parts.push(node.minLength === 1 ? 'not empty' : `at least ${node.minLength} characters`);
       if (node.pattern) parts.push(`matching ${code(node.pattern)}`);
       return parts.join(', ');
     }
@@ -117,7 +128,12 @@ function keyRows(node: Node, key: string, required: boolean, out: Row[], note = 
   let description = node.description ?? '';
   const tagged = taggedMembers(node);
   if (tagged) description += tagged.map((t) => ` ${code(`type: ${t.tag}`)}: ${t.member.description ?? ''}`).join('');
-  out.push({ key, type: typeOf(node), default: defaultOf(node, required), description: note + description + environmentOf(key) });
+  out.push({
+    key,
+    type: typeOf(node),
+    default: defaultOf(node, required),
+    description: note + description + environmentOf(key),
+  });
   if (node.properties) memberRows(node, key, out, note);
   if (node.type === 'array' && node.items?.properties) memberRows(node.items, `${key}[]`, out, note);
   for (const t of tagged ?? []) memberRows(t.member, key, out, `${note}(${code(`type: ${t.tag}`)}) `);
@@ -127,21 +143,32 @@ function keyRows(node: Node, key: string, required: boolean, out: Row[], note = 
 export function configRows(): Row[] {
   const out: Row[] = [];
   const root = ConfigSchema as unknown as Node;
-  for (const [name, node] of Object.entries(root.properties ?? {})) keyRows(node, name, root.required?.includes(name) ?? false, out);
+  for (const [name, node] of Object.entries(root.properties ?? {}))
+    keyRows(node, name, root.required?.includes(name) ?? false, out);
   return out;
 }
 
 /** Keys (dotted, `[]` for list items) whose schema has no description: the reference would leave them unexplained. */
 export function undescribedKeys(): string[] {
   return configRows()
-    .filter((r) => !r.description.replace(/^(\(`type: [^`]+`\) )+/, '').replace(/ Environment: .*$/, '').trim())
+    .filter(
+      (r) =>
+        !r.description
+          .replace(/^(\(`type: [^`]+`\) )+/, '')
+          .replace(/ Environment: .*$/, '')
+          .trim(),
+    )
     .map((r) => r.key);
 }
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function table(rows: Row[]): string[] {
-  return ['| key | type | default | meaning |', '|---|---|---|---|', ...rows.map((r) => `| ${code(r.key)} | ${cell(r.type)} | ${cell(r.default)} | ${cell(r.description)} |`)];
+  return [
+    '| key | type | default | meaning |',
+    '|---|---|---|---|',
+    ...rows.map((r) => `| ${code(r.key)} | ${cell(r.type)} | ${cell(r.default)} | ${cell(r.description)} |`),
+  ];
 }
 
 /** The message a config problem stops the start with, as main.ts prints it. */
@@ -188,7 +215,16 @@ export function configReference(): string {
     'with one line naming the file and the key, or the variable, and exit code 2:',
     '',
     '```',
-    failure(() => parseConfig({ tenants: [{ name: 'acme', users: [{ loginName: 'a' }, { loginName: 'b' }, { loginName: 'c', roles: 'ADMIN' }] }] }, 'svc.yaml')),
+    failure(() =>
+      parseConfig(
+        {
+          tenants: [
+            { name: 'acme', users: [{ loginName: 'a' }, { loginName: 'b' }, { loginName: 'c', roles: 'ADMIN' }] },
+          ],
+        },
+        'svc.yaml',
+      ),
+    ),
     failure(() => parseConfig({ server: { logLevel: 'verbose' } }, 'svc.yaml')),
     failure(() => loadConfig({ DATABASE_URL: 'mysql://app@db.example/app' })),
     '```',
@@ -204,7 +240,10 @@ export function configReference(): string {
     '',
     '| variable | key it sets | default | meaning |',
     '|---|---|---|---|',
-    ...ENVIRONMENT_VARIABLES.map((v) => `| ${code(v.name)} | ${v.path ? code(v.path) : '—'} | ${v.path ? cell(defaults.get(v.path) ?? '—') : '—'} | ${cell(v.description)} |`),
+    ...ENVIRONMENT_VARIABLES.map(
+      (v) =>
+        `| ${code(v.name)} | ${v.path ? code(v.path) : '—'} | ${v.path ? cell(defaults.get(v.path) ?? '—') : '—'} | ${cell(v.description)} |`,
+    ),
     '',
     "The test suite's own variables are in CONTRIBUTING.md.",
     '',
@@ -222,5 +261,5 @@ export function configReference(): string {
       lines.push(...table(own.filter((r) => r.key !== name)));
     } else lines.push(...table(own));
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

@@ -9,46 +9,94 @@ const StringList = (description: string) => Type.Array(Type.String({ maxLength: 
 
 export const UserConfigSchema = Type.Object(
   {
-    loginName: Type.String({ minLength: 1, maxLength: 256, description: 'The name the user logs in with (`username` of the login form).' }),
+    loginName: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'The name the user logs in with (`username` of the login form).',
+    }),
     password: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 1024, description: 'The password in plain text; stored as an scrypt hash (kept while it still matches).' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description: 'The password in plain text; stored as an scrypt hash (kept while it still matches).',
+      }),
     ),
     passwordHash: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 1024, description: 'Instead of `password`: its scrypt hash, as `npm run cli -- hash-password` prints it.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description: 'Instead of `password`: its scrypt hash, as `npm run cli -- hash-password` prints it.',
+      }),
     ),
     email: Type.Optional(Type.String({ maxLength: 320, description: 'E-mail address, answered in the principal.' })),
     firstName: Type.Optional(Type.String({ maxLength: 256, description: 'First name, answered in the principal.' })),
     lastName: Type.Optional(Type.String({ maxLength: 256, description: 'Last name, answered in the principal.' })),
-    organisations: Type.Optional(StringList('Organisations the user belongs to (restrictions of storage items and notifications).')),
-    inactiveOrganisations: Type.Optional(StringList('Organisations the user belongs to but that do not count for access now.')),
+    organisations: Type.Optional(
+      StringList('Organisations the user belongs to (restrictions of storage items and notifications).'),
+    ),
+    inactiveOrganisations: Type.Optional(
+      StringList('Organisations the user belongs to but that do not count for access now.'),
+    ),
     roles: Type.Optional(StringList('Roles, e.g. `ADMIN`, `FORMS_ADMIN`, `NOTIFICATION_ADMIN`.')),
     rights: Type.Optional(StringList('Rights, e.g. `PROCESS_USER_CHECK`.')),
-    customData: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Any JSON object, answered in the principal as it is.' })),
-    active: Type.Optional(Type.Boolean({ description: 'false: the user cannot log in and its sessions end. Absent: unchanged (new users are active).' })),
+    customData: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Any JSON object, answered in the principal as it is.',
+      }),
+    ),
+    active: Type.Optional(
+      Type.Boolean({
+        description: 'false: the user cannot log in and its sessions end. Absent: unchanged (new users are active).',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'A user of the tenant, created or updated by `loginName`.' },
 );
 
 export const ApiKeyConfigSchema = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 256, description: 'The key\'s name (its `loginName` in the principal).' }),
-    key: Type.Optional(Type.String({ minLength: 8, maxLength: 1024, description: 'The key callers send in `X-APIKey`; only its SHA-256 hash is stored.' })),
-    keyHash: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 1024, description: 'Instead of `key`: its SHA-256 as 64 hex digits, optionally prefixed `sha256:`.' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: "The key's name (its `loginName` in the principal).",
+    }),
+    key: Type.Optional(
+      Type.String({
+        minLength: 8,
+        maxLength: 1024,
+        description: 'The key callers send in `X-APIKey`; only its SHA-256 hash is stored.',
+      }),
     ),
-    organisations: Type.Optional(StringList('Organisations of the key\'s caller.')),
-    roles: Type.Optional(StringList('Roles of the key\'s caller.')),
-    rights: Type.Optional(StringList('Rights of the key\'s caller.')),
+    keyHash: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description: 'Instead of `key`: its SHA-256 as 64 hex digits, optionally prefixed `sha256:`.',
+      }),
+    ),
+    organisations: Type.Optional(StringList("Organisations of the key's caller.")),
+    roles: Type.Optional(StringList("Roles of the key's caller.")),
+    rights: Type.Optional(StringList("Rights of the key's caller.")),
     expiresOn: Type.Optional(
-      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the key stops working (ISO 8601 date-time); null or absent: never.' }),
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'When the key stops working (ISO 8601 date-time); null or absent: never.',
+      }),
     ),
   },
-  { additionalProperties: false, description: 'An API key of the tenant, created or replaced by `name`; `key` or `keyHash` is required.' },
+  {
+    additionalProperties: false,
+    description: 'An API key of the tenant, created or replaced by `name`; `key` or `keyHash` is required.',
+  },
 );
 
 export const TenantConfigSchema = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'The tenant\'s name (`tenantname` of the login form).' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+      description: "The tenant's name (`tenantname` of the login form).",
+    }),
     users: Type.Optional(Type.Array(UserConfigSchema, { description: 'Users of the tenant.' })),
     apiKeys: Type.Optional(Type.Array(ApiKeyConfigSchema, { description: 'API keys of the tenant.' })),
   },
@@ -60,15 +108,22 @@ export const ConfigSchema = Type.Object(
     server: Type.Object(
       {
         host: Type.String({ default: '127.0.0.1', description: 'Listen address; `0.0.0.0` for every IPv4 interface.' }),
-        port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'Listen port; 0 takes a free one.' }),
+        port: Type.Integer({
+          minimum: 0,
+          maximum: 65535,
+          default: 8080,
+          description: 'Listen port; 0 takes a free one.',
+        }),
         trustProxy: Type.Boolean({
           default: false,
-          description: 'Behind a reverse proxy: take the client\'s address, protocol and host from its `X-Forwarded-*` headers.',
+          description:
+            "Behind a reverse proxy: take the client's address, protocol and host from its `X-Forwarded-*` headers.",
         }),
         bodyLimitBytes: Type.Integer({
           minimum: 1024,
           default: 1048576,
-          description: 'Largest request body, 413 beyond it; storage items take up to 5 MiB, form-encoded logins 16 KiB.',
+          description:
+            'Largest request body, 413 beyond it; storage items take up to 5 MiB, form-encoded logins 16 KiB.',
         }),
         logLevel: Type.Union(
           LOG_LEVELS.map((level) => Type.Literal(level)),
@@ -82,7 +137,8 @@ export const ConfigSchema = Type.Object(
           minimum: 0,
           maximum: 600,
           default: 10,
-          description: 'On SIGTERM or SIGINT, how long requests already running may take to finish before the database closes.',
+          description:
+            'On SIGTERM or SIGINT, how long requests already running may take to finish before the database closes.',
         }),
         requestTimeoutSeconds: Type.Number({
           exclusiveMinimum: 0,
@@ -101,7 +157,8 @@ export const ConfigSchema = Type.Object(
           exclusiveMinimum: 0,
           maximum: 3600,
           default: 5,
-          description: 'How long an idle keep-alive connection stays open for a next request (behind a load balancer: above its own).',
+          description:
+            'How long an idle keep-alive connection stays open for a next request (behind a load balancer: above its own).',
         }),
       },
       { default: {}, additionalProperties: false, description: 'The HTTP listener.' },
@@ -113,15 +170,21 @@ export const ConfigSchema = Type.Object(
           maximum: 1_000_000,
           default: 256,
           description:
-            'Open connections from one address (the socket\'s, also behind a trusted proxy, whose own address it then is); more are answered 429 and closed. 0: no limit.',
+            "Open connections from one address (the socket's, also behind a trusted proxy, whose own address it then is); more are answered 429 and closed. 0: no limit.",
         }),
         streamsPerCaller: Type.Integer({
           minimum: 0,
           maximum: 100_000,
           default: 16,
-          description: 'Open live streams (Server-Sent Events) per address and per caller; one more is 429. 0: no limit.',
+          description:
+            'Open live streams (Server-Sent Events) per address and per caller; one more is 429. 0: no limit.',
         }),
-        headerCount: Type.Integer({ minimum: 16, maximum: 10_000, default: 200, description: 'Header lines a request may carry; more is 431 (never a silent cut).' }),
+        headerCount: Type.Integer({
+          minimum: 16,
+          maximum: 10_000,
+          default: 200,
+          description: 'Header lines a request may carry; more is 431 (never a silent cut).',
+        }),
       },
       {
         default: {},
@@ -140,27 +203,33 @@ export const ConfigSchema = Type.Object(
         ),
         dataDir: Type.String({
           default: './data',
-          description: 'Directory of the embedded SQLite database (`svc.sqlite`, WAL mode), made if missing. One process per database: a second start exits with code 3.',
+          description:
+            'Directory of the embedded SQLite database (`svc.sqlite`, WAL mode), made if missing. One process per database: a second start exits with code 3.',
         }),
-        poolSize: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'PostgreSQL: connections in each instance\'s pool.' }),
+        poolSize: Type.Integer({
+          minimum: 1,
+          maximum: 200,
+          default: 10,
+          description: "PostgreSQL: connections in each instance's pool.",
+        }),
         sqliteCacheMiB: Type.Integer({
           minimum: 2,
           maximum: 65536,
           default: 64,
           description:
-            'SQLite\'s page cache in MiB (one connection). Lists over large stores re-read the pages of every readable item: with more items than fit, they come from the OS cache instead (docs/benchmarks.md).',
+            "SQLite's page cache in MiB (one connection). Lists over large stores re-read the pages of every readable item: with more items than fit, they come from the OS cache instead (docs/benchmarks.md).",
         }),
         sqliteReaderThreads: Type.Integer({
           minimum: -1,
           maximum: 64,
           default: 2,
           description:
-            'SQLite: threads that run the lists\' statements on read-only connections of their own, so a long list never stops the event loop and the main thread answers HTTP meanwhile; 0 runs them on the main thread, -1 one thread per core but one. Each has its own page cache of `sqliteCacheMiB`. Two on a machine of 2 cores answered 45% more lists than none, one 27% (docs/benchmarks.md).',
+            "SQLite: threads that run the lists' statements on read-only connections of their own, so a long list never stops the event loop and the main thread answers HTTP meanwhile; 0 runs them on the main thread, -1 one thread per core but one. Each has its own page cache of `sqliteCacheMiB`. Two on a machine of 2 cores answered 45% more lists than none, one 27% (docs/benchmarks.md).",
         }),
         sqliteWriterThread: Type.Boolean({
           default: true,
           description:
-            'SQLite: a thread that writes the storage module\'s batches of creates on a connection of its own, so that their statements and commits (and the WAL checkpoints those trigger, up to ~100 ms) never stop the event loop; false writes them on the main thread. It has its own page cache of `sqliteCacheMiB`.',
+            "SQLite: a thread that writes the storage module's batches of creates on a connection of its own, so that their statements and commits (and the WAL checkpoints those trigger, up to ~100 ms) never stop the event loop; false writes them on the main thread. It has its own page cache of `sqliteCacheMiB`.",
         }),
         analyzeCheckSeconds: Type.Number({
           minimum: 0,
@@ -170,14 +239,18 @@ export const ConfigSchema = Type.Object(
             'PostgreSQL: how often the service looks for its tables whose statistics went stale (a tenth of their rows, at least 50, changed since the last ANALYZE) and analyses them, or vacuums and analyses those that gained or lost that share since the last VACUUM, off the request path; 0 turns it off.',
         }),
       },
-      { default: {}, additionalProperties: false, description: 'Where the data lives: the embedded SQLite (the default) or PostgreSQL.' },
+      {
+        default: {},
+        additionalProperties: false,
+        description: 'Where the data lives: the embedded SQLite (the default) or PostgreSQL.',
+      },
     ),
     identity: Type.Object(
       {
         provider: Type.Union([Type.Literal('local'), Type.Literal('oidc')], {
           default: 'local',
           description:
-            '`local`: users log in with the platform\'s passwords. `oidc`: password login is refused and the tokens of the provider in `identity.oidc` are accepted as `Authorization: Bearer`.',
+            "`local`: users log in with the platform's passwords. `oidc`: password login is refused and the tokens of the provider in `identity.oidc` are accepted as `Authorization: Bearer`.",
         }),
         sessionTtlSeconds: Type.Integer({
           minimum: 10,
@@ -190,28 +263,61 @@ export const ConfigSchema = Type.Object(
           maximum: 60,
           default: 2,
           description:
-            'How long an instance may reuse an API key\'s or a session user\'s grants (roles, rights, organisations, active flag); changes reach every instance within this. Session validity is checked on every call. 0: no cache.',
+            "How long an instance may reuse an API key's or a session user's grants (roles, rights, organisations, active flag); changes reach every instance within this. Session validity is checked on every call. 0: no cache.",
         }),
         auditRetentionDays: Type.Integer({
           minimum: 0,
           maximum: 36500,
           default: 90,
-          description: 'Audit records older than this many days are deleted by the periodic purge; 0 keeps them forever.',
+          description:
+            'Audit records older than this many days are deleted by the periodic purge; 0 keeps them forever.',
         }),
         oidc: Type.Optional(
           Type.Object(
             {
-              issuer: Type.String({ minLength: 1, description: 'The provider\'s issuer URL (the tokens\' `iss`); its discovery document is read below it.' }),
-              jwksUrl: Type.Optional(Type.String({ minLength: 1, description: 'Where its signing keys are; absent: the `jwks_uri` of the discovery document.' })),
-              audience: Type.Optional(Type.String({ description: 'The `aud` its tokens must carry; absent: not checked.' })),
-              rolesClaim: Type.String({ default: 'roles', description: 'Claim holding the roles: a dotted path into the claims, e.g. `realm_access.roles`.' }),
+              issuer: Type.String({
+                minLength: 1,
+                description: "The provider's issuer URL (the tokens' `iss`); its discovery document is read below it.",
+              }),
+              jwksUrl: Type.Optional(
+                Type.String({
+                  minLength: 1,
+                  description: 'Where its signing keys are; absent: the `jwks_uri` of the discovery document.',
+                }),
+              ),
+              audience: Type.Optional(
+                Type.String({ description: 'The `aud` its tokens must carry; absent: not checked.' }),
+              ),
+              rolesClaim: Type.String({
+                default: 'roles',
+                description: 'Claim holding the roles: a dotted path into the claims, e.g. `realm_access.roles`.',
+              }),
               rightsClaim: Type.String({ default: 'rights', description: 'Claim (dotted path) holding the rights.' }),
-              organisationsClaim: Type.String({ default: 'organisations', description: 'Claim (dotted path) holding the organisations.' }),
-              loginNameClaim: Type.String({ default: 'preferred_username', description: 'Claim (dotted path) holding the login name.' }),
-              tenant: Type.String({ default: 'default', description: 'The tenant the provider\'s users belong to (unless `tenantClaim`).' }),
-              tenantClaim: Type.Optional(Type.String({ description: 'Claim (dotted path) naming each user\'s tenant, instead of `tenant`.' })),
-              algorithms: Type.Array(Type.String(), { default: ['RS256', 'ES256', 'EdDSA', 'PS256'], description: 'Signature algorithms accepted.' }),
-              timeoutMs: Type.Integer({ minimum: 100, maximum: 60000, default: 3000, description: 'Time limit of a fetch of the discovery document or the keys.' }),
+              organisationsClaim: Type.String({
+                default: 'organisations',
+                description: 'Claim (dotted path) holding the organisations.',
+              }),
+              loginNameClaim: Type.String({
+                default: 'preferred_username',
+                description: 'Claim (dotted path) holding the login name.',
+              }),
+              tenant: Type.String({
+                default: 'default',
+                description: "The tenant the provider's users belong to (unless `tenantClaim`).",
+              }),
+              tenantClaim: Type.Optional(
+                Type.String({ description: "Claim (dotted path) naming each user's tenant, instead of `tenant`." }),
+              ),
+              algorithms: Type.Array(Type.String(), {
+                default: ['RS256', 'ES256', 'EdDSA', 'PS256'],
+                description: 'Signature algorithms accepted.',
+              }),
+              timeoutMs: Type.Integer({
+                minimum: 100,
+                maximum: 60000,
+                default: 3000,
+                description: 'Time limit of a fetch of the discovery document or the keys.',
+              }),
               jwksCooldownMs: Type.Integer({
                 minimum: 0,
                 maximum: 3600000,
@@ -219,58 +325,87 @@ export const ConfigSchema = Type.Object(
                 description: 'After a fetch of the keys, an unknown key id triggers a new fetch only after this long.',
               }),
             },
-            { additionalProperties: false, description: 'The OpenID Connect provider; required when `provider` is `oidc`.' },
+            {
+              additionalProperties: false,
+              description: 'The OpenID Connect provider; required when `provider` is `oidc`.',
+            },
           ),
         ),
         tokens: Type.Object(
           {
-            issuer: Type.String({ default: 'svc-platform', description: 'The `iss` of the platform\'s tokens.' }),
-            audience: Type.String({ default: 'svc-platform', description: 'The `aud` of the platform\'s tokens.' }),
-            ttlSeconds: Type.Integer({ minimum: 10, maximum: 86400, default: 300, description: 'Lifetime of a token.' }),
+            issuer: Type.String({ default: 'svc-platform', description: "The `iss` of the platform's tokens." }),
+            audience: Type.String({ default: 'svc-platform', description: "The `aud` of the platform's tokens." }),
+            ttlSeconds: Type.Integer({
+              minimum: 10,
+              maximum: 86400,
+              default: 300,
+              description: 'Lifetime of a token.',
+            }),
             rotationSeconds: Type.Integer({
               minimum: 60,
               default: 86400,
               description: 'How long one signing key signs before a new one takes over (the old one keeps verifying).',
             }),
-            algorithm: Type.Union([Type.Literal('EdDSA'), Type.Literal('ES256')], { default: 'EdDSA', description: 'Signature algorithm of new signing keys.' }),
+            algorithm: Type.Union([Type.Literal('EdDSA'), Type.Literal('ES256')], {
+              default: 'EdDSA',
+              description: 'Signature algorithm of new signing keys.',
+            }),
             clockSkewSeconds: Type.Integer({
               minimum: 0,
               maximum: 300,
               default: 30,
-              description: 'Leeway for the clocks of other machines when a token\'s times are checked (also the provider\'s tokens).',
+              description:
+                "Leeway for the clocks of other machines when a token's times are checked (also the provider's tokens).",
             }),
           },
           {
             default: {},
             additionalProperties: false,
             description:
-              'The platform\'s own access tokens (`POST /cxf/svc-core/authentication/token`, keys at `/cxf/svc-core/.well-known/jwks.json`).',
+              "The platform's own access tokens (`POST /cxf/svc-core/authentication/token`, keys at `/cxf/svc-core/.well-known/jwks.json`).",
           },
         ),
         loginThrottle: Type.Object(
           {
             maxFailuresPerAccountAndAddress: Type.Optional(
-              Type.Integer({ minimum: 1, description: 'Failures of one account from one address per window. Default 5, at most the account\'s budget.' }),
+              Type.Integer({
+                minimum: 1,
+                description:
+                  "Failures of one account from one address per window. Default 5, at most the account's budget.",
+              }),
             ),
             maxFailuresPerAccount: Type.Optional(
               Type.Integer({
                 minimum: 1,
-                description: 'Failures of one account from any address before its waits begin. Default 20 (or `maxFailuresPerUser`).',
+                description:
+                  'Failures of one account from any address before its waits begin. Default 20 (or `maxFailuresPerUser`).',
               }),
             ),
-            maxFailuresPerUser: Type.Optional(Type.Integer({ minimum: 1, description: 'Earlier name of `maxFailuresPerAccount`, still accepted.' })),
-            maxFailuresPerAddress: Type.Integer({ minimum: 1, default: 50, description: 'Failures from one address across all accounts per window.' }),
-            windowSeconds: Type.Integer({ minimum: 1, default: 300, description: 'The window of the per-window budgets above.' }),
+            maxFailuresPerUser: Type.Optional(
+              Type.Integer({ minimum: 1, description: 'Earlier name of `maxFailuresPerAccount`, still accepted.' }),
+            ),
+            maxFailuresPerAddress: Type.Integer({
+              minimum: 1,
+              default: 50,
+              description: 'Failures from one address across all accounts per window.',
+            }),
+            windowSeconds: Type.Integer({
+              minimum: 1,
+              default: 300,
+              description: 'The window of the per-window budgets above.',
+            }),
             firstWaitSeconds: Type.Integer({
               minimum: 1,
               default: 30,
-              description: 'Past the account\'s budget each failure makes the next attempt wait: this first, doubling per failure up to `maxWaitSeconds`.',
+              description:
+                "Past the account's budget each failure makes the next attempt wait: this first, doubling per failure up to `maxWaitSeconds`.",
             }),
             maxWaitSeconds: Type.Integer({ minimum: 1, default: 900, description: 'The longest of those waits.' }),
             failureResetSeconds: Type.Integer({
               minimum: 1,
               default: 43200,
-              description: 'An account\'s failures are forgotten after this long without one (at least `maxWaitSeconds`).',
+              description:
+                "An account's failures are forgotten after this long without one (at least `maxWaitSeconds`).",
             }),
           },
           {
@@ -293,7 +428,7 @@ export const ConfigSchema = Type.Object(
     tenants: Type.Array(TenantConfigSchema, {
       default: [],
       description:
-        'Tenants, users and API keys, written at every start (an idempotent upsert: nothing is deleted). A user\'s lists absent from the file are set empty; its other absent fields keep their stored value.',
+        "Tenants, users and API keys, written at every start (an idempotent upsert: nothing is deleted). A user's lists absent from the file are set empty; its other absent fields keep their stored value.",
     }),
     events: Type.Object(
       {
@@ -304,7 +439,11 @@ export const ConfigSchema = Type.Object(
           description: 'How long the change feed keeps events for subscribers that resume (`Last-Event-ID`).',
         }),
       },
-      { default: {}, additionalProperties: false, description: 'The change feed, which carries changes to live streams and between instances.' },
+      {
+        default: {},
+        additionalProperties: false,
+        description: 'The change feed, which carries changes to live streams and between instances.',
+      },
     ),
     notifications: Type.Object(
       {
@@ -314,7 +453,12 @@ export const ConfigSchema = Type.Object(
           default: 15,
           description: 'Comment lines on idle streams, so proxies and clients see the connection alive.',
         }),
-        retryMs: Type.Integer({ minimum: 0, maximum: 600000, default: 3000, description: 'The reconnection delay the stream asks EventSource clients for.' }),
+        retryMs: Type.Integer({
+          minimum: 0,
+          maximum: 600000,
+          default: 3000,
+          description: 'The reconnection delay the stream asks EventSource clients for.',
+        }),
         maxQueuedBytes: Type.Integer({
           minimum: 1024,
           maximum: 1073741824,
@@ -325,21 +469,37 @@ export const ConfigSchema = Type.Object(
           minimum: 0,
           maximum: 3600,
           default: 60,
-          description: 'How long a list answer may be reused while no notification of its tenant changes (any instance); 0: never.',
+          description:
+            'How long a list answer may be reused while no notification of its tenant changes (any instance); 0: never.',
         }),
       },
-      { default: {}, additionalProperties: false, description: 'The notifications API and its live stream (`/cxf/svc-core/notification/stream`).' },
+      {
+        default: {},
+        additionalProperties: false,
+        description: 'The notifications API and its live stream (`/cxf/svc-core/notification/stream`).',
+      },
     ),
     flow: Type.Object(
       {
         instances: Type.Array(
           Type.Object(
             {
-              id: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._~-]+$', description: 'The `{instanceId}` of the proxy\'s paths.' }),
-              url: Type.String({ pattern: '^https?://[^\\s]+$', description: 'The instance\'s http(s) base URL; a call\'s `{targetPath}` is appended to its path.' }),
+              id: Type.String({
+                minLength: 1,
+                maxLength: 128,
+                pattern: '^[A-Za-z0-9._~-]+$',
+                description: "The `{instanceId}` of the proxy's paths.",
+              }),
+              url: Type.String({
+                pattern: '^https?://[^\\s]+$',
+                description: "The instance's http(s) base URL; a call's `{targetPath}` is appended to its path.",
+              }),
               auth: Type.Union(
                 [
-                  Type.Object({ type: Type.Literal('none') }, { additionalProperties: false, description: 'No credentials.' }),
+                  Type.Object(
+                    { type: Type.Literal('none') },
+                    { additionalProperties: false, description: 'No credentials.' },
+                  ),
                   Type.Object(
                     {
                       type: Type.Literal('basic'),
@@ -349,47 +509,81 @@ export const ConfigSchema = Type.Object(
                     { additionalProperties: false, description: 'HTTP Basic.' },
                   ),
                   Type.Object(
-                    { type: Type.Literal('bearer'), token: Type.String({ minLength: 1, description: 'The token of `Authorization: Bearer`.' }) },
+                    {
+                      type: Type.Literal('bearer'),
+                      token: Type.String({ minLength: 1, description: 'The token of `Authorization: Bearer`.' }),
+                    },
                     { additionalProperties: false, description: 'A fixed bearer token.' },
                   ),
                 ],
-                { default: { type: 'none' }, description: 'The credentials the proxy sends to the instance (the caller\'s own are never forwarded).' },
+                {
+                  default: { type: 'none' },
+                  description:
+                    "The credentials the proxy sends to the instance (the caller's own are never forwarded).",
+                },
               ),
               timeoutSeconds: Type.Number({
                 exclusiveMinimum: 0,
                 maximum: 86400,
                 default: 180,
-                description: 'Time to the instance\'s response headers, and between body chunks: 504 (or a cut body) past it.',
+                description:
+                  "Time to the instance's response headers, and between body chunks: 504 (or a cut body) past it.",
               }),
             },
             { additionalProperties: false, description: 'A process engine instance.' },
           ),
           { default: [], description: 'The instances the proxy forwards to; a call to another id is 404.' },
         ),
-        connectionsPerInstance: Type.Integer({ minimum: 1, maximum: 4096, default: 128, description: 'Open connections to one instance at most.' }),
+        connectionsPerInstance: Type.Integer({
+          minimum: 1,
+          maximum: 4096,
+          default: 128,
+          description: 'Open connections to one instance at most.',
+        }),
         audit: Type.Union([Type.Literal('off'), Type.Literal('errors'), Type.Literal('all')], {
           default: 'off',
-          description: 'Which proxied calls the audit log records: `errors` those answered 400 or more, `all` every one.',
+          description:
+            'Which proxied calls the audit log records: `errors` those answered 400 or more, `all` every one.',
         }),
       },
-      { default: {}, additionalProperties: false, description: 'The flow proxy, `/cxf/svc-flow/flow/{instanceId}{targetPath}` (docs/api/flow.md).' },
+      {
+        default: {},
+        additionalProperties: false,
+        description: 'The flow proxy, `/cxf/svc-flow/flow/{instanceId}{targetPath}` (docs/api/flow.md).',
+      },
     ),
     engine: Type.Object(
       {
-        enabled: Type.Boolean({ default: true, description: 'Serve the process engine\'s face (`/engine/...`) in this process.' }),
-        inactiveVersions: Type.Boolean({ default: false, description: 'The \'inactive versions\' feature of the data management API.' }),
+        enabled: Type.Boolean({
+          default: true,
+          description: "Serve the process engine's face (`/engine/...`) in this process.",
+        }),
+        inactiveVersions: Type.Boolean({
+          default: false,
+          description: "The 'inactive versions' feature of the data management API.",
+        }),
         listCacheSeconds: Type.Number({
           minimum: 0,
           maximum: 3600,
           default: 60,
-          description: 'How long a task or report list answer may be kept while no shared data changes (any instance); 0: never.',
+          description:
+            'How long a task or report list answer may be kept while no shared data changes (any instance); 0: never.',
         }),
         actionWebhooks: Type.Array(
           Type.Object(
             {
-              name: Type.String({ minLength: 1, maxLength: 128, description: 'The name an action\'s handler calls it by.' }),
+              name: Type.String({
+                minLength: 1,
+                maxLength: 128,
+                description: "The name an action's handler calls it by.",
+              }),
               url: Type.String({ pattern: '^https?://', description: 'The http(s) URL called.' }),
-              timeoutSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 600, default: 30, description: 'Time limit of one call.' }),
+              timeoutSeconds: Type.Number({
+                exclusiveMinimum: 0,
+                maximum: 600,
+                default: 30,
+                description: 'Time limit of one call.',
+              }),
             },
             { additionalProperties: false, description: 'A webhook.' },
           ),
@@ -403,19 +597,36 @@ export const ConfigSchema = Type.Object(
           Type.Object(
             {
               name: Type.String({ minLength: 1, maxLength: 256, description: 'User name of HTTP Basic.' }),
-              password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Its password in plain text (hashed on load).' })),
+              password: Type.Optional(
+                Type.String({
+                  minLength: 1,
+                  maxLength: 1024,
+                  description: 'Its password in plain text (hashed on load).',
+                }),
+              ),
               passwordHash: Type.Optional(
-                Type.String({ minLength: 1, maxLength: 1024, description: 'Instead of `password`: its scrypt hash (`npm run cli -- hash-password`).' }),
+                Type.String({
+                  minLength: 1,
+                  maxLength: 1024,
+                  description: 'Instead of `password`: its scrypt hash (`npm run cli -- hash-password`).',
+                }),
               ),
               groups: Type.Array(Type.String({ maxLength: 256 }), {
                 default: [],
                 description: 'Groups; `DataManagement` admits the user to the data management API.',
               }),
-              roles: Type.Array(Type.String({ maxLength: 256 }), { default: [], description: 'Roles, matched against those of shared data.' }),
+              roles: Type.Array(Type.String({ maxLength: 256 }), {
+                default: [],
+                description: 'Roles, matched against those of shared data.',
+              }),
             },
             { additionalProperties: false, description: 'A process-engine user.' },
           ),
-          { default: [], description: 'Process-engine users, who call the engine\'s face with HTTP Basic (`userType=processEngineUser`).' },
+          {
+            default: [],
+            description:
+              "Process-engine users, who call the engine's face with HTTP Basic (`userType=processEngineUser`).",
+          },
         ),
         // No schema defaults inside this union: they would leak into its other members (Value.Default fills each).
         processUserServer: Type.Union(
@@ -423,24 +634,43 @@ export const ConfigSchema = Type.Object(
             Type.Object(
               {
                 type: Type.Literal('platform'),
-                tenant: Type.Optional(Type.String({ description: 'The tenant whose users they are. Default `default`.' })),
+                tenant: Type.Optional(
+                  Type.String({ description: 'The tenant whose users they are. Default `default`.' }),
+                ),
                 url: Type.Optional(
-                  Type.String({ pattern: '^https?://', description: 'The platform\'s base URL when the engine runs apart from it; absent: the platform in this process.' }),
+                  Type.String({
+                    pattern: '^https?://',
+                    description:
+                      "The platform's base URL when the engine runs apart from it; absent: the platform in this process.",
+                  }),
                 ),
                 apiKey: Type.Optional(
-                  Type.String({ minLength: 8, description: 'With `url`: an API key of the tenant with role ADMIN or right PROCESS_USER_CHECK.' }),
+                  Type.String({
+                    minLength: 8,
+                    description: 'With `url`: an API key of the tenant with role ADMIN or right PROCESS_USER_CHECK.',
+                  }),
                 ),
               },
-              { additionalProperties: false, description: 'The platform\'s users and their passwords.' },
+              { additionalProperties: false, description: "The platform's users and their passwords." },
             ),
             Type.Object(
               {
                 type: Type.Literal('oidc'),
-                issuer: Type.String({ minLength: 1, description: 'The provider\'s issuer URL.' }),
-                jwksUrl: Type.Optional(Type.String({ minLength: 1, description: 'Its signing keys; absent: from its discovery document.' })),
-                audience: Type.Optional(Type.String({ description: 'The `aud` its tokens must carry; absent: not checked.' })),
-                rolesClaim: Type.Optional(Type.String({ description: 'Claim (dotted path) holding the roles. Default `roles`.' })),
-                loginNameClaim: Type.Optional(Type.String({ description: 'Claim (dotted path) holding the login name. Default `preferred_username`.' })),
+                issuer: Type.String({ minLength: 1, description: "The provider's issuer URL." }),
+                jwksUrl: Type.Optional(
+                  Type.String({ minLength: 1, description: 'Its signing keys; absent: from its discovery document.' }),
+                ),
+                audience: Type.Optional(
+                  Type.String({ description: 'The `aud` its tokens must carry; absent: not checked.' }),
+                ),
+                rolesClaim: Type.Optional(
+                  Type.String({ description: 'Claim (dotted path) holding the roles. Default `roles`.' }),
+                ),
+                loginNameClaim: Type.Optional(
+                  Type.String({
+                    description: 'Claim (dotted path) holding the login name. Default `preferred_username`.',
+                  }),
+                ),
               },
               { additionalProperties: false, description: 'The tokens of an OpenID Connect provider.' },
             ),
@@ -451,8 +681,20 @@ export const ConfigSchema = Type.Object(
                   Type.Object(
                     {
                       name: Type.String({ minLength: 1, maxLength: 256, description: 'User name of HTTP Basic.' }),
-                      password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Its password in plain text (hashed on load).' })),
-                      passwordHash: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Instead of `password`: its scrypt hash.' })),
+                      password: Type.Optional(
+                        Type.String({
+                          minLength: 1,
+                          maxLength: 1024,
+                          description: 'Its password in plain text (hashed on load).',
+                        }),
+                      ),
+                      passwordHash: Type.Optional(
+                        Type.String({
+                          minLength: 1,
+                          maxLength: 1024,
+                          description: 'Instead of `password`: its scrypt hash.',
+                        }),
+                      ),
                       roles: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { description: 'Its roles.' })),
                     },
                     { additionalProperties: false, description: 'A process user.' },
@@ -465,21 +707,30 @@ export const ConfigSchema = Type.Object(
           ],
           {
             default: { type: 'platform' },
-            description: 'Where process users (external frontend users, `userType=processUser`) and their roles come from.',
+            description:
+              'Where process users (external frontend users, `userType=processUser`) and their roles come from.',
           },
         ),
       },
-      { default: {}, additionalProperties: false, description: 'The process engine\'s face: REST (docs/api/engine.md) and data management.' },
+      {
+        default: {},
+        additionalProperties: false,
+        description: "The process engine's face: REST (docs/api/engine.md) and data management.",
+      },
     ),
     platform: Type.Object(
       {
-        enabled: Type.Boolean({ default: true, description: 'Serve the platform\'s face (`/cxf/...`) in this process; off for an engine deployed apart.' }),
+        enabled: Type.Boolean({
+          default: true,
+          description: "Serve the platform's face (`/cxf/...`) in this process; off for an engine deployed apart.",
+        }),
       },
-      { default: {}, additionalProperties: false, description: 'The platform\'s APIs.' },
+      { default: {}, additionalProperties: false, description: "The platform's APIs." },
     ),
     maintenance: Type.Boolean({
       default: false,
-      description: 'Notification endpoints answer 503 in every tenant until an ADMIN switches maintenance off at run time.',
+      description:
+        'Notification endpoints answer 503 in every tenant until an ADMIN switches maintenance off at run time.',
     }),
   },
   { additionalProperties: false },

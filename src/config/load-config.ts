@@ -9,7 +9,11 @@ import { ConfigSchema, type AppConfig } from './config.schema.js';
 export class ConfigError extends Error {}
 
 FormatRegistry.Has('date-time') ||
-  FormatRegistry.Set('date-time', (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)));
+  FormatRegistry.Set(
+    'date-time',
+    (v) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)),
+  );
 
 function pointerToPath(pointer: string): string {
   let out = '';
@@ -53,7 +57,10 @@ function check(data: unknown): { config: AppConfig; problem?: Problem } {
     return { config: withDefaults, problem: { path: 'database.url', message } };
   }
   if (withDefaults.identity.provider === 'oidc' && !withDefaults.identity.oidc) {
-    return { config: withDefaults, problem: { path: 'identity.oidc', message: 'required when identity.provider is oidc' } };
+    return {
+      config: withDefaults,
+      problem: { path: 'identity.oidc', message: 'required when identity.provider is oidc' },
+    };
   }
   return { config: withDefaults };
 }
@@ -77,7 +84,9 @@ export function readConfigFile(path: string): unknown {
   try {
     return /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new ConfigError(`${path}: not valid ${/\.json$/i.test(path) ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+    throw new ConfigError(
+      `${path}: not valid ${/\.json$/i.test(path) ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`,
+    );
   }
 }
 
@@ -92,7 +101,11 @@ export interface EnvironmentVariable {
 
 /** Every environment variable the service reads (decisions.md section 0); docs/configuration.md is made from it. */
 export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
-  { name: 'SVC_CONFIG', description: 'The config file: JSON if its name ends in `.json`, YAML otherwise. Without it, the defaults and the variables below.' },
+  {
+    name: 'SVC_CONFIG',
+    description:
+      'The config file: JSON if its name ends in `.json`, YAML otherwise. Without it, the defaults and the variables below.',
+  },
   { name: 'HOST', path: 'server.host', description: 'Listen address.' },
   {
     name: 'PORT',
@@ -106,15 +119,24 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
   { name: 'LOG_LEVEL', path: 'server.logLevel', description: 'Log level.' },
   { name: 'SVC_DATA_DIR', path: 'database.dataDir', description: 'Directory of the embedded SQLite database.' },
-  { name: 'DATABASE_URL', path: 'database.url', description: '`postgres://user@host:5432/db` selects PostgreSQL instead of the embedded SQLite.' },
-  { name: 'SVC_ADMIN_PASSWORD', path: 'identity.bootstrapAdminPassword', description: 'Password of the bootstrap admin created on an empty database.' },
+  {
+    name: 'DATABASE_URL',
+    path: 'database.url',
+    description: '`postgres://user@host:5432/db` selects PostgreSQL instead of the embedded SQLite.',
+  },
+  {
+    name: 'SVC_ADMIN_PASSWORD',
+    path: 'identity.bootstrapAdminPassword',
+    description: 'Password of the bootstrap admin created on an empty database.',
+  },
 ];
 
 function setPath(target: Record<string, any>, path: string, value: unknown): void {
   const keys = path.split('.');
   let node = target;
   for (const key of keys.slice(0, -1)) {
-    node[key] = node[key] !== null && typeof node[key] === 'object' && !Array.isArray(node[key]) ? { ...node[key] } : {};
+    node[key] =
+      node[key] !== null && typeof node[key] === 'object' && !Array.isArray(node[key]) ? { ...node[key] } : {};
     node = node[key];
   }
   node[keys[keys.length - 1]] = value;
@@ -129,7 +151,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   const path = env.SVC_CONFIG;
   const source = path ?? 'config';
   const raw = path ? readConfigFile(path) : {};
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${source}: (root): expected object`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new ConfigError(`${source}: (root): expected object`);
   parseConfig(raw, source);
   const merged: Record<string, any> = { ...raw };
   const applied = new Map<string, string>();

@@ -5,8 +5,14 @@ import type { WriteBatcher } from '../../platform/db/write-batcher.js';
 import { DM_ERRORS } from './dm.errors.js';
 import { checkerOf, newRequestBudget, resultText, type Caller, type MethodHandler } from './method.js';
 
-const Call = Type.Object({ context: Type.String(), method: Type.String(), parameters: Type.Optional(Type.Unknown()) }, { additionalProperties: false });
-const Batch = Type.Object({ requests: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }, { additionalProperties: false });
+const Call = Type.Object(
+  { context: Type.String(), method: Type.String(), parameters: Type.Optional(Type.Unknown()) },
+  { additionalProperties: false },
+);
+const Batch = Type.Object(
+  { requests: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) },
+  { additionalProperties: false },
+);
 const isCall = checkerOf(Call);
 /** Attempts of a call whose guarded write keeps finding its row changed. */
 const MAX_ATTEMPTS = 8;
@@ -27,21 +33,27 @@ export class Dispatcher {
 
   async handle(body: unknown, caller: Caller): Promise<string> {
     if (isBatch.Check(body)) {
-      return this.retrying(() => this.writes.run(async (trx) => {
-        const budget = newRequestBudget();
-        const responses: string[] = [];
-        for (const [i, call] of body.requests.entries()) {
-          try {
-            const handler = this.handlerOf(call);
-            if (handler.callsOut) throw DM_ERRORS.invalidCall('a method that calls out (executeAction) runs alone, not in a batch');
-            responses.push(resultText(await handler(trx, (call as { parameters?: unknown }).parameters, caller, budget)));
-          } catch (err) {
-            if (err && typeof err === 'object' && 'body' in err) (err as { body: { properties: Record<string, unknown> } }).body.properties.request = i;
-            throw err;
+      return this.retrying(() =>
+        this.writes.run(async (trx) => {
+          const budget = newRequestBudget();
+          const responses: string[] = [];
+          for (const [i, call] of body.requests.entries()) {
+            try {
+              const handler = this.handlerOf(call);
+              if (handler.callsOut)
+                throw DM_ERRORS.invalidCall('a method that calls out (executeAction) runs alone, not in a batch');
+              responses.push(
+                resultText(await handler(trx, (call as { parameters?: unknown }).parameters, caller, budget)),
+              );
+            } catch (err) {
+              if (err && typeof err === 'object' && 'body' in err)
+                (err as { body: { properties: Record<string, unknown> } }).body.properties.request = i;
+              throw err;
+            }
           }
-        }
-        return `{"responses":[${responses.join(',')}]}`;
-      }));
+          return `{"responses":[${responses.join(',')}]}`;
+        }),
+      );
     }
     const handler = this.handlerOf(body);
     const parameters = (body as { parameters?: unknown }).parameters;
@@ -49,8 +61,11 @@ export class Dispatcher {
     if (handler.callsOut || handler.readOnly) return resultText(await handler(this.db, parameters, caller, budget));
     // One guarded statement is a transaction of its own: where transactions are not shared (PostgreSQL), BEGIN and
     // COMMIT would only add two round trips, and the reads before it batch with other calls' reads.
-    if (!this.writes.groups && handler.singleGuardedWrite?.(parameters)) return resultText(await this.retrying(() => handler(this.db, parameters, caller, newRequestBudget())));
-    return resultText(await this.retrying(() => this.writes.run((trx) => handler(trx, parameters, caller, newRequestBudget()))));
+    if (!this.writes.groups && handler.singleGuardedWrite?.(parameters))
+      return resultText(await this.retrying(() => handler(this.db, parameters, caller, newRequestBudget())));
+    return resultText(
+      await this.retrying(() => this.writes.run((trx) => handler(trx, parameters, caller, newRequestBudget()))),
+    );
   }
 
   /** Runs the call again, reading afresh, when a guarded write found its row changed by a concurrent call. */
@@ -60,7 +75,8 @@ export class Dispatcher {
         return await work();
       } catch (err) {
         if (!(err instanceof StaleRead)) throw err;
-        if (attempt >= MAX_ATTEMPTS) throw DM_ERRORS.conflict('the asset kept changing while this call wrote it; try again', {});
+        if (attempt >= MAX_ATTEMPTS)
+          throw DM_ERRORS.conflict('the asset kept changing while this call wrote it; try again', {});
         await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
       }
     }
@@ -69,10 +85,15 @@ export class Dispatcher {
   private handlerOf(call: unknown): MethodHandler {
     if (!isCall.Check(call)) {
       const first = isCall.Errors(call).First();
-      throw DM_ERRORS.invalidCall(`the call${first?.path ?? ''}: ${first?.message ?? 'invalid'}; expected {context, method, parameters} or {requests: [...]}`);
+      throw DM_ERRORS.invalidCall(
+        `the call${first?.path ?? ''}: ${first?.message ?? 'invalid'}; expected {context, method, parameters} or {requests: [...]}`,
+      );
     }
     const handlers = Object.hasOwn(this.contexts, call.context) ? this.contexts[call.context] : undefined;
-    if (!handlers) throw DM_ERRORS.invalidCall(`unknown context ${call.context.slice(0, 100)} (Template, Asset)`, { context: call.context.slice(0, 100) });
+    if (!handlers)
+      throw DM_ERRORS.invalidCall(`unknown context ${call.context.slice(0, 100)} (Template, Asset)`, {
+        context: call.context.slice(0, 100),
+      });
     const handler = Object.hasOwn(handlers, call.method) ? handlers[call.method] : undefined;
     if (!handler) throw DM_ERRORS.unknownMethod(call.context, call.method);
     return handler;

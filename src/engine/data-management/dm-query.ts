@@ -4,7 +4,15 @@ import { Type } from '@sinclair/typebox';
 import type { RawBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { isAppError } from '../../platform/errors/app-error.js';
-import { compileListQuery, compileListQuerySets, type FieldResolver, type FieldTarget, type QueryContext, type SortJoin, type ValueIndexSource } from '../../platform/query/index.js';
+import {
+  compileListQuery,
+  compileListQuerySets,
+  type FieldResolver,
+  type FieldTarget,
+  type QueryContext,
+  type SortJoin,
+  type ValueIndexSource,
+} from '../../platform/query/index.js';
 import { DM_ERRORS } from './dm.errors.js';
 
 export const FiltersSchema = Type.Array(
@@ -22,7 +30,13 @@ export const FiltersSchema = Type.Array(
 );
 
 export const SortersSchema = Type.Array(
-  Type.Object({ property: Type.String({ minLength: 1, maxLength: 1000 }), direction: Type.Optional(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')])) }, { additionalProperties: false }),
+  Type.Object(
+    {
+      property: Type.String({ minLength: 1, maxLength: 1000 }),
+      direction: Type.Optional(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')])),
+    },
+    { additionalProperties: false },
+  ),
   { maxItems: 10 },
 );
 
@@ -36,9 +50,18 @@ export type Filters = Array<{ property: string; operator: string; value?: unknow
 export type Sorters = Array<{ property: string; direction?: 'ASC' | 'DESC' }>;
 
 /** Every property named must be one `resolve` knows (`known` lists them): 400 naming it otherwise. */
-function checkProperties(resolve: FieldResolver, known: string, method: string, filters: Filters, sorters: Sorters): void {
+function checkProperties(
+  resolve: FieldResolver,
+  known: string,
+  method: string,
+  filters: Filters,
+  sorters: Sorters,
+): void {
   for (const { property } of [...filters, ...sorters]) {
-    if (!resolve(property)) throw DM_ERRORS.invalidCall(`${method}: cannot filter or sort by ${property.slice(0, 100)} (${known})`, { property: property.slice(0, 100) });
+    if (!resolve(property))
+      throw DM_ERRORS.invalidCall(`${method}: cannot filter or sort by ${property.slice(0, 100)} (${known})`, {
+        property: property.slice(0, 100),
+      });
   }
 }
 
@@ -47,12 +70,14 @@ function asDmError<T>(method: string, compile: () => T): T {
   try {
     return compile();
   } catch (err) {
-    if (isAppError(err) && err.statusCode < 500) throw DM_ERRORS.invalidCall(`${method}: ${err.message}`, err.body.properties);
+    if (isAppError(err) && err.statusCode < 500)
+      throw DM_ERRORS.invalidCall(`${method}: ${err.message}`, err.body.properties);
     throw err;
   }
 }
 
-const sortInput = (sorters: Sorters) => sorters.map((s) => ({ property: s.property, direction: s.direction ?? ('ASC' as const) }));
+const sortInput = (sorters: Sorters) =>
+  sorters.map((s) => ({ property: s.property, direction: s.direction ?? ('ASC' as const) }));
 
 /**
  * The filters and sorters as a WHERE condition and ORDER BY over rows (templates, aliased `t`; or one asset at a time,
@@ -69,7 +94,9 @@ export function compileDmQuery(
 ): DmQuery {
   checkProperties(resolve, known, method, filters, sorters);
   const fullText: Exclude<FieldTarget, { kind: 'indexed' }> = { kind: 'json', column: 't.doc', path: [] };
-  return asDmError(method, () => compileListQuery({ filter: filters, sort: sortInput(sorters) }, { dialect, resolve, fullText, indexMembership }));
+  return asDmError(method, () =>
+    compileListQuery({ filter: filters, sort: sortInput(sorters) }, { dialect, resolve, fullText, indexMembership }),
+  );
 }
 
 /** The filters and sorters over documents a value index covers: a set of keys within `universe`, and the sort. */
@@ -85,5 +112,12 @@ export function compileDmQuerySets(
 ) {
   checkProperties(resolve, known, method, filters, sorters);
   const fullText: Exclude<FieldTarget, { kind: 'indexed' }> = { kind: 'json', column: `${source.alias}.doc`, path: [] };
-  return asDmError(method, () => compileListQuerySets({ filter: filters, sort: sortInput(sorters) }, { dialect, resolve, fullText }, source, universe));
+  return asDmError(method, () =>
+    compileListQuerySets(
+      { filter: filters, sort: sortInput(sorters) },
+      { dialect, resolve, fullText },
+      source,
+      universe,
+    ),
+  );
 }

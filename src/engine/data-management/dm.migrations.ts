@@ -15,7 +15,12 @@ export const dmMigrations: ModuleMigration[] = [
         .addColumn('created_on', d.bigintColumnType, (c) => c.notNull())
         .addColumn('updated_on', d.bigintColumnType, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('dm_templates_custom_id').on('dm_templates').columns(['scope', 'custom_id']).unique().execute();
+      await db.schema
+        .createIndex('dm_templates_custom_id')
+        .on('dm_templates')
+        .columns(['scope', 'custom_id'])
+        .unique()
+        .execute();
     },
   },
   {
@@ -34,7 +39,8 @@ export const dmMigrations: ModuleMigration[] = [
     // Template documents as JSON (jsonb on PostgreSQL), so queries on their fields run in SQL on both engines.
     name: '2026-11-23-engine-dm-003-template-json',
     async up(db, d) {
-      if (d.jsonColumnType === 'jsonb') await sql`ALTER TABLE dm_templates ALTER COLUMN doc TYPE jsonb USING doc::jsonb`.execute(db);
+      if (d.jsonColumnType === 'jsonb')
+        await sql`ALTER TABLE dm_templates ALTER COLUMN doc TYPE jsonb USING doc::jsonb`.execute(db);
     },
   },
   {
@@ -44,10 +50,14 @@ export const dmMigrations: ModuleMigration[] = [
     name: '2026-11-23-engine-dm-004-assets',
     async up(db, d) {
       // Whether a template is restricted, as a column: a query leaves out the assets of restricted templates.
-      await db.schema.alterTable('dm_templates').addColumn('restricted', 'smallint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('dm_templates')
+        .addColumn('restricted', 'smallint', (c) => c.notNull().defaultTo(0))
+        .execute();
       const templates = await db.selectFrom('dm_templates').select(['id', 'doc']).execute();
       for (const t of templates) {
-        if (d.fromJson<{ restricted?: boolean }>(t.doc).restricted) await db.updateTable('dm_templates').set({ restricted: 1 }).where('id', '=', t.id).execute();
+        if (d.fromJson<{ restricted?: boolean }>(t.doc).restricted)
+          await db.updateTable('dm_templates').set({ restricted: 1 }).where('id', '=', t.id).execute();
       }
       await d
         .addSerialPrimaryKey(db.schema.createTable('dm_assets'), 'seq')
@@ -62,9 +72,19 @@ export const dmMigrations: ModuleMigration[] = [
         .addColumn('doc', d.jsonColumnType, (c) => c.notNull())
         .addColumn('idx', 'smallint', (c) => c.notNull().defaultTo(0))
         .execute();
-      await db.schema.createIndex('dm_assets_custom_id').on('dm_assets').columns(['scope', 'template_id', 'custom_id']).unique().execute();
+      await db.schema
+        .createIndex('dm_assets_custom_id')
+        .on('dm_assets')
+        .columns(['scope', 'template_id', 'custom_id'])
+        .unique()
+        .execute();
       await db.schema.createIndex('dm_assets_parent').on('dm_assets').columns(['scope', 'parent_id']).execute();
-      await db.schema.createIndex('dm_assets_unindexed_idx').on('dm_assets').columns(['scope', 'seq']).where(sql.ref('idx'), '<>', 1).execute();
+      await db.schema
+        .createIndex('dm_assets_unindexed_idx')
+        .on('dm_assets')
+        .columns(['scope', 'seq'])
+        .where(sql.ref('idx'), '<>', 1)
+        .execute();
       await db.schema
         .createTable('dm_asset_versions')
         .addColumn('scope', 'text', (c) => c.notNull())
@@ -88,7 +108,11 @@ export const dmMigrations: ModuleMigration[] = [
         .addColumn('usr', d.codePointTextType)
         .addColumn('uci', d.codePointTextType)
         .execute();
-      await db.schema.createIndex('dm_asset_values_lookup_idx').on('dm_asset_values').columns(['scope', 'path', 't', 'num', 'str', 'item_seq']).execute();
+      await db.schema
+        .createIndex('dm_asset_values_lookup_idx')
+        .on('dm_asset_values')
+        .columns(['scope', 'path', 't', 'num', 'str', 'item_seq'])
+        .execute();
       await db.schema
         .createIndex('dm_asset_values_item_idx')
         .on('dm_asset_values')
@@ -127,7 +151,10 @@ export const dmMigrations: ModuleMigration[] = [
     // concurrent updates of one asset from overwriting each other's version).
     name: '2026-11-25-engine-dm-006-asset-rev',
     async up(db, d) {
-      await db.schema.alterTable('dm_assets').addColumn('rev', d.bigintColumnType, (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('dm_assets')
+        .addColumn('rev', d.bigintColumnType, (c) => c.notNull().defaultTo(0))
+        .execute();
     },
   },
 ];

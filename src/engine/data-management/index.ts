@@ -41,7 +41,10 @@ const SCOPE = 'engine';
  * `engineUsers`: the engine's users, shared with /engine/rest and under the same credential throttle; `writes`: the
  * service's write batcher (shared with storage: on SQLite, concurrent writes of both share a commit).
  */
-export type DataManagementDeps = ModuleDeps<DmTables, DataManagementConfig> & { engineUsers: EngineUsers; writes: WriteBatcher<DmTables> };
+export type DataManagementDeps = ModuleDeps<DmTables, DataManagementConfig> & {
+  engineUsers: EngineUsers;
+  writes: WriteBatcher<DmTables>;
+};
 
 /** The data management face: one POST address in a scope of its own, which checks its engine users itself. */
 export const dataManagementModule = defineModule({
@@ -54,7 +57,10 @@ export const dataManagementModule = defineModule({
     const assets = new AssetsRepository(deps.db, SCOPE, deps.dialect);
     const dispatcher = new Dispatcher(deps.db, deps.writes, {
       Template: templateMethods(templates, deps.dialect, webhooks, templateAssets(assets)),
-      Asset: assetMethods(assets, templates, new SavedQueriesRepository(SCOPE, deps.dialect), deps.dialect, { inactiveVersions: deps.config.inactiveVersions, webhooks }),
+      Asset: assetMethods(assets, templates, new SavedQueriesRepository(SCOPE, deps.dialect), deps.dialect, {
+        inactiveVersions: deps.config.inactiveVersions,
+        webhooks,
+      }),
     });
     return {
       credentials: 'own' as const,
@@ -69,15 +75,20 @@ export const dataManagementModule = defineModule({
               const basic = basicCredentials(request.headers.authorization);
               const user = basic && (await users.check(basic.name, basic.password, request.ip));
               if (!user) throw ERRORS.authenticationFailed();
-              if (!user.groups.includes(DATA_MANAGEMENT_GROUP)) throw ERRORS.forbidden(`Requires group ${DATA_MANAGEMENT_GROUP}`);
+              if (!user.groups.includes(DATA_MANAGEMENT_GROUP))
+                throw ERRORS.forbidden(`Requires group ${DATA_MANAGEMENT_GROUP}`);
               request.dmCaller = { name: user.name, groups: user.groups, roles: user.roles ?? [] };
             },
             schema: {
               tags: ['engine'],
-              summary: 'Data management API call {context, method, parameters}, or a batch {requests: [...]} in one transaction',
+              summary:
+                'Data management API call {context, method, parameters}, or a batch {requests: [...]} in one transaction',
               security: [{ basic: [] }],
               body: Type.Unknown({ description: '{"context","method","parameters"} or {"requests":[...]}' }),
-              response: { 200: Type.Record(Type.String(), Type.Unknown()), ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+              response: {
+                200: Type.Record(Type.String(), Type.Unknown()),
+                ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+              },
             },
           },
           async (request, reply) => sendJsonText(reply, await dispatcher.handle(request.body, request.dmCaller)),

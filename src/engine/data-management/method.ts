@@ -32,7 +32,12 @@ export interface RequestBudget {
 
 export const newRequestBudget = (): RequestBudget => ({ patternProgram: 0, patternWork: 0 });
 
-export type MethodHandler<Db = Kysely<any>> = ((db: Db, parameters: unknown, caller: Caller, budget: RequestBudget) => Promise<MethodResult>) & {
+export type MethodHandler<Db = Kysely<any>> = ((
+  db: Db,
+  parameters: unknown,
+  caller: Caller,
+  budget: RequestBudget,
+) => Promise<MethodResult>) & {
   /** Calls out (a webhook): runs without a transaction, so no database lock waits on another system; not in batches. */
   callsOut?: boolean;
   /** Only reads, in one statement (or reads whose mix needs no snapshot): alone, it needs no transaction. */
@@ -47,15 +52,21 @@ export type MethodHandler<Db = Kysely<any>> = ((db: Db, parameters: unknown, cal
 export type MethodTable<Db = Kysely<any>> = Record<string, MethodHandler<Db>>;
 
 /** Marks a handler as reading only. */
-export const reading = <Db>(handler: MethodHandler<Db>): MethodHandler<Db> => Object.assign(handler, { readOnly: true });
+export const reading = <Db>(handler: MethodHandler<Db>): MethodHandler<Db> =>
+  Object.assign(handler, { readOnly: true });
 
 /** Marks a handler whose calls write one guarded statement at most when `when` says so (MethodHandler.singleGuardedWrite). */
-export const guardedWrite = <Db>(when: (parameters: unknown) => boolean, handler: MethodHandler<Db>): MethodHandler<Db> => Object.assign(handler, { singleGuardedWrite: when });
+export const guardedWrite = <Db>(
+  when: (parameters: unknown) => boolean,
+  handler: MethodHandler<Db>,
+): MethodHandler<Db> => Object.assign(handler, { singleGuardedWrite: when });
 
 /** Marks a handler as calling another system (run alone, outside a transaction). */
-export const callingOut = <Db>(handler: MethodHandler<Db>): MethodHandler<Db> => Object.assign(handler, { callsOut: true });
+export const callingOut = <Db>(handler: MethodHandler<Db>): MethodHandler<Db> =>
+  Object.assign(handler, { callsOut: true });
 
-export const resultText = (result: MethodResult): string => (result instanceof JsonText ? result.text : JSON.stringify(result));
+export const resultText = (result: MethodResult): string =>
+  result instanceof JsonText ? result.text : JSON.stringify(result);
 
 /** A compiled check of the schema; make one per schema, where the schema is defined. */
 export const checkerOf = <S extends TSchema>(schema: S): TypeCheck<S> => TypeCompiler.Compile(schema);
@@ -65,7 +76,9 @@ export function parse<S extends TSchema>(check: TypeCheck<S>, parameters: unknow
   const value = parameters ?? {};
   if (!check.Check(value)) {
     const first = check.Errors(value).First();
-    throw DM_ERRORS.invalidCall(`${method}: parameters${first?.path ?? ''}: ${first?.message ?? 'invalid'}`, { path: `parameters${first?.path ?? ''}` });
+    throw DM_ERRORS.invalidCall(`${method}: parameters${first?.path ?? ''}: ${first?.message ?? 'invalid'}`, {
+      path: `parameters${first?.path ?? ''}`,
+    });
   }
   return value as Static<S>;
 }

@@ -3,7 +3,14 @@
 import { defineModule, type ModuleDeps } from '../../platform/module.js';
 import type { RestTables } from './rest.tables.js';
 import type { CredentialGuard, EngineUsers } from './engine-users.js';
-import { LocalPlatformServer, OidcServer, RemotePlatformServer, StaticServer, type LocalUserCheck, type ProcessUserServer } from './process-user-server.js';
+import {
+  LocalPlatformServer,
+  OidcServer,
+  RemotePlatformServer,
+  StaticServer,
+  type LocalUserCheck,
+  type ProcessUserServer,
+} from './process-user-server.js';
 import { restAuth } from './rest-auth.js';
 import { SharedItemsRepository } from './shared-items.repository.js';
 import { SHARED_ITEMS_TOPIC, SharedItemsService } from './shared-items.service.js';
@@ -30,7 +37,12 @@ export interface RestConfig {
  * credential throttle and counters every password check goes through; `engineUsers`: the engine's users of the config,
  * shared with data management (started by the module list before either).
  */
-export type RestDeps = ModuleDeps<RestTables, RestConfig> & { userCheck?: LocalUserCheck; feed: ChangeFeed; guard: CredentialGuard; engineUsers: EngineUsers };
+export type RestDeps = ModuleDeps<RestTables, RestConfig> & {
+  userCheck?: LocalUserCheck;
+  feed: ChangeFeed;
+  guard: CredentialGuard;
+  engineUsers: EngineUsers;
+};
 
 /** The engine's REST face: its own credential rules (userType) in its scope, and the shared items' list cache. */
 export const restModule = defineModule({
@@ -61,17 +73,28 @@ export const restModule = defineModule({
   },
 });
 
-function processUserServer(c: ProcessUserServerConfig, local: LocalUserCheck | undefined, guard: CredentialGuard): ProcessUserServer {
+function processUserServer(
+  c: ProcessUserServerConfig,
+  local: LocalUserCheck | undefined,
+  guard: CredentialGuard,
+): ProcessUserServer {
   switch (c.type) {
     case 'platform':
       if (c.url) {
         if (!c.apiKey) throw new Error('engine.processUserServer: type platform with url needs apiKey');
         return new RemotePlatformServer(c.url, c.apiKey, guard);
       }
-      if (!local) throw new Error('engine.processUserServer: type platform without url needs the platform in this process (platform.enabled)');
+      if (!local)
+        throw new Error(
+          'engine.processUserServer: type platform without url needs the platform in this process (platform.enabled)',
+        );
       return new LocalPlatformServer(local, c.tenant ?? 'default');
     case 'oidc':
-      return new OidcServer({ ...c, rolesClaim: c.rolesClaim ?? 'roles', loginNameClaim: c.loginNameClaim ?? 'preferred_username' });
+      return new OidcServer({
+        ...c,
+        rolesClaim: c.rolesClaim ?? 'roles',
+        loginNameClaim: c.loginNameClaim ?? 'preferred_username',
+      });
     case 'static':
       return new StaticServer(
         c.users.map((u) => ({ ...u, roles: u.roles ?? [] })),

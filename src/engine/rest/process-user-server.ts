@@ -20,16 +20,25 @@ export interface ProcessUserServer {
 
 /** The users check of the platform in this process (the identity module's face). */
 export interface LocalUserCheck {
-  byPassword(tenant: string, loginName: string, password: string, ip: string | undefined): Promise<{ loginName: string; roles: string[] } | null>;
+  byPassword(
+    tenant: string,
+    loginName: string,
+    password: string,
+    ip: string | undefined,
+  ): Promise<{ loginName: string; roles: string[] } | null>;
   byToken(tenant: string, token: string): Promise<{ loginName: string; roles: string[] } | null>;
 }
 
-const asProcessUser = (u: { loginName: string; roles: string[] } | null): ProcessUser | null => (u ? { name: u.loginName, roles: u.roles } : null);
+const asProcessUser = (u: { loginName: string; roles: string[] } | null): ProcessUser | null =>
+  u ? { name: u.loginName, roles: u.roles } : null;
 
 /** Type `platform` in the same process: the platform's users of one tenant, their passwords and access tokens. */
 export class LocalPlatformServer implements ProcessUserServer {
   readonly supportsTokens = true;
-  constructor(private readonly check: LocalUserCheck, private readonly tenant: string) {}
+  constructor(
+    private readonly check: LocalUserCheck,
+    private readonly tenant: string,
+  ) {}
   async byPassword(name: string, password: string, ip: string) {
     return asProcessUser(await this.check.byPassword(this.tenant, name, password, ip));
   }
@@ -46,7 +55,11 @@ export class LocalPlatformServer implements ProcessUserServer {
  */
 export class RemotePlatformServer implements ProcessUserServer {
   readonly supportsTokens = true;
-  constructor(private readonly url: string, private readonly apiKey: string, private readonly guard: CredentialGuard) {}
+  constructor(
+    private readonly url: string,
+    private readonly apiKey: string,
+    private readonly guard: CredentialGuard,
+  ) {}
   byPassword(name: string, password: string, ip: string) {
     const subject = { namespace: 'process-user', account: [name], address: ip };
     return this.guard.throttle.once(subject, password, async () => {
@@ -80,7 +93,8 @@ export class RemotePlatformServer implements ProcessUserServer {
       throw unavailable();
     }
     if (res.status === 401 || res.status === 400) return null;
-    if (res.status === 429) throw ERRORS.tooManyRequests(Math.max(1, Math.ceil(Number(res.headers.get('retry-after')) || 1)));
+    if (res.status === 429)
+      throw ERRORS.tooManyRequests(Math.max(1, Math.ceil(Number(res.headers.get('retry-after')) || 1)));
     if (res.status !== 200) throw unavailable();
     return asProcessUser((await res.json()) as { loginName: string; roles: string[] });
   }
@@ -90,7 +104,10 @@ export class RemotePlatformServer implements ProcessUserServer {
 export class StaticServer implements ProcessUserServer {
   readonly supportsTokens = false;
   private readonly users: EngineUsers;
-  constructor(configured: Array<{ name: string; password?: string; passwordHash?: string; roles: string[] }>, guard: CredentialGuard) {
+  constructor(
+    configured: Array<{ name: string; password?: string; passwordHash?: string; roles: string[] }>,
+    guard: CredentialGuard,
+  ) {
     this.users = new EngineUsers(
       configured.map((u) => ({ ...u, groups: [] })),
       guard,
@@ -113,14 +130,25 @@ export class StaticServer implements ProcessUserServer {
 export class OidcServer implements ProcessUserServer {
   readonly supportsTokens = true;
   private keys?: JWTVerifyGetKey;
-  constructor(private readonly settings: { issuer: string; jwksUrl?: string; audience?: string; rolesClaim: string; loginNameClaim: string }) {}
+  constructor(
+    private readonly settings: {
+      issuer: string;
+      jwksUrl?: string;
+      audience?: string;
+      rolesClaim: string;
+      loginNameClaim: string;
+    },
+  ) {}
   async byPassword() {
     return null;
   }
   async byToken(token: string): Promise<ProcessUser | null> {
     try {
       this.keys ??= createRemoteJWKSet(new URL(this.settings.jwksUrl ?? (await this.discoverJwks())));
-      const { payload } = await jwtVerify(token, this.keys, { issuer: this.settings.issuer, audience: this.settings.audience });
+      const { payload } = await jwtVerify(token, this.keys, {
+        issuer: this.settings.issuer,
+        audience: this.settings.audience,
+      });
       const name = claim(payload, this.settings.loginNameClaim) ?? payload.sub;
       const roles = claim(payload, this.settings.rolesClaim);
       if (typeof name !== 'string') return null;
@@ -132,7 +160,9 @@ export class OidcServer implements ProcessUserServer {
 
   /** The provider's JWKS address from its discovery document (when `jwksUrl` is not configured). */
   private async discoverJwks(): Promise<string> {
-    const res = await fetch(`${this.settings.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(5000) });
+    const res = await fetch(`${this.settings.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`, {
+      signal: AbortSignal.timeout(5000),
+    });
     const doc = (await res.json()) as { jwks_uri?: unknown };
     if (typeof doc.jwks_uri !== 'string') throw new Error('no jwks_uri in the discovery document');
     return doc.jwks_uri;
@@ -140,9 +170,15 @@ export class OidcServer implements ProcessUserServer {
 }
 
 function claim(payload: Record<string, unknown>, path: string): unknown {
-  return path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), payload);
+  return path
+    .split('.')
+    .reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), payload);
 }
 
 function unavailable() {
-  return new AppError(503, { messageKey: 'ENGINE_ERROR_USER_SERVER_UNAVAILABLE', name: 'SERVICE_UNAVAILABLE', message: 'The Process User Server could not be reached' });
+  return new AppError(503, {
+    messageKey: 'ENGINE_ERROR_USER_SERVER_UNAVAILABLE',
+    name: 'SERVICE_UNAVAILABLE',
+    message: 'The Process User Server could not be reached',
+  });
 }

@@ -13,7 +13,11 @@ export const restMigrations: ModuleMigration[] = [
         .addColumn('created_on', d.bigintColumnType, (c) => c.notNull())
         .addColumn('created_by', 'text', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('engine_items_scope_kind').on('engine_items').columns(['scope', 'kind', 'seq']).execute();
+      await db.schema
+        .createIndex('engine_items_scope_kind')
+        .on('engine_items')
+        .columns(['scope', 'kind', 'seq'])
+        .execute();
       await d
         .keyOnlyTable(
           db.schema

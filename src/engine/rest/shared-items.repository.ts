@@ -18,7 +18,16 @@ export class SharedItemsRepository {
   constructor(private readonly db: Db) {}
 
   /** Inside the caller's transaction (which also publishes the write on the change feed). */
-  async insert(trx: Db, scope: string, kind: ItemKind, id: string, doc: string, roles: string[], now: number, by: string): Promise<void> {
+  async insert(
+    trx: Db,
+    scope: string,
+    kind: ItemKind,
+    id: string,
+    doc: string,
+    roles: string[],
+    now: number,
+    by: string,
+  ): Promise<void> {
     {
       const { seq } = await trx
         .insertInto('engine_items')
@@ -60,7 +69,11 @@ export class SharedItemsRepository {
           .select(['i.doc', 'i.created_on'])
           .where('r.scope', '=', p(0))
           .where('r.kind', '=', p(1))
-          .where('r.role', 'in', matched.map((_, i) => p(4 + i)))
+          .where(
+            'r.role',
+            'in',
+            matched.map((_, i) => p(4 + i)),
+          )
           .where('i.scope', '=', p(0))
           .groupBy('i.seq')
           .orderBy('i.seq')
@@ -73,7 +86,12 @@ export class SharedItemsRepository {
 
   /** For the benchmark and tests: how many items of a kind the scope holds. */
   async count(scope: string, kind: ItemKind): Promise<number> {
-    const row = await this.db.selectFrom('engine_items').select(sql<number>`count(*)`.as('n')).where('scope', '=', scope).where('kind', '=', kind).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('engine_items')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('scope', '=', scope)
+      .where('kind', '=', kind)
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 }

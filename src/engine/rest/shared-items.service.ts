@@ -40,7 +40,11 @@ export class SharedItemsService {
   }
 
   /** Process-engine users only (process users: 403). */
-  async create(caller: RestCaller, kind: ItemKind, input: { name: string; roles: string[]; data?: Record<string, unknown> }): Promise<string> {
+  async create(
+    caller: RestCaller,
+    kind: ItemKind,
+    input: { name: string; roles: string[]; data?: Record<string, unknown> },
+  ): Promise<string> {
     if (caller.userType !== 'processEngineUser') throw ERRORS.forbidden('Only process-engine users create shared data');
     const roles = [...new Set(input.roles)];
     const doc = JSON.stringify({ id: randomUUID(), name: input.name, roles, data: input.data ?? {} });

@@ -21,7 +21,10 @@ export interface FlowInstance {
 export class FlowInstances {
   private readonly byId = new Map<string, FlowInstance>();
 
-  constructor(private readonly configs: FlowInstanceConfig[], private readonly connectionsPerInstance: number) {}
+  constructor(
+    private readonly configs: FlowInstanceConfig[],
+    private readonly connectionsPerInstance: number,
+  ) {}
 
   get(id: string): FlowInstance | undefined {
     return this.byId.get(id);
@@ -43,7 +46,12 @@ export class FlowInstances {
         timeoutMs,
         timeoutSeconds: c.timeoutSeconds,
         // Time to the response's headers and between body chunks; the request itself may stream as long as it lasts.
-        pool: new Pool(base.origin, { connections: this.connectionsPerInstance, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000 }),
+        pool: new Pool(base.origin, {
+          connections: this.connectionsPerInstance,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          keepAliveTimeout: 10_000,
+        }),
       });
     }
   }

@@ -11,7 +11,17 @@ import { forwardedHeader } from './forwarded-header.js';
 import type { OwnCookies } from './upstream-cookies.js';
 
 /** Headers that describe one connection, not the message (RFC 9110 section 7.6.1), and never travel on. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 /** The caller's credentials: they open this platform, never the instance (decisions.md section 8). */
 const CALLER_CREDENTIALS = new Set(['cookie', 'x-apikey', 'x-csrf-token', 'authorization']);
 /**
@@ -41,27 +51,52 @@ export class FlowProxy {
     const path = upstreamPath(instance.base, target);
     if (!path) throw FLOW_ERRORS.invalidTarget('the target leaves the instance URL');
 
-    const hasBody = request.headers['content-length'] !== undefined ? request.headers['content-length'] !== '0' : request.headers['transfer-encoding'] !== undefined;
+    const hasBody =
+      request.headers['content-length'] !== undefined
+        ? request.headers['content-length'] !== '0'
+        : request.headers['transfer-encoding'] !== undefined;
     return new Promise<void>((resolve, reject) => {
-      const call = new ProxiedCall(reply, (status, error) => {
-        this.record(request, target.instanceId, path, status);
-        if (error) reject(error);
-        else resolve();
-      }, instance.id, instance.timeoutSeconds, this.ownCookies);
+      const call = new ProxiedCall(
+        reply,
+        (status, error) => {
+          this.record(request, target.instanceId, path, status);
+          if (error) reject(error);
+          else resolve();
+        },
+        instance.id,
+        instance.timeoutSeconds,
+        this.ownCookies,
+      );
       instance.pool.dispatch(
-        { path, method: request.method as Dispatcher.HttpMethod, headers: this.forwardHeaders(request, instance.authorization), body: hasBody ? request.raw : undefined },
+        {
+          path,
+          method: request.method as Dispatcher.HttpMethod,
+          headers: this.forwardHeaders(request, instance.authorization),
+          body: hasBody ? request.raw : undefined,
+        },
         call,
       );
     });
   }
 
-  private forwardHeaders(request: FastifyRequest, authorization: string | undefined): Record<string, string | string[]> {
+  private forwardHeaders(
+    request: FastifyRequest,
+    authorization: string | undefined,
+  ): Record<string, string | string[]> {
     const headers: IncomingHttpHeaders = request.headers;
     const named = connectionNamed(headers.connection);
     const out: Record<string, string | string[]> = {};
     for (const name in headers) {
       const value = headers[name];
-      if (value === undefined || HOP_BY_HOP.has(name) || CALLER_CREDENTIALS.has(name) || OWN.has(name) || name.startsWith(OWN_PREFIX) || named?.has(name)) continue;
+      if (
+        value === undefined ||
+        HOP_BY_HOP.has(name) ||
+        CALLER_CREDENTIALS.has(name) ||
+        OWN.has(name) ||
+        name.startsWith(OWN_PREFIX) ||
+        named?.has(name)
+      )
+        continue;
       out[name] = value;
     }
     if (authorization) out.authorization = authorization;
@@ -160,10 +195,19 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
     if (this.status !== 0 || this.callerLeft) {
       if (this.status === 0) this.reply.hijack();
       res.destroy();
-      return this.done(this.callerLeft ? 499 : 502);
+      this.done(this.callerLeft ? 499 : 502);
+      return;
     }
-    const timedOut = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError || err instanceof undiciErrors.BodyTimeoutError;
-    this.done(timedOut ? 504 : 502, timedOut ? FLOW_ERRORS.upstreamTimeout(this.instanceId, this.timeoutSeconds) : FLOW_ERRORS.upstreamUnreachable(this.instanceId));
+    const timedOut =
+      err instanceof undiciErrors.HeadersTimeoutError ||
+      err instanceof undiciErrors.ConnectTimeoutError ||
+      err instanceof undiciErrors.BodyTimeoutError;
+    this.done(
+      timedOut ? 504 : 502,
+      timedOut
+        ? FLOW_ERRORS.upstreamTimeout(this.instanceId, this.timeoutSeconds)
+        : FLOW_ERRORS.upstreamUnreachable(this.instanceId),
+    );
   }
 }
 
@@ -172,7 +216,12 @@ function connectionNamed(connection: string | undefined): Set<string> | undefine
   if (!connection) return undefined;
   const lower = connection.toLowerCase();
   if (lower === 'keep-alive' || lower === 'close') return undefined;
-  return new Set(lower.split(',').map((h) => h.trim()).filter(Boolean));
+  return new Set(
+    lower
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
+  );
 }
 
 /** A header value as sent: printable ASCII as it is, anything else percent-encoded. */

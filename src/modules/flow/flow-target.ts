@@ -48,7 +48,9 @@ export function parseFlowTarget(rawUrl: string): TargetCheck {
   // plain path: the same rules apply to it as to a targetPath.
   const path = targetUrl ?? pathTarget;
   // Control characters in the query, raw or percent-encoded, whether or not the rest of it decodes as UTF-8.
-  const problem = checkPath(path) ?? (CONTROL.test(rawQuery) || ENCODED_CONTROL.test(rawQuery) ? 'control characters in the query' : undefined);
+  const problem =
+    checkPath(path) ??
+    (CONTROL.test(rawQuery) || ENCODED_CONTROL.test(rawQuery) ? 'control characters in the query' : undefined);
   if (problem) return fail(problem);
   return { ok: true, target: { instanceId, path, query: forwarded.join('&') } };
 }

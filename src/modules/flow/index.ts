@@ -16,7 +16,10 @@ export interface FlowConfig {
 }
 
 /** `ownCookies`: the platform's own cookie names (the session cookie), which no instance may set for a caller. */
-export type FlowDeps = ModuleDeps<Record<string, never>, FlowConfig> & { audit: AuditTrail; ownCookies: readonly string[] };
+export type FlowDeps = ModuleDeps<Record<string, never>, FlowConfig> & {
+  audit: AuditTrail;
+  ownCookies: readonly string[];
+};
 
 /** The flow module: the proxy routes, and one keep-alive pool per instance while started. */
 export const flowModule = defineModule({

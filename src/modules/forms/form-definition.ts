@@ -15,7 +15,8 @@ export const DEFINITION_LIMITS: DefinitionLimits = { maxJsonDepth: 128, maxCompo
 export const MAX_TYPE_LENGTH = 256;
 export const MAX_LABEL_LENGTH = 4096;
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Depth of the deepest array or object in `value`, stopping as soon as `max` is exceeded.
@@ -47,7 +48,11 @@ interface PendingList {
  * (columns; rows of cells, or cells) may hold `components`. `columns` or `rows` of another kind (a
  * textarea's `rows: 3`) and all unknown properties are left alone. Answers the first problem found.
  */
-export function findComponentError(components: unknown, limits: DefinitionLimits = DEFINITION_LIMITS, rootPath = 'body.config.components'): FieldError | null {
+export function findComponentError(
+  components: unknown,
+  limits: DefinitionLimits = DEFINITION_LIMITS,
+  rootPath = 'body.config.components',
+): FieldError | null {
   let count = 0;
   const pending: PendingList[] = [{ list: components, path: rootPath, depth: 1 }];
   // Columns and table cells are containers, not components: only the components they hold are checked.
@@ -59,11 +64,13 @@ export function findComponentError(components: unknown, limits: DefinitionLimits
   while (pending.length) {
     const { list, path, depth } = pending.pop()!;
     if (!Array.isArray(list)) return { path, message: 'must be an array' };
-    if (depth > limits.maxComponentDepth) return { path, message: `components may be nested at most ${limits.maxComponentDepth} levels deep` };
+    if (depth > limits.maxComponentDepth)
+      return { path, message: `components may be nested at most ${limits.maxComponentDepth} levels deep` };
     for (let i = 0; i < list.length; i++) {
       const at = `${path}[${i}]`;
       const c = list[i];
-      if (++count > limits.maxComponents) return { path: at, message: `a form may hold at most ${limits.maxComponents} components` };
+      if (++count > limits.maxComponents)
+        return { path: at, message: `a form may hold at most ${limits.maxComponents} components` };
       if (!isPlainObject(c)) return { path: at, message: 'a component must be an object' };
       if (typeof c.type !== 'string' || c.type.length === 0 || c.type.length > MAX_TYPE_LENGTH) {
         return { path: `${at}.type`, message: `must be a string of 1 to ${MAX_TYPE_LENGTH} characters` };
@@ -72,7 +79,8 @@ export function findComponentError(components: unknown, limits: DefinitionLimits
         return { path: `${at}.label`, message: `must be a string of at most ${MAX_LABEL_LENGTH} characters` };
       }
       if (c.components !== undefined) pending.push({ list: c.components, path: `${at}.components`, depth: depth + 1 });
-      if (Array.isArray(c.columns)) c.columns.forEach((col, j) => visitContainer(col, `${at}.columns[${j}]`, depth + 1));
+      if (Array.isArray(c.columns))
+        c.columns.forEach((col, j) => visitContainer(col, `${at}.columns[${j}]`, depth + 1));
       if (Array.isArray(c.rows)) {
         c.rows.forEach((row, j) => {
           if (Array.isArray(row)) row.forEach((cell, k) => visitContainer(cell, `${at}.rows[${j}][${k}]`, depth + 1));

@@ -15,5 +15,5 @@ export const FORMS_RIGHTS = {
  * Role FORMS_ADMIN or the named right, else 401 (the spec's code for this API). Used as an onRequest
  * hook, so a caller without access is refused before its body is read or validated.
  */
-export const formsGuard = (right: string) => requireRoleOrRight(FORMS_ADMIN, right, () => FORMS_ERRORS.unauthorized(FORMS_ADMIN, right));
-
+export const formsGuard = (right: string) =>
+  requireRoleOrRight(FORMS_ADMIN, right, () => FORMS_ERRORS.unauthorized(FORMS_ADMIN, right));

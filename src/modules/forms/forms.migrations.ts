@@ -28,8 +28,12 @@ export const formsMigrations: ModuleMigration[] = [
         .addColumn('created_on', d.bigintColumnType, (c) => c.notNull())
         .addColumn('created_by', 'text', (c) => c.notNull())
         .addPrimaryKeyConstraint('form_versions_pk', ['tenant_id', 'form_id', 'version'])
-        .addForeignKeyConstraint('form_versions_head_fk', ['tenant_id', 'form_id'], 'form_heads', ['tenant_id', 'form_id'], (fk) =>
-          fk.onDelete('cascade'),
+        .addForeignKeyConstraint(
+          'form_versions_head_fk',
+          ['tenant_id', 'form_id'],
+          'form_heads',
+          ['tenant_id', 'form_id'],
+          (fk) => fk.onDelete('cascade'),
         )
         .execute();
     },

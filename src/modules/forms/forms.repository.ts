@@ -52,7 +52,11 @@ export class FormsRepository {
       },
     });
     this.exact = prepareQuery<StoredForm, [string, string, number]>(db, (p) =>
-      forTenant(this.db, p(0)).selectFrom('form_versions').select(FORM_COLUMNS).where('form_id', '=', p(1)).where('version', '=', p(2)),
+      forTenant(this.db, p(0))
+        .selectFrom('form_versions')
+        .select(FORM_COLUMNS)
+        .where('form_id', '=', p(1))
+        .where('version', '=', p(2)),
     );
   }
 
@@ -80,7 +84,10 @@ export class FormsRepository {
     return this.db
       .selectFrom('form_heads as h')
       .innerJoin('form_versions as v', (j) =>
-        j.onRef('v.tenant_id', '=', 'h.tenant_id').onRef('v.form_id', '=', 'h.form_id').onRef('v.version', '=', 'h.latest_version'),
+        j
+          .onRef('v.tenant_id', '=', 'h.tenant_id')
+          .onRef('v.form_id', '=', 'h.form_id')
+          .onRef('v.version', '=', 'h.latest_version'),
       )
       .select(['v.form_id', 'v.version', 'v.name', 'v.config', 'v.created_on', 'v.created_by'])
       .where('h.tenant_id', '=', tenantId)
@@ -111,7 +118,10 @@ export class FormsRepository {
         created_on: input.createdOn,
         created_by: input.createdBy,
       };
-      await trx.insertInto('form_versions').values({ tenant_id: tenantId, ...row }).execute();
+      await trx
+        .insertInto('form_versions')
+        .values({ tenant_id: tenantId, ...row })
+        .execute();
       return row;
     });
   }

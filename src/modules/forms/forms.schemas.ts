@@ -18,7 +18,10 @@ export const FormIdParams = Type.Object({ formId: FormId });
 /** `{version}` of a read or an update: any text; a read falls back to the latest version when it names none. */
 export const AnyVersionParams = Type.Object({
   formId: FormId,
-  version: Type.String({ maxLength: 64, description: 'a version number; a read answers the latest version when it does not exist' }),
+  version: Type.String({
+    maxLength: 64,
+    description: 'a version number; a read answers the latest version when it does not exist',
+  }),
 });
 
 /** `{version}` of a delete: a positive integer, else 400. */

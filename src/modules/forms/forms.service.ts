@@ -56,7 +56,9 @@ export class FormsService {
   /** Add and update alike: a new version, latest + 1 (never a reused number). */
   async save(p: Principal, formId: string, input: FormInput): Promise<StoredForm> {
     if (exceedsJsonDepth(input, this.limits.maxJsonDepth)) {
-      throw ERRORS.validation([{ path: 'body', message: `JSON may be nested at most ${this.limits.maxJsonDepth} levels deep` }]);
+      throw ERRORS.validation([
+        { path: 'body', message: `JSON may be nested at most ${this.limits.maxJsonDepth} levels deep` },
+      ]);
     }
     const problem = findComponentError(input.config.components, this.limits);
     if (problem) throw ERRORS.validation([problem]);

@@ -17,5 +17,6 @@ export const IDENTITY_ERRORS = {
       name: 'AUTHENTICATION_UNAUTHORIZED',
       message: 'Password login is disabled: an OIDC identity provider is in use',
     }),
-  tokenCannotMintTokens: () => ERRORS.forbidden('An access token cannot mint access tokens; use a session or an API key'),
+  tokenCannotMintTokens: () =>
+    ERRORS.forbidden('An access token cannot mint access tokens; use a session or an API key'),
 } as const;

@@ -15,7 +15,8 @@ export const hashApiKey = (key: string) => `sha256:${sha256Hex(key)}`;
 
 export function normaliseKeyHash(keyHash: string): string {
   const hex = keyHash.replace(/^sha256:/, '').toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error('keyHash must be a SHA-256 hex digest (optionally prefixed sha256:)');
+  if (!/^[0-9a-f]{64}$/.test(hex))
+    throw new Error('keyHash must be a SHA-256 hex digest (optionally prefixed sha256:)');
   return `sha256:${hex}`;
 }
 

@@ -52,7 +52,11 @@ export type IdentityConfig = AppConfig['identity'];
  * `feed`: the change feed, over which session endings reach every instance (absent in tools such as the CLI).
  * `throttle`: the credential throttle the engine's checks share; `counters`: the process's security counters.
  */
-export type IdentityDeps = ModuleDeps<IdentityTables, IdentityConfig> & { feed?: ChangeFeed; throttle: CredentialThrottle; counters: SecurityCounters };
+export type IdentityDeps = ModuleDeps<IdentityTables, IdentityConfig> & {
+  feed?: ChangeFeed;
+  throttle: CredentialThrottle;
+  counters: SecurityCounters;
+};
 
 /** The identity module: a platform module that also resolves credentials and keeps the audit trail. */
 export interface IdentityModule extends Module {
@@ -107,7 +111,16 @@ export const identityModule = defineModule({
   create: (deps: IdentityDeps): Omit<IdentityModule, 'name' | 'migrations'> => createIdentity(deps),
 });
 
-function createIdentity({ db, dialect, traits, config: idc, log, feed, throttle, counters }: IdentityDeps): Omit<IdentityModule, 'name' | 'migrations'> {
+function createIdentity({
+  db,
+  dialect,
+  traits,
+  config: idc,
+  log,
+  feed,
+  throttle,
+  counters,
+}: IdentityDeps): Omit<IdentityModule, 'name' | 'migrations'> {
   const sessionRows = new SessionsRepository(db, dialect);
   const users = new UsersRepository(db, dialect);
   const identity = new IdentityService(users, idc.credentialCacheSeconds * 1000);

@@ -39,7 +39,10 @@ export class SessionEndings {
   async endTenant(tenantId: string): Promise<number> {
     const { deleted, event } = await this.feed.transaction(this.db, async (trx, publish) => {
       const n = await this.sessions.deleteTenantSessions(tenantId, trx);
-      return { deleted: n, event: await publish({ tenantId, topic: TOPIC, payload: { tenant: true } satisfies SessionEnded }) };
+      return {
+        deleted: n,
+        event: await publish({ tenantId, topic: TOPIC, payload: { tenant: true } satisfies SessionEnded }),
+      };
     });
     await this.feed.deliveredEverywhere(event, DELIVERY_WAIT_MS);
     return deleted;

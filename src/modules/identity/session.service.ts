@@ -103,7 +103,7 @@ export class SessionService {
       const hash = user?.passwordHash ?? (await this.getDummyHash());
       this.counters.passwordVerifications++;
       const passwordOk = await verifyPassword(input.password, hash);
-      if (!user || !user.passwordHash || !passwordOk || !user.active) {
+      if (!user?.passwordHash || !passwordOk || !user.active) {
         // The reservation stays: it is this failure.
         const reason = !user ? 'unknown user' : !user.active ? 'inactive user' : 'wrong password';
         if (tenantId) await this.audit.record({ ...auditBase, tenantId, outcome: 'failure', detail: { reason } });
@@ -129,7 +129,9 @@ export class SessionService {
   }
 
   /** The live session behind a cookie value, with its expiry slid forward; null when dead. */
-  async touch(sessionId: string): Promise<{ user: User; csrfToken: string; expiresOn: number; sessionKey: string } | null> {
+  async touch(
+    sessionId: string,
+  ): Promise<{ user: User; csrfToken: string; expiresOn: number; sessionKey: string } | null> {
     const idHash = sha256Hex(sessionId);
     const now = Date.now();
     const live = await this.liveSession(idHash, now);
@@ -152,7 +154,8 @@ export class SessionService {
     const seen = this.endingsSeen;
     const live = await this.sessions.findLiveSession(idHash, now);
     // The cached object is the one touch() slides forward, so cache and database agree on the expiry.
-    if (live && cache && seen === this.endingsSeen) this.liveSessions.set(idHash, live, now + this.settings.sessionCacheMs);
+    if (live && cache && seen === this.endingsSeen)
+      this.liveSessions.set(idHash, live, now + this.settings.sessionCacheMs);
     return live;
   }
 
@@ -179,13 +182,21 @@ export class SessionService {
     if (!sessionId || sessionId.length > 256) return;
     const idHash = sha256Hex(sessionId);
     const live = await this.sessions.findLiveSession(idHash, Date.now());
-    if (live && (typeof csrfToken !== 'string' || !safeEqual(csrfToken, live.csrfToken))) throw ERRORS.csrfTokenInvalid();
+    if (live && (typeof csrfToken !== 'string' || !safeEqual(csrfToken, live.csrfToken)))
+      throw ERRORS.csrfTokenInvalid();
     this.liveSessions.delete(idHash);
     if (live && this.endings) await this.endings.endOne(live.tenantId, idHash);
     else await this.sessions.deleteSession(idHash);
     const user = live ? await this.users.findUserById(live.userId) : undefined;
     if (user) {
-      await this.audit.record({ tenantId: user.tenantId, actor: user.loginName, action: 'logout', outcome: 'success', remoteAddress: meta.ip, userAgent: meta.userAgent });
+      await this.audit.record({
+        tenantId: user.tenantId,
+        actor: user.loginName,
+        action: 'logout',
+        outcome: 'success',
+        remoteAddress: meta.ip,
+        userAgent: meta.userAgent,
+      });
     }
   }
 
@@ -198,13 +209,21 @@ export class SessionService {
    * Refused logins are counted, not recorded one by one: one record per throttle key and window (the key that refuses
    * longest), written at the first refusal, its `refused` count replaced by later ones.
    */
-  private async auditRefusal(refusal: Refusal, base: { actor: string; action: string; remoteAddress: string; userAgent: string; tenantId: string }): Promise<void> {
+  private async auditRefusal(
+    refusal: Refusal,
+    base: { actor: string; action: string; remoteAddress: string; userAgent: string; tenantId: string },
+  ): Promise<void> {
     const key = refusal.keys[0];
     if (!key) return;
     await this.audit.recordCounted(`throttle:${key.key}:${key.windowStart}`, {
       ...base,
       outcome: 'failure',
-      detail: { reason: 'throttled', throttle: key.kind, refused: key.refused, retryAfterSeconds: refusal.retryAfterSeconds },
+      detail: {
+        reason: 'throttled',
+        throttle: key.kind,
+        refused: key.refused,
+        retryAfterSeconds: refusal.retryAfterSeconds,
+      },
     });
   }
 
@@ -212,7 +231,9 @@ export class SessionService {
   async endAllSessions(caller: Principal, meta: RequestMeta): Promise<number> {
     const { tenantId } = caller;
     this.liveSessions.deleteWhere((s) => s.tenantId === tenantId);
-    const deleted = this.endings ? await this.endings.endTenant(tenantId) : await this.sessions.deleteTenantSessions(tenantId);
+    const deleted = this.endings
+      ? await this.endings.endTenant(tenantId)
+      : await this.sessions.deleteTenantSessions(tenantId);
     await this.audit.record({
       tenantId,
       actor: caller.loginName,

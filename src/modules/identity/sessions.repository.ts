@@ -24,7 +24,10 @@ interface LiveSessionRow {
 export class SessionsRepository {
   private readonly liveSession;
 
-  constructor(private readonly db: Kysely<IdentityTables>, dialect: Dialect) {
+  constructor(
+    private readonly db: Kysely<IdentityTables>,
+    dialect: Dialect,
+  ) {
     // Session checks of one turn of the event loop share one statement: on PostgreSQL, where every call checks
     // the database, one round trip for a burst of session-authenticated requests.
     this.liveSession = batchedLookup<{ idHash: string; now: number }, LiveSessionRow>(db, dialect, {
@@ -39,7 +42,14 @@ export class SessionsRepository {
     });
   }
 
-  async createSession(s: { idHash: string; user: User; csrfToken: string; expiresOn: number; remoteAddress: string; userAgent: string }) {
+  async createSession(s: {
+    idHash: string;
+    user: User;
+    csrfToken: string;
+    expiresOn: number;
+    remoteAddress: string;
+    userAgent: string;
+  }) {
     await this.db
       .insertInto('sessions')
       .values({
@@ -58,7 +68,9 @@ export class SessionsRepository {
   /** A session that has not expired (its user is read separately, see findUserById). */
   async findLiveSession(idHash: string, now: number): Promise<LiveSession | undefined> {
     const row = await this.liveSession({ idHash, now });
-    return row ? { userId: row.user_id, tenantId: row.tenant_id, csrfToken: row.csrf_token, expiresOn: Number(row.expires_on) } : undefined;
+    return row
+      ? { userId: row.user_id, tenantId: row.tenant_id, csrfToken: row.csrf_token, expiresOn: Number(row.expires_on) }
+      : undefined;
   }
 
   async extendSession(idHash: string, expiresOn: number): Promise<void> {

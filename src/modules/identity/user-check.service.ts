@@ -38,7 +38,12 @@ export class UserCheckService {
    * `authentication/check`), which throttles their addresses itself: only the account's budget applies here, so that
    * one client of the relay cannot use up the relay's address for all the others.
    */
-  async byPassword(tenant: string, loginName: string, password: string, ip: string | undefined): Promise<CheckedUser | null> {
+  async byPassword(
+    tenant: string,
+    loginName: string,
+    password: string,
+    ip: string | undefined,
+  ): Promise<CheckedUser | null> {
     const user = await this.users.findUser(tenant, loginName);
     const subject: ThrottleSubject = { namespace: 'user', account: [tenant, loginName], address: ip };
     const key = user?.passwordHash ? sha256Hex(`${user.id}\u0000${user.passwordHash}\u0000${password}`) : undefined;
@@ -52,7 +57,7 @@ export class UserCheckService {
       if (!attempt.allowed) throw attempt.error;
       this.counters.passwordVerifications++;
       const ok = await verifyPassword(password, user?.passwordHash ?? (await this.getDummyHash()));
-      if (!user || !user.active || !user.passwordHash || !ok || !key) return null;
+      if (!user?.active || !user.passwordHash || !ok || !key) return null;
       await attempt.succeeded();
       this.verified.set(key, true, Date.now() + this.verifiedTtlMs);
       return checked(user);

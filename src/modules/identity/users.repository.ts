@@ -35,7 +35,10 @@ export class UsersRepository {
   private readonly apiKeyByHash;
   private readonly userById;
 
-  constructor(private readonly db: Kysely<IdentityTables>, private readonly dialect: Dialect) {
+  constructor(
+    private readonly db: Kysely<IdentityTables>,
+    private readonly dialect: Dialect,
+  ) {
     this.apiKeyByHash = prepareQuery<ApiKeyRow & { tenant_name: string }, [string]>(db, (p) =>
       db
         .selectFrom('api_keys as k')
@@ -118,7 +121,6 @@ export class UsersRepository {
     return row ? this.toUser(row) : undefined;
   }
 
-
   async listUsers(tenantName?: string): Promise<User[]> {
     let q = this.db
       .selectFrom('users as u')
@@ -131,7 +133,10 @@ export class UsersRepository {
   }
 
   async countUsers(): Promise<number> {
-    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -160,7 +165,11 @@ export class UsersRepository {
       if (fields.active !== undefined) changes.active = fields.active ? 1 : 0;
       if (existing) {
         if (Object.keys(changes).length === 0) return;
-        await trx.updateTable('users').set({ ...changes, updated_on: now }).where('id', '=', existing.id).execute();
+        await trx
+          .updateTable('users')
+          .set({ ...changes, updated_on: now })
+          .where('id', '=', existing.id)
+          .execute();
         return;
       }
       await trx

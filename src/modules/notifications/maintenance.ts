@@ -44,8 +44,15 @@ export class MaintenanceSwitch {
 
   async start(): Promise<void> {
     this.stops.push(
-      this.feed.subscribe(MAINTENANCE_TOPIC, (e) => this.apply(e.tenantId, (e.payload as { active: boolean }).active === true)),
-      this.feed.onResync(() => void this.reload().catch((err) => this.log.warn({ err }, 'notifications: reloading maintenance switches failed'))),
+      this.feed.subscribe(MAINTENANCE_TOPIC, (e) =>
+        this.apply(e.tenantId, (e.payload as { active: boolean }).active === true),
+      ),
+      this.feed.onResync(
+        () =>
+          void this.reload().catch((err) =>
+            this.log.warn({ err }, 'notifications: reloading maintenance switches failed'),
+          ),
+      ),
     );
     await this.reload();
   }

@@ -4,7 +4,11 @@ import type { MaintenanceSwitch } from './maintenance.js';
 import { NOTIFICATION_ERRORS } from './notifications.errors.js';
 import { NOTIFICATION_ADMIN } from './notifications.service.js';
 
-export const NOTIFICATION_RIGHTS = { add: 'NOTIFICATION_ADD', update: 'NOTIFICATION_UPDATE', delete: 'NOTIFICATION_DELETE' } as const;
+export const NOTIFICATION_RIGHTS = {
+  add: 'NOTIFICATION_ADD',
+  update: 'NOTIFICATION_UPDATE',
+  delete: 'NOTIFICATION_DELETE',
+} as const;
 
 /** Role NOTIFICATION_ADMIN or the right, else 403 (decisions.md section 7); checked before the body is read. */
 export const notificationGuard = (right: string) => requireRoleOrRight(NOTIFICATION_ADMIN, right);

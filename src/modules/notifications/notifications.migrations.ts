@@ -12,9 +12,18 @@ export const notificationsMigrations: ModuleMigration[] = [
         .addColumn('date', d.bigintColumnType, (c) => c.notNull())
         .addColumn('version', 'integer', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('notifications_tenant_id').on('notifications').columns(['tenant_id', 'id']).unique().execute();
+      await db.schema
+        .createIndex('notifications_tenant_id')
+        .on('notifications')
+        .columns(['tenant_id', 'id'])
+        .unique()
+        .execute();
       // The list order: newest first.
-      await db.schema.createIndex('notifications_tenant_date').on('notifications').columns(['tenant_id', 'date', 'seq']).execute();
+      await db.schema
+        .createIndex('notifications_tenant_date')
+        .on('notifications')
+        .columns(['tenant_id', 'date', 'seq'])
+        .execute();
       await d
         .keyOnlyTable(
           db.schema
@@ -25,10 +34,20 @@ export const notificationsMigrations: ModuleMigration[] = [
             .addColumn('date', d.bigintColumnType, (c) => c.notNull())
             .addColumn('notification_seq', d.bigintColumnType, (c) => c.notNull())
             // Per recipient, its notifications newest first: a caller's page and count come from this key alone.
-            .addPrimaryKeyConstraint('notification_recipients_pk', ['tenant_id', 'kind', 'name', 'date', 'notification_seq']),
+            .addPrimaryKeyConstraint('notification_recipients_pk', [
+              'tenant_id',
+              'kind',
+              'name',
+              'date',
+              'notification_seq',
+            ]),
         )
         .execute();
-      await db.schema.createIndex('notification_recipients_seq').on('notification_recipients').column('notification_seq').execute();
+      await db.schema
+        .createIndex('notification_recipients_seq')
+        .on('notification_recipients')
+        .column('notification_seq')
+        .execute();
       await db.schema
         .createTable('notification_settings')
         .addColumn('tenant_id', 'text', (c) => c.primaryKey())

@@ -15,7 +15,10 @@ export interface NotificationRow {
 
 /** SQL of the notifications: the rows, their recipients index and the per-tenant maintenance switch. */
 export class NotificationsRepository {
-  constructor(private readonly db: Db, private readonly dialect: Dialect) {}
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+  ) {}
 
   async insert(trx: Db, tenantId: string, n: StoredNotification, doc: string, date: number): Promise<number> {
     const { seq } = await trx
@@ -38,16 +41,35 @@ export class NotificationsRepository {
     return row && toRow(row);
   }
 
-  async update(trx: Db, tenantId: string, seq: number, n: StoredNotification, doc: string, date: number, version: number): Promise<void> {
-    await forTenant(trx, tenantId).updateTable('notifications').set({ doc, date, version }).where('seq', '=', seq).execute();
+  async update(
+    trx: Db,
+    tenantId: string,
+    seq: number,
+    n: StoredNotification,
+    doc: string,
+    date: number,
+    version: number,
+  ): Promise<void> {
+    await forTenant(trx, tenantId)
+      .updateTable('notifications')
+      .set({ doc, date, version })
+      .where('seq', '=', seq)
+      .execute();
     await forTenant(trx, tenantId).deleteFrom('notification_recipients').where('notification_seq', '=', seq).execute();
     await this.insertRecipients(trx, tenantId, seq, n, date);
   }
 
   async delete(trx: Db, tenantId: string, id: string): Promise<NotificationRow | undefined> {
-    const row = await forTenant(trx, tenantId).deleteFrom('notifications').where('id', '=', id).returning(['seq', 'doc', 'date', 'version']).executeTakeFirst();
+    const row = await forTenant(trx, tenantId)
+      .deleteFrom('notifications')
+      .where('id', '=', id)
+      .returning(['seq', 'doc', 'date', 'version'])
+      .executeTakeFirst();
     if (!row) return undefined;
-    await forTenant(trx, tenantId).deleteFrom('notification_recipients').where('notification_seq', '=', Number(row.seq)).execute();
+    await forTenant(trx, tenantId)
+      .deleteFrom('notification_recipients')
+      .where('notification_seq', '=', Number(row.seq))
+      .execute();
     return toRow(row);
   }
 
@@ -66,12 +88,25 @@ export class NotificationsRepository {
    * from the recipients key alone (index-only, no document read), then the page's documents by seq; for
    * NOTIFICATION_ADMIN from the notifications' own (tenant, date, seq) index.
    */
-  async list(tenantId: string, v: Visibility, start: number, limit: number): Promise<{ total: number; rows: NotificationRow[] }> {
+  async list(
+    tenantId: string,
+    v: Visibility,
+    start: number,
+    limit: number,
+  ): Promise<{ total: number; rows: NotificationRow[] }> {
     if (v.all) {
       const all = forTenant(this.db, tenantId).selectFrom('notifications as n');
       const [count, rows] = await Promise.all([
         all.select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow(),
-        limit === 0 ? [] : all.select(['n.seq', 'n.doc', 'n.date', 'n.version']).orderBy('n.date', 'desc').orderBy('n.seq', 'desc').limit(limit).offset(start).execute(),
+        limit === 0
+          ? []
+          : all
+              .select(['n.seq', 'n.doc', 'n.date', 'n.version'])
+              .orderBy('n.date', 'desc')
+              .orderBy('n.seq', 'desc')
+              .limit(limit)
+              .offset(start)
+              .execute(),
       ]);
       return { total: Number(count.total), rows: rows.map(toRow) };
     }
@@ -80,11 +115,22 @@ export class NotificationsRepository {
       named.select(sql<number>`count(distinct r.notification_seq)`.as('total')).executeTakeFirstOrThrow(),
       limit === 0
         ? []
-        : named.select(['r.notification_seq', 'r.date']).distinct().orderBy('r.date', 'desc').orderBy('r.notification_seq', 'desc').limit(limit).offset(start).execute(),
+        : named
+            .select(['r.notification_seq', 'r.date'])
+            .distinct()
+            .orderBy('r.date', 'desc')
+            .orderBy('r.notification_seq', 'desc')
+            .limit(limit)
+            .offset(start)
+            .execute(),
     ]);
     const seqs = page.map((p) => Number(p.notification_seq));
     if (seqs.length === 0) return { total: Number(count.total), rows: [] };
-    const docs = await forTenant(this.db, tenantId).selectFrom('notifications').select(['seq', 'doc', 'date', 'version']).where('seq', 'in', seqs).execute();
+    const docs = await forTenant(this.db, tenantId)
+      .selectFrom('notifications')
+      .select(['seq', 'doc', 'date', 'version'])
+      .where('seq', 'in', seqs)
+      .execute();
     const bySeq = new Map(docs.map((d) => [Number(d.seq), toRow(d)]));
     // A notification deleted between the two statements is left out (the page is short by exactly that one).
     return { total: Number(count.total), rows: seqs.flatMap((seq) => bySeq.get(seq) ?? []) };
@@ -105,10 +151,24 @@ export class NotificationsRepository {
       .execute();
   }
 
-  private async insertRecipients(trx: Db, tenantId: string, seq: number, n: StoredNotification, date: number): Promise<void> {
+  private async insertRecipients(
+    trx: Db,
+    tenantId: string,
+    seq: number,
+    n: StoredNotification,
+    date: number,
+  ): Promise<void> {
     await trx
       .insertInto('notification_recipients')
-      .values(n.recipients.map((name) => ({ tenant_id: tenantId, kind: n.recipientsType, name, date, notification_seq: seq })))
+      .values(
+        n.recipients.map((name) => ({
+          tenant_id: tenantId,
+          kind: n.recipientsType,
+          name,
+          date,
+          notification_seq: seq,
+        })),
+      )
       .execute();
   }
 
@@ -119,7 +179,8 @@ export class NotificationsRepository {
       .where((w) => {
         const any = [w.and([w('r.kind', '=', 'user'), w('r.name', '=', v.user)])];
         if (v.roles.length) any.push(w.and([w('r.kind', '=', 'role'), w('r.name', 'in', v.roles)]));
-        if (v.organisations.length) any.push(w.and([w('r.kind', '=', 'organisation'), w('r.name', 'in', v.organisations)]));
+        if (v.organisations.length)
+          any.push(w.and([w('r.kind', '=', 'organisation'), w('r.name', 'in', v.organisations)]));
         return w.or(any);
       });
   }

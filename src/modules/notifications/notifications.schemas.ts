@@ -14,14 +14,27 @@ export const LIMITS = { subject: 1_000, message: 100_000, recipients: 1_000, nam
 export const NotificationBody = Type.Object(
   {
     id: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.name, pattern: '^[^/?#]+$' })),
-    priority: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(5), Type.Literal(10)], { description: '0 silent, 5 toast (default), 10 popup' })),
+    priority: Type.Optional(
+      Type.Union([Type.Literal(0), Type.Literal(5), Type.Literal(10)], {
+        description: '0 silent, 5 toast (default), 10 popup',
+      }),
+    ),
     subject: Type.String({ minLength: 1, maxLength: LIMITS.subject }),
     message: Type.Optional(Type.String({ maxLength: LIMITS.message })),
-    recipients: Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.name }), { minItems: 1, maxItems: LIMITS.recipients }),
+    recipients: Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.name }), {
+      minItems: 1,
+      maxItems: LIMITS.recipients,
+    }),
     recipientsType: Type.Union(RECIPIENT_KINDS.map((k) => Type.Literal(k))),
     originator: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.name })),
     icon: Type.Optional(Type.String({ maxLength: LIMITS.name })),
-    type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'info (default), warn, error, link, ...: the list is open' })),
+    type: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'info (default), warn, error, link, ...: the list is open',
+      }),
+    ),
     typeSpecificData: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { additionalProperties: true },
@@ -46,7 +59,9 @@ export const NotificationSchema = Type.Object({
 
 export const NotificationListSchema = Type.Object({ total: Type.Integer(), items: Type.Array(NotificationSchema) });
 
-export const NotificationIdParams = Type.Object({ notificationId: Type.String({ minLength: 1, maxLength: LIMITS.name }) });
+export const NotificationIdParams = Type.Object({
+  notificationId: Type.String({ minLength: 1, maxLength: LIMITS.name }),
+});
 export type NotificationIdParams = Static<typeof NotificationIdParams>;
 
 export const ListQuery = Type.Object({

@@ -59,7 +59,11 @@ export class NotificationsService {
     try {
       const event = await this.feed.transaction(this.db, async (trx, publish) => {
         await this.repo.insert(trx, caller.tenantId, stored, doc, date);
-        return publish({ tenantId: caller.tenantId, topic: NOTIFICATION_TOPIC, payload: { action: 'add', notification: answer(stored, date, 1) } });
+        return publish({
+          tenantId: caller.tenantId,
+          topic: NOTIFICATION_TOPIC,
+          payload: { action: 'add', notification: answer(stored, date, 1) },
+        });
       });
       await this.written(event);
     } catch (err) {
@@ -84,7 +88,11 @@ export class NotificationsService {
       const event = await publish({
         tenantId: caller.tenantId,
         topic: NOTIFICATION_TOPIC,
-        payload: { action: 'update', notification: answer(stored, date, version), previous: answer(before, current.date, current.version) },
+        payload: {
+          action: 'update',
+          notification: answer(stored, date, version),
+          previous: answer(before, current.date, current.version),
+        },
       });
       return { event, text: notificationJson({ doc, date, version }) };
     });
@@ -97,7 +105,11 @@ export class NotificationsService {
       const row = await this.repo.delete(trx, caller.tenantId, id);
       if (!row) throw NOTIFICATION_ERRORS.notFound(id);
       const notification = answer(JSON.parse(row.doc), row.date, row.version);
-      const event = await publish({ tenantId: caller.tenantId, topic: NOTIFICATION_TOPIC, payload: { action: 'delete', notification } });
+      const event = await publish({
+        tenantId: caller.tenantId,
+        topic: NOTIFICATION_TOPIC,
+        payload: { action: 'delete', notification },
+      });
       return { event, text: notificationJson(row) };
     });
     await this.written(event);
@@ -147,7 +159,8 @@ export function normalise(input: NotificationInput, id: string, originator: stri
 /** Type link points into the GUI: `targetModule` a string and `route` a list of strings (interface-spec, Notification). */
 function assertLinkData(data: Record<string, unknown>): void {
   const errors = [];
-  if (data.targetModule !== undefined && typeof data.targetModule !== 'string') errors.push({ path: '/typeSpecificData/targetModule', message: 'must be string' });
+  if (data.targetModule !== undefined && typeof data.targetModule !== 'string')
+    errors.push({ path: '/typeSpecificData/targetModule', message: 'must be string' });
   if (data.route !== undefined && !(Array.isArray(data.route) && data.route.every((r) => typeof r === 'string'))) {
     errors.push({ path: '/typeSpecificData/route', message: 'must be an array of strings' });
   }

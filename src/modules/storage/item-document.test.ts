@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../platform/errors/app-error.js';
-import { buildDocument, exceedsDepth, normalizeRestriction, principalGrantees, restrictionGrantees } from './item-document.js';
+import {
+  buildDocument,
+  exceedsDepth,
+  normalizeRestriction,
+  principalGrantees,
+  restrictionGrantees,
+} from './item-document.js';
 
 const R = { roles: ['a'] };
 
@@ -37,8 +43,23 @@ describe('exceedsDepth', () => {
 
 describe('buildDocument', () => {
   it('collects unknown root fields into customFields, drops server fields, sets defaults', () => {
-    const doc = buildDocument('id-1', { id: 'x', value: 0, readRestriction: R, writeRestriction: R, extra: 1, createdOn: 'c', customFields: { extra: 2 } } as any);
-    expect(doc).toEqual({ id: 'id-1', value: 0, favorite: false, readRestriction: R, writeRestriction: R, customFields: { extra: 2 } });
+    const doc = buildDocument('id-1', {
+      id: 'x',
+      value: 0,
+      readRestriction: R,
+      writeRestriction: R,
+      extra: 1,
+      createdOn: 'c',
+      customFields: { extra: 2 },
+    } as any);
+    expect(doc).toEqual({
+      id: 'id-1',
+      value: 0,
+      favorite: false,
+      readRestriction: R,
+      writeRestriction: R,
+      customFields: { extra: 2 },
+    });
   });
   it('answers 406 naming every missing field', () => {
     try {
@@ -54,9 +75,23 @@ describe('buildDocument', () => {
 
 describe('grantees', () => {
   it('maps restrictions and principals to the same keys', () => {
-    expect(restrictionGrantees({ organisations: ['o'], roles: ['r'], rights: ['x'] })).toEqual(['org:o', 'role:r', 'right:x']);
+    expect(restrictionGrantees({ organisations: ['o'], roles: ['r'], rights: ['x'] })).toEqual([
+      'org:o',
+      'role:r',
+      'right:x',
+    ]);
     expect(restrictionGrantees({ user: 'u' })).toEqual(['user:u']);
-    const p = { kind: 'apiKey', tenantId: 't', tenant: 't', loginName: 'u', organisations: ['o'], roles: ['r', 'r'], rights: ['x'] } as const;
-    expect(principalGrantees({ ...p, organisations: [...p.organisations], roles: [...p.roles], rights: [...p.rights] })).toEqual(['user:u', 'org:o', 'role:r', 'right:x']);
+    const p = {
+      kind: 'apiKey',
+      tenantId: 't',
+      tenant: 't',
+      loginName: 'u',
+      organisations: ['o'],
+      roles: ['r', 'r'],
+      rights: ['x'],
+    } as const;
+    expect(
+      principalGrantees({ ...p, organisations: [...p.organisations], roles: [...p.roles], rights: [...p.rights] }),
+    ).toEqual(['user:u', 'org:o', 'role:r', 'right:x']);
   });
 });

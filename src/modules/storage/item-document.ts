@@ -8,13 +8,30 @@ import type { Restriction, StoreItemBody } from './storage.schemas.js';
 export const MAX_DEPTH = 64;
 
 /** Root fields of an item; any other root field of a written body goes into customFields. */
-const NAMED_FIELDS = new Set(['id', 'moduleId', 'moduleInstanceId', 'name', 'value', 'favorite', 'readRestriction', 'writeRestriction', 'customFields']);
+const NAMED_FIELDS = new Set([
+  'id',
+  'moduleId',
+  'moduleInstanceId',
+  'name',
+  'value',
+  'favorite',
+  'readRestriction',
+  'writeRestriction',
+  'customFields',
+]);
 /**
  * Root fields of the document the value index covers. The restrictions, also inside the document, are answered by
  * reading it: the access table decides who may read, and a filter on them is rare (their rows would be a third of an
  * item's index rows and writes).
  */
-export const INDEXED_FIELDS: ReadonlySet<string> = new Set(['moduleId', 'moduleInstanceId', 'name', 'value', 'favorite', 'customFields']);
+export const INDEXED_FIELDS: ReadonlySet<string> = new Set([
+  'moduleId',
+  'moduleInstanceId',
+  'name',
+  'value',
+  'favorite',
+  'customFields',
+]);
 /** Root fields of the document a query can name. */
 export const DOCUMENT_FIELDS: ReadonlySet<string> = new Set([...INDEXED_FIELDS, 'readRestriction', 'writeRestriction']);
 /** Fields the service sets: a client that writes back an item it read must not find them in customFields. */
@@ -77,7 +94,7 @@ export function buildDocument(id: string, body: StoreItemBody): ItemDocument {
   const readRestriction = normalizeRestriction(body.readRestriction);
   const writeRestriction = normalizeRestriction(body.writeRestriction);
   const missing: string[] = [];
-  if (!Object.prototype.hasOwnProperty.call(body, 'value') || body.value === undefined) missing.push('value');
+  if (!Object.hasOwn(body, 'value') || body.value === undefined) missing.push('value');
   if (!readRestriction) missing.push('readRestriction');
   if (!writeRestriction) missing.push('writeRestriction');
   if (missing.length) throw STORAGE_ERRORS.mandatoryFieldsMissing(missing);

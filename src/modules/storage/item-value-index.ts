@@ -56,7 +56,10 @@ export class ItemValueIndex {
   /** Forms being added by a `prepare` (not committed yet), by key: the bits and the commit to await. */
   private readonly formsAdding = new Map<number, { bits: number; done: Promise<void> }>();
   /** Reader sets (storage_reader_sets.id): who may read an item, the `rs` of its value rows. */
-  private readonly readers = new StoreKeys((db, scope, names) => this.lookUpReaderSets(db, scope, names), SETS_CACHED_MAX);
+  private readonly readers = new StoreKeys(
+    (db, scope, names) => this.lookUpReaderSets(db, scope, names),
+    SETS_CACHED_MAX,
+  );
 
   constructor(
     private readonly dialect: Dialect,
@@ -83,8 +86,16 @@ export class ItemValueIndex {
    * remembers them: writes then find every key in memory.
    */
   async prepare(run: CommittedRun, scope: ItemScope, docs: ItemDocument[]): Promise<PreparedKeys> {
-    const keys = await this.paths.prepare(run, scope, docs.flatMap((doc) => this.pathsOf(doc)));
-    const sets = await this.readers.prepare(run, scope, docs.map((doc) => this.readerName(doc)));
+    const keys = await this.paths.prepare(
+      run,
+      scope,
+      docs.flatMap((doc) => this.pathsOf(doc)),
+    );
+    const sets = await this.readers.prepare(
+      run,
+      scope,
+      docs.map((doc) => this.readerName(doc)),
+    );
     // Forms another prepare is adding already are awaited, not added again: concurrent first writes of a store
     // would otherwise each update the same keys' rows, one after the other (their row locks, on PostgreSQL).
     const waits: Array<Promise<unknown>> = [];
@@ -169,10 +180,18 @@ export class ItemValueIndex {
   private async lookUpReaderSets(db: Db, scope: ItemScope, names: string[]): Promise<Map<string, number>> {
     const found = new Map<string, number>();
     for (let i = 0; i < names.length; i += KEYS_PER_STATEMENT) {
-      const byHash = new Map(names.slice(i, i + KEYS_PER_STATEMENT).map((name) => [createHash('sha256').update(name).digest('hex'), name]));
+      const byHash = new Map(
+        names.slice(i, i + KEYS_PER_STATEMENT).map((name) => [createHash('sha256').update(name).digest('hex'), name]),
+      );
       await db
         .insertInto('storage_reader_sets')
-        .values([...byHash.keys()].map((hash) => ({ tenant_id: scope.tenantId, store_id: scope.storeId, grantees_hash: hash })))
+        .values(
+          [...byHash.keys()].map((hash) => ({
+            tenant_id: scope.tenantId,
+            store_id: scope.storeId,
+            grantees_hash: hash,
+          })),
+        )
         .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'grantees_hash']).doNothing())
         .execute();
       const rows = await forTenant(db, scope.tenantId)
@@ -182,7 +201,12 @@ export class ItemValueIndex {
         .where('grantees_hash', 'in', [...byHash.keys()])
         .execute();
       const grants = rows.flatMap((r) =>
-        (JSON.parse(byHash.get(r.grantees_hash)!) as string[]).map((grantee) => ({ tenant_id: scope.tenantId, store_id: scope.storeId, grantee, set_id: Number(r.id) })),
+        (JSON.parse(byHash.get(r.grantees_hash)!) as string[]).map((grantee) => ({
+          tenant_id: scope.tenantId,
+          store_id: scope.storeId,
+          grantee,
+          set_id: Number(r.id),
+        })),
       );
       for (let j = 0; j < grants.length; j += KEYS_PER_STATEMENT) {
         await db
@@ -252,7 +276,10 @@ export class ItemValueIndex {
   }
 
   /** The value rows of a document as `jsonRecords` objects, with the keys of their paths (from `prepare`). */
-  records(doc: ItemDocument, prepared: PreparedKeys): Array<{ k: number; t: number; e: number; n: number | null; s: string | null }> {
+  records(
+    doc: ItemDocument,
+    prepared: PreparedKeys,
+  ): Array<{ k: number; t: number; e: number; n: number | null; s: string | null }> {
     return this.of(doc).rows.map(([p, t, e, n, s]) => ({ k: keyOf(prepared, p), t, e, n, s }));
   }
 
@@ -281,7 +308,14 @@ export class ItemValueIndex {
     for (let i = 0; i < words.length; i += WORD_ROWS_PER_STATEMENT) {
       await this.dialect.words.insert(WORDS_TABLE, words.slice(i, i + WORD_ROWS_PER_STATEMENT)).execute(trx);
     }
-    await this.statements.insertRows(trx, 'insert-value-rows', 'storage_item_values', VALUE_COLUMNS, values, VALUE_ROWS_PER_STATEMENT);
+    await this.statements.insertRows(
+      trx,
+      'insert-value-rows',
+      'storage_item_values',
+      VALUE_COLUMNS,
+      values,
+      VALUE_ROWS_PER_STATEMENT,
+    );
   }
 
   /** Removes the value rows and words of the item (its key is unique across tenants and stores). */
@@ -308,7 +342,11 @@ export class ItemValueIndex {
     const rows = await trx
       .updateTable('storage_items')
       .set({ idx: sql`idx` })
-      .where('seq', 'in', pending.map((r) => Number(r.seq)))
+      .where(
+        'seq',
+        'in',
+        pending.map((r) => Number(r.seq)),
+      )
       .where('idx', '=', 0)
       .returning(['seq', 'tenant_id', 'store_id', 'doc'])
       .execute();
@@ -318,7 +356,8 @@ export class ItemValueIndex {
     for (const seq of seqs) await this.dialect.words.remove(WORDS_TABLE, seq).execute(trx);
     // The items' new idx and reader set, grouped so that each pair is one update.
     const flagged = new Map<string, { idx: number; rs: number; seqs: number[] }>();
-    const values: Array<{ q: number; r: number; k: number; t: number; e: number; n: number | null; s: string | null }> = [];
+    const values: Array<{ q: number; r: number; k: number; t: number; e: number; n: number | null; s: string | null }> =
+      [];
     for (const row of rows) {
       const doc = this.dialect.fromJson<ItemDocument>(row.doc);
       const seq = Number(row.seq);
@@ -331,7 +370,10 @@ export class ItemValueIndex {
       group.seqs.push(seq);
       for (const v of this.records(doc, prepared)) values.push({ q: seq, r, ...v });
       const scope = { tenantId: row.tenant_id, storeId: row.store_id };
-      if (index.words.length > 0) await this.dialect.words.insert(WORDS_TABLE, [{ seq, words: index.words, tokens: this.readTokens(scope, doc) }]).execute(trx);
+      if (index.words.length > 0)
+        await this.dialect.words
+          .insert(WORDS_TABLE, [{ seq, words: index.words, tokens: this.readTokens(scope, doc) }])
+          .execute(trx);
     }
     for (let i = 0; i < values.length; i += 5000) {
       await trx
@@ -340,7 +382,17 @@ export class ItemValueIndex {
         .expression(
           trx
             .selectFrom(
-              this.dialect.jsonRecords(JSON.stringify(values.slice(i, i + 5000)), { k: 'bigint', q: 'bigint', r: 'bigint', t: 'integer', e: 'integer', n: 'double', s: 'text' }).as('r'),
+              this.dialect
+                .jsonRecords(JSON.stringify(values.slice(i, i + 5000)), {
+                  k: 'bigint',
+                  q: 'bigint',
+                  r: 'bigint',
+                  t: 'integer',
+                  e: 'integer',
+                  n: 'double',
+                  s: 'text',
+                })
+                .as('r'),
             )
             .select(['r.k', 'r.q', 'r.r', 'r.t', 'r.e', 'r.n', 'r.s'] as any),
         )

@@ -26,8 +26,12 @@ export const storageMigrations: ModuleMigration[] = [
         .addColumn('created_by', 'text', (c) => c.notNull())
         .addColumn('updated_on', d.bigintColumnType, (c) => c.notNull())
         .addColumn('updated_by', 'text', (c) => c.notNull())
-        .addForeignKeyConstraint('storage_items_store_fk', ['tenant_id', 'store_id'], 'storage_stores', ['tenant_id', 'store_id'], (c) =>
-          c.onDelete('cascade'),
+        .addForeignKeyConstraint(
+          'storage_items_store_fk',
+          ['tenant_id', 'store_id'],
+          'storage_stores',
+          ['tenant_id', 'store_id'],
+          (c) => c.onDelete('cascade'),
         )
         .addUniqueConstraint('storage_items_key_uq', ['tenant_id', 'store_id', 'item_id'])
         .execute();
@@ -40,11 +44,17 @@ export const storageMigrations: ModuleMigration[] = [
         .addColumn('store_id', 'text', (c) => c.notNull())
         .addColumn('mode', 'text', (c) => c.notNull())
         .addColumn('grantee', 'text', (c) => c.notNull())
-        .addColumn('item_seq', d.bigintColumnType, (c) => c.notNull().references('storage_items.seq').onDelete('cascade'))
+        .addColumn('item_seq', d.bigintColumnType, (c) =>
+          c.notNull().references('storage_items.seq').onDelete('cascade'),
+        )
         .addPrimaryKeyConstraint('storage_item_access_pk', ['tenant_id', 'store_id', 'mode', 'grantee', 'item_seq']);
       await d.keyOnlyTable(access).execute();
       // Replacing an item's access rows and the cascade on delete look rows up by item.
-      await db.schema.createIndex('storage_item_access_item_idx').on('storage_item_access').column('item_seq').execute();
+      await db.schema
+        .createIndex('storage_item_access_item_idx')
+        .on('storage_item_access')
+        .column('item_seq')
+        .execute();
     },
   },
   {
@@ -54,7 +64,10 @@ export const storageMigrations: ModuleMigration[] = [
     // answered by reading their documents, so results never depend on it (docs/api/storage.md).
     name: '2026-11-23-storage-002-value-index',
     async up(db, d) {
-      await db.schema.alterTable('storage_items').addColumn('idx', 'smallint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('storage_items')
+        .addColumn('idx', 'smallint', (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema
         .createTable('storage_item_values')
         .addColumn('tenant_id', 'text', (c) => c.notNull())
@@ -105,7 +118,12 @@ export const storageMigrations: ModuleMigration[] = [
         .addColumn('store_id', 'text', (c) => c.notNull())
         .addColumn('path', 'text', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('storage_value_keys_path_idx').on('storage_value_keys').columns(['tenant_id', 'store_id', 'path']).unique().execute();
+      await db.schema
+        .createIndex('storage_value_keys_path_idx')
+        .on('storage_value_keys')
+        .columns(['tenant_id', 'store_id', 'path'])
+        .unique()
+        .execute();
       await db.schema.dropTable('storage_item_values').execute();
       await db.schema
         .createTable('storage_item_values')
@@ -117,10 +135,18 @@ export const storageMigrations: ModuleMigration[] = [
         .addColumn('str', d.codePointTextType)
         .execute();
       // Lookups by value: equality and ranges on numbers (t, num) and strings (t, num IS NULL, str) of one key.
-      await db.schema.createIndex('storage_item_values_lookup_idx').on('storage_item_values').columns(['vk', 't', 'num', 'str', 'item_seq']).execute();
+      await db.schema
+        .createIndex('storage_item_values_lookup_idx')
+        .on('storage_item_values')
+        .columns(['vk', 't', 'num', 'str', 'item_seq'])
+        .execute();
       // The rows of one item: the sort key of a path, read from this index alone (covering), and replacing or deleting
       // an item's rows.
-      await db.schema.createIndex('storage_item_values_item_idx').on('storage_item_values').columns(['item_seq', 'vk', 'elem', 't', 'num', 'str']).execute();
+      await db.schema
+        .createIndex('storage_item_values_item_idx')
+        .on('storage_item_values')
+        .columns(['item_seq', 'vk', 'elem', 't', 'num', 'str'])
+        .execute();
       await db.updateTable('storage_items').set({ idx: 0 }).where('idx', '<>', 0).execute();
     },
   },
@@ -139,7 +165,12 @@ export const storageMigrations: ModuleMigration[] = [
         .addColumn('store_id', 'text', (c) => c.notNull())
         .addColumn('grantees_hash', 'text', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('storage_reader_sets_hash_idx').on('storage_reader_sets').columns(['tenant_id', 'store_id', 'grantees_hash']).unique().execute();
+      await db.schema
+        .createIndex('storage_reader_sets_hash_idx')
+        .on('storage_reader_sets')
+        .columns(['tenant_id', 'store_id', 'grantees_hash'])
+        .unique()
+        .execute();
       const grantees = db.schema
         .createTable('storage_reader_set_grantees')
         .addColumn('tenant_id', 'text', (c) => c.notNull())
@@ -164,9 +195,16 @@ export const storageMigrations: ModuleMigration[] = [
         .on('storage_item_values')
         .columns(['vk', 't', 'num', 'str', 'rs', 'elem', 'item_seq'])
         .execute();
-      await db.schema.createIndex('storage_item_values_item_idx').on('storage_item_values').columns(['item_seq', 'vk', 'elem', 't', 'num', 'str']).execute();
+      await db.schema
+        .createIndex('storage_item_values_item_idx')
+        .on('storage_item_values')
+        .columns(['item_seq', 'vk', 'elem', 't', 'num', 'str'])
+        .execute();
       // The forms of each path's values (VALUE_FORM bits), set by the writes (and the indexer) from now on.
-      await db.schema.alterTable('storage_value_keys').addColumn('forms', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('storage_value_keys')
+        .addColumn('forms', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.updateTable('storage_items').set({ idx: 0 }).where('idx', '<>', 0).execute();
     },
   },
@@ -200,8 +238,14 @@ export const storageMigrations: ModuleMigration[] = [
     name: '2026-11-26-storage-007-item-readers',
     async up(db, d) {
       await db.schema.alterTable('storage_items').addColumn('rs', d.bigintColumnType).execute();
-      await db.schema.createIndex('storage_items_order_idx').on('storage_items').columns(['tenant_id', 'store_id', 'seq', 'rs']).execute();
-      await sql`UPDATE storage_items SET rs = (SELECT v.rs FROM storage_item_values v WHERE v.item_seq = storage_items.seq LIMIT 1) WHERE idx <> 0`.execute(db);
+      await db.schema
+        .createIndex('storage_items_order_idx')
+        .on('storage_items')
+        .columns(['tenant_id', 'store_id', 'seq', 'rs'])
+        .execute();
+      await sql`UPDATE storage_items SET rs = (SELECT v.rs FROM storage_item_values v WHERE v.item_seq = storage_items.seq LIMIT 1) WHERE idx <> 0`.execute(
+        db,
+      );
       await db.updateTable('storage_items').set({ idx: 0 }).where('rs', 'is', null).where('idx', '<>', 0).execute();
     },
   },
@@ -214,7 +258,11 @@ export const storageMigrations: ModuleMigration[] = [
     // (ListWalks, store-list-walk.ts): the count of the matches is read once per change, not per list.
     name: '2026-11-27-storage-008-store-changes',
     async up(db, d) {
-      await d.createChangeCounter(db, { table: 'storage_items', counterTable: 'storage_store_changes', keys: ['tenant_id', 'store_id'] });
+      await d.createChangeCounter(db, {
+        table: 'storage_items',
+        counterTable: 'storage_store_changes',
+        keys: ['tenant_id', 'store_id'],
+      });
     },
   },
   {

@@ -33,14 +33,21 @@ const COLUMN_FIELDS: Record<string, FieldTarget> = {
  * The fields of the items of one store. `indexed: false` reads every value from the document (the answer the value
  * index must give too; the differential tests compare both).
  */
-export function storeItemQueryContext(dialect: Dialect, scope: StoreScope, indexed = true, source = storeIndexSource(scope)): QueryContext {
+export function storeItemQueryContext(
+  dialect: Dialect,
+  scope: StoreScope,
+  indexed = true,
+  source = storeIndexSource(scope),
+): QueryContext {
   return {
     dialect,
     resolve(property) {
-      if (Object.prototype.hasOwnProperty.call(COLUMN_FIELDS, property)) return COLUMN_FIELDS[property];
+      if (Object.hasOwn(COLUMN_FIELDS, property)) return COLUMN_FIELDS[property];
       const path = property.split('.');
       if (!DOCUMENT_FIELDS.has(path[0]) || path.some((p) => p === '')) return null;
-      return indexed && INDEXED_FIELDS.has(path[0]) ? { kind: 'indexed', path, source } : { kind: 'json', column: 'i.doc', path };
+      return indexed && INDEXED_FIELDS.has(path[0])
+        ? { kind: 'indexed', path, source }
+        : { kind: 'json', column: 'i.doc', path };
     },
     fullText: { kind: 'json', column: 'i.doc', path: [] },
   };

@@ -7,12 +7,16 @@ const IdSchema = (description: string) =>
   Type.String({ minLength: 1, maxLength: ID_MAX_LENGTH, pattern: '^(?!\\.\\.?$)[A-Za-z0-9._-]+$', description });
 
 export const StoreParamsSchema = Type.Object({ storeId: IdSchema('Id of the store') });
-export const ItemParamsSchema = Type.Object({ storeId: IdSchema('Id of the store'), itemId: IdSchema('Id of the item') });
+export const ItemParamsSchema = Type.Object({
+  storeId: IdSchema('Id of the store'),
+  itemId: IdSchema('Id of the item'),
+});
 export type StoreParams = Static<typeof StoreParamsSchema>;
 export type ItemParams = Static<typeof ItemParamsSchema>;
 
 /** `type: [x, 'null']` rather than a union: AJV's type coercion would turn null into "" inside anyOf. */
-const Nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
+const Nullable = <T extends TSchema>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
 
 const PrincipalName = Type.String({ minLength: 1, maxLength: 256 });
 const PrincipalList = Type.Array(PrincipalName, { maxItems: 256 });
@@ -44,7 +48,10 @@ export const StoreItemBodySchema = Type.Object(
     writeRestriction: Type.Optional(RestrictionSchema),
     customFields: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
   },
-  { additionalProperties: true, description: 'A store item; value, readRestriction and writeRestriction are mandatory' },
+  {
+    additionalProperties: true,
+    description: 'A store item; value, readRestriction and writeRestriction are mandatory',
+  },
 );
 export type StoreItemBody = Static<typeof StoreItemBodySchema> & Record<string, unknown>;
 

@@ -90,7 +90,8 @@ export class StorageService {
         }
         const existing = await this.repo.lock(trx, key);
         if (!existing) throw new ConcurrentChange(); // deleted between our insert attempt and the lock
-        if (!(await this.repo.hasAccess(trx, key, existing.seq, 'w', grantees))) throw STORAGE_ERRORS.noWriteAccess(storeId, itemId);
+        if (!(await this.repo.hasAccess(trx, key, existing.seq, 'w', grantees)))
+          throw STORAGE_ERRORS.noWriteAccess(storeId, itemId);
         await this.repo.update(trx, key, existing.seq, doc, now, p.loginName);
         await this.repo.writeIndexes(trx, key, existing.seq, doc, true);
         return { ...existing, doc, updatedOn: now, updatedBy: p.loginName };
@@ -128,7 +129,8 @@ export class StorageService {
       this.writes.run(async (trx) => {
         const existing = await this.repo.lock(trx, key);
         if (!existing) throw STORAGE_ERRORS.itemNotFound(storeId, itemId);
-        if (!(await this.repo.hasAccess(trx, key, existing.seq, 'w', grantees))) throw STORAGE_ERRORS.noWriteAccess(storeId, itemId);
+        if (!(await this.repo.hasAccess(trx, key, existing.seq, 'w', grantees)))
+          throw STORAGE_ERRORS.noWriteAccess(storeId, itemId);
         await this.repo.delete(trx, key, existing.seq);
         return existing;
       }),
@@ -143,7 +145,8 @@ export class StorageService {
         return await fn();
       } catch (err) {
         const meaning = this.dialect.toDomainError(err);
-        const retryable = err instanceof ConcurrentChange || meaning instanceof UniqueViolation || meaning instanceof WriteConflict;
+        const retryable =
+          err instanceof ConcurrentChange || meaning instanceof UniqueViolation || meaning instanceof WriteConflict;
         if (!retryable || attempt >= MAX_ATTEMPTS) throw err;
         await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
       }

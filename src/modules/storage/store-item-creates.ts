@@ -40,10 +40,18 @@ const ACCESS_ROWS_PER_STATEMENT = 200;
  * -> 23 and half the server's time; creates 1,783 -> 2,124 items/s, docs/benchmarks.md "Creates as one statement at
  * a time").
  */
-const INSERT_BATCH_LIMITS = { concurrency: 1, maxBatch: 64, maxWeight: 4 * 1024 * 1024, weigh: (item: NewItem) => item.docJson.length };
+const INSERT_BATCH_LIMITS = {
+  concurrency: 1,
+  maxBatch: 64,
+  maxWeight: 4 * 1024 * 1024,
+  weigh: (item: NewItem) => item.docJson.length,
+};
 
 export class StoreItemCreates {
-  private readonly batcher = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), INSERT_BATCH_LIMITS);
+  private readonly batcher = batchPerTurn<NewItem, boolean>(
+    (entries) => this.insertBatch(entries),
+    INSERT_BATCH_LIMITS,
+  );
   /** Writes a batch whose keys are prepared; answers the places of the items inserted. Chosen once, by engine. */
   private readonly write: (items: PreparedItem[]) => Promise<Set<number>>;
 
@@ -83,19 +91,35 @@ export class StoreItemCreates {
       return store;
     };
     for (const { input } of entries) storeOf(input).docs.push(input.doc);
-    for (const store of stores.values()) store.prepared = await this.valueIndex.prepare(this.transact, store.scope, store.docs);
+    for (const store of stores.values())
+      store.prepared = await this.valueIndex.prepare(this.transact, store.scope, store.docs);
     const inserted = await this.write(entries.map(({ input }) => ({ ...input, prepared: storeOf(input).prepared! })));
     entries.forEach((entry, n) => entry.resolve(inserted.has(n)));
   }
 
   /** The items in one statement (StorageSql.insertItemsWithAccess): the new items travel as one JSON parameter. */
-  private async insertInOneStatement(statement: NonNullable<StorageSql['insertItemsWithAccess']>, items: PreparedItem[]): Promise<Set<number>> {
+  private async insertInOneStatement(
+    statement: NonNullable<StorageSql['insertItemsWithAccess']>,
+    items: PreparedItem[],
+  ): Promise<Set<number>> {
     // Built as text so that each document is serialised once (it may be megabytes).
     const records = items.map(({ key, doc, docJson, now, by, prepared }, n) => {
       const grants = accessGrants(doc).map(([mode, grantee]) => ({ mode, grantee }));
       const v = this.valueIndex.records(doc, prepared);
       const r = this.valueIndex.readerSet(doc, prepared);
-      const rest = JSON.stringify({ n, t: key.tenantId, s: key.storeId, k: key.itemId, c: now, b: by, g: grants, x: this.valueIndex.flag(doc), r, v, w: this.valueIndex.wordsAndTokens(key, doc) });
+      const rest = JSON.stringify({
+        n,
+        t: key.tenantId,
+        s: key.storeId,
+        k: key.itemId,
+        c: now,
+        b: by,
+        g: grants,
+        x: this.valueIndex.flag(doc),
+        r,
+        v,
+        w: this.valueIndex.wordsAndTokens(key, doc),
+      });
       return `${rest.slice(0, -1)},"d":${docJson}}`;
     });
     const rows = await this.statements.run<{ n: number }>(
@@ -126,7 +150,9 @@ export class StoreItemCreates {
           .returning(['seq', 'tenant_id', 'store_id', 'item_id']),
       items.flatMap((item) => this.itemRowArgs(item)),
     );
-    const seqs = new Map(rows.map((row) => [`${row.tenant_id}\u0000${row.store_id}\u0000${row.item_id}`, Number(row.seq)]));
+    const seqs = new Map(
+      rows.map((row) => [`${row.tenant_id}\u0000${row.store_id}\u0000${row.item_id}`, Number(row.seq)]),
+    );
     const inserted = new Set<number>();
     const written: Array<{ item: PreparedItem; seq: number }> = [];
     items.forEach((item, n) => {
@@ -151,10 +177,16 @@ export class StoreItemCreates {
       await this.statements.run(
         record,
         `insert-items-keyed:${items.length}`,
-        (p) => record.insertInto('storage_items').values(items.map((_, n) => ({ seq: p(n * width), ...this.itemRowValues(p, n * width + 1) }))),
+        (p) =>
+          record
+            .insertInto('storage_items')
+            .values(items.map((_, n) => ({ seq: p(n * width), ...this.itemRowValues(p, n * width + 1) }))),
         items.flatMap((item, n) => [new NewSeq(n), ...this.itemRowArgs(item)]),
       );
-      await this.writeRowsOf(record, items.map((item, n) => ({ item, seq: new NewSeq(n) as unknown as number })));
+      await this.writeRowsOf(
+        record,
+        items.map((item, n) => ({ item, seq: new NewSeq(n) as unknown as number })),
+      );
     });
     try {
       await writeOffThread(this.db, keyedWrites(writes), NEW_SEQ_BASE);
@@ -168,20 +200,48 @@ export class StoreItemCreates {
   /** The values of an item row for placeholders from `at` on (ITEM_ROW_WIDTH of them, in itemRowArgs' order). */
   private itemRowValues(p: (index: number) => any, at: number) {
     const [created, by] = [p(at + 4), p(at + 5)];
-    return { tenant_id: p(at), store_id: p(at + 1), item_id: p(at + 2), doc: p(at + 3), created_on: created, created_by: by, updated_on: created, updated_by: by, idx: p(at + 6), rs: p(at + 7) };
+    return {
+      tenant_id: p(at),
+      store_id: p(at + 1),
+      item_id: p(at + 2),
+      doc: p(at + 3),
+      created_on: created,
+      created_by: by,
+      updated_on: created,
+      updated_by: by,
+      idx: p(at + 6),
+      rs: p(at + 7),
+    };
   }
 
   private itemRowArgs({ key, doc, docJson, now, by, prepared }: PreparedItem): unknown[] {
-    return [key.tenantId, key.storeId, key.itemId, docJson, now, by, this.valueIndex.flag(doc), this.valueIndex.readerSet(doc, prepared)];
+    return [
+      key.tenantId,
+      key.storeId,
+      key.itemId,
+      docJson,
+      now,
+      by,
+      this.valueIndex.flag(doc),
+      this.valueIndex.readerSet(doc, prepared),
+    ];
   }
 
   /** The access rows, value rows and words of inserted items, each kind in multi-row inserts of bound values. */
   private async writeRowsOf(trx: Db, written: ReadonlyArray<{ item: PreparedItem; seq: number }>): Promise<void> {
     const access: unknown[] = [];
     for (const { item, seq } of written) {
-      for (const [mode, grantee] of accessGrants(item.doc)) access.push(item.key.tenantId, item.key.storeId, seq, mode, grantee);
+      for (const [mode, grantee] of accessGrants(item.doc))
+        access.push(item.key.tenantId, item.key.storeId, seq, mode, grantee);
     }
-    await this.statements.insertRows(trx, 'insert-access-rows', 'storage_item_access', ACCESS_COLUMNS, access, ACCESS_ROWS_PER_STATEMENT);
+    await this.statements.insertRows(
+      trx,
+      'insert-access-rows',
+      'storage_item_access',
+      ACCESS_COLUMNS,
+      access,
+      ACCESS_ROWS_PER_STATEMENT,
+    );
     await this.valueIndex.writeMany(
       trx,
       written.map(({ item, seq }) => ({ scope: item.key, seq, doc: item.doc, prepared: item.prepared })),
@@ -201,7 +261,11 @@ const NEW_SEQ_BASE = 'SELECT coalesce(max(seq), 0) + 1 FROM storage_items';
 function keyedWrites(writes: readonly ThreadWrite[]): ThreadWrite[] {
   return writes.map(({ sql: text, parameters }) => {
     const keyed: number[] = [];
-    const values = parameters.map((v, at) => (v instanceof NewSeq ? (keyed.push(at), v.n) : v));
+    const values = parameters.map((v, at) => {
+      if (!(v instanceof NewSeq)) return v;
+      keyed.push(at);
+      return v.n;
+    });
     return keyed.length > 0 ? { sql: text, parameters: values, keyed } : { sql: text, parameters };
   });
 }

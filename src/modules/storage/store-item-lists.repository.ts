@@ -97,7 +97,10 @@ export class StoreItemLists {
       const matches = set ? sql`SELECT q__k.seq FROM (${set}) AS q__k` : sql`SELECT seq FROM ${sql.table(READABLE)}`;
       return db
         .with(READABLE, () => sql`(${readable()})` as any)
-        .with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
+        .with(
+          (cte) => cte('q__m').materialized(),
+          () => sql`(${matches})` as any,
+        );
     };
     const countMatches = async () => {
       const counted = await this.reads.run(list, 'count', () =>
@@ -117,13 +120,19 @@ export class StoreItemLists {
     // joined only when the sort needs a column of it.
     const pageStatement = () => {
       let page = needsItemRow
-        ? withMatches().selectFrom('q__m as m' as any).innerJoin('storage_items as i', 'i.seq', 'm.seq' as any)
+        ? withMatches()
+            .selectFrom('q__m as m' as any)
+            .innerJoin('storage_items as i', 'i.seq', 'm.seq' as any)
         : withMatches().selectFrom('q__m as i' as any);
       for (const join of joins) page = dialect.leftJoinRow(page, join.table, join.alias, join.on);
       const total = known === undefined ? sql<number>`(SELECT count(*) FROM q__m)` : sql<number>`0`;
       let ordered = page.select(['i.seq' as any, total.as('total'), plainColumn(plan.plain).as('plain')]);
       for (const o of orderBy) ordered = ordered.orderBy(o);
-      return ordered.orderBy('i.seq' as any).limit(limit).offset(start).compile() as CompiledQuery<MatchesRow>;
+      return ordered
+        .orderBy('i.seq' as any)
+        .limit(limit)
+        .offset(start)
+        .compile() as CompiledQuery<MatchesRow>;
     };
     const { rows } = await this.reads.run(list, `page ${known === undefined} ${start} ${limit}`, pageStatement);
     if (rows.length === 0) {
@@ -133,7 +142,11 @@ export class StoreItemLists {
       return total === NOT_PLAIN ? NOT_PLAIN : { total: known ?? total, records: [] };
     }
     if (Number(rows[0].plain) !== 1) return NOT_PLAIN;
-    const records = await this.reads.fetchPage(scope.tenantId, scope.storeId, rows.map((r) => Number(r.seq)));
+    const records = await this.reads.fetchPage(
+      scope.tenantId,
+      scope.storeId,
+      rows.map((r) => Number(r.seq)),
+    );
     return { total: known ?? Number(rows[0].total), records };
   }
 
@@ -158,7 +171,11 @@ export class StoreItemLists {
         FROM (${readable}) r ORDER BY r.seq LIMIT ${limit} OFFSET ${start}`.compile(db),
     );
     if (rows.length === 0) return { total: start > 0 ? await countAll() : 0, records: [] };
-    const records = await this.reads.fetchPage(scope.tenantId, scope.storeId, rows.map((r) => Number(r.seq)));
+    const records = await this.reads.fetchPage(
+      scope.tenantId,
+      scope.storeId,
+      rows.map((r) => Number(r.seq)),
+    );
     return { total: Number(rows[0].total), records };
   }
 }

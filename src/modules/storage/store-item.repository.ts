@@ -28,7 +28,10 @@ export interface ItemRecord {
 
 type Db = Kysely<StorageTables>;
 type ItemRowRead = Omit<StoreItemRow, 'seq' | 'tenant_id' | 'store_id' | 'item_id' | 'idx' | 'rs'> & { seq: number };
-type ItemTextRow = Pick<StoreItemRow, 'created_on' | 'created_by' | 'updated_on' | 'updated_by'> & { doc_text: string; can_read: unknown };
+type ItemTextRow = Pick<StoreItemRow, 'created_on' | 'created_by' | 'updated_on' | 'updated_by'> & {
+  doc_text: string;
+  can_read: unknown;
+};
 type Mode = 'r' | 'w';
 interface ReadRequest {
   key: ItemKey;
@@ -39,7 +42,6 @@ interface ReadRequest {
  * read or write is an indexed lookup in storage_item_access inside the statement, never a filter on results.
  */
 export class StoreItemRepository {
-  private readonly db: Db;
   private readonly statements = new PreparedQueries();
   /**
    * Item reads, each with its own key and grantees; those of one turn are one statement: the requests joined to
@@ -61,7 +63,6 @@ export class StoreItemRepository {
     /** Runs a job in a write transaction and answers after its commit (the module's WriteBatcher). */
     transact: CommittedRun,
   ) {
-    this.db = db;
     this.valueIndex = new ItemValueIndex(dialect, this.statements);
     this.lists = new StoreItemLists(db, dialect);
     this.creates = new StoreItemCreates(db, dialect, storageSql, transact, this.statements, this.valueIndex);
@@ -76,7 +77,14 @@ export class StoreItemRepository {
             ['store_id', 'r.s'],
             ['item_id', 'r.k'],
           ])
-          .select(['r.n', this.dialect.jsonText('i.doc').as('doc_text'), 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'])
+          .select([
+            'r.n',
+            this.dialect.jsonText('i.doc').as('doc_text'),
+            'i.created_on',
+            'i.created_by',
+            'i.updated_on',
+            'i.updated_by',
+          ])
           .select(mayAccess(this.requestGrantees, 'r', sql.ref('i.seq')).as('can_read')),
     });
   }
@@ -103,7 +111,10 @@ export class StoreItemRepository {
    * store) does not exist. Reads that arrive in the same turn of the event loop are answered by one statement
    * (`readItem`).
    */
-  async findWithReadAccess(key: ItemKey, grantees: string[]): Promise<{ item: ItemText; canRead: boolean } | undefined> {
+  async findWithReadAccess(
+    key: ItemKey,
+    grantees: string[],
+  ): Promise<{ item: ItemText; canRead: boolean } | undefined> {
     const row = await this.readItem({ key, grantees });
     if (!row) return undefined;
     const item: ItemText = {
@@ -152,7 +163,16 @@ export class StoreItemRepository {
           })
           .onConflict((oc) => oc.columns(['tenant_id', 'store_id', 'item_id']).doNothing())
           .returning('seq'),
-      [key.tenantId, key.storeId, key.itemId, this.dialect.toJson(doc), now, by, this.valueIndex.flag(doc), await this.valueIndex.readerSetIn(trx, key, doc)],
+      [
+        key.tenantId,
+        key.storeId,
+        key.itemId,
+        this.dialect.toJson(doc),
+        now,
+        by,
+        this.valueIndex.flag(doc),
+        await this.valueIndex.readerSetIn(trx, key, doc),
+      ],
     );
     return rows[0] ? Number(rows[0].seq) : undefined;
   }
@@ -174,7 +194,9 @@ export class StoreItemRepository {
 
   async hasAccess(trx: Db, key: ItemKey, seq: number, mode: Mode, grantees: string[]): Promise<boolean> {
     const who = granteesOf({ tenantId: key.tenantId, storeId: key.storeId, grantees });
-    const found = sql<{ found: number }>`SELECT 1 AS found FROM ${accessRows(who, mode)} AND a.item_seq = ${seq} LIMIT 1`;
+    const found = sql<{
+      found: number;
+    }>`SELECT 1 AS found FROM ${accessRows(who, mode)} AND a.item_seq = ${seq} LIMIT 1`;
     const { rows } = await found.execute(trx);
     return rows.length > 0;
   }
@@ -182,7 +204,13 @@ export class StoreItemRepository {
   async update(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, now: number, by: string): Promise<void> {
     await forTenant(trx, key.tenantId)
       .updateTable('storage_items')
-      .set({ doc: this.dialect.toJson(doc), updated_on: now, updated_by: by, idx: this.valueIndex.flag(doc), rs: await this.valueIndex.readerSetIn(trx, key, doc) })
+      .set({
+        doc: this.dialect.toJson(doc),
+        updated_on: now,
+        updated_by: by,
+        idx: this.valueIndex.flag(doc),
+        rs: await this.valueIndex.readerSetIn(trx, key, doc),
+      })
       .where('store_id', '=', key.storeId)
       .where('seq', '=', seq)
       .execute();
@@ -205,9 +233,15 @@ export class StoreItemRepository {
       trx,
       `insert-access:${grants.length}`,
       (p) =>
-        trx
-          .insertInto('storage_item_access')
-          .values(grants.map((_, n) => ({ tenant_id: p(0), store_id: p(1), item_seq: p(2), mode: p(3 + 2 * n), grantee: p(4 + 2 * n) }))),
+        trx.insertInto('storage_item_access').values(
+          grants.map((_, n) => ({
+            tenant_id: p(0),
+            store_id: p(1),
+            item_seq: p(2),
+            mode: p(3 + 2 * n),
+            grantee: p(4 + 2 * n),
+          })),
+        ),
       [key.tenantId, key.storeId, seq, ...grants.flat()],
     );
   }
@@ -223,12 +257,20 @@ export class StoreItemRepository {
 
   async delete(trx: Db, key: ItemKey, seq: number): Promise<void> {
     await this.deleteIndexes(trx, key, seq);
-    await forTenant(trx, key.tenantId).deleteFrom('storage_items').where('store_id', '=', key.storeId).where('seq', '=', seq).execute();
+    await forTenant(trx, key.tenantId)
+      .deleteFrom('storage_items')
+      .where('store_id', '=', key.storeId)
+      .where('seq', '=', seq)
+      .execute();
   }
 
   private async deleteIndexes(trx: Db, key: ItemKey, seq: number): Promise<void> {
     const tenant = forTenant(trx, key.tenantId);
-    await tenant.deleteFrom('storage_item_access').where('store_id', '=', key.storeId).where('item_seq', '=', seq).execute();
+    await tenant
+      .deleteFrom('storage_item_access')
+      .where('store_id', '=', key.storeId)
+      .where('item_seq', '=', seq)
+      .execute();
     await this.valueIndex.remove(trx, seq);
   }
 }

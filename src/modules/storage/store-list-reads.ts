@@ -87,7 +87,10 @@ export class ListReads {
    * prepared on the server: a list asked again runs the same text with the same values.
    */
   run<R>(list: CompiledList, key: string, build: () => CompiledQuery<R>): Promise<QueryResult<R>> {
-    return readOffThread(this.db, list.statement(key, () => preparedOnServer(build())));
+    return readOffThread(
+      this.db,
+      list.statement(key, () => preparedOnServer(build())),
+    );
   }
 
   /** Runs a statement built for this read only; `prepared`: its text recurs (its values aside), prepare it. */

@@ -77,7 +77,9 @@ export class ListWalks {
       // 9,044 lists/s).
       const answer =
         seen.total === 0
-          ? (await this.storeUnchanged(scope, list, seen)) ? { total: 0, records: [] } : STALE
+          ? (await this.storeUnchanged(scope, list, seen))
+            ? { total: 0, records: [] }
+            : STALE
           : await this.walkCounted(scope, list, plan, seen, start, limit, true);
       if (answer !== STALE) return answer;
       list.counted = undefined;

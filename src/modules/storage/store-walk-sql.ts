@@ -28,7 +28,14 @@ export const WALKED_PAGE = new ArrayColumns([...ITEM_TEXT_COLUMNS, 'plain', 'cha
  * walked row, never an index condition (`+ 0`), nor a join (PostgreSQL: an array computed once): else PostgreSQL
  * reads the rows of each set apart and sorts them all (128 -> 0.9 ms).
  */
-export function valueRowsInOrder(dialect: Dialect, scope: StoreScope, path: string, kind: number, direction: 'ASC' | 'DESC', rows: number): Omit<WalkedRows, 'key'> {
+export function valueRowsInOrder(
+  dialect: Dialect,
+  scope: StoreScope,
+  path: string,
+  kind: number,
+  direction: 'ASC' | 'DESC',
+  rows: number,
+): Omit<WalkedRows, 'key'> {
   const walked = walkedKind(kind, 'str', direction);
   return {
     rows: sql`SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
@@ -65,7 +72,9 @@ export function walkStatement(
   // The item `i` the condition tests is the walked row: its key is the row's, and the columns of the item are read
   // only where a test needs them (one probe each), not for each row walked. Every item is indexed: idx is 1.
   const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM storage_items d WHERE d.seq = w.seq)`;
-  const columns = ['doc', 'item_id', 'created_on', 'created_by', 'updated_on', 'updated_by'].map((name) => sql`${column(name)} AS ${sql.ref(name)}`);
+  const columns = ['doc', 'item_id', 'created_on', 'created_by', 'updated_on', 'updated_by'].map(
+    (name) => sql`${column(name)} AS ${sql.ref(name)}`,
+  );
   const order = (alias: string) => {
     const first = walked.order(alias);
     return first ? sql`${first}, ${sql.ref(`${alias}.seq`)}` : sql`${sql.ref(`${alias}.seq`)}`;

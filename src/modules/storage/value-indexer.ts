@@ -23,7 +23,9 @@ export class ValueIndexer {
 
   start(): void {
     this.stopped = false;
-    this.running = this.run().catch((err) => this.log.warn({ err }, 'storage: indexing earlier items failed; queries read their documents'));
+    this.running = this.run().catch((err) =>
+      this.log.warn({ err }, 'storage: indexing earlier items failed; queries read their documents'),
+    );
   }
 
   /** Resolves once nothing is left to index (or the indexer stopped); for tests and benchmarks. */

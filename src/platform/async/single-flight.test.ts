@@ -17,7 +17,10 @@ describe('SingleFlight', () => {
     let calls = 0;
     const failing = () => new Promise<number>((_, reject) => setImmediate(() => reject(new Error(`down ${++calls}`))));
     const both = await Promise.allSettled([flight.run('k', failing), flight.run('k', failing)]);
-    expect(both.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'ok'))).toEqual(['down 1', 'down 1']);
+    expect(both.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'ok'))).toEqual([
+      'down 1',
+      'down 1',
+    ]);
     expect(flight.get('k')).toBeUndefined();
     await expect(flight.run('k', () => Promise.resolve(7))).resolves.toBe(7);
   });

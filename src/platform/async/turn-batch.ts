@@ -34,7 +34,12 @@ export function batchPerTurn<In, Out>(
   flush: (entries: TurnBatchEntry<In, Out>[]) => void | Promise<void>,
   limits: number | TurnBatchLimits<In> = 1000,
 ): (input: In) => Promise<Out> {
-  const { maxBatch, maxWeight = Infinity, weigh, concurrency = Infinity } = typeof limits === 'number' ? { maxBatch: limits } : limits;
+  const {
+    maxBatch,
+    maxWeight = Infinity,
+    weigh,
+    concurrency = Infinity,
+  } = typeof limits === 'number' ? { maxBatch: limits } : limits;
   let pending: Pending<In, Out>[] = [];
   let scheduled = false;
   let running = 0;
@@ -55,7 +60,7 @@ export function batchPerTurn<In, Out>(
       if (entries.length > 1) for (const entry of open) run([entry]);
       else for (const entry of open) entry.reject(error);
     };
-    let done: void | Promise<void> = undefined;
+    let done: void | Promise<void> | undefined;
     try {
       done = flush(entries);
     } catch (error) {

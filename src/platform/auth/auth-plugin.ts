@@ -25,7 +25,8 @@ export async function resolvePrincipal(request: FastifyRequest, resolver: Creden
   const meta = requestMeta(request);
   const apiKey = request.headers['x-apikey'];
   if (apiKey !== undefined) {
-    const principal = typeof apiKey === 'string' && apiKey.length <= 1024 ? await resolver.fromApiKey(apiKey, meta) : null;
+    const principal =
+      typeof apiKey === 'string' && apiKey.length <= 1024 ? await resolver.fromApiKey(apiKey, meta) : null;
     if (!principal) throw ERRORS.authenticationFailed();
     return principal;
   }
@@ -71,7 +72,11 @@ export function requireRoleOrRight(
   role: string,
   rights: string | string[],
   denied: () => AppError = () =>
-    ERRORS.forbidden([rights].flat().length ? `Requires role ${role} or right ${[rights].flat().join(' or ')}` : `Requires role ${role}`),
+    ERRORS.forbidden(
+      [rights].flat().length
+        ? `Requires role ${role} or right ${[rights].flat().join(' or ')}`
+        : `Requires role ${role}`,
+    ),
 ): preHandlerAsyncHookHandler {
   const list = [rights].flat();
   return async function guard(request: FastifyRequest, _reply: FastifyReply) {

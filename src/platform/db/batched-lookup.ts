@@ -3,7 +3,7 @@ import { batchPerTurn } from '../async/turn-batch.js';
 import type { Dialect, JsonRecordColumn } from './dialects/dialect.js';
 import { PreparedQueries } from './prepared-query.js';
 
-export interface BatchedLookupSpec<In, Row> {
+export interface BatchedLookupSpec<In, _Row> {
   /** Names the statement among the prepared ones. */
   name: string;
   /** The columns each input travels as in the records table `r` (besides `n`, its place in the batch). */
@@ -21,7 +21,11 @@ export interface BatchedLookupSpec<In, Row> {
  * place in the batch, or undefined. One round trip for a burst of concurrent requests on PostgreSQL; on SQLite
  * the statement runs at once (`RunOptions.batched`).
  */
-export function batchedLookup<In, Row>(db: Kysely<any>, dialect: Dialect, spec: BatchedLookupSpec<In, Row>): (input: In) => Promise<Row | undefined> {
+export function batchedLookup<In, Row>(
+  db: Kysely<any>,
+  dialect: Dialect,
+  spec: BatchedLookupSpec<In, Row>,
+): (input: In) => Promise<Row | undefined> {
   const statements = new PreparedQueries(1);
   const columns = { n: 'integer', ...spec.columns } as const;
   return batchPerTurn<In, Row | undefined>(async (entries) => {

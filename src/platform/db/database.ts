@@ -87,11 +87,18 @@ function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Dat
   const statements = withStatementCache(sqlite);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
   // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
-  registerDirectReader(db, sqliteReadBatcher(sqlite, (text) => statements.prepare(text)));
+  registerDirectReader(
+    db,
+    sqliteReadBatcher(sqlite, (text) => statements.prepare(text)),
+  );
   const threads = options.sqliteReaderThreads ?? 2;
-  const readers = threads !== 0 && file !== ':memory:' ? new SqliteReaderThreads({ file, threads, cacheMiB }) : undefined;
+  const readers =
+    threads !== 0 && file !== ':memory:' ? new SqliteReaderThreads({ file, threads, cacheMiB }) : undefined;
   if (readers) registerOffThreadReader(db, (text, parameters) => readers.read(text, parameters));
-  const writer = options.sqliteWriterThread !== false && file !== ':memory:' ? new SqliteWriterThread({ file, settings: sqliteWriteSettings(cacheMiB) }) : undefined;
+  const writer =
+    options.sqliteWriterThread !== false && file !== ':memory:'
+      ? new SqliteWriterThread({ file, settings: sqliteWriteSettings(cacheMiB) })
+      : undefined;
   if (writer) registerOffThreadWriter(db, (writes, keyBase) => writer.run(writes, keyBase));
   const destroy = async () => {
     try {
@@ -102,7 +109,13 @@ function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Dat
       unlock();
     }
   };
-  return { db, dialect: sqliteDialect, traits: { singleInstance: true, singleWriter: true }, describe: `sqlite:${file}`, destroy };
+  return {
+    db,
+    dialect: sqliteDialect,
+    traits: { singleInstance: true, singleWriter: true },
+    describe: `sqlite:${file}`,
+    destroy,
+  };
 }
 
 /**
@@ -201,7 +214,11 @@ function createPostgres(options: DatabaseOptions): Database {
   // Parallel query off too: a worker costs ~4 ms to start, and a list's walk of a few hundred index rows that the
   // planner costed as parallel (a sort walk with a range filter) took 8 ms instead of ~1.5; under load, lists share
   // the cores anyway.
-  const sessionOptions = ['-c jit=off', '-c max_parallel_workers_per_gather=0', ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : [])].join(' ');
+  const sessionOptions = [
+    '-c jit=off',
+    '-c max_parallel_workers_per_gather=0',
+    ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : []),
+  ].join(' ');
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
@@ -226,5 +243,12 @@ function createPostgres(options: DatabaseOptions): Database {
     await client.connect();
     return client;
   };
-  return { db, dialect: postgresDialect, traits: { singleInstance: false, singleWriter: false }, describe: safe, connectDedicated, destroy: () => db.destroy() };
+  return {
+    db,
+    dialect: postgresDialect,
+    traits: { singleInstance: false, singleWriter: false },
+    describe: safe,
+    connectDedicated,
+    destroy: () => db.destroy(),
+  };
 }

@@ -3,7 +3,10 @@
  * above the dialects tests these classes, never a driver's error codes.
  */
 export abstract class DbError extends Error {
-  constructor(message: string, override readonly cause: unknown) {
+  constructor(
+    message: string,
+    override readonly cause: unknown,
+  ) {
     super(message, { cause });
   }
 }
@@ -26,7 +29,10 @@ export class WriteConflict extends DbError {
  * Whether a failed write means a unique constraint refused a row: the repositories' own UniqueViolation, or a driver
  * error the dialect recognises as one.
  */
-export function isUniqueViolation(err: unknown, dialect: { toDomainError(err: unknown): DbError | undefined }): boolean {
+export function isUniqueViolation(
+  err: unknown,
+  dialect: { toDomainError(err: unknown): DbError | undefined },
+): boolean {
   return err instanceof UniqueViolation || dialect.toDomainError(err) instanceof UniqueViolation;
 }
 

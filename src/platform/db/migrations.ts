@@ -9,7 +9,11 @@ export interface ModuleMigration {
 }
 
 /** Applies the migrations the database lacks; answers their names in the order they ran (none: it was up to date). */
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, migrations: ModuleMigration[]): Promise<string[]> {
+export async function migrateToLatest(
+  db: Kysely<any>,
+  dialect: Dialect,
+  migrations: ModuleMigration[],
+): Promise<string[]> {
   const provider: MigrationProvider = {
     async getMigrations() {
       const out: Record<string, Migration> = {};

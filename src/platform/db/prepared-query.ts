@@ -43,7 +43,9 @@ interface Prepared<Row> {
 
 function prepare<Row>(build: (p: Placeholder) => Compilable<Row>): Prepared<Row> {
   const built = build((i) => `${MARK}${i}`).compile();
-  const slots = built.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARK) ? Number(v.slice(MARK.length)) : null));
+  const slots = built.parameters.map((v) =>
+    typeof v === 'string' && v.startsWith(MARK) ? Number(v.slice(MARK.length)) : null,
+  );
   return { compiled: { ...built, sql: PREPARED_MARK + built.sql }, slots };
 }
 
@@ -81,7 +83,12 @@ export function registerDirectReader(db: Kysely<any>, reader: DirectReader): voi
   Object.defineProperty(db, DIRECT_READER, { value: reader, enumerable: false });
 }
 
-async function execute<Row>(db: Kysely<any>, { compiled, slots }: Prepared<Row>, args: readonly unknown[], options: RunOptions = {}): Promise<Row[]> {
+async function execute<Row>(
+  db: Kysely<any>,
+  { compiled, slots }: Prepared<Row>,
+  args: readonly unknown[],
+  options: RunOptions = {},
+): Promise<Row[]> {
   const parameters = compiled.parameters.map((v, i) => (slots[i] === null ? v : args[slots[i]!]));
   const direct = (db as WithDirectReader)[DIRECT_READER]?.(compiled.sql, parameters, options);
   if (direct) {
@@ -114,7 +121,13 @@ export class PreparedQueries {
 
   constructor(private readonly max = 500) {}
 
-  run<Row>(db: Kysely<any>, key: string, build: (p: Placeholder) => Compilable<Row>, args: readonly unknown[], options?: RunOptions): Promise<Row[]> {
+  run<Row>(
+    db: Kysely<any>,
+    key: string,
+    build: (p: Placeholder) => Compilable<Row>,
+    args: readonly unknown[],
+    options?: RunOptions,
+  ): Promise<Row[]> {
     let entry = this.entries.get(key) as Prepared<Row> | undefined;
     if (!entry) {
       entry = prepare(build);
@@ -129,7 +142,14 @@ export class PreparedQueries {
    * `rowsPerStatement` rows a statement: bound values, one prepared statement per row count (key `key:count`), several
    * times cheaper than a JSON parameter taken apart in SQL.
    */
-  async insertRows(db: Kysely<any>, key: string, table: string, columns: readonly string[], values: readonly unknown[], rowsPerStatement: number): Promise<void> {
+  async insertRows(
+    db: Kysely<any>,
+    key: string,
+    table: string,
+    columns: readonly string[],
+    values: readonly unknown[],
+    rowsPerStatement: number,
+  ): Promise<void> {
     const width = columns.length;
     const step = rowsPerStatement * width;
     for (let i = 0; i < values.length; i += step) {
@@ -138,7 +158,14 @@ export class PreparedQueries {
       await this.run(
         db,
         `${key}:${count}`,
-        (p) => db.insertInto(table).values(Array.from({ length: count }, (_, n) => Object.fromEntries(columns.map((column, j) => [column, p(n * width + j)])))),
+        (p) =>
+          db
+            .insertInto(table)
+            .values(
+              Array.from({ length: count }, (_, n) =>
+                Object.fromEntries(columns.map((column, j) => [column, p(n * width + j)])),
+              ),
+            ),
         chunk,
       );
     }

@@ -17,7 +17,8 @@ export function registerOffThreadReader(db: Kysely<any>, reader: OffThreadReader
 }
 
 /** The off-thread reader registered on `db`, if any. */
-export const offThreadReader = (db: Kysely<any>): OffThreadReader | undefined => (db as WithOffThreadReader)[OFF_THREAD_READER];
+export const offThreadReader = (db: Kysely<any>): OffThreadReader | undefined =>
+  (db as WithOffThreadReader)[OFF_THREAD_READER];
 
 /**
  * Runs a read that may take a while (a list over a large store) where it keeps the event loop free: on a reader

@@ -6,8 +6,13 @@ import SQLite from 'better-sqlite3';
 
 /** Another process (or another open database of this one) holds the database file. */
 export class DatabaseInUseError extends Error {
-  constructor(readonly file: string, readonly pid: number | undefined) {
-    super(`another process${pid ? ` (pid ${pid})` : ''} is using ${file}; stop it first, or give this one another data directory`);
+  constructor(
+    readonly file: string,
+    readonly pid: number | undefined,
+  ) {
+    super(
+      `another process${pid ? ` (pid ${pid})` : ''} is using ${file}; stop it first, or give this one another data directory`,
+    );
   }
 }
 

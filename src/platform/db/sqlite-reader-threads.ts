@@ -164,7 +164,10 @@ export class SqliteReaderThreads {
   }
 
   private start(slot: number): Thread {
-    const worker = startSqliteThread(THREAD_SOURCE, this.options.file, { cacheKiB: Math.round(this.options.cacheMiB * 1024), arrayRowsMark: ARRAY_ROWS_MARK });
+    const worker = startSqliteThread(THREAD_SOURCE, this.options.file, {
+      cacheKiB: Math.round(this.options.cacheMiB * 1024),
+      arrayRowsMark: ARRAY_ROWS_MARK,
+    });
     const thread: Thread = { worker, waiting: new Map(), statements: new Map() };
     // The threads never keep the process alive; close() ends them.
     worker.unref();
@@ -191,7 +194,10 @@ export class SqliteReaderThreads {
  * driver's path, the file, and `extra`.
  */
 export function startSqliteThread(source: string, file: string, extra: Record<string, unknown>): Worker {
-  return new Worker(source, { eval: true, workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), file, ...extra } });
+  return new Worker(source, {
+    eval: true,
+    workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), file, ...extra },
+  });
 }
 
 /** The rows of a packed answer (see Packed). */

@@ -60,7 +60,13 @@ export class StatisticsUpkeep {
    */
   async check(): Promise<string[]> {
     if (this.schema === undefined) return this.checkSqlite();
-    const { rows } = await sql<{ relname: string; changed: number; live: number; analysed: boolean; unvacuumed: number }>`
+    const { rows } = await sql<{
+      relname: string;
+      changed: number;
+      live: number;
+      analysed: boolean;
+      unvacuumed: number;
+    }>`
       select relname, n_mod_since_analyze as changed, n_live_tup as live,
              (last_analyze is not null or last_autoanalyze is not null) as analysed,
              n_ins_since_vacuum + n_dead_tup as unvacuumed
@@ -88,7 +94,8 @@ export class StatisticsUpkeep {
         this.seen.delete(r.relname);
       }
       // Never analysed: its statistics are the planner's guesses; otherwise a share of what was there.
-      else if (Number(r.changed) >= minChangedRows && (!r.analysed || large(Number(r.changed), live))) await sql`analyze ${table}`.execute(this.db);
+      else if (Number(r.changed) >= minChangedRows && (!r.analysed || large(Number(r.changed), live)))
+        await sql`analyze ${table}`.execute(this.db);
       else continue;
       done.push(r.relname);
     }

@@ -24,7 +24,8 @@ export function registerOffThreadWriter(db: Kysely<any>, writer: OffThreadWriter
 }
 
 /** Whether `db` has an off-thread writer (SQLite on a file; not PostgreSQL, nor with database.sqliteWriterThread off). */
-export const hasOffThreadWriter = (db: Kysely<any>): boolean => (db as WithOffThreadWriter)[OFF_THREAD_WRITER] !== undefined;
+export const hasOffThreadWriter = (db: Kysely<any>): boolean =>
+  (db as WithOffThreadWriter)[OFF_THREAD_WRITER] !== undefined;
 
 /**
  * The statements `job` writes through `record`, an instance with SQLite's SQL that only collects them: none runs, and

@@ -97,10 +97,22 @@ export const ERRORS = {
       },
       { headers: { 'retry-after': String(retryAfterSeconds) } },
     ),
-  headersTooLarge: (message = 'The request headers exceed the size the server accepts', properties: Record<string, unknown> = {}) =>
-    new AppError(431, { messageKey: 'CORE_ERROR_HEADERS_TOO_LARGE', name: 'REQUEST_HEADER_FIELDS_TOO_LARGE', message, properties }),
+  headersTooLarge: (
+    message = 'The request headers exceed the size the server accepts',
+    properties: Record<string, unknown> = {},
+  ) =>
+    new AppError(431, {
+      messageKey: 'CORE_ERROR_HEADERS_TOO_LARGE',
+      name: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
+      message,
+      properties,
+    }),
   requestTimeout: () =>
-    new AppError(408, { messageKey: 'CORE_ERROR_REQUEST_TIMEOUT', name: 'REQUEST_TIMEOUT', message: 'The request was not received in time' }),
+    new AppError(408, {
+      messageKey: 'CORE_ERROR_REQUEST_TIMEOUT',
+      name: 'REQUEST_TIMEOUT',
+      message: 'The request was not received in time',
+    }),
   expectationFailed: () =>
     new AppError(417, {
       messageKey: 'CORE_ERROR_EXPECTATION_FAILED',

@@ -40,7 +40,11 @@ function validationErrors(err: FastifyError): FieldError[] {
 }
 
 /** Maps anything thrown to an AppError; unknown errors become a generic 500 (their cause is logged). */
-export function toAppError(err: unknown, request: FastifyRequest, domainError: DomainErrorOf = () => undefined): AppError {
+export function toAppError(
+  err: unknown,
+  request: FastifyRequest,
+  domainError: DomainErrorOf = () => undefined,
+): AppError {
   if (isAppError(err)) return err;
   // A driver error no service turned into its own answer: still not a 500 when it means something to the caller.
   const meaning = domainError(err);
@@ -53,29 +57,49 @@ export function toAppError(err: unknown, request: FastifyRequest, domainError: D
     return ERRORS.payloadTooLarge(request.routeOptions.bodyLimit ?? 0);
   }
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return ERRORS.unsupportedMediaType();
-  if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (fe instanceof SyntaxError && fe.statusCode === 400)) {
+  if (
+    code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    (fe instanceof SyntaxError && fe.statusCode === 400)
+  ) {
     const status = request.routeOptions.config?.invalidJsonStatus ?? 400;
     return ERRORS.invalidJson(status, code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'empty body' : 'malformed JSON');
   }
-  if (code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' || code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_ASYNC_CONSTRAINT') {
+  if (
+    code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' ||
+    code === 'FST_ERR_BAD_URL' ||
+    code === 'FST_ERR_ASYNC_CONSTRAINT'
+  ) {
     return ERRORS.badRequest('Malformed request');
   }
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     // Fastify's own 4xx (e.g. bad header values): keep the status, not the internal text.
-    return new AppError(fe.statusCode, { messageKey: 'CORE_ERROR_BAD_REQUEST', name: 'BAD_REQUEST', message: 'Malformed request' });
+    return new AppError(fe.statusCode, {
+      messageKey: 'CORE_ERROR_BAD_REQUEST',
+      name: 'BAD_REQUEST',
+      message: 'Malformed request',
+    });
   }
   return ERRORS.internal(err);
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  return reply.code(error.statusCode).headers(error.headers).type('application/json; charset=utf-8').send({ error: error.body });
+  return reply
+    .code(error.statusCode)
+    .headers(error.headers)
+    .type('application/json; charset=utf-8')
+    .send({ error: error.body });
 }
 
 /** Errors Fastify raises before routing (bad URL encoding, over-long path parameters): the same error object. */
 export function frameworkErrorHandler(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const error =
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? new AppError(414, { messageKey: 'CORE_ERROR_URI_TOO_LONG', name: 'URI_TOO_LONG', message: 'A path parameter is too long' })
+      ? new AppError(414, {
+          messageKey: 'CORE_ERROR_URI_TOO_LONG',
+          name: 'URI_TOO_LONG',
+          message: 'A path parameter is too long',
+        })
       : ERRORS.badRequest('Malformed request URL');
   void sendError(reply, error);
 }

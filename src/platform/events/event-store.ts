@@ -16,11 +16,16 @@ export class EventStore {
     const { last_id: id } = await trx
       .insertInto('change_event_counters')
       .values({ tenant_id: event.tenantId, last_id: 1 })
-      .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_id: sql<number>`change_event_counters.last_id + 1` }))
+      .onConflict((oc) =>
+        oc.column('tenant_id').doUpdateSet({ last_id: sql<number>`change_event_counters.last_id + 1` }),
+      )
       .returning('last_id')
       .executeTakeFirstOrThrow();
     const payload = JSON.stringify(event.payload ?? null);
-    await trx.insertInto('change_events').values({ tenant_id: event.tenantId, id: Number(id), topic: event.topic, payload, created_on: now }).execute();
+    await trx
+      .insertInto('change_events')
+      .values({ tenant_id: event.tenantId, id: Number(id), topic: event.topic, payload, created_on: now })
+      .execute();
     return { ...event, id: Number(id), createdOn: now };
   }
 
@@ -31,7 +36,12 @@ export class EventStore {
   }
 
   async byId(tenantId: string, id: number): Promise<FeedEvent | undefined> {
-    const row = await this.db.selectFrom('change_events').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('change_events')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row ? toEvent(row) : undefined;
   }
 
@@ -50,16 +60,30 @@ export class EventStore {
 
   /** Every event created at or after `since`, per tenant in id order (catch-up after a lost listener). */
   async createdSince(since: number): Promise<FeedEvent[]> {
-    const rows = await this.db.selectFrom('change_events').selectAll().where('created_on', '>=', since).orderBy('tenant_id').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('change_events')
+      .selectAll()
+      .where('created_on', '>=', since)
+      .orderBy('tenant_id')
+      .orderBy('id')
+      .execute();
     return rows.map(toEvent);
   }
 
   async replay(tenantId: string, topic: string, afterId: number, limit: number): Promise<Replay> {
-    const counter = await this.db.selectFrom('change_event_counters').select('last_id').where('tenant_id', '=', tenantId).executeTakeFirst();
+    const counter = await this.db
+      .selectFrom('change_event_counters')
+      .select('last_id')
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
     const last = Number(counter?.last_id ?? 0);
     if (afterId > last) return { kind: 'unknown' };
     if (afterId === last) return { kind: 'events', events: [] };
-    const oldest = await this.db.selectFrom('change_events').select((eb) => eb.fn.min('id').as('min')).where('tenant_id', '=', tenantId).executeTakeFirst();
+    const oldest = await this.db
+      .selectFrom('change_events')
+      .select((eb) => eb.fn.min('id').as('min'))
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
     const min = oldest?.min == null ? null : Number(oldest.min);
     if (min === null || min > afterId + 1) return { kind: 'expired' };
     const rows = await this.db
@@ -91,7 +115,11 @@ export class EventStore {
     await this.db
       .insertInto('feed_acks')
       .values({ instance_id: instanceId, tenant_id: tenantId, last_id: id })
-      .onConflict((oc) => oc.columns(['instance_id', 'tenant_id']).doUpdateSet({ last_id: sql<number>`case when feed_acks.last_id > ${id} then feed_acks.last_id else ${id} end` }))
+      .onConflict((oc) =>
+        oc.columns(['instance_id', 'tenant_id']).doUpdateSet({
+          last_id: sql<number>`case when feed_acks.last_id > ${id} then feed_acks.last_id else ${id} end`,
+        }),
+      )
       .execute();
   }
 
@@ -123,5 +151,11 @@ export class EventStore {
 }
 
 function toEvent(row: Row): FeedEvent {
-  return { tenantId: row.tenant_id, id: Number(row.id), topic: row.topic, payload: JSON.parse(row.payload), createdOn: Number(row.created_on) };
+  return {
+    tenantId: row.tenant_id,
+    id: Number(row.id),
+    topic: row.topic,
+    payload: JSON.parse(row.payload),
+    createdOn: Number(row.created_on),
+  };
 }

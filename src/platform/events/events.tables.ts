@@ -33,4 +33,3 @@ export interface EventsTables {
   feed_instances: FeedInstancesTable;
   feed_acks: FeedAcksTable;
 }
-

@@ -40,7 +40,8 @@ export class FeedCache {
   }
 
   set(partition: string, key: string, generation: number, text: string): void {
-    if (this.enabled && generation === this.generation(partition)) this.answers.set(`${partition}\u0000${key}`, { generation, text }, Date.now() + this.ttlMs);
+    if (this.enabled && generation === this.generation(partition))
+      this.answers.set(`${partition}\u0000${key}`, { generation, text }, Date.now() + this.ttlMs);
   }
 
   invalidate(partition: string): void {

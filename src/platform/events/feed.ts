@@ -15,7 +15,10 @@ export interface FeedTransport {
   /** After commit, with the transaction's events: the in-process transport delivers them here. */
   committed(events: FeedEvent[]): void;
   /** `receive` takes an event or a reference to one; `lost` is called when deliveries may have been missed. */
-  start(receive: (message: FeedEvent | { tenantId: string; id: number }) => void, lost: (since: number) => void): Promise<void>;
+  start(
+    receive: (message: FeedEvent | { tenantId: string; id: number }) => void,
+    lost: (since: number) => void,
+  ): Promise<void>;
   close(): Promise<void>;
   readonly connected: boolean;
 }
@@ -41,7 +44,7 @@ export class Feed implements ChangeFeed {
   private readonly instanceId = randomUUID();
 
   constructor(
-    private readonly db: Kysely<EventsTables>,
+    readonly _db: Kysely<EventsTables>,
     private readonly store: EventStore,
     private readonly transport: FeedTransport,
     private readonly settings: FeedSettings,
@@ -106,11 +109,18 @@ export class Feed implements ChangeFeed {
     await this.delivered(event, timeoutMs);
     if (this.settings.heartbeatMs === 0) return;
     while (Date.now() < until) {
-      const waiting = await this.store.unacknowledged(event.tenantId, event.id, Date.now() - 3 * this.settings.heartbeatMs);
+      const waiting = await this.store.unacknowledged(
+        event.tenantId,
+        event.id,
+        Date.now() - 3 * this.settings.heartbeatMs,
+      );
       if (waiting === 0) return;
       await new Promise((r) => setTimeout(r, 2));
     }
-    this.log.warn({ tenantId: event.tenantId, id: event.id }, 'change feed: not every instance confirmed an event in time');
+    this.log.warn(
+      { tenantId: event.tenantId, id: event.id },
+      'change feed: not every instance confirmed an event in time',
+    );
   }
 
   replay(tenantId: string, topic: string, afterId: number, limit: number): Promise<Replay> {
@@ -123,14 +133,20 @@ export class Feed implements ChangeFeed {
       (message) => this.enqueue(() => this.receive(message)),
       (since) => this.enqueue(() => this.catchUp(since)),
     );
-    const purge = () => this.store.purge(Date.now() - this.settings.retentionMs).catch((err) => this.log.warn({ err }, 'change feed purge failed'));
+    const purge = () =>
+      this.store
+        .purge(Date.now() - this.settings.retentionMs)
+        .catch((err) => this.log.warn({ err }, 'change feed purge failed'));
     void purge();
     this.purgeTimer = setInterval(purge, this.settings.purgeIntervalMs);
     this.purgeTimer.unref();
     if (this.settings.heartbeatMs > 0) {
       await this.store.heartbeat(this.instanceId, Date.now());
       this.heartbeatTimer = setInterval(
-        () => void this.store.heartbeat(this.instanceId, Date.now()).catch((err) => this.log.warn({ err }, 'change feed heartbeat failed')),
+        () =>
+          void this.store
+            .heartbeat(this.instanceId, Date.now())
+            .catch((err) => this.log.warn({ err }, 'change feed heartbeat failed')),
         this.settings.heartbeatMs,
       );
       this.heartbeatTimer.unref();
@@ -155,7 +171,8 @@ export class Feed implements ChangeFeed {
   private async receive(message: FeedEvent | { tenantId: string; id: number }): Promise<void> {
     const last = this.lastDelivered.get(message.tenantId) ?? 0;
     if (message.id <= last) return;
-    if (message.id > last + 1) for (const missed of await this.store.between(message.tenantId, last, message.id)) this.deliver(missed);
+    if (message.id > last + 1)
+      for (const missed of await this.store.between(message.tenantId, last, message.id)) this.deliver(missed);
     const event = 'topic' in message ? message : await this.store.byId(message.tenantId, message.id);
     if (event) this.deliver(event);
   }
@@ -181,7 +198,9 @@ export class Feed implements ChangeFeed {
     // After the subscribers acted on it: the local waiters, then (acknowledged topics) the other instances' waiters.
     for (const w of this.waiters) if (w.tenantId === event.tenantId && w.id <= event.id) w.done();
     if (this.settings.heartbeatMs > 0 && this.acknowledged.has(event.topic)) {
-      void this.store.ack(this.instanceId, event.tenantId, event.id).catch((err) => this.log.warn({ err }, 'change feed acknowledgement failed'));
+      void this.store
+        .ack(this.instanceId, event.tenantId, event.id)
+        .catch((err) => this.log.warn({ err }, 'change feed acknowledgement failed'));
     }
   }
 }

@@ -33,10 +33,15 @@ export function createChangeFeed(deps: ChangeFeedDeps): ChangeFeed & { dropConne
     deps.db,
     new EventStore(deps.db),
     transport,
-    { retentionMs: deps.retentionHours * 3_600_000, purgeIntervalMs: 600_000, heartbeatMs: deps.connectDedicated ? 5_000 : 0 },
+    {
+      retentionMs: deps.retentionHours * 3_600_000,
+      purgeIntervalMs: 600_000,
+      heartbeatMs: deps.connectDedicated ? 5_000 : 0,
+    },
     deps.log,
   );
-  if (transport instanceof PostgresTransport) return Object.assign(feed, { dropConnection: () => transport.dropConnection() });
+  if (transport instanceof PostgresTransport)
+    return Object.assign(feed, { dropConnection: () => transport.dropConnection() });
   return feed;
 }
 

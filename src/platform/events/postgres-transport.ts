@@ -43,8 +43,15 @@ export class PostgresTransport implements FeedTransport {
   }
 
   async announce(trx: Kysely<EventsTables>, event: FeedEvent): Promise<void> {
-    const full = JSON.stringify({ t: event.tenantId, i: event.id, o: event.topic, c: event.createdOn, p: event.payload });
-    const message = Buffer.byteLength(full) <= MAX_INLINE_BYTES ? full : JSON.stringify({ t: event.tenantId, i: event.id });
+    const full = JSON.stringify({
+      t: event.tenantId,
+      i: event.id,
+      o: event.topic,
+      c: event.createdOn,
+      p: event.payload,
+    });
+    const message =
+      Buffer.byteLength(full) <= MAX_INLINE_BYTES ? full : JSON.stringify({ t: event.tenantId, i: event.id });
     await sql`select pg_notify(${this.options.channel}, ${message})`.execute(trx);
   }
 
@@ -67,7 +74,9 @@ export class PostgresTransport implements FeedTransport {
 
   /** Test hook and operator's lever alike: drops the listener connection as a network failure would. */
   dropConnection(): void {
-    (this.client as unknown as { connection?: { stream?: { destroy(): void } } } | undefined)?.connection?.stream?.destroy();
+    (
+      this.client as unknown as { connection?: { stream?: { destroy(): void } } } | undefined
+    )?.connection?.stream?.destroy();
   }
 
   private async connect(): Promise<void> {
@@ -76,7 +85,11 @@ export class PostgresTransport implements FeedTransport {
       if (msg.channel !== this.options.channel || !msg.payload) return;
       try {
         const m = JSON.parse(msg.payload);
-        this.receive?.(m.o === undefined ? { tenantId: m.t, id: m.i } : { tenantId: m.t, id: m.i, topic: m.o, createdOn: m.c, payload: m.p });
+        this.receive?.(
+          m.o === undefined
+            ? { tenantId: m.t, id: m.i }
+            : { tenantId: m.t, id: m.i, topic: m.o, createdOn: m.c, payload: m.p },
+        );
       } catch (err) {
         this.options.log.warn({ err }, 'change feed: unreadable notification ignored');
       }
@@ -90,7 +103,10 @@ export class PostgresTransport implements FeedTransport {
       client.removeAllListeners('notification');
       void client.end().catch(() => undefined);
       if (this.closed) return;
-      this.options.log.warn({ err: err?.message }, `change feed: listener connection lost; reconnecting in ${this.backoff} ms`);
+      this.options.log.warn(
+        { err: err?.message },
+        `change feed: listener connection lost; reconnecting in ${this.backoff} ms`,
+      );
       this.scheduleReconnect();
     };
     client.on('error', onLost);
@@ -122,7 +138,10 @@ export class PostgresTransport implements FeedTransport {
       this.retryTimer = undefined;
       if (this.closed) return;
       this.connect().catch((err) => {
-        this.options.log.warn({ err: (err as Error).message }, `change feed: reconnect failed; next attempt in ${this.backoff} ms`);
+        this.options.log.warn(
+          { err: (err as Error).message },
+          `change feed: reconnect failed; next attempt in ${this.backoff} ms`,
+        );
         this.scheduleReconnect();
       });
     }, wait);

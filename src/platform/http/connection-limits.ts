@@ -55,7 +55,9 @@ export function limitConnectionsPerAddress(server: Server, max: number): void {
 
 /** Who holds a stream: the caller when the route has one (a principal), and the address in any case. */
 function holders(request: FastifyRequest): string[] {
-  const principal = (request as FastifyRequest & { principal?: { kind: string; tenantId: string; loginName: string } | null }).principal;
+  const principal = (
+    request as FastifyRequest & { principal?: { kind: string; tenantId: string; loginName: string } | null }
+  ).principal;
   const keys = [`address ${request.ip}`];
   if (principal) keys.push(`${principal.kind} ${principal.tenantId} ${principal.loginName}`);
   return keys;

@@ -24,7 +24,11 @@ const DEPTH_PROBLEM = `JSON may be nested at most ${MAX_JSON_DEPTH} levels deep`
 const isUnstorable = (s: string) => SUSPECT.test(s) && UNPAIRED.test(s);
 
 const child = (path: string, key: string | number) =>
-  typeof key === 'number' ? `${path}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+  typeof key === 'number'
+    ? `${path}[${key}]`
+    : /^[A-Za-z_$][\w$]*$/.test(key)
+      ? `${path}.${key}`
+      : `${path}[${JSON.stringify(key)}]`;
 
 /**
  * The first string, key or number of a parsed value that cannot be stored as it is, as a field error (`path` in
@@ -54,7 +58,8 @@ function isParsedObject(value: object): boolean {
 /** What cannot be stored in `value`, or undefined; the keys down to it are pushed onto `trail`, innermost first. */
 function problemIn(value: unknown, trail: Array<string | number>, depth: number): string | undefined {
   if (typeof value === 'string') return isUnstorable(value) ? `text ${TEXT_PROBLEM}` : undefined;
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : 'number is beyond the range of a double (about 1.8e308)';
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? undefined : 'number is beyond the range of a double (about 1.8e308)';
   if (value === null || typeof value !== 'object') return undefined;
   if (depth > MAX_JSON_DEPTH) return DEPTH_PROBLEM;
   if (Array.isArray(value)) {
@@ -114,7 +119,9 @@ function checkRequest(request: FastifyRequest): FieldError | undefined {
 function basicCredentialsProblem(header: string | undefined): FieldError | undefined {
   if (header === undefined || header.length < 7 || !/^basic\s/i.test(header)) return undefined;
   const text = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
-  return isUnstorable(text) ? { path: 'headers.authorization', message: `the Basic credentials hold a NUL character (\\u0000)` } : undefined;
+  return isUnstorable(text)
+    ? { path: 'headers.authorization', message: `the Basic credentials hold a NUL character (\\u0000)` }
+    : undefined;
 }
 
 /**
@@ -136,7 +143,15 @@ export function installInputIntegrity(app: FastifyInstance): void {
       const underflow = findUnderflow(text);
       if (underflow !== undefined) {
         const shown = underflow.length > 40 ? `${underflow.slice(0, 20)}...${underflow.slice(-12)}` : underflow;
-        return done(ERRORS.validation([{ path: 'body', message: `number ${shown} is below the smallest double (about 5e-324) and would be stored as 0` }]), undefined);
+        return done(
+          ERRORS.validation([
+            {
+              path: 'body',
+              message: `number ${shown} is below the smallest double (about 5e-324) and would be stored as 0`,
+            },
+          ]),
+          undefined,
+        );
       }
       done(null, value);
     });

@@ -144,7 +144,16 @@ export function rootKeyScanner(names: readonly string[]): (objectText: string) =
   };
 }
 
-const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA] = ['"', '\\', '{', '}', '[', ']', ','].map((ch) => ch.charCodeAt(0));
+const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA] = [
+  '"',
+  '\\',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+].map((ch) => ch.charCodeAt(0));
 
 /** Sends JSON text as it is. */
-export const sendJsonText = (reply: FastifyReply, text: string) => reply.type('application/json; charset=utf-8').send(text);
+export const sendJsonText = (reply: FastifyReply, text: string) =>
+  reply.type('application/json; charset=utf-8').send(text);

@@ -33,9 +33,19 @@ export const MAX_QUERY_INTEGER = 2_147_483_647;
  * not finite, so they reached SQL (a 500). The `allOf` runs the type test again on the coerced value, which refuses
  * a non-finite number; the bounds refuse finite absurd ones ("1e20").
  */
-export function QueryInteger(options: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) {
+export function QueryInteger(
+  options: { minimum?: number; maximum?: number; default?: number; description?: string } = {},
+) {
   const { minimum = 0, maximum = MAX_QUERY_INTEGER } = options;
-  if (!(Number.isSafeInteger(minimum) && Number.isSafeInteger(maximum) && minimum >= 0 && minimum <= maximum && maximum <= MAX_QUERY_INTEGER)) {
+  if (
+    !(
+      Number.isSafeInteger(minimum) &&
+      Number.isSafeInteger(maximum) &&
+      minimum >= 0 &&
+      minimum <= maximum &&
+      maximum <= MAX_QUERY_INTEGER
+    )
+  ) {
     throw new RangeError(`a query integer lies within 0..${MAX_QUERY_INTEGER}, not ${minimum}..${maximum}`);
   }
   return Type.Integer({ ...options, minimum, maximum, allOf: [{ type: 'integer' }] });

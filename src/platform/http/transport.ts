@@ -54,7 +54,9 @@ export function checkRequestHead(app: FastifyInstance, limits: RequestHeadLimits
     }
     let error: AppError | undefined;
     if (raw.length / 2 > limits.headerCount) {
-      error = ERRORS.headersTooLarge(`The request carries more than ${limits.headerCount} header lines`, { maxHeaderCount: limits.headerCount });
+      error = ERRORS.headersTooLarge(`The request carries more than ${limits.headerCount} header lines`, {
+        maxHeaderCount: limits.headerCount,
+      });
     } else if (hosts > 1) {
       error = ERRORS.badRequest('A request carries one Host header, not several');
     } else if (hosts === 0 && request.raw.httpVersion === '1.1') {
@@ -72,7 +74,11 @@ export function checkRequestHead(app: FastifyInstance, limits: RequestHeadLimits
   app.server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
     const error = ERRORS.expectationFailed();
     const body = JSON.stringify({ error: error.body });
-    res.writeHead(error.statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    res.writeHead(error.statusCode, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
     res.end(body);
   });
 }

@@ -14,7 +14,8 @@ export function typedBodyValidators(): ValidatorBuilder {
   const pool = AjvCompiler();
   return ((externalSchemas, options = {}) => {
     const base = options as CompilerOptions;
-    const withCoercion = (coerceTypes: false | 'array') => pool(externalSchemas, { ...base, customOptions: { ...AJV_OPTIONS, ...base.customOptions, coerceTypes } });
+    const withCoercion = (coerceTypes: false | 'array') =>
+      pool(externalSchemas, { ...base, customOptions: { ...AJV_OPTIONS, ...base.customOptions, coerceTypes } });
     const typed = withCoercion(false);
     const text = withCoercion('array');
     return (route: { httpPart?: string }) => (route.httpPart === 'body' ? typed : text)(route as never);

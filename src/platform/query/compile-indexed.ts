@@ -27,11 +27,17 @@ const ALIAS = /^[a-z_][a-z0-9_]*$/;
 
 export function checkedSource(source: ValueIndexSource): ValueIndexSource {
   // From a module, not from input: fail loudly rather than build SQL from a wrong name.
-  const names = [source.itemsTable, source.valuesTable, ...source.scope.map(([c]) => c), ...(source.keysTable ? [source.keysTable] : [])];
+  const names = [
+    source.itemsTable,
+    source.valuesTable,
+    ...source.scope.map(([c]) => c),
+    ...(source.keysTable ? [source.keysTable] : []),
+  ];
   if (!names.every((n) => TABLE_NAME.test(n)) || !ALIAS.test(source.alias)) {
     throw new Error('query: invalid value index source');
   }
-  if (source.plain && !(source.keysTable && source.keyForms)) throw new Error('query: plain values need the forms of the keys table');
+  if (source.plain && !(source.keysTable && source.keyForms))
+    throw new Error('query: plain values need the forms of the keys table');
   return source;
 }
 
@@ -92,16 +98,30 @@ function pathKey(source: ValueIndexSource, keysTable: string, path: string): Raw
  * the path and `elem` in the item index: it seeks the path (with `vk + 0` it tested each of an item's rows; PostgreSQL,
  * owner (1%) + sort at 1,000,000 items, sorting 5,000 matches: 55 -> 48 ms).
  */
-export function itemRowsAtPath(source: ValueIndexSource, alias: string, key: RawBuilder<unknown>, path: string, scoped: boolean, seekPath = false): RawBuilder<SqlBool> {
+export function itemRowsAtPath(
+  source: ValueIndexSource,
+  alias: string,
+  key: RawBuilder<unknown>,
+  path: string,
+  scoped: boolean,
+  seekPath = false,
+): RawBuilder<SqlBool> {
   const item = sql<SqlBool>`${sql.ref(`${alias}.item_seq`)} = ${key}`;
   if (source.keysTable) {
     const vk = seekPath ? sql.ref(`${alias}.vk`) : sql`(${sql.ref(`${alias}.vk`)} + 0)`;
     return sql<SqlBool>`${item} AND ${vk} = ${pathKey(source, source.keysTable, path)}`;
   }
-  return scoped ? sql<SqlBool>`${scopeOf(source, alias)} AND ${item} AND ${sql.ref(`${alias}.path`)} = ${path}` : sql<SqlBool>`${item} AND ${sql.ref(`${alias}.path`)} = ${path}`;
+  return scoped
+    ? sql<SqlBool>`${scopeOf(source, alias)} AND ${item} AND ${sql.ref(`${alias}.path`)} = ${path}`
+    : sql<SqlBool>`${item} AND ${sql.ref(`${alias}.path`)} = ${path}`;
 }
 
-export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: Dialect, membership: IndexMembership = dialect.query.indexMembership): RawBuilder<SqlBool> {
+export function indexedAny(
+  target: IndexedTarget,
+  tests: ValueTest[],
+  dialect: Dialect,
+  membership: IndexMembership = dialect.query.indexMembership,
+): RawBuilder<SqlBool> {
   const source = checkedSource(target.source);
   const exact = dialect.query.indexTests('q__v', tests);
   if (!exact) return FALSE;
@@ -112,7 +132,8 @@ export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: D
   const longString = sql.lit(VALUE_KIND.longString);
   if (assumePlain(source, path)) {
     // Compiling for plain values (ValueIndexSource.plain): the index rows alone answer, the statement checks that.
-    if (membership === 'set') return sql<SqlBool>`(${key} IN (SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(source, 'q__v', path)} AND ${exact}))`;
+    if (membership === 'set')
+      return sql<SqlBool>`(${key} IN (SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(source, 'q__v', path)} AND ${exact}))`;
     const probe = sql`SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(source, 'q__v', key, path, membership === 'exists')} AND ${exact}`;
     // `byKey`: a scalar subquery, which no planner turns into a join. A lone EXISTS in a WHERE is one PostgreSQL pulls up
     // into a semi-join, and a walk's page of 100 then hashed all 25,000 matches of its filter first (1 -> 12.8 ms).
@@ -141,14 +162,22 @@ export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: D
 }
 
 /** The join and ORDER BY items of a sort on an indexed value; `n` numbers the sort's join alias. */
-export function indexedSort(target: IndexedTarget, direction: 'ASC' | 'DESC', n: number, dialect: Dialect): { join: SortJoin; orderBy: RawBuilder<unknown>[] } {
+export function indexedSort(
+  target: IndexedTarget,
+  direction: 'ASC' | 'DESC',
+  n: number,
+  dialect: Dialect,
+): { join: SortJoin; orderBy: RawBuilder<unknown>[] } {
   const source = checkedSource(target.source);
   const alias = `q__s${n}`;
   const on = allOf([
     itemRowsAtPath(source, alias, sql.ref(`${source.alias}.seq`), checkedPath(target.path).join('.'), true, true),
     sql<SqlBool>`${sql.ref(`${alias}.elem`)} = 0`,
   ]);
-  return { join: { table: source.valuesTable, alias, on }, orderBy: dialect.query.indexedOrderBy(target, alias, direction) };
+  return {
+    join: { table: source.valuesTable, alias, on },
+    orderBy: dialect.query.indexedOrderBy(target, alias, direction),
+  };
 }
 
 /**
@@ -158,12 +187,19 @@ export function indexedSort(target: IndexedTarget, direction: 'ASC' | 'DESC', n:
  * PostgreSQL sees the index's order too), or sort by another key column of the rows (`stringKey`, from a partial index
  * on the string kind); numbers and booleans sort by num.
  */
-export function walkedKind(kind: number, stringKey: string, direction: 'ASC' | 'DESC'): { rows(alias: string): RawBuilder<SqlBool>; order(alias: string): RawBuilder<unknown> } {
+export function walkedKind(
+  kind: number,
+  stringKey: string,
+  direction: 'ASC' | 'DESC',
+): { rows(alias: string): RawBuilder<SqlBool>; order(alias: string): RawBuilder<unknown> } {
   const dir = sql.raw(direction === 'DESC' ? 'DESC' : 'ASC');
   const ref = (alias: string, column: string) => sql.ref(`${alias}.${column}`);
   const byStr = kind === VALUE_KIND.string && stringKey === 'str';
   return {
-    rows: (alias) => (byStr ? sql<SqlBool>`${ref(alias, 't')} = ${sql.lit(kind)} AND ${ref(alias, 'num')} IS NULL` : sql<SqlBool>`${ref(alias, 't')} = ${sql.lit(kind)}`),
+    rows: (alias) =>
+      byStr
+        ? sql<SqlBool>`${ref(alias, 't')} = ${sql.lit(kind)} AND ${ref(alias, 'num')} IS NULL`
+        : sql<SqlBool>`${ref(alias, 't')} = ${sql.lit(kind)}`,
     order: (alias) =>
       kind !== VALUE_KIND.string
         ? sql`${ref(alias, 'num')} ${dir}`

@@ -25,7 +25,11 @@ export function compileSet(node: QueryNode, ctx: QueryContext, source: ValueInde
  * from their document. The same items as the term's set (`SetCompiler.text`) among those tested, for a list that tests
  * its items one by one in its order (a walk) instead of reading every match: the caller must test readable items only.
  */
-export function compileTextOfItem(node: Extract<QueryNode, { type: 'text' }>, ctx: QueryContext, source: ValueIndexSource): RawBuilder<SqlBool> {
+export function compileTextOfItem(
+  node: Extract<QueryNode, { type: 'text' }>,
+  ctx: QueryContext,
+  source: ValueIndexSource,
+): RawBuilder<SqlBool> {
   const checked = checkedSource(source);
   const { search } = node;
   const wordsTable = checked.wordsTable;
@@ -111,7 +115,8 @@ class SetCompiler {
         AND ${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)}`;
     }
     const inDocument = sql<SqlBool>`${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)} AND ${this.mayRead(sql.ref(`${alias}.seq`))}`;
-    if (this.source.readers && tokens === undefined) found = sql`SELECT q__w.seq FROM (${found}) AS q__w WHERE ${this.mayRead(sql.ref('q__w.seq'))}`;
+    if (this.source.readers && tokens === undefined)
+      found = sql`SELECT q__w.seq FROM (${found}) AS q__w WHERE ${this.mayRead(sql.ref('q__w.seq'))}`;
     // Three disjoint parts, so no deduplication of the (many) index matches: those; the unindexed items (idx <> 1) and
     // the items with more words than the index holds (idx = 1), each read from its document and kept only when the
     // index did not find it already (that list is computed only if such an item matches its document).
@@ -220,7 +225,8 @@ class SetCompiler {
     }
     // Index rows that pass; long strings at the path, read from their documents; items without index rows (written
     // before the index, or beyond its caps), read from their documents (a partial index keeps them at hand).
-    if (plain) return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND ${exact}`;
+    if (plain)
+      return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND ${exact}`;
     return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND ${exact}
       UNION ALL
       SELECT q__d.seq AS seq FROM ${items} q__d WHERE q__d.seq IN (
@@ -229,4 +235,3 @@ class SetCompiler {
       SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${scoped('q__d')} AND q__d.idx <> 1 AND ${doc}`;
   }
 }
-

@@ -40,7 +40,10 @@ export function compileNode(node: QueryNode, ctx: QueryContext): RawBuilder<SqlB
  * ORDER BY items of the instructions, with the joins they need; a property the resolver does not know sorts as
  * missing everywhere (no item).
  */
-export function compileSort(sorts: SortInstruction[], ctx: QueryContext): { orderBy: RawBuilder<unknown>[]; joins: SortJoin[] } {
+export function compileSort(
+  sorts: SortInstruction[],
+  ctx: QueryContext,
+): { orderBy: RawBuilder<unknown>[]; joins: SortJoin[] } {
   const orderBy: RawBuilder<unknown>[] = [];
   const joins: SortJoin[] = [];
   for (const s of sorts) {

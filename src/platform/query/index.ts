@@ -1,6 +1,6 @@
 // The list-query compiler: `query` (Lucene syntax), `filter` (JSON conditions), `sort` and the time zone of a list
 // read, parsed purely and compiled to Kysely SQL fragments. Used by storage and the engine's data management API.
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { RawBuilder, SqlBool } from 'kysely';
 import type { CompiledListQuery, ListQueryInput, QueryContext, SortInstruction } from './query.types.js';
 import type { QueryNode, ValueIndexSource } from './query-ast.js';
 import { compileSet, compileTextOfItem } from './compile-sets.js';
@@ -24,7 +24,14 @@ export type {
 export type { PlainAssumption, QueryNode, ValueTest, ValueIndexSource } from './query-ast.js';
 export type { SortJoin } from './compile-indexed.js';
 export { plainCheck, walkedKind } from './compile-indexed.js';
-export { documentIndex, VALUE_FORM, VALUE_INDEX_LIMITS, VALUE_KIND, type DocumentIndex, type ValueIndexRow } from './value-index.js';
+export {
+  documentIndex,
+  VALUE_FORM,
+  VALUE_INDEX_LIMITS,
+  VALUE_KIND,
+  type DocumentIndex,
+  type ValueIndexRow,
+} from './value-index.js';
 export { parseFilter, filterToNode, type NormalizedCondition } from './parse-filter.js';
 export { parseSort } from './parse-sort.js';
 export { parseQueryString } from './parse-query-string.js';
@@ -72,7 +79,9 @@ export function compileListQuerySets(
   if (node.type === 'all') return { orderBy, joins, needsItemRow, sorts };
   // A bare term on one item: a probe of its words where a words index answers it (whole words), as the set itself
   // does; the document's text (a pattern over all of it) would find words inside other words too.
-  const textMember = source.wordsTable ? (text: Extract<QueryNode, { type: 'text' }>) => compileTextOfItem(text, ctx, source) : undefined;
+  const textMember = source.wordsTable
+    ? (text: Extract<QueryNode, { type: 'text' }>) => compileTextOfItem(text, ctx, source)
+    : undefined;
   const where = itemCondition ? compileNode(node, { ...ctx, indexMembership: itemCondition, textMember }) : undefined;
   return { set: compileSet(node, ctx, source, universe), orderBy, joins, needsItemRow, sorts, where };
 }
@@ -86,4 +95,3 @@ export function compileListQuery(input: ListQueryInput, ctx: QueryContext): Comp
   const { orderBy, joins } = compileSort(sorts, ctx);
   return node.type === 'all' ? { orderBy, joins } : { where: compileNode(node, ctx), orderBy, joins };
 }
-

@@ -18,12 +18,20 @@ export interface NormalizedCondition {
 }
 
 const OPERATORS: Record<string, FilterOperator> = {
-  eq: 'eq', '=': 'eq', '==': 'eq',
-  ne: 'ne', '!=': 'ne', '<>': 'ne',
-  gt: 'gt', '>': 'gt',
-  gte: 'gte', '>=': 'gte',
-  lt: 'lt', '<': 'lt',
-  lte: 'lte', '<=': 'lte',
+  eq: 'eq',
+  '=': 'eq',
+  '==': 'eq',
+  ne: 'ne',
+  '!=': 'ne',
+  '<>': 'ne',
+  gt: 'gt',
+  '>': 'gt',
+  gte: 'gte',
+  '>=': 'gte',
+  lt: 'lt',
+  '<': 'lt',
+  lte: 'lte',
+  '<=': 'lte',
   like: 'like',
   in: 'in',
   exists: 'exists',
@@ -101,7 +109,8 @@ function normalizeValue(operator: FilterOperator, value: unknown, path: string):
       }
       return value.map((v, i) => {
         const s = scalar(v, `${path}/${i}`);
-        if (s === undefined) throw QUERY_ERRORS.invalidFilter(`${path}/${i}`, 'in values must be strings, numbers or booleans');
+        if (s === undefined)
+          throw QUERY_ERRORS.invalidFilter(`${path}/${i}`, 'in values must be strings, numbers or booleans');
         return s;
       });
     }
@@ -112,7 +121,8 @@ function normalizeValue(operator: FilterOperator, value: unknown, path: string):
     case 'ne': {
       if (value === null) return null;
       const s = scalar(value, path);
-      if (s === undefined) throw QUERY_ERRORS.invalidFilter(path, `${operator} needs a string, number, boolean or null value`);
+      if (s === undefined)
+        throw QUERY_ERRORS.invalidFilter(path, `${operator} needs a string, number, boolean or null value`);
       return s;
     }
     default: {
@@ -160,7 +170,11 @@ function conditionNode(c: NormalizedCondition, zone: Zone, path: string): QueryN
     default: {
       const op = RANGE_OPS[c.operator]!;
       const v = c.value as string | number;
-      return predicate(typeof v === 'number' ? [{ kind: 'number', conds: [{ op, value: v }] }] : rangeTests([{ op, text: v }], zone, path));
+      return predicate(
+        typeof v === 'number'
+          ? [{ kind: 'number', conds: [{ op, value: v }] }]
+          : rangeTests([{ op, text: v }], zone, path),
+      );
     }
   }
 }

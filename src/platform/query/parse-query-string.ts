@@ -114,7 +114,8 @@ class Converter {
     const signed = leaf.field !== IMPLICIT && /^[-+!]/.test(leaf.field);
     const prefix = signed ? leaf.field[0] : isTerm(leaf) ? leaf.prefix : null;
     const rawField = signed ? leaf.field.slice(1) : leaf.field;
-    if (signed && (rawField === '' || (isTerm(leaf) && leaf.prefix))) throw QUERY_ERRORS.invalidQuery('a field name is missing');
+    if (signed && (rawField === '' || (isTerm(leaf) && leaf.prefix)))
+      throw QUERY_ERRORS.invalidQuery('a field name is missing');
     const field = rawField !== IMPLICIT ? unescapeLucene(rawField) : defaultField;
     const occur: Occur = prefix === '+' ? 'must' : prefix === '-' || prefix === '!' ? 'mustNot' : 'should';
     if (isRange(leaf)) {
@@ -129,7 +130,11 @@ class Converter {
     const comparison = leaf.quoted ? undefined : /^(>=|<=|>|<)(.*)$/s.exec(raw);
     if (field === undefined) {
       if (comparison) throw QUERY_ERRORS.invalidQuery('a comparison needs a field: field:>value');
-      const pattern = toLikePattern(leaf.quoted ? unescapeLucene(raw) : raw, { backslashEscapes: !leaf.quoted, literal: leaf.quoted, jsonText: true }, PATH);
+      const pattern = toLikePattern(
+        leaf.quoted ? unescapeLucene(raw) : raw,
+        { backslashEscapes: !leaf.quoted, literal: leaf.quoted, jsonText: true },
+        PATH,
+      );
       // The index's search: escaped characters are literal (an escaped * or ? is no wildcard: not a word character).
       const search = leaf.quoted
         ? textSearch(unescapeLucene(raw), true)
@@ -157,8 +162,10 @@ class Converter {
     const lowInclusive = leaf.inclusive === 'both' || leaf.inclusive === 'left';
     const highInclusive = leaf.inclusive === 'both' || leaf.inclusive === 'right';
     const bounds: Array<{ op: CompareOp; text: string }> = [];
-    if (leaf.term_min !== '*') bounds.push({ op: lowInclusive ? '>=' : '>', text: unescapeLucene(checkValueLength(leaf.term_min, PATH)) });
-    if (leaf.term_max !== '*') bounds.push({ op: highInclusive ? '<=' : '<', text: unescapeLucene(checkValueLength(leaf.term_max, PATH)) });
+    if (leaf.term_min !== '*')
+      bounds.push({ op: lowInclusive ? '>=' : '>', text: unescapeLucene(checkValueLength(leaf.term_min, PATH)) });
+    if (leaf.term_max !== '*')
+      bounds.push({ op: highInclusive ? '<=' : '<', text: unescapeLucene(checkValueLength(leaf.term_max, PATH)) });
     const tests: ValueTest[] = bounds.length === 0 ? [{ kind: 'present' }] : rangeTests(bounds, this.zone, PATH);
     return { type: 'predicate', property, tests };
   }
@@ -172,8 +179,16 @@ function mergeComparisons(operands: Array<{ raw: LAny; negate: boolean }>, ops: 
     const a = operands[i].raw;
     const b = operands[i + 1].raw;
     if (
-      ops[i] === IMPLICIT && isTerm(a) && !a.quoted && a.field !== IMPLICIT && /^(>=|<=|>|<)$/.test(a.term) &&
-      isTerm(b) && b.quoted && b.field === IMPLICIT && !b.prefix && !operands[i + 1].negate
+      ops[i] === IMPLICIT &&
+      isTerm(a) &&
+      !a.quoted &&
+      a.field !== IMPLICIT &&
+      /^(>=|<=|>|<)$/.test(a.term) &&
+      isTerm(b) &&
+      b.quoted &&
+      b.field === IMPLICIT &&
+      !b.prefix &&
+      !operands[i + 1].negate
     ) {
       // The phrase keeps its escapes; comparison values are unescaped later like unquoted ones.
       operands[i] = { raw: { ...a, term: a.term + b.term }, negate: operands[i].negate };

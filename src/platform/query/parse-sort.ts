@@ -13,10 +13,12 @@ export function parseSort(input: string | SortInstruction[] | undefined | null):
     throw QUERY_ERRORS.invalidSort('sort', `at most ${QUERY_LIMITS.sortFields} sort instructions`);
   }
   return input.map((raw, i) => {
-    if (typeof raw !== 'object' || raw === null) throw QUERY_ERRORS.invalidSort(`sort/${i}`, 'an instruction must be an object');
+    if (typeof raw !== 'object' || raw === null)
+      throw QUERY_ERRORS.invalidSort(`sort/${i}`, 'an instruction must be an object');
     const r = raw as unknown as Record<string, unknown>;
     const direction = r.direction === undefined || r.direction === null ? 'ASC' : r.direction;
-    if (typeof direction !== 'string') throw QUERY_ERRORS.invalidSort(`sort/${i}/direction`, 'direction must be ASC or DESC');
+    if (typeof direction !== 'string')
+      throw QUERY_ERRORS.invalidSort(`sort/${i}/direction`, 'direction must be ASC or DESC');
     return {
       property: validateProperty(r.property, `sort/${i}/property`),
       direction: parseDirection(direction, `sort/${i}/direction`),
@@ -28,7 +30,10 @@ function parseSortString(text: string): SortInstruction[] {
   if (text.length > QUERY_LIMITS.sortLength) {
     throw QUERY_ERRORS.invalidSort('sort', `sort is limited to ${QUERY_LIMITS.sortLength} characters`);
   }
-  const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (items.length > QUERY_LIMITS.sortFields) {
     throw QUERY_ERRORS.invalidSort('sort', `at most ${QUERY_LIMITS.sortFields} sort instructions`);
   }

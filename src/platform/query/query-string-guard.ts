@@ -66,7 +66,7 @@ export function guardQueryString(query: string): string {
     if (word === '' && (ch === '-' || ch === '!' || ch === '+') && query[i + 1] === '(') {
       // The grammar takes prefixes on terms only; `-(group)` is `NOT (group)`.
       if (ch === '+') throw QUERY_ERRORS.invalidQuery('+ before a group is not supported; join it with AND');
-      out = out.slice(0, -1) + 'NOT ';
+      out = `${out.slice(0, -1)}NOT `;
       tokens.push('NOT');
     } else if (ch === '[' || ch === '{') {
       inRange = true;
@@ -74,7 +74,9 @@ export function guardQueryString(query: string): string {
       word += ch;
     } else if (ch === '/' || ch === '~') {
       throw QUERY_ERRORS.invalidQuery(
-        ch === '/' ? 'regular expressions are not supported (escape / as \\/)' : 'fuzzy and proximity searches (~) are not supported',
+        ch === '/'
+          ? 'regular expressions are not supported (escape / as \\/)'
+          : 'fuzzy and proximity searches (~) are not supported',
       );
     } else if (ch === '^' && (word === '' || !/^(0\.\d+|\d+)(\s|\)|$)/.test(query.slice(i + 1, i + 24)))) {
       throw QUERY_ERRORS.invalidQuery('^ needs a number (boost)');
@@ -116,7 +118,8 @@ function checkWord(word: string, beforeParen: boolean): void {
   }
   if (colons.length > 1) throw QUERY_ERRORS.invalidQuery(`escape the second : in ${word.slice(0, 64)} as \\:`);
   if (colons[0] === 0) throw QUERY_ERRORS.invalidQuery(`${word.slice(0, 64)} needs a field name before :`);
-  if (colons[0] === word.length - 1 && !beforeParen) throw QUERY_ERRORS.invalidQuery(`${word.slice(0, 64)} needs a value`);
+  if (colons[0] === word.length - 1 && !beforeParen)
+    throw QUERY_ERRORS.invalidQuery(`${word.slice(0, 64)} needs a value`);
 }
 
 function findPhraseEnd(query: string, from: number): number {

@@ -45,7 +45,10 @@ function balanced(parts: RawBuilder<SqlBool>[], joiner: RawBuilder<unknown>): Ra
 }
 
 /** OR of the tests that apply (`compile` answers null for a test that cannot match there); null when none applies. */
-export function anyApplicable<T>(tests: T[], compile: (test: T) => RawBuilder<SqlBool> | null): RawBuilder<SqlBool> | null {
+export function anyApplicable<T>(
+  tests: T[],
+  compile: (test: T) => RawBuilder<SqlBool> | null,
+): RawBuilder<SqlBool> | null {
   const parts = tests.map(compile).filter((p): p is RawBuilder<SqlBool> => p !== null);
   return parts.length === 0 ? null : anyOf(parts);
 }

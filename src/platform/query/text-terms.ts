@@ -58,7 +58,10 @@ export function wordsOf(text: string): string[] {
  * term is a word followed by `*` (the words that start with it). `like`: any other wildcard term, a LIKE pattern
  * (backslash escapes) over single words, its characters other than letters, digits, `*` and `?` removed.
  */
-export type TextSearch = { kind: 'words'; words: string[]; phrase: boolean } | { kind: 'prefix'; prefix: string } | { kind: 'like'; pattern: string };
+export type TextSearch =
+  | { kind: 'words'; words: string[]; phrase: boolean }
+  | { kind: 'prefix'; prefix: string }
+  | { kind: 'like'; pattern: string };
 
 export function textSearch(term: string, quoted: boolean): TextSearch {
   if (quoted || !/[*?]/.test(term)) {

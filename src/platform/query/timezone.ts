@@ -17,7 +17,10 @@ export function resolveZone(timezoneName?: string, timezoneOffset?: string): Zon
   if (offset !== undefined) {
     const minutes = parseOffset(offset);
     if (minutes === null) {
-      throw QUERY_ERRORS.invalidTimezone('timezoneOffset', 'expected an offset such as GMT+2, GMT-05:30, +02:00 or UTC');
+      throw QUERY_ERRORS.invalidTimezone(
+        'timezoneOffset',
+        'expected an offset such as GMT+2, GMT-05:30, +02:00 or UTC',
+      );
     }
     return { kind: 'fixed', offsetMinutes: minutes };
   }
@@ -83,7 +86,15 @@ export function zoneOffsetMs(zone: Zone, instantMs: number): number {
   for (const p of formatterFor(zone.name).formatToParts(new Date(seconds))) parts[p.type] = p.value;
   let year = Number(parts.year);
   if (parts.era === 'BC' || parts.era === 'B') year = 1 - year;
-  const wall = utcMs(year, Number(parts.month), Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second), 0);
+  const wall = utcMs(
+    year,
+    Number(parts.month),
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+    0,
+  );
   return wall - seconds;
 }
 

@@ -13,7 +13,16 @@ import { wordsOf } from './text-terms.js';
  * of the item's strings and numbers (text-terms.ts) go to the engine's full-text index (Dialect.words); a `wordsCut`
  * row (path '') says the item has more words than indexed (a bare term then reads its document).
  */
-export const VALUE_KIND = { number: 0, string: 1, boolean: 2, elementCompound: 3, arrayMarker: 4, longString: 5, objectMarker: 6, wordsCut: 8 } as const;
+export const VALUE_KIND = {
+  number: 0,
+  string: 1,
+  boolean: 2,
+  elementCompound: 3,
+  arrayMarker: 4,
+  longString: 5,
+  objectMarker: 6,
+  wordsCut: 8,
+} as const;
 
 /**
  * The forms a value at a path takes, as bits (DocumentIndex.forms): a module may keep their union per path, so that a
@@ -56,7 +65,11 @@ export interface DocumentIndex {
  * `objectMarker` at the path of every array and object below the roots, so that "no value at this path is anything but
  * one kind of scalar" is one index probe (a sort may then walk the index in order); markers match no test.
  */
-export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<string>, options: { words?: boolean; markers?: boolean; forms?: boolean } = {}): DocumentIndex {
+export function documentIndex(
+  doc: Record<string, unknown>,
+  roots: ReadonlySet<string>,
+  options: { words?: boolean; markers?: boolean; forms?: boolean } = {},
+): DocumentIndex {
   const rows: ValueIndexRow[] = [];
   const forms = options.forms ? new Map<string, number>() : undefined;
   const form = (path: string, bit: number) => forms?.set(path, (forms.get(path) ?? 0) | bit);
@@ -71,7 +84,9 @@ export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<s
       if (options.markers) rows.push([path, VALUE_KIND.arrayMarker, 0, null, null]);
       for (const element of value) {
         if (element === null) continue;
-        rows.push(typeof element === 'object' ? [path, VALUE_KIND.elementCompound, 1, null, null] : scalarRow(path, 1, element));
+        rows.push(
+          typeof element === 'object' ? [path, VALUE_KIND.elementCompound, 1, null, null] : scalarRow(path, 1, element),
+        );
       }
     } else if (typeof value === 'object') {
       form(path, VALUE_FORM.object);
@@ -86,7 +101,8 @@ export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<s
       form(path, FORM_OF_KIND[row[1]]);
       rows.push(row);
     }
-    if (rows.length > VALUE_INDEX_LIMITS.rows) return { complete: false, rows: [], words: [], forms: forms && new Map() };
+    if (rows.length > VALUE_INDEX_LIMITS.rows)
+      return { complete: false, rows: [], words: [], forms: forms && new Map() };
   }
   if (options.words === false) return { complete: true, rows, words: [], forms };
   const { words, cut } = documentWords(doc, roots);
@@ -100,7 +116,9 @@ export function documentIndex(doc: Record<string, unknown>, roots: ReadonlySet<s
  */
 function documentWords(doc: Record<string, unknown>, roots: ReadonlySet<string>): { words: string[]; cut: boolean } {
   const words = new Set<string>();
-  const stack: unknown[] = Object.keys(doc).filter((k) => roots.has(k)).map((k) => doc[k]);
+  const stack: unknown[] = Object.keys(doc)
+    .filter((k) => roots.has(k))
+    .map((k) => doc[k]);
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value === 'string' || typeof value === 'number') {
@@ -126,5 +144,7 @@ function scalarRow(path: string, elem: 0 | 1, value: unknown): ValueIndexRow {
   if (typeof value === 'number') return [path, VALUE_KIND.number, elem, value, null];
   if (typeof value === 'boolean') return [path, VALUE_KIND.boolean, elem, value ? 1 : 0, null];
   const text = String(value);
-  return text.length > VALUE_INDEX_LIMITS.stringLength ? [path, VALUE_KIND.longString, elem, null, null] : [path, VALUE_KIND.string, elem, null, text];
+  return text.length > VALUE_INDEX_LIMITS.stringLength
+    ? [path, VALUE_KIND.longString, elem, null, null]
+    : [path, VALUE_KIND.string, elem, null, text];
 }

@@ -18,7 +18,10 @@ export function validateProperty(property: unknown, path: string): string {
   }
   const segments = property.split('.');
   if (segments.length > QUERY_LIMITS.propertySegments || segments.some((s) => s.length === 0)) {
-    throw QUERY_ERRORS.invalidProperty(path, `property must be a dotted path of at most ${QUERY_LIMITS.propertySegments} non-empty segments`);
+    throw QUERY_ERRORS.invalidProperty(
+      path,
+      `property must be a dotted path of at most ${QUERY_LIMITS.propertySegments} non-empty segments`,
+    );
   }
   return property;
 }
@@ -143,14 +146,19 @@ export function rangeTests(bounds: Array<{ op: CompareOp; text: string }>, zone:
  * boolean; a date also matches datetime columns as an instant (a date-only value: the whole day).
  */
 export function equalityTests(text: string, caseInsensitive: boolean, zone: Zone, path: string): ValueTest[] {
-  const tests: ValueTest[] = [caseInsensitive ? { kind: 'stringCi', value: text } : { kind: 'string', conds: [{ op: '=', value: text }] }];
+  const tests: ValueTest[] = [
+    caseInsensitive ? { kind: 'stringCi', value: text } : { kind: 'string', conds: [{ op: '=', value: text }] },
+  ];
   const n = numberOf(text);
   if (n !== undefined) tests.push({ kind: 'number', conds: [{ op: '=', value: n }] });
   if (text === 'true' || text === 'false') tests.push({ kind: 'boolean', value: text === 'true' });
   const date = parseDateValue(text, zone, path);
   if (date) {
     const conds: Comparison<number>[] = date.dateOnly
-      ? [{ op: '>=', value: date.ms }, { op: '<', value: date.endMs }]
+      ? [
+          { op: '>=', value: date.ms },
+          { op: '<', value: date.endMs },
+        ]
       : [{ op: '=', value: date.ms }];
     tests.push({ kind: 'instant', conds, columnsOnly: true });
   }

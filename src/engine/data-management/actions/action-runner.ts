@@ -26,14 +26,18 @@ export interface ActionResult {
 }
 
 /** Checks `Parameters` (`[{key, value}]`) against the action's parameter definitions; answers them as an object. */
-export function checkParameters(definitions: Attribute[], given: Array<{ key: string; value?: unknown }>): Record<string, unknown> {
+export function checkParameters(
+  definitions: Attribute[],
+  given: Array<{ key: string; value?: unknown }>,
+): Record<string, unknown> {
   const byKey = new Map(definitions.map((d) => [d.key, d]));
   const values: Record<string, unknown> = {};
   for (const p of given) {
     const d = byKey.get(p.key);
     if (!d) throw DM_ERRORS.invalidCall(`Parameters: the action has no parameter ${p.key.slice(0, 100)}`);
     if (Object.hasOwn(values, p.key)) throw DM_ERRORS.invalidCall(`Parameters: ${p.key.slice(0, 100)} given twice`);
-    if (p.value !== undefined && p.value !== null && !fitsAttribute(d, p.value)) throw DM_ERRORS.invalidCall(`Parameters: ${d.key} must be of type ${d.type}`, { parameter: d.key });
+    if (p.value !== undefined && p.value !== null && !fitsAttribute(d, p.value))
+      throw DM_ERRORS.invalidCall(`Parameters: ${d.key} must be of type ${d.type}`, { parameter: d.key });
     values[p.key] = p.value;
   }
   for (const d of definitions) {
@@ -65,9 +69,11 @@ export async function runAction(
     const download = exportAssets(handler, assets, exportColumns(payload.columns as unknown[] | undefined, attributes));
     return { message: `${assets.length} asset${assets.length === 1 ? '' : 's'} exported`, download };
   }
-  if (!handler || handler.type !== 'webhook') throw DM_ERRORS.invalidCall('the action has no handler this engine can run (handler type webhook or export)');
+  if (handler?.type !== 'webhook')
+    throw DM_ERRORS.invalidCall('the action has no handler this engine can run (handler type webhook or export)');
   const hook = typeof handler.webhook === 'string' ? webhooks.get(handler.webhook) : undefined;
-  if (!hook) throw DM_ERRORS.invalidCall(`the action names no configured webhook (${String(handler.webhook).slice(0, 100)})`);
+  if (!hook)
+    throw DM_ERRORS.invalidCall(`the action names no configured webhook (${String(handler.webhook).slice(0, 100)})`);
   if (payload.context === 'Asset') payload = { ...payload, assets: (await selection()).assets };
   let res: Response;
   try {
@@ -90,10 +96,13 @@ export async function runAction(
   } catch {
     throw actionFailed(hook.name, 'answered something that is not JSON');
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw actionFailed(hook.name, 'answered JSON that is not an object');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw actionFailed(hook.name, 'answered JSON that is not an object');
   const b = body as Record<string, unknown>;
-  if (b.message !== undefined && typeof b.message !== 'string') throw actionFailed(hook.name, 'answered a message that is not a string');
-  if (b.refresh !== undefined && typeof b.refresh !== 'boolean') throw actionFailed(hook.name, 'answered a refresh that is not a boolean');
+  if (b.message !== undefined && typeof b.message !== 'string')
+    throw actionFailed(hook.name, 'answered a message that is not a string');
+  if (b.refresh !== undefined && typeof b.refresh !== 'boolean')
+    throw actionFailed(hook.name, 'answered a refresh that is not a boolean');
   const out: ActionResult = {};
   if (b.message !== undefined) out.message = b.message as string;
   if (b.download !== undefined) out.download = b.download;
@@ -103,5 +112,10 @@ export async function runAction(
 }
 
 function actionFailed(name: string, why: string): AppError {
-  return new AppError(502, { messageKey: 'DM_ERROR_ACTION_FAILED', name: 'BAD_GATEWAY', message: `The action's webhook ${name} ${why}`, properties: { webhook: name } });
+  return new AppError(502, {
+    messageKey: 'DM_ERROR_ACTION_FAILED',
+    name: 'BAD_GATEWAY',
+    message: `The action's webhook ${name} ${why}`,
+    properties: { webhook: name },
+  });
 }

@@ -25,10 +25,16 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$/;
  */
 export function exportColumns(given: unknown[] | undefined, attributes: Attribute[]): Column[] {
   if (!given || given.length === 0) {
-    return [...BASE_COLUMNS.map((p) => ({ property: p, header: p })), ...attributes.filter((a) => !a.hidden).map((a) => ({ property: `attributes.${a.key}`, header: a.label ?? a.key }))];
+    return [
+      ...BASE_COLUMNS.map((p) => ({ property: p, header: p })),
+      ...attributes
+        .filter((a) => !a.hidden)
+        .map((a) => ({ property: `attributes.${a.key}`, header: a.label ?? a.key })),
+    ];
   }
   return given.map((c, i) => {
-    const o = typeof c === 'string' ? { property: c } : c && typeof c === 'object' ? (c as Record<string, unknown>) : {};
+    const o =
+      typeof c === 'string' ? { property: c } : c && typeof c === 'object' ? (c as Record<string, unknown>) : {};
     const property = o.property ?? o.dataIndex;
     if (typeof property !== 'string' || property.length === 0 || property.length > 1000) {
       throw DM_ERRORS.invalidCall(`columns/${i}: a column is a property name or {property, header}`);
@@ -52,9 +58,11 @@ function valueAt(doc: Record<string, unknown>, property: string): unknown {
     const key = property.slice('attributes.'.length);
     return own(attributes, key) ?? own(unversioned, key);
   }
-  if (property.startsWith('unversionedAttributes.')) return own(unversioned, property.slice('unversionedAttributes.'.length));
+  if (property.startsWith('unversionedAttributes.'))
+    return own(unversioned, property.slice('unversionedAttributes.'.length));
   let value: unknown = doc;
-  for (const part of property.split('.')) value = value && typeof value === 'object' ? own(value as Record<string, unknown>, part) : undefined;
+  for (const part of property.split('.'))
+    value = value && typeof value === 'object' ? own(value as Record<string, unknown>, part) : undefined;
   return value;
 }
 
@@ -67,14 +75,35 @@ function csvField(value: unknown): string {
 }
 
 /** The export file of the assets (their answers) for the handler's options. */
-export function exportAssets(handler: Record<string, unknown>, assets: Array<Record<string, unknown>>, columns: Column[]): Download {
+export function exportAssets(
+  handler: Record<string, unknown>,
+  assets: Array<Record<string, unknown>>,
+  columns: Column[],
+): Download {
   const format = handler.format ?? 'csv';
-  if (format !== 'csv' && format !== 'json') throw DM_ERRORS.invalidCall(`the export handler's format is csv or json, not ${String(format).slice(0, 20)}`);
-  const base = typeof handler.fileName === 'string' && FILE_NAME.test(handler.fileName) ? handler.fileName.replace(/\.(csv|json)$/i, '') : 'export';
+  if (format !== 'csv' && format !== 'json')
+    throw DM_ERRORS.invalidCall(`the export handler's format is csv or json, not ${String(format).slice(0, 20)}`);
+  const base =
+    typeof handler.fileName === 'string' && FILE_NAME.test(handler.fileName)
+      ? handler.fileName.replace(/\.(csv|json)$/i, '')
+      : 'export';
   if (format === 'json') {
-    const rows = assets.map((a) => Object.fromEntries(columns.map((c) => [c.property, valueAt(a, c.property) ?? null])));
-    return { fileName: `${base}.json`, mediaType: 'application/json', data: Buffer.from(JSON.stringify(rows)).toString('base64') };
+    const rows = assets.map((a) =>
+      Object.fromEntries(columns.map((c) => [c.property, valueAt(a, c.property) ?? null])),
+    );
+    return {
+      fileName: `${base}.json`,
+      mediaType: 'application/json',
+      data: Buffer.from(JSON.stringify(rows)).toString('base64'),
+    };
   }
-  const lines = [columns.map((c) => csvField(c.header)).join(','), ...assets.map((a) => columns.map((c) => csvField(valueAt(a, c.property))).join(','))];
-  return { fileName: `${base}.csv`, mediaType: 'text/csv; charset=utf-8', data: Buffer.from(`${lines.join('\r\n')}\r\n`).toString('base64') };
+  const lines = [
+    columns.map((c) => csvField(c.header)).join(','),
+    ...assets.map((a) => columns.map((c) => csvField(valueAt(a, c.property))).join(',')),
+  ];
+  return {
+    fileName: `${base}.csv`,
+    mediaType: 'text/csv; charset=utf-8',
+    data: Buffer.from(`${lines.join('\r\n')}\r\n`).toString('base64'),
+  };
 }

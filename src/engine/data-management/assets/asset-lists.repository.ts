@@ -35,12 +35,25 @@ export class AssetLists {
    * (many matches). Assets without a value at the path sort last in both plans: when the walk finds fewer than the
    * page needs, undefined (the general plan answers).
    */
-  private async walk(db: Db, w: NonNullable<AssetQuery['walk']>, visible: RawBuilder<SqlBool>, count: RawBuilder<number>, start: number, limit: number): Promise<{ total?: number; ids?: number[] }> {
+  private async walk(
+    db: Db,
+    w: NonNullable<AssetQuery['walk']>,
+    visible: RawBuilder<SqlBool>,
+    count: RawBuilder<number>,
+    start: number,
+    limit: number,
+  ): Promise<{ total?: number; ids?: number[] }> {
     // The guards and the count in one round trip. The order of the index rows is the sort's order only for one kind of
     // exact scalar at the path (its first and last kinds in the index are the same). Each guard reads one index entry
     // in an index's order: as `WHERE ... LIMIT 1` PostgreSQL's planner, expecting many rows, scanned the whole table when
     // none matched (300 ms at 100,000 assets).
-    const guards = await sql<{ first: number | null; last: number | null; unindexed: number | null; max: number | null; n: number | string }>`SELECT
+    const guards = await sql<{
+      first: number | null;
+      last: number | null;
+      unindexed: number | null;
+      max: number | null;
+      n: number | string;
+    }>`SELECT
       (SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope, path, t LIMIT 1) AS first,
       (SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope DESC, path DESC, t DESC LIMIT 1) AS last,
       (SELECT 1 FROM dm_assets WHERE scope = ${this.scope} AND idx <> 1 ORDER BY scope, seq LIMIT 1) AS unindexed,
@@ -48,7 +61,8 @@ export class AssetLists {
     const g = guards.rows[0];
     const total = Number(g.n);
     const kind = g.first === null ? undefined : Number(g.first);
-    if (kind === undefined || kind > VALUE_KIND.boolean || Number(g.last) !== kind || g.unindexed !== null) return { total };
+    if (kind === undefined || kind > VALUE_KIND.boolean || Number(g.last) !== kind || g.unindexed !== null)
+      return { total };
     // Rows walked ~ wanted * assets / matches, against one probe per match in the general plan.
     const wanted = start + limit;
     if (total === 0 || wanted * Number(g.max ?? 0) > total * total) return { total };
@@ -60,7 +74,9 @@ export class AssetLists {
     // only where a test needs them (one probe each: the document for values beyond the index, the template for hidden
     // ones, the dates), not for each row walked. Every asset is indexed (checked above): idx is 1.
     const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM dm_assets d WHERE d.seq = s.item_seq)`;
-    const rows = await sql<{ seq: number }>`SELECT a.seq FROM (SELECT s.item_seq AS seq, s.num, s.str, s.ci, s.usr, s.uci, 1 AS idx,
+    const rows = await sql<{
+      seq: number;
+    }>`SELECT a.seq FROM (SELECT s.item_seq AS seq, s.num, s.str, s.ci, s.usr, s.uci, 1 AS idx,
         ${column('doc')} AS doc, ${column('template_id')} AS template_id, ${column('active_on')} AS active_on, ${column('created_on')} AS created_on, ${column('created_by')} AS created_by
         FROM dm_asset_values s WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${walked.rows('s')}) a
       WHERE ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
@@ -74,22 +90,44 @@ export class AssetLists {
    * universe `q__r` (the scope's assets but those of `hiddenTemplates`); the order refers to the asset aliased `a`,
    * its id breaking ties.
    */
-  async query(db: Db, q: AssetQuery, hiddenTemplates: number[], start: number, limit: number): Promise<{ total: number; ids: number[] }> {
-    const visible = hiddenTemplates.length > 0 ? sql<SqlBool>`a.template_id NOT IN (${sql.join(hiddenTemplates)})` : sql<SqlBool>`1 = 1`;
+  async query(
+    db: Db,
+    q: AssetQuery,
+    hiddenTemplates: number[],
+    start: number,
+    limit: number,
+  ): Promise<{ total: number; ids: number[] }> {
+    const visible =
+      hiddenTemplates.length > 0
+        ? sql<SqlBool>`a.template_id NOT IN (${sql.join(hiddenTemplates)})`
+        : sql<SqlBool>`1 = 1`;
     if (!q.set && q.orderBy.length === 0) {
-      const count = await sql<{ n: number | string }>`SELECT count(*) AS n FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible}`.execute(db);
+      const count = await sql<{
+        n: number | string;
+      }>`SELECT count(*) AS n FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible}`.execute(db);
       const total = Number(count.rows[0].n);
       if (limit === 0) return { total, ids: [] };
-      const rows = await sql<{ seq: number }>`SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible} ORDER BY a.seq LIMIT ${limit} OFFSET ${start}`.execute(db);
+      const rows = await sql<{
+        seq: number;
+      }>`SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible} ORDER BY a.seq LIMIT ${limit} OFFSET ${start}`.execute(
+        db,
+      );
       return { total, ids: rows.rows.map((r) => Number(r.seq)) };
     }
     const keep =
       hiddenTemplates.length > 0
         ? sql<SqlBool>`NOT EXISTS (SELECT 1 FROM dm_assets x WHERE x.seq = q__k.seq AND x.template_id IN (${sql.join(hiddenTemplates)}))`
         : sql<SqlBool>`1 = 1`;
-    const matches = q.set ? sql`SELECT DISTINCT q__k.seq FROM (${q.set}) AS q__k WHERE ${keep}` : sql`SELECT seq FROM q__r`;
+    const matches = q.set
+      ? sql`SELECT DISTINCT q__k.seq FROM (${q.set}) AS q__k WHERE ${keep}`
+      : sql`SELECT seq FROM q__r`;
     const universe = sql`(SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible})`;
-    const withMatches = (db as Kysely<any>).with(ASSET_UNIVERSE, () => universe as any).with((cte) => cte('q__m').materialized(), () => sql`(${matches})` as any);
+    const withMatches = (db as Kysely<any>)
+      .with(ASSET_UNIVERSE, () => universe as any)
+      .with(
+        (cte) => cte('q__m').materialized(),
+        () => sql`(${matches})` as any,
+      );
     // Counted on their own, the matches are not materialized first (PostgreSQL: 22 -> 18 ms for 25,000 matches).
     const count = sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT count(*) AS n FROM (${matches}) AS q__m`;
     const countMatches = async () => Number((await sql<{ n: number | string }>`${count}`.execute(db)).rows[0]?.n ?? 0);
@@ -100,12 +138,21 @@ export class AssetLists {
       if (page.ids) return { total: page.total!, ids: page.ids };
       known = page.total;
     }
-    let page = q.needsItemRow ? withMatches.selectFrom('q__m as m' as any).innerJoin('dm_assets as a', 'a.seq', 'm.seq' as any) : withMatches.selectFrom('q__m as a' as any);
+    let page = q.needsItemRow
+      ? withMatches.selectFrom('q__m as m' as any).innerJoin('dm_assets as a', 'a.seq', 'm.seq' as any)
+      : withMatches.selectFrom('q__m as a' as any);
     for (const join of q.joins) page = this.dialect.leftJoinRow(page, join.table, join.alias, join.on);
     // The count, unless the walk's guards answered it already.
-    let ordered = page.select(['a.seq' as any, known === undefined ? sql<number>`(SELECT count(*) FROM q__m)`.as('total') : sql<number>`0`.as('total')]);
+    let ordered = page.select([
+      'a.seq' as any,
+      known === undefined ? sql<number>`(SELECT count(*) FROM q__m)`.as('total') : sql<number>`0`.as('total'),
+    ]);
     for (const o of q.orderBy) ordered = ordered.orderBy(o);
-    const rows = await ordered.orderBy('a.seq' as any).limit(limit).offset(start).execute();
+    const rows = await ordered
+      .orderBy('a.seq' as any)
+      .limit(limit)
+      .offset(start)
+      .execute();
     if (known !== undefined) return { total: known, ids: rows.map((r: any) => Number(r.seq)) };
     if (rows.length === 0) return { total: start > 0 ? await countMatches() : 0, ids: [] };
     return { total: Number((rows[0] as any).total), ids: rows.map((r: any) => Number(r.seq)) };

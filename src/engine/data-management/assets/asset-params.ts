@@ -23,13 +23,20 @@ const Write = {
   return: Type.Optional(Type.Boolean()),
   returnParameters: Type.Optional(Type.Unknown()),
 };
-export const CreateParams = checkerOf(Type.Object({ ...Write, templateId: AssetRefParams.templateId, templateCustomId: AssetRefParams.templateCustomId }, { additionalProperties: false }));
+export const CreateParams = checkerOf(
+  Type.Object(
+    { ...Write, templateId: AssetRefParams.templateId, templateCustomId: AssetRefParams.templateCustomId },
+    { additionalProperties: false },
+  ),
+);
 export const UpdateParams = checkerOf(
   Type.Object(
     {
       ...Write,
       ...AssetRefParams,
-      activationPolicy: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('ifHEADActive')])),
+      activationPolicy: Type.Optional(
+        Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('ifHEADActive')]),
+      ),
       onlyIfChanged: Type.Optional(Type.Boolean()),
       unversionedAttributesOnly: Type.Optional(Type.Boolean()),
       updatedOn: Type.Optional(Designator),
@@ -37,13 +44,26 @@ export const UpdateParams = checkerOf(
     { additionalProperties: false },
   ),
 );
-export const DeleteParams = checkerOf(Type.Object({ ...AssetRefParams, unlinkChildAssets: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
+export const DeleteParams = checkerOf(
+  Type.Object({ ...AssetRefParams, unlinkChildAssets: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+);
 const GetOptions = { withoutHiddenAttributes: Type.Optional(Type.Boolean()) };
 export const GetParams = checkerOf(
-  Type.Object({ ...AssetRefParams, ...GetOptions, updatedOn: Type.Optional(Designator), other: Type.Optional(Designator), optional: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+  Type.Object(
+    {
+      ...AssetRefParams,
+      ...GetOptions,
+      updatedOn: Type.Optional(Designator),
+      other: Type.Optional(Designator),
+      optional: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false },
+  ),
 );
 /** The parameters of the get behind `return` (others, such as the get's id, are ignored: it reads the asset written). */
-const ReturnParameters = checkerOf(Type.Object({ ...GetOptions, updatedOn: Type.Optional(Designator), other: Type.Optional(Designator) }));
+const ReturnParameters = checkerOf(
+  Type.Object({ ...GetOptions, updatedOn: Type.Optional(Designator), other: Type.Optional(Designator) }),
+);
 /** What selects and shapes an asset's answer: get's `updatedOn`, `other` and `withoutHiddenAttributes`. */
 export interface ReadOptions {
   updatedOn?: string;
@@ -58,10 +78,14 @@ export const QueryParams = checkerOf(
       limit: Type.Optional(PagingSchema),
       filters: Type.Optional(FiltersSchema),
       sorters: Type.Optional(SortersSchema),
-      sortMode: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('ci'), Type.Literal('user'), Type.Literal('user_ci')])),
+      sortMode: Type.Optional(
+        Type.Union([Type.Literal(''), Type.Literal('ci'), Type.Literal('user'), Type.Literal('user_ci')]),
+      ),
       verbosity: Type.Optional(Verbosity),
       withoutHiddenAttributes: Type.Optional(Type.Boolean()),
-      withoutAttributeGroups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50 })),
+      withoutAttributeGroups: Type.Optional(
+        Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50 }),
+      ),
       restricted: Type.Optional(Type.Boolean()),
       getActions: Type.Optional(Type.Boolean()),
       getQueries: Type.Optional(Type.Boolean()),
@@ -77,18 +101,31 @@ export const ActionSchema = Type.Object(
     filters: Type.Optional(FiltersSchema),
     sorters: Type.Optional(SortersSchema),
     verbosity: Type.Optional(Verbosity),
-    Parameters: Type.Optional(Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }), value: Type.Optional(Type.Unknown()) }), { maxItems: 1000 })),
+    Parameters: Type.Optional(
+      Type.Array(
+        Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }), value: Type.Optional(Type.Unknown()) }),
+        { maxItems: 1000 },
+      ),
+    ),
     columns: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 1000 })),
     custom: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: false },
 );
 export const ActionParams = checkerOf(ActionSchema);
-export const SaveQueryParams = checkerOf(Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), query: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false }));
-export const DeleteQueryParams = checkerOf(Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }));
+export const SaveQueryParams = checkerOf(
+  Type.Object(
+    { name: Type.String({ minLength: 1, maxLength: 256 }), query: Type.Record(Type.String(), Type.Unknown()) },
+    { additionalProperties: false },
+  ),
+);
+export const DeleteQueryParams = checkerOf(
+  Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }),
+);
 const isAssetInput = checkerOf(AssetInputSchema);
 
-const invalidDate = (what: string, value: string) => DM_ERRORS.invalidCall(`${what}: ${value.slice(0, 64)} is not HEAD, ACTIVE, PREVIOUS, NEXT or an updatedOn value`);
+const invalidDate = (what: string, value: string) =>
+  DM_ERRORS.invalidCall(`${what}: ${value.slice(0, 64)} is not HEAD, ACTIVE, PREVIOUS, NEXT or an updatedOn value`);
 
 /** An updatedOn value as epoch milliseconds (ISO 8601; as answered, with milliseconds). */
 export function parseUpdatedOn(value: string, what: string): number {
@@ -107,22 +144,36 @@ export function returnOptions(value: unknown): ReadOptions {
   const rp = value ?? {};
   if (!ReturnParameters.Check(rp)) {
     const first = ReturnParameters.Errors(rp).First();
-    throw DM_ERRORS.invalidCall(`returnParameters${first?.path ?? ''}: ${first?.message ?? 'invalid'} (the parameters of the get behind return: updatedOn, other, withoutHiddenAttributes)`, {
-      path: `parameters/returnParameters${first?.path ?? ''}`,
-    });
+    throw DM_ERRORS.invalidCall(
+      `returnParameters${first?.path ?? ''}: ${first?.message ?? 'invalid'} (the parameters of the get behind return: updatedOn, other, withoutHiddenAttributes)`,
+      {
+        path: `parameters/returnParameters${first?.path ?? ''}`,
+      },
+    );
   }
-  if (rp.updatedOn === 'PREVIOUS' || rp.updatedOn === 'NEXT') throw DM_ERRORS.invalidCall('returnParameters/updatedOn: HEAD, ACTIVE or an updatedOn value', { path: 'parameters/returnParameters/updatedOn' });
-  for (const [name, designator] of [['updatedOn', rp.updatedOn], ['other', rp.other]] as const) {
-    if (designator !== undefined && !DESIGNATORS.has(designator)) parseUpdatedOn(designator, `returnParameters/${name}`);
+  if (rp.updatedOn === 'PREVIOUS' || rp.updatedOn === 'NEXT')
+    throw DM_ERRORS.invalidCall('returnParameters/updatedOn: HEAD, ACTIVE or an updatedOn value', {
+      path: 'parameters/returnParameters/updatedOn',
+    });
+  for (const [name, designator] of [
+    ['updatedOn', rp.updatedOn],
+    ['other', rp.other],
+  ] as const) {
+    if (designator !== undefined && !DESIGNATORS.has(designator))
+      parseUpdatedOn(designator, `returnParameters/${name}`);
   }
   return rp;
 }
 
 /** The asset the parameters name: `id`, or `customId` with `templateId` or `templateCustomId`. */
-export function refOf(p: { id?: number; customId?: string; templateId?: number; templateCustomId?: string }, method: string): AssetRef {
+export function refOf(
+  p: { id?: number; customId?: string; templateId?: number; templateCustomId?: string },
+  method: string,
+): AssetRef {
   if (p.id !== undefined) return { id: p.id };
   if (p.customId !== undefined && p.templateId !== undefined) return { customId: p.customId, templateId: p.templateId };
-  if (p.customId !== undefined && p.templateCustomId !== undefined) return { customId: p.customId, templateCustomId: p.templateCustomId };
+  if (p.customId !== undefined && p.templateCustomId !== undefined)
+    return { customId: p.customId, templateCustomId: p.templateCustomId };
   throw DM_ERRORS.invalidCall(`${method}: id, or customId with templateId or templateCustomId, is required`);
 }
 
@@ -136,8 +187,9 @@ export function checkAsset(value: unknown, method: string): AssetInput {
   if (value === undefined) return {};
   if (!isAssetInput.Check(value)) {
     const first = isAssetInput.Errors(value).First();
-    throw DM_ERRORS.invalidCall(`${method}: asset${first?.path ?? ''}: ${first?.message ?? 'invalid'}`, { path: `asset${first?.path ?? ''}` });
+    throw DM_ERRORS.invalidCall(`${method}: asset${first?.path ?? ''}: ${first?.message ?? 'invalid'}`, {
+      path: `asset${first?.path ?? ''}`,
+    });
   }
   return value;
 }
-

@@ -19,7 +19,8 @@ type Db = Kysely<DmTables>;
 /** Page size of a query, at most (as the storage list). */
 const MAX_LIMIT = 10_000;
 /** Properties a query may name besides `attributes.<key>`. */
-const KNOWN = 'id, customId, displayName, description, parentId, template.id, template.customId, updatedOn, createdOn, createdBy, attributes.<key>';
+const KNOWN =
+  'id, customId, displayName, description, parentId, template.id, template.customId, updatedOn, createdOn, createdBy, attributes.<key>';
 const SORT_KEYS: Record<SortMode, string> = { '': 'str', ci: 'ci', user: 'usr', user_ci: 'uci' };
 
 export class AssetReads {
@@ -48,35 +49,77 @@ export class AssetReads {
     };
     return (property: string): FieldTarget | null => {
       if (Object.hasOwn(fields, property)) return fields[property];
-      if (property.startsWith('attributes.') && property.length > 'attributes.'.length) return indexed(['attributes', property.slice('attributes.'.length)]);
+      if (property.startsWith('attributes.') && property.length > 'attributes.'.length)
+        return indexed(['attributes', property.slice('attributes.'.length)]);
       return null;
     };
   }
 
   /** Ids of templates whose assets the caller does not see: restricted ones, unless `restricted` and a role matches. */
   private async hiddenTemplates(db: Db, caller: Caller, restricted: boolean): Promise<number[]> {
-    return (await this.templates.restricted(db)).filter((t) => !(restricted && t.roles.some((r) => caller.roles.includes(r))))
+    return (await this.templates.restricted(db))
+      .filter((t) => !(restricted && t.roles.some((r) => caller.roles.includes(r))))
       .map((t) => t.id);
   }
 
   /** One page of the assets the filters and sorters select, and the total. */
-  readonly select = async (db: Db, caller: Caller, p: { filters?: Filters; sorters?: Sorters; sortMode?: SortMode; restricted?: boolean; start?: number; limit?: number }, method: string) => {
+  readonly select = async (
+    db: Db,
+    caller: Caller,
+    p: {
+      filters?: Filters;
+      sorters?: Sorters;
+      sortMode?: SortMode;
+      restricted?: boolean;
+      start?: number;
+      limit?: number;
+    },
+    method: string,
+  ) => {
     const resolve = this.resolverOf(p.sortMode ?? '');
-    const compiled: AssetQuery = compileDmQuerySets(this.dialect, resolve, KNOWN, method, this.repo.source, ASSET_UNIVERSE, p.filters, p.sorters);
+    const compiled: AssetQuery = compileDmQuerySets(
+      this.dialect,
+      resolve,
+      KNOWN,
+      method,
+      this.repo.source,
+      ASSET_UNIVERSE,
+      p.filters,
+      p.sorters,
+    );
     // Sorted by one indexed value: the filters also as a condition on one asset, for a walk of the sort's index rows.
     const sorter = p.sorters?.length === 1 ? p.sorters[0] : undefined;
     const target = sorter && resolve(sorter.property);
     if (sorter && target?.kind === 'indexed') {
-      const where = p.filters?.length ? compileDmQuery(this.dialect, resolve, KNOWN, method, p.filters, [], 'byKey').where : undefined;
-      compiled.walk = { path: target.path.join('.'), direction: sorter.direction ?? 'ASC', stringKey: target.stringKey ?? 'str', where };
+      const where = p.filters?.length
+        ? compileDmQuery(this.dialect, resolve, KNOWN, method, p.filters, [], 'byKey').where
+        : undefined;
+      compiled.walk = {
+        path: target.path.join('.'),
+        direction: sorter.direction ?? 'ASC',
+        stringKey: target.stringKey ?? 'str',
+        where,
+      };
     }
-    return this.repo.lists.query(db, compiled, await this.hiddenTemplates(db, caller, p.restricted === true), p.start ?? 0, Math.min(p.limit ?? 1000, MAX_LIMIT));
+    return this.repo.lists.query(
+      db,
+      compiled,
+      await this.hiddenTemplates(db, caller, p.restricted === true),
+      p.start ?? 0,
+      Math.min(p.limit ?? 1000, MAX_LIMIT),
+    );
   };
 
   /** The answers of assets at a verbosity, as JSON text. */
-  readonly answers = async (db: Db, ids: number[], o: { verbosity: number; hidden: boolean; groups?: GroupPatterns }): Promise<string[]> => {
+  readonly answers = async (
+    db: Db,
+    ids: number[],
+    o: { verbosity: number; hidden: boolean; groups?: GroupPatterns },
+  ): Promise<string[]> => {
     const withChildren = o.verbosity === 1 || o.verbosity === 2 || o.verbosity === 5;
-    const { docs, children } = withChildren ? await this.repo.docsAndChildren(db, ids) : { docs: await this.repo.docs(db, ids), children: new Map<number, number[]>() };
+    const { docs, children } = withChildren
+      ? await this.repo.docsAndChildren(db, ids)
+      : { docs: await this.repo.docs(db, ids), children: new Map<number, number[]>() };
     const present = ids.filter((id) => docs.has(id));
     const trimmed = o.hidden || o.groups !== undefined || o.verbosity === 0 || o.verbosity === 5;
     /** The attribute keys left out of each template's assets: its groups are matched once per request, not per asset. */
@@ -124,12 +167,28 @@ export class AssetReads {
       if (o.verbosity === 5) {
         const d = shaped as Record<string, unknown>;
         const text = (d.displayName as string) || (d.customId as string | null) || String(d.id);
-        out.push(JSON.stringify({ id: d.id, text, customId: d.customId, template: d.template, parentId: d.parentId, leaf: kids.length === 0, childCount: kids.length, expanded: false }));
+        out.push(
+          JSON.stringify({
+            id: d.id,
+            text,
+            customId: d.customId,
+            template: d.template,
+            parentId: d.parentId,
+            leaf: kids.length === 0,
+            childCount: kids.length,
+            expanded: false,
+          }),
+        );
         continue;
       }
       const text = typeof shaped === 'string' ? shaped : JSON.stringify(shaped);
       if (o.verbosity === 1) out.push(extendObject(text, [['joinedChildAssetIds', JSON.stringify(kids)]]));
-      else if (o.verbosity === 2) out.push(extendObject(text, [['childAssets', `[${kids.flatMap((k) => (childAnswers.has(k) ? [childAnswers.get(k)!] : [])).join(',')}]`]]));
+      else if (o.verbosity === 2)
+        out.push(
+          extendObject(text, [
+            ['childAssets', `[${kids.flatMap((k) => (childAnswers.has(k) ? [childAnswers.get(k)!] : [])).join(',')}]`],
+          ]),
+        );
       else out.push(text);
     }
     return out;

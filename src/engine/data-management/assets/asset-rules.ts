@@ -10,7 +10,13 @@ export interface TemplateDoc {
   id: number;
   customId: string;
   attributes: Attribute[];
-  actions: Array<{ key: string; scope: 'asset' | 'template'; parameters?: Attribute[]; handler?: Record<string, unknown>; label?: string }>;
+  actions: Array<{
+    key: string;
+    scope: 'asset' | 'template';
+    parameters?: Attribute[];
+    handler?: Record<string, unknown>;
+    label?: string;
+  }>;
   childTemplates: string[];
   restricted: boolean;
   roles: string[];
@@ -23,7 +29,11 @@ export type ActivationPolicy = 'true' | 'false' | 'ifHEADActive';
  * with it, `true` activates it, `false` keeps the active one, `ifHEADActive` activates it only if the previous HEAD
  * was the active version.
  */
-export function activatesNewVersion(inactiveVersions: boolean, policy: ActivationPolicy, headWasActive: boolean): boolean {
+export function activatesNewVersion(
+  inactiveVersions: boolean,
+  policy: ActivationPolicy,
+  headWasActive: boolean,
+): boolean {
   if (!inactiveVersions) return true;
   if (policy === 'true') return true;
   if (policy === 'false') return false;
@@ -42,20 +52,35 @@ export function mergeAttributes(
   options: { requiredOverride: boolean; defaults: boolean },
 ): { attributes: Record<string, unknown>; unversioned: Record<string, unknown> } {
   const byKey = new Map(template.attributes.map((a) => [a.key, a]));
-  const merge = (base: Record<string, unknown>, given: Record<string, unknown> | undefined, versioned: boolean, field: string) => {
+  const merge = (
+    base: Record<string, unknown>,
+    given: Record<string, unknown> | undefined,
+    versioned: boolean,
+    field: string,
+  ) => {
     const out: Record<string, unknown> = { ...base };
     for (const [key, value] of Object.entries(given ?? {})) {
       const d = byKey.get(key);
-      if (!d) throw DM_ERRORS.invalidCall(`asset/${field}/${key.slice(0, 100)}: template ${template.customId} has no attribute ${key.slice(0, 100)}`, { attribute: key.slice(0, 100) });
+      if (!d)
+        throw DM_ERRORS.invalidCall(
+          `asset/${field}/${key.slice(0, 100)}: template ${template.customId} has no attribute ${key.slice(0, 100)}`,
+          { attribute: key.slice(0, 100) },
+        );
       if ((d.versioned !== false) !== versioned) {
-        throw DM_ERRORS.invalidCall(`asset/${field}/${key}: ${key} is ${versioned ? 'unversioned; write it in unversionedAttributes' : 'versioned; write it in attributes'}`, { attribute: key });
+        throw DM_ERRORS.invalidCall(
+          `asset/${field}/${key}: ${key} is ${versioned ? 'unversioned; write it in unversionedAttributes' : 'versioned; write it in attributes'}`,
+          { attribute: key },
+        );
       }
       if (value === null) {
         delete out[key];
         continue;
       }
       if (!fitsAttribute(d, value)) {
-        throw DM_ERRORS.invalidCall(`asset/${field}/${key}: must be ${d.type === 'enum' ? `one of the values of ${key}` : `of type ${d.type}`}`, { attribute: key });
+        throw DM_ERRORS.invalidCall(
+          `asset/${field}/${key}: must be ${d.type === 'enum' ? `one of the values of ${key}` : `of type ${d.type}`}`,
+          { attribute: key },
+        );
       }
       out[key] = value;
     }
@@ -65,7 +90,8 @@ export function mergeAttributes(
   const unversioned = merge(current.unversioned, written.unversioned, false, 'unversionedAttributes');
   for (const d of template.attributes) {
     const target = d.versioned === false ? unversioned : attributes;
-    if (options.defaults && !Object.hasOwn(target, d.key) && d.default !== undefined && d.default !== null) target[d.key] = d.default;
+    if (options.defaults && !Object.hasOwn(target, d.key) && d.default !== undefined && d.default !== null)
+      target[d.key] = d.default;
     if (d.required && !options.requiredOverride && !isGiven(target[d.key])) {
       throw DM_ERRORS.invalidCall(`asset: the required attribute ${d.key} is missing`, { attribute: d.key });
     }
@@ -75,7 +101,11 @@ export function mergeAttributes(
 
 /** Whether two versions hold the same data (`onlyIfChanged`). */
 export function sameData(a: VersionData, b: VersionData): boolean {
-  return a.displayName === b.displayName && a.description === b.description && canonical(a.attributes) === canonical(b.attributes);
+  return (
+    a.displayName === b.displayName &&
+    a.description === b.description &&
+    canonical(a.attributes) === canonical(b.attributes)
+  );
 }
 
 function canonical(value: unknown): string {
@@ -113,7 +143,12 @@ export function assetDoc(a: {
     parentId: a.parentId,
     attributes: a.data.attributes,
     unversionedAttributes: a.unversioned,
-    version: { updatedOn: isoDate(a.version.updatedOn), updatedBy: a.version.updatedBy, comment: a.version.comment, active: a.version.active },
+    version: {
+      updatedOn: isoDate(a.version.updatedOn),
+      updatedBy: a.version.updatedBy,
+      comment: a.version.comment,
+      active: a.version.active,
+    },
     createdOn: isoDate(a.createdOn),
     createdBy: a.createdBy,
   };
@@ -134,15 +169,21 @@ export function indexDoc(doc: Record<string, unknown>): Record<string, unknown> 
 
 /** The keys of the attributes the template marks hidden (when `hidden`) or whose group's first level is in `groups`. */
 export function leftOut(template: TemplateDoc, hidden: boolean, groups: ReadonlySet<string>): Set<string> {
-  return new Set(template.attributes.filter((a) => (hidden && a.hidden) || (a.group !== undefined && groups.has(a.group.split('/')[0]))).map((a) => a.key));
+  return new Set(
+    template.attributes
+      .filter((a) => (hidden && a.hidden) || (a.group !== undefined && groups.has(a.group.split('/')[0])))
+      .map((a) => a.key),
+  );
 }
 
 /** The answer without the attributes named in `drop`. */
 export function withoutKeys(doc: Record<string, unknown>, drop: ReadonlySet<string>): Record<string, unknown> {
   if (drop.size === 0) return doc;
-  const keep = (o: unknown) => (o && typeof o === 'object' ? Object.fromEntries(Object.entries(o).filter(([k]) => !drop.has(k))) : o);
+  const keep = (o: unknown) =>
+    o && typeof o === 'object' ? Object.fromEntries(Object.entries(o).filter(([k]) => !drop.has(k))) : o;
   return { ...doc, attributes: keep(doc.attributes), unversionedAttributes: keep(doc.unversionedAttributes) };
 }
 
 /** The answer without the attributes the template marks hidden (`withoutHiddenAttributes`). */
-export const withoutHidden = (doc: Record<string, unknown>, template: TemplateDoc): Record<string, unknown> => withoutKeys(doc, leftOut(template, true, new Set()));
+export const withoutHidden = (doc: Record<string, unknown>, template: TemplateDoc): Record<string, unknown> =>
+  withoutKeys(doc, leftOut(template, true, new Set()));

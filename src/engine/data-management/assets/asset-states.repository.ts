@@ -23,7 +23,16 @@ export function stored(doc: Record<string, unknown>, asText = true): string | Re
   return asText ? JSON.stringify(rest) : rest;
 }
 
-type IndexRow = [path: string, t: number, elem: number, num: number | null, str: string | null, ci: string | null, usr: string | null, uci: string | null];
+type IndexRow = [
+  path: string,
+  t: number,
+  elem: number,
+  num: number | null,
+  str: string | null,
+  ci: string | null,
+  usr: string | null,
+  uci: string | null,
+];
 
 /** The value index rows of an answer, with the sort keys of strings; `complete` false beyond the index's caps. */
 function indexRows(doc: Record<string, unknown>): { complete: boolean; rows: IndexRow[] } {
@@ -101,18 +110,61 @@ export class AssetStates {
    * the turn batch then runs each write alone.
    */
   private async writeStates(writes: StateWrite[]): Promise<Set<number>> {
-    const assets = writes.map((w, n) => ({ n, seq: w.seq, rev: w.rev, head_on: w.headOn, active_on: w.activeOn, doc: stored(w.doc, false), idx: w.idx, custom_id: w.customId, parent_id: w.parentId }));
-    const versions = writes.flatMap((w, n) => (w.version ? [{ n, updated_on: w.version.updatedOn, updated_by: w.version.updatedBy, comment: w.version.comment, data: w.version.data }] : []));
+    const assets = writes.map((w, n) => ({
+      n,
+      seq: w.seq,
+      rev: w.rev,
+      head_on: w.headOn,
+      active_on: w.activeOn,
+      doc: stored(w.doc, false),
+      idx: w.idx,
+      custom_id: w.customId,
+      parent_id: w.parentId,
+    }));
+    const versions = writes.flatMap((w, n) =>
+      w.version
+        ? [
+            {
+              n,
+              updated_on: w.version.updatedOn,
+              updated_by: w.version.updatedBy,
+              comment: w.version.comment,
+              data: w.version.data,
+            },
+          ]
+        : [],
+    );
     const removals = writes.flatMap((w, n) => w.paths.map((path) => ({ n, path })));
-    const rows = writes.flatMap((w, n) => w.rows.map(([path, t, elem, num, str, ci, usr, uci]) => ({ n, path, t, elem, num, str, ci, usr, uci })));
-    const args = [this.scope, JSON.stringify(assets), JSON.stringify(versions), JSON.stringify(removals), JSON.stringify(rows)];
+    const rows = writes.flatMap((w, n) =>
+      w.rows.map(([path, t, elem, num, str, ci, usr, uci]) => ({ n, path, t, elem, num, str, ci, usr, uci })),
+    );
+    const args = [
+      this.scope,
+      JSON.stringify(assets),
+      JSON.stringify(versions),
+      JSON.stringify(removals),
+      JSON.stringify(rows),
+    ];
     const db = this.root;
     const written = this.dialect.statementPart(0);
-    const records = (p: (i: number) => any, i: number, columns: Record<string, JsonRecordColumn>) => sql`${this.dialect.jsonRecords(p(i), columns)}`;
+    const records = (p: (i: number) => any, i: number, columns: Record<string, JsonRecordColumn>) =>
+      sql`${this.dialect.jsonRecords(p(i), columns)}`;
     const parts = (p: (i: number) => any) => [
       db
         .updateTable('dm_assets')
-        .from(records(p, 1, { n: 'integer', seq: 'bigint', rev: 'bigint', head_on: 'bigint', active_on: 'bigint', doc: 'json', idx: 'integer', custom_id: 'text', parent_id: 'bigint' }).as('r') as any)
+        .from(
+          records(p, 1, {
+            n: 'integer',
+            seq: 'bigint',
+            rev: 'bigint',
+            head_on: 'bigint',
+            active_on: 'bigint',
+            doc: 'json',
+            idx: 'integer',
+            custom_id: 'text',
+            parent_id: 'bigint',
+          }).as('r') as any,
+        )
         .set({
           head_on: sql.ref('r.head_on'),
           active_on: sql.ref('r.active_on'),
@@ -131,9 +183,24 @@ export class AssetStates {
         .columns(['scope', 'asset_id', 'updated_on', 'updated_by', 'comment', 'data'])
         .expression(
           db
-            .selectFrom(records(p, 2, { n: 'integer', updated_on: 'bigint', updated_by: 'text', comment: 'text', data: 'json' }).as('v') as any)
+            .selectFrom(
+              records(p, 2, {
+                n: 'integer',
+                updated_on: 'bigint',
+                updated_by: 'text',
+                comment: 'text',
+                data: 'json',
+              }).as('v') as any,
+            )
             .innerJoin(`${written} as g` as any, 'g.n' as any, 'v.n' as any)
-            .select([sql`${p(0)}`.as('scope'), 'g.seq as asset_id', 'v.updated_on', 'v.updated_by', 'v.comment', 'v.data'] as any),
+            .select([
+              sql`${p(0)}`.as('scope'),
+              'g.seq as asset_id',
+              'v.updated_on',
+              'v.updated_by',
+              'v.comment',
+              'v.data',
+            ] as any),
         ),
       db
         .deleteFrom('dm_asset_values')
@@ -146,13 +213,41 @@ export class AssetStates {
         .columns(['scope', 'item_seq', 'path', 't', 'elem', 'num', 'str', 'ci', 'usr', 'uci'])
         .expression(
           db
-            .selectFrom(records(p, 4, { n: 'integer', path: 'text', t: 'integer', elem: 'integer', num: 'double', str: 'text', ci: 'text', usr: 'text', uci: 'text' }).as('r') as any)
+            .selectFrom(
+              records(p, 4, {
+                n: 'integer',
+                path: 'text',
+                t: 'integer',
+                elem: 'integer',
+                num: 'double',
+                str: 'text',
+                ci: 'text',
+                usr: 'text',
+                uci: 'text',
+              }).as('r') as any,
+            )
             .innerJoin(`${written} as g` as any, 'g.n' as any, 'r.n' as any)
-            .select([sql`${p(0)}`.as('scope'), 'g.seq as item_seq', 'r.path', 'r.t', 'r.elem', 'r.num', 'r.str', 'r.ci', 'r.usr', 'r.uci'] as any),
+            .select([
+              sql`${p(0)}`.as('scope'),
+              'g.seq as item_seq',
+              'r.path',
+              'r.t',
+              'r.elem',
+              'r.num',
+              'r.str',
+              'r.ci',
+              'r.usr',
+              'r.uci',
+            ] as any),
         ),
       db.selectFrom(`${written} as g` as any).select('g.n' as any),
     ];
-    const out = await this.prepared.run<{ n: number }>(db, 'states', (p) => this.compilable(db, this.dialect.oneStatement(parts(p) as any)!), args);
+    const out = await this.prepared.run<{ n: number }>(
+      db,
+      'states',
+      (p) => this.compilable(db, this.dialect.oneStatement(parts(p) as any)!),
+      args,
+    );
     return new Set(out.map((r) => Number(r.n)));
   }
 
@@ -168,7 +263,13 @@ export class AssetStates {
   async write(
     db: Db,
     seq: number,
-    s: { customId: string | null; parentId: number | null; headOn: number; activeOn: number; doc: Record<string, unknown> },
+    s: {
+      customId: string | null;
+      parentId: number | null;
+      headOn: number;
+      activeOn: number;
+      doc: Record<string, unknown>;
+    },
     previous?: { customId: string | null; parentId: number | null; doc: Record<string, unknown> },
     version?: { updatedOn: number; updatedBy: string; comment: string; data: VersionData },
     guard?: number,
@@ -185,28 +286,73 @@ export class AssetStates {
     const removal = !changed ? 'all' : paths.length > 0 && !fresh ? 'paths' : 'none';
     // Arguments: 0 scope, 1 seq, 2 head, 3 active, 4 doc, 5 idx, 6 customId, 7 parentId, 8..11 the version, 12 the
     // guard, 13 the rows as JSON (PostgreSQL), then the changed paths, then the rows (8 values each; SQLite).
-    const args: unknown[] = [this.scope, seq, s.headOn, s.activeOn, stored(s.doc), index.complete ? 1 : 2, s.customId, s.parentId];
-    args.push(...(version ? [version.updatedOn, version.updatedBy, version.comment, JSON.stringify(version.data)] : [null, null, null, null]));
-    args.push(guard ?? null, this.combines ? JSON.stringify(rows.map(([path, t, elem, num, str, ci, usr, uci]) => ({ path, t, elem, num, str, ci, usr, uci }))) : null);
+    const args: unknown[] = [
+      this.scope,
+      seq,
+      s.headOn,
+      s.activeOn,
+      stored(s.doc),
+      index.complete ? 1 : 2,
+      s.customId,
+      s.parentId,
+    ];
+    args.push(
+      ...(version
+        ? [version.updatedOn, version.updatedBy, version.comment, JSON.stringify(version.data)]
+        : [null, null, null, null]),
+    );
+    args.push(
+      guard ?? null,
+      this.combines
+        ? JSON.stringify(
+            rows.map(([path, t, elem, num, str, ci, usr, uci]) => ({ path, t, elem, num, str, ci, usr, uci })),
+          )
+        : null,
+    );
     const firstPath = args.length;
     args.push(...paths);
     const firstRow = args.length;
     if (!this.combines) for (const r of rows) args.push(...r);
     const key = `state:${version ? 'v' : ''}:${sameKeys ? 's' : 'k'}:${guard === undefined ? '' : 'g'}:${removal}${paths.length}:${rows.length > 0 ? (this.combines ? 'r' : rows.length) : 0}`;
     const update = (p: (i: number) => any) => {
-      const values = { head_on: p(2), active_on: p(3), doc: p(4), idx: p(5), rev: sql<number>`rev + 1`, ...(sameKeys ? {} : { custom_id: p(6), parent_id: p(7) }) };
+      const values = {
+        head_on: p(2),
+        active_on: p(3),
+        doc: p(4),
+        idx: p(5),
+        rev: sql<number>`rev + 1`,
+        ...(sameKeys ? {} : { custom_id: p(6), parent_id: p(7) }),
+      };
       const q = db.updateTable('dm_assets').set(values).where('scope', '=', p(0)).where('seq', '=', p(1));
       return (guard === undefined ? q : q.where('rev', '=', p(12))).returning('seq');
     };
     const removeRows = (p: (i: number) => any) => {
       // By the item's key alone (unique across scopes): the planner walks the item's rows, never the path-major index.
       const q = db.deleteFrom('dm_asset_values').where('item_seq', '=', p(1));
-      return removal === 'all' ? q : q.where('path', 'in', paths.map((_, n) => p(firstPath + n)));
+      return removal === 'all'
+        ? q
+        : q.where(
+            'path',
+            'in',
+            paths.map((_, n) => p(firstPath + n)),
+          );
     };
     // Outside a transaction (a single update on PostgreSQL), a guarded write that replaces known paths goes with the
     // turn's other writes as one statement.
     if (this.combines && db === this.root && guard !== undefined && removal !== 'all') {
-      const done = await this.stateWrites({ seq, rev: guard, headOn: s.headOn, activeOn: s.activeOn, doc: s.doc, idx: index.complete ? 1 : 2, customId: s.customId, parentId: s.parentId, version, paths: removal === 'paths' ? paths : [], rows });
+      const done = await this.stateWrites({
+        seq,
+        rev: guard,
+        headOn: s.headOn,
+        activeOn: s.activeOn,
+        doc: s.doc,
+        idx: index.complete ? 1 : 2,
+        customId: s.customId,
+        parentId: s.parentId,
+        version,
+        paths: removal === 'paths' ? paths : [],
+        rows,
+      });
       if (!done) throw new StaleRead(`asset ${seq}`);
       return;
     }
@@ -221,12 +367,33 @@ export class AssetStates {
             db
               .insertInto('dm_asset_versions')
               .columns(['scope', 'asset_id', 'updated_on', 'updated_by', 'comment', 'data'])
-              .expression(db.selectFrom(`${guardPart} as g` as any).select([sql`${p(0)}`.as('scope'), sql.ref('g.seq').as('asset_id'), sql`${p(8)}`.as('updated_on'), sql`${p(9)}`.as('updated_by'), sql`${p(10)}`.as('comment'), sql`${p(11)}`.as('data')])) as any,
+              .expression(
+                db
+                  .selectFrom(`${guardPart} as g` as any)
+                  .select([
+                    sql`${p(0)}`.as('scope'),
+                    sql.ref('g.seq').as('asset_id'),
+                    sql`${p(8)}`.as('updated_on'),
+                    sql`${p(9)}`.as('updated_by'),
+                    sql`${p(10)}`.as('comment'),
+                    sql`${p(11)}`.as('data'),
+                  ]),
+              ) as any,
           );
         }
-        if (removal !== 'none') out.push(removeRows(p).where(sql<boolean>`exists (select 1 from ${sql.table(guardPart)})`) as any);
+        if (removal !== 'none')
+          out.push(removeRows(p).where(sql<boolean>`exists (select 1 from ${sql.table(guardPart)})`) as any);
         if (rows.length > 0) {
-          const records = this.dialect.jsonRecords(p(13), { path: 'text', t: 'integer', elem: 'integer', num: 'double', str: 'text', ci: 'text', usr: 'text', uci: 'text' });
+          const records = this.dialect.jsonRecords(p(13), {
+            path: 'text',
+            t: 'integer',
+            elem: 'integer',
+            num: 'double',
+            str: 'text',
+            ci: 'text',
+            usr: 'text',
+            uci: 'text',
+          });
           out.push(
             db
               .insertInto('dm_asset_values')
@@ -235,19 +402,44 @@ export class AssetStates {
                 db
                   .selectFrom(`${guardPart} as g` as any)
                   .crossJoin(sql`${records}`.as('r') as any)
-                  .select([sql`${p(0)}`.as('scope'), sql.ref('g.seq').as('item_seq'), ...(['path', 't', 'elem', 'num', 'str', 'ci', 'usr', 'uci'] as const).map((c) => sql.ref(`r.${c}`).as(c))]),
+                  .select([
+                    sql`${p(0)}`.as('scope'),
+                    sql.ref('g.seq').as('item_seq'),
+                    ...(['path', 't', 'elem', 'num', 'str', 'ci', 'usr', 'uci'] as const).map((c) =>
+                      sql.ref(`r.${c}`).as(c),
+                    ),
+                  ]),
               ) as any,
           );
         }
         out.push(db.selectFrom(`${guardPart} as g` as any).select(sql.ref('g.seq').as('seq')) as any);
         return out;
       };
-      written = await this.prepared.run(db, key, (p) => this.compilable(db, this.dialect.oneStatement(parts(p))!), args);
+      written = await this.prepared.run(
+        db,
+        key,
+        (p) => this.compilable(db, this.dialect.oneStatement(parts(p))!),
+        args,
+      );
     } else {
       // SQLite: each part its own prepared statement (built only when its shape is first seen); the guarded UPDATE first.
       written = await this.prepared.run(db, `${key}#u`, (p) => update(p), args);
       if (written.length > 0) {
-        if (version) await this.prepared.run(db, `${key}#v`, (p) => db.insertInto('dm_asset_versions').values({ scope: p(0), asset_id: p(1), updated_on: p(8), updated_by: p(9), comment: p(10), data: p(11) }), args);
+        if (version)
+          await this.prepared.run(
+            db,
+            `${key}#v`,
+            (p) =>
+              db.insertInto('dm_asset_versions').values({
+                scope: p(0),
+                asset_id: p(1),
+                updated_on: p(8),
+                updated_by: p(9),
+                comment: p(10),
+                data: p(11),
+              }),
+            args,
+          );
         if (removal !== 'none') await this.prepared.run(db, `${key}#d`, (p) => removeRows(p), args);
         for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
           const count = Math.min(ROWS_PER_STATEMENT, rows.length - i);
@@ -258,7 +450,18 @@ export class AssetStates {
               db.insertInto('dm_asset_values').values(
                 Array.from({ length: count }, (_, k) => {
                   const at = firstRow + 8 * (i + k);
-                  return { scope: p(0), item_seq: p(1), path: p(at), t: p(at + 1), elem: p(at + 2), num: p(at + 3), str: p(at + 4), ci: p(at + 5), usr: p(at + 6), uci: p(at + 7) };
+                  return {
+                    scope: p(0),
+                    item_seq: p(1),
+                    path: p(at),
+                    t: p(at + 1),
+                    elem: p(at + 2),
+                    num: p(at + 3),
+                    str: p(at + 4),
+                    ci: p(at + 5),
+                    usr: p(at + 6),
+                    uci: p(at + 7),
+                  };
                 }),
               ),
             args,

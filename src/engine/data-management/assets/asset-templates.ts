@@ -35,10 +35,13 @@ export class TemplateDocs {
 
   /** The template of an asset, from the asset's lookup when it read it. */
   readonly ofAsset = (db: Db, row: AssetRow): Promise<TemplateDoc> =>
-    row.templateDoc !== undefined ? Promise.resolve(this.parse(row.templateDoc)) : this.templateOf(db, { id: row.templateId });
+    row.templateDoc !== undefined
+      ? Promise.resolve(this.parse(row.templateDoc))
+      : this.templateOf(db, { id: row.templateId });
 
   /** 403 unless the template is not restricted or the caller has one of its roles. */
   readonly usable = (template: TemplateDoc, caller: Caller): void => {
-    if (template.restricted && !template.roles.some((r) => caller.roles.includes(r))) throw DM_ERRORS.restricted(template.customId, template.roles);
+    if (template.restricted && !template.roles.some((r) => caller.roles.includes(r)))
+      throw DM_ERRORS.restricted(template.customId, template.roles);
   };
 }

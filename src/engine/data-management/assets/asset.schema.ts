@@ -1,7 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdSchema } from '../dm-numbers.js';
 
-export const RefSchema = Type.Object({ id: Type.Optional(IdSchema), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) });
+export const RefSchema = Type.Object({
+  id: Type.Optional(IdSchema),
+  customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+});
 
 /**
  * An asset as written (decisions section 9). The fields an asset is answered with but that the server keeps

@@ -11,7 +11,10 @@ export { ASSET_UNIVERSE, type AssetQuery } from './asset-lists.repository.js';
 
 type Db = Kysely<DmTables>;
 
-export type AssetRef = { id: number } | { customId: string; templateId: number } | { customId: string; templateCustomId: string };
+export type AssetRef =
+  | { id: number }
+  | { customId: string; templateId: number }
+  | { customId: string; templateCustomId: string };
 
 /** The stored answer keeps no `id` (it is `seq`, unknown before the insert): spliced in front when read. */
 const withId = (seq: number, stored: string): string => {
@@ -78,34 +81,91 @@ export class AssetsRepository {
     this.states = new AssetStates(root, scope, dialect);
     this.lists = new AssetLists(scope, dialect);
     this.source = { itemsTable: 'dm_assets', valuesTable: 'dm_asset_values', scope: [['scope', scope]], alias: 'a' };
-    const columns = ['a.seq', 'a.template_id', 'a.custom_id', 'a.parent_id', 'a.head_on', 'a.active_on', 'a.created_on', 'a.created_by', 'a.rev', 't.restricted'] as const;
-    const lookup = <In>(name: string, recordColumns: Record<string, JsonRecordColumn>, record: (input: In) => Record<string, unknown>, join: (records: any) => any, template: boolean) =>
+    const columns = [
+      'a.seq',
+      'a.template_id',
+      'a.custom_id',
+      'a.parent_id',
+      'a.head_on',
+      'a.active_on',
+      'a.created_on',
+      'a.created_by',
+      'a.rev',
+      't.restricted',
+    ] as const;
+    const lookup = <In>(
+      name: string,
+      recordColumns: Record<string, JsonRecordColumn>,
+      record: (input: In) => Record<string, unknown>,
+      join: (records: any) => any,
+      template: boolean,
+    ) =>
       batchedLookup<In, AssetRowRead>(root, dialect, {
         name: `${name}${template ? ':t' : ''}`,
         columns: { s: 'text', ...recordColumns },
         record: (input) => ({ s: scope, ...record(input) }),
-        query: (records) => join(records).select(['r.n', ...columns, dialect.jsonText('a.doc').as('doc'), ...(template ? [dialect.jsonText('t.doc').as('template_doc')] : [])]),
+        query: (records) =>
+          join(records).select([
+            'r.n',
+            ...columns,
+            dialect.jsonText('a.doc').as('doc'),
+            ...(template ? [dialect.jsonText('t.doc').as('template_doc')] : []),
+          ]),
       });
-    const withTemplate = (q: any) => dialect.joinByKey(q, 'dm_templates', 't', [['scope', 'r.s'], ['id', 'a.template_id']]);
+    const withTemplate = (q: any) =>
+      dialect.joinByKey(q, 'dm_templates', 't', [
+        ['scope', 'r.s'],
+        ['id', 'a.template_id'],
+      ]);
     const lookups = (template: boolean): AssetLookups => ({
-      byId: lookup('asset-by-id', { i: 'bigint' }, ({ id }: { id: number }) => ({ i: id }), (r) => withTemplate(dialect.joinByKey(r, 'dm_assets', 'a', [['scope', 'r.s'], ['seq', 'r.i']])), template),
+      byId: lookup(
+        'asset-by-id',
+        { i: 'bigint' },
+        ({ id }: { id: number }) => ({ i: id }),
+        (r) =>
+          withTemplate(
+            dialect.joinByKey(r, 'dm_assets', 'a', [
+              ['scope', 'r.s'],
+              ['seq', 'r.i'],
+            ]),
+          ),
+        template,
+      ),
       byTemplateId: lookup(
         'asset-by-template-id',
         { t: 'bigint', c: 'text' },
         ({ templateId, customId }: { templateId: number; customId: string }) => ({ t: templateId, c: customId }),
-        (r) => withTemplate(dialect.joinByKey(r, 'dm_assets', 'a', [['scope', 'r.s'], ['template_id', 'r.t'], ['custom_id', 'r.c']])),
+        (r) =>
+          withTemplate(
+            dialect.joinByKey(r, 'dm_assets', 'a', [
+              ['scope', 'r.s'],
+              ['template_id', 'r.t'],
+              ['custom_id', 'r.c'],
+            ]),
+          ),
         template,
       ),
       byTemplateCustomId: lookup(
         'asset-by-template-custom-id',
         { t: 'text', c: 'text' },
-        ({ templateCustomId, customId }: { templateCustomId: string; customId: string }) => ({ t: templateCustomId, c: customId }),
+        ({ templateCustomId, customId }: { templateCustomId: string; customId: string }) => ({
+          t: templateCustomId,
+          c: customId,
+        }),
         (r) =>
-          dialect.joinByKey(dialect.joinByKey(r, 'dm_templates', 't', [['scope', 'r.s'], ['custom_id', 'r.t']]), 'dm_assets', 'a', [
-            ['scope', 'r.s'],
-            ['template_id', 't.id'],
-            ['custom_id', 'r.c'],
-          ]),
+          dialect.joinByKey(
+            dialect.joinByKey(r, 'dm_templates', 't', [
+              ['scope', 'r.s'],
+              ['custom_id', 'r.t'],
+            ]),
+            'dm_assets',
+            'a',
+            [
+              ['scope', 'r.s'],
+              ['template_id', 't.id'],
+              ['custom_id', 'r.c'],
+            ],
+          ),
         template,
       ),
     });
@@ -119,7 +179,12 @@ export class AssetsRepository {
   async find(db: Db, ref: AssetRef, forWrite = false): Promise<AssetRow | undefined> {
     if (db === this.root) {
       const l = this.lookups[forWrite ? 'write' : 'read'];
-      const row = 'id' in ref ? await l.byId(ref) : 'templateId' in ref ? await l.byTemplateId(ref) : await l.byTemplateCustomId(ref);
+      const row =
+        'id' in ref
+          ? await l.byId(ref)
+          : 'templateId' in ref
+            ? await l.byTemplateId(ref)
+            : await l.byTemplateCustomId(ref);
       return row && toRow(row);
     }
     // In a transaction: one prepared statement per kind of reference.
@@ -127,16 +192,41 @@ export class AssetsRepository {
       db
         .selectFrom('dm_assets as a')
         .innerJoin('dm_templates as t', (j) => j.onRef('t.id', '=', 'a.template_id').onRef('t.scope', '=', 'a.scope'))
-        .select(['a.seq', 'a.template_id', 'a.custom_id', 'a.parent_id', 'a.head_on', 'a.active_on', 'a.created_on', 'a.created_by', 'a.rev', 't.restricted', this.dialect.jsonText('a.doc').as('doc')])
+        .select([
+          'a.seq',
+          'a.template_id',
+          'a.custom_id',
+          'a.parent_id',
+          'a.head_on',
+          'a.active_on',
+          'a.created_on',
+          'a.created_by',
+          'a.rev',
+          't.restricted',
+          this.dialect.jsonText('a.doc').as('doc'),
+        ])
         // Writes read the template too: one statement for both.
         .select(this.dialect.jsonText('t.doc').as('template_doc'))
         .where('a.scope', '=', p(0));
     const rows =
       'id' in ref
-        ? await this.prepared.run<AssetRowRead>(db, 'find:id', (p) => base(p).where('a.seq', '=', p(1)), [this.scope, ref.id])
+        ? await this.prepared.run<AssetRowRead>(db, 'find:id', (p) => base(p).where('a.seq', '=', p(1)), [
+            this.scope,
+            ref.id,
+          ])
         : 'templateId' in ref
-          ? await this.prepared.run<AssetRowRead>(db, 'find:template-id', (p) => base(p).where('a.template_id', '=', p(1)).where('a.custom_id', '=', p(2)), [this.scope, ref.templateId, ref.customId])
-          : await this.prepared.run<AssetRowRead>(db, 'find:template-custom-id', (p) => base(p).where('t.custom_id', '=', p(1)).where('a.custom_id', '=', p(2)), [this.scope, ref.templateCustomId, ref.customId]);
+          ? await this.prepared.run<AssetRowRead>(
+              db,
+              'find:template-id',
+              (p) => base(p).where('a.template_id', '=', p(1)).where('a.custom_id', '=', p(2)),
+              [this.scope, ref.templateId, ref.customId],
+            )
+          : await this.prepared.run<AssetRowRead>(
+              db,
+              'find:template-custom-id',
+              (p) => base(p).where('t.custom_id', '=', p(1)).where('a.custom_id', '=', p(2)),
+              [this.scope, ref.templateCustomId, ref.customId],
+            );
     const row = rows[0];
     return row && toRow(row);
   }
@@ -144,7 +234,15 @@ export class AssetsRepository {
   /** Inserts the asset with its ACTIVE answer (`doc`, its id not yet known) and that answer's index rows; answers its id. */
   async insert(
     db: Db,
-    a: { templateId: number; customId: string | null; parentId: number | null; on: number; by: string; doc: Record<string, unknown>; version: { updatedOn: number; updatedBy: string; comment: string; data: VersionData } },
+    a: {
+      templateId: number;
+      customId: string | null;
+      parentId: number | null;
+      on: number;
+      by: string;
+      doc: Record<string, unknown>;
+      version: { updatedOn: number; updatedBy: string; comment: string; data: VersionData };
+    },
   ): Promise<number> {
     const rows = await this.prepared.run<{ seq: number }>(
       db,
@@ -152,14 +250,31 @@ export class AssetsRepository {
       (p) =>
         db
           .insertInto('dm_assets')
-          .values({ scope: p(0), template_id: p(1), custom_id: p(2), parent_id: p(3), head_on: p(4), active_on: p(4), created_on: p(4), created_by: p(5), doc: p(6), idx: p(7) })
+          .values({
+            scope: p(0),
+            template_id: p(1),
+            custom_id: p(2),
+            parent_id: p(3),
+            head_on: p(4),
+            active_on: p(4),
+            created_on: p(4),
+            created_by: p(5),
+            doc: p(6),
+            idx: p(7),
+          })
           .returning('seq'),
       [this.scope, a.templateId, a.customId, a.parentId, a.on, a.by, stored(a.doc), 0],
     );
     const seq = Number(rows[0].seq);
     // Its index rows, as a change from an asset without any (the answer as inserted, whose id is now known).
     const doc = { ...a.doc, id: seq };
-    await this.setState(db, seq, { customId: a.customId, parentId: a.parentId, headOn: a.on, activeOn: a.on, doc }, { customId: a.customId, parentId: a.parentId, doc: {} }, a.version);
+    await this.setState(
+      db,
+      seq,
+      { customId: a.customId, parentId: a.parentId, headOn: a.on, activeOn: a.on, doc },
+      { customId: a.customId, parentId: a.parentId, doc: {} },
+      a.version,
+    );
     return seq;
   }
 
@@ -183,7 +298,14 @@ export class AssetsRepository {
       [this.scope, assetId, updatedOn],
     );
     const r = rows[0];
-    return r && { updatedOn: Number(r.updated_on), updatedBy: r.updated_by, comment: r.comment, data: JSON.parse(r.data) as VersionData };
+    return (
+      r && {
+        updatedOn: Number(r.updated_on),
+        updatedBy: r.updated_by,
+        comment: r.comment,
+        data: JSON.parse(r.data) as VersionData,
+      }
+    );
   }
 
   /** updatedOn of the version before (`PREVIOUS`) or after (`NEXT`) the given one. */
@@ -222,7 +344,13 @@ export class AssetsRepository {
   async childrenOf(db: Db, parents: number[]): Promise<Map<number, number[]>> {
     const out = new Map<number, number[]>(parents.map((p) => [p, []]));
     if (parents.length === 0) return out;
-    const rows = await db.selectFrom('dm_assets').select(['seq', 'parent_id']).where('scope', '=', this.scope).where('parent_id', 'in', parents).orderBy('seq').execute();
+    const rows = await db
+      .selectFrom('dm_assets')
+      .select(['seq', 'parent_id'])
+      .where('scope', '=', this.scope)
+      .where('parent_id', 'in', parents)
+      .orderBy('seq')
+      .execute();
     for (const r of rows) out.get(Number(r.parent_id))?.push(Number(r.seq));
     return out;
   }
@@ -236,21 +364,39 @@ export class AssetsRepository {
   /** The assets' ACTIVE answers as JSON text, by id. */
   async docs(db: Db, seqs: number[]): Promise<Map<number, string>> {
     if (seqs.length === 0) return new Map();
-    const rows = await db.selectFrom('dm_assets').select(['seq', this.dialect.jsonText('doc').as('doc')]).where('scope', '=', this.scope).where('seq', 'in', seqs).execute();
+    const rows = await db
+      .selectFrom('dm_assets')
+      .select(['seq', this.dialect.jsonText('doc').as('doc')])
+      .where('scope', '=', this.scope)
+      .where('seq', 'in', seqs)
+      .execute();
     return new Map(rows.map((r) => [Number(r.seq), withId(Number(r.seq), r.doc as string)]));
   }
 
   /** The assets' ACTIVE answers as JSON text, by id, and the children of each of them in id order: one statement. */
-  async docsAndChildren(db: Db, seqs: number[]): Promise<{ docs: Map<number, string>; children: Map<number, number[]> }> {
+  async docsAndChildren(
+    db: Db,
+    seqs: number[],
+  ): Promise<{ docs: Map<number, string>; children: Map<number, number[]> }> {
     const docs = new Map<number, string>();
     const children = new Map<number, number[]>();
     if (seqs.length === 0) return { docs, children };
     const rows = await db
       .selectFrom('dm_assets')
-      .select(['seq', sql<number | null>`NULL`.as('parent'), (this.dialect.jsonText('doc') as RawBuilder<string | null>).as('doc')])
+      .select([
+        'seq',
+        sql<number | null>`NULL`.as('parent'),
+        (this.dialect.jsonText('doc') as RawBuilder<string | null>).as('doc'),
+      ])
       .where('scope', '=', this.scope)
       .where('seq', 'in', seqs)
-      .unionAll(db.selectFrom('dm_assets').select(['seq', 'parent_id as parent', sql<string | null>`NULL`.as('doc')]).where('scope', '=', this.scope).where('parent_id', 'in', seqs))
+      .unionAll(
+        db
+          .selectFrom('dm_assets')
+          .select(['seq', 'parent_id as parent', sql<string | null>`NULL`.as('doc')])
+          .where('scope', '=', this.scope)
+          .where('parent_id', 'in', seqs),
+      )
       .execute();
     for (const r of rows) {
       const seq = Number(r.seq);
@@ -264,7 +410,14 @@ export class AssetsRepository {
 
   /** Ids of the assets of a template (at most `limit`), in id order. */
   async assetsOfTemplate(db: Db, templateId: number, limit: number): Promise<number[]> {
-    const rows = await db.selectFrom('dm_assets').select('seq').where('scope', '=', this.scope).where('template_id', '=', templateId).orderBy('seq').limit(limit).execute();
+    const rows = await db
+      .selectFrom('dm_assets')
+      .select('seq')
+      .where('scope', '=', this.scope)
+      .where('template_id', '=', templateId)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
     return rows.map((r) => Number(r.seq));
   }
 }

@@ -5,7 +5,37 @@ import { RE2JS } from 're2js';
 import { newRequestBudget } from '../method.js';
 import { GroupPatterns, programBound } from './group-patterns.js';
 
-const TOKENS = ['a', 'b', 'ä', '.', '\\d', '\\pL', '\\p{Greek}', '[a-z]', '[^]x]', '[[:alpha:]\\]]', '\\Qa{9}\\E', '(', '(?:', '(?i)', '(?P<n>', ')', '|', '*', '+', '?', '{3}', '{2,}', '{0,7}', '{12}', '^', '$', '\\b', '{', '}'];
+const TOKENS = [
+  'a',
+  'b',
+  'ä',
+  '.',
+  '\\d',
+  '\\pL',
+  '\\p{Greek}',
+  '[a-z]',
+  '[^]x]',
+  '[[:alpha:]\\]]',
+  '\\Qa{9}\\E',
+  '(',
+  '(?:',
+  '(?i)',
+  '(?P<n>',
+  ')',
+  '|',
+  '*',
+  '+',
+  '?',
+  '{3}',
+  '{2,}',
+  '{0,7}',
+  '{12}',
+  '^',
+  '$',
+  '\\b',
+  '{',
+  '}',
+];
 
 /** A pseudo-random pattern of up to `n` tokens (deterministic: the same seed, the same patterns). */
 function randomPattern(seed: number, n: number): string {
@@ -36,7 +66,14 @@ describe('programBound', () => {
     expect(compiled).toBeGreaterThan(500);
   });
 
-  it.each(['x{1000}', '(?:(?:x{10}){10}){10}', '(a{0,100}|b{0,100}){5}', '[\\p{L}]{100}\\d{100}', '(?i)\\Qabc\\E{50}', 'a{2,}{3}'])('bounds %s from above', (p) => {
+  it.each([
+    'x{1000}',
+    '(?:(?:x{10}){10}){10}',
+    '(a{0,100}|b{0,100}){5}',
+    '[\\p{L}]{100}\\d{100}',
+    '(?i)\\Qabc\\E{50}',
+    'a{2,}{3}',
+  ])('bounds %s from above', (p) => {
     let size = 0;
     try {
       size = RE2JS.compile(p).programSize();

@@ -164,13 +164,21 @@ export class GroupPatterns {
         return RE2JS.compile(s);
       } catch (err) {
         const why = err instanceof Error ? err.message.replace(/^error parsing regexp: /, '') : 'invalid';
-        throw DM_ERRORS.invalidCall(`${method}: ${PARAMETER}/${i} is not a regular expression of RE2's syntax (no backreferences or lookaround): ${why.slice(0, 200)}`, {
-          path: `parameters/${PARAMETER}/${i}`,
-        });
+        throw DM_ERRORS.invalidCall(
+          `${method}: ${PARAMETER}/${i} is not a regular expression of RE2's syntax (no backreferences or lookaround): ${why.slice(0, 200)}`,
+          {
+            path: `parameters/${PARAMETER}/${i}`,
+          },
+        );
       }
     });
     budget.patternProgram = bound;
-    return new GroupPatterns(compiled, method, compiled.reduce((n, p) => n + p.programSize(), 0), budget);
+    return new GroupPatterns(
+      compiled,
+      method,
+      compiled.reduce((n, p) => n + p.programSize(), 0),
+      budget,
+    );
   }
 
   /** Whether `group` matches one of the patterns whole. Gives the event loop a turn between slices of work. */

@@ -15,12 +15,19 @@ export class SavedQueriesRepository {
     await db
       .insertInto('dm_saved_queries')
       .values({ scope: this.scope, user_name: user, name, query: JSON.stringify(query), updated_on: now })
-      .onConflict((oc) => oc.columns(['scope', 'user_name', 'name']).doUpdateSet({ query: JSON.stringify(query), updated_on: now }))
+      .onConflict((oc) =>
+        oc.columns(['scope', 'user_name', 'name']).doUpdateSet({ query: JSON.stringify(query), updated_on: now }),
+      )
       .execute();
   }
 
   async remove(db: Db, user: string, name: string): Promise<boolean> {
-    const r = await db.deleteFrom('dm_saved_queries').where('scope', '=', this.scope).where('user_name', '=', user).where('name', '=', name).executeTakeFirst();
+    const r = await db
+      .deleteFrom('dm_saved_queries')
+      .where('scope', '=', this.scope)
+      .where('user_name', '=', user)
+      .where('name', '=', name)
+      .executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   }
 
@@ -33,6 +40,10 @@ export class SavedQueriesRepository {
       .where('user_name', '=', user)
       .orderBy('name')
       .execute();
-    return rows.map((r) => ({ name: r.name, query: JSON.parse(r.query as string), updatedOn: new Date(Number(r.updated_on)).toISOString() }));
+    return rows.map((r) => ({
+      name: r.name,
+      query: JSON.parse(r.query as string),
+      updatedOn: new Date(Number(r.updated_on)).toISOString(),
+    }));
   }
 }

@@ -22,7 +22,15 @@ const COLOUR_TYPES: Record<number, { channels: number; depths: number[] }> = {
   6: { channels: 4, depths: [8, 16] },
 };
 /** Adam7 interlacing: each pass's first column and row and its steps. */
-const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] as const;
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
 
 interface Header {
   width: number;
@@ -37,24 +45,37 @@ const refuse = (why: string) => DM_ERRORS.invalidCall(`setImage: ${why}`, { path
 /** The header (IHDR): refused unless it is a valid PNG header of 64 x 64 pixels. */
 function readHeader(data: Buffer): Header {
   if (data.length !== 13) throw refuse('image has a malformed header (IHDR)');
-  const h = { width: data.readUInt32BE(0), height: data.readUInt32BE(4), depth: data[8], colourType: data[9], interlace: data[12] };
-  if (h.width !== IMAGE_SIZE || h.height !== IMAGE_SIZE) throw refuse(`image is ${h.width} x ${h.height} pixels; a template image is ${IMAGE_SIZE} x ${IMAGE_SIZE}`);
-  if (!COLOUR_TYPES[h.colourType]?.depths.includes(h.depth)) throw refuse(`image has colour type ${h.colourType} with bit depth ${h.depth}, which PNG does not have`);
-  if (data[10] !== 0 || data[11] !== 0 || h.interlace > 1) throw refuse('image has a compression, filter or interlace method PNG does not have');
+  const h = {
+    width: data.readUInt32BE(0),
+    height: data.readUInt32BE(4),
+    depth: data[8],
+    colourType: data[9],
+    interlace: data[12],
+  };
+  if (h.width !== IMAGE_SIZE || h.height !== IMAGE_SIZE)
+    throw refuse(`image is ${h.width} x ${h.height} pixels; a template image is ${IMAGE_SIZE} x ${IMAGE_SIZE}`);
+  if (!COLOUR_TYPES[h.colourType]?.depths.includes(h.depth))
+    throw refuse(`image has colour type ${h.colourType} with bit depth ${h.depth}, which PNG does not have`);
+  if (data[10] !== 0 || data[11] !== 0 || h.interlace > 1)
+    throw refuse('image has a compression, filter or interlace method PNG does not have');
   return h;
 }
 
 /** The scanlines of each pass (one pass unless interlaced): how many, and the bytes of each after its filter byte. */
 function passes(h: Header): Array<{ rows: number; rowBytes: number }> {
   const bits = COLOUR_TYPES[h.colourType].channels * h.depth;
-  const pass = (columns: number, rows: number) => ({ rows: columns > 0 ? rows : 0, rowBytes: Math.ceil((columns * bits) / 8) });
+  const pass = (columns: number, rows: number) => ({
+    rows: columns > 0 ? rows : 0,
+    rowBytes: Math.ceil((columns * bits) / 8),
+  });
   if (h.interlace === 0) return [pass(h.width, h.height)];
   return ADAM7.map(([x, y, dx, dy]) => pass(Math.ceil((h.width - x) / dx), Math.ceil((h.height - y) / dy)));
 }
 
 /** The chunks: signature, CRCs, IHDR first (checked at once), consecutive IDATs, a palette where needed, IEND last. */
 function readChunks(png: Buffer): { header: Header; data: Buffer } {
-  if (png.length < SIGNATURE.length || !png.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw refuse('image is not a PNG');
+  if (png.length < SIGNATURE.length || !png.subarray(0, SIGNATURE.length).equals(SIGNATURE))
+    throw refuse('image is not a PNG');
   let header: Header | undefined;
   const data: Buffer[] = [];
   let dataEnded = false;
@@ -67,7 +88,8 @@ function readChunks(png: Buffer): { header: Header; data: Buffer } {
     if (!/^[A-Za-z]{4}$/.test(type)) throw refuse('image has a malformed chunk');
     if (length > png.length - at - 12) throw refuse('image is truncated');
     const body = png.subarray(at + 8, at + 8 + length);
-    if (crc32(png.subarray(at + 4, at + 8 + length)) !== png.readUInt32BE(at + 8 + length)) throw refuse(`image chunk ${type} is corrupt (CRC)`);
+    if (crc32(png.subarray(at + 4, at + 8 + length)) !== png.readUInt32BE(at + 8 + length))
+      throw refuse(`image chunk ${type} is corrupt (CRC)`);
     at += 12 + length;
     if (!header && type !== 'IHDR') throw refuse('image does not start with its header (IHDR)');
     if (data.length > 0 && type !== 'IDAT') dataEnded = true;
@@ -77,7 +99,8 @@ function readChunks(png: Buffer): { header: Header; data: Buffer } {
         header = readHeader(body);
         break;
       case 'PLTE':
-        if (palette || data.length > 0 || length === 0 || length % 3 !== 0 || length > 256 * 3) throw refuse('image has a malformed palette (PLTE)');
+        if (palette || data.length > 0 || length === 0 || length % 3 !== 0 || length > 256 * 3)
+          throw refuse('image has a malformed palette (PLTE)');
         palette = true;
         break;
       case 'IDAT':
@@ -89,7 +112,8 @@ function readChunks(png: Buffer): { header: Header; data: Buffer } {
         break;
       default:
         // Ancillary chunks (lower-case first letter) may be skipped; an unknown critical one may not.
-        if ((type.charCodeAt(0) & 0x20) === 0) throw refuse(`image has a critical chunk ${type} this reader does not know`);
+        if ((type.charCodeAt(0) & 0x20) === 0)
+          throw refuse(`image has a critical chunk ${type} this reader does not know`);
     }
   }
   if (at !== png.length) throw refuse('image has bytes after its end (IEND)');
@@ -106,12 +130,18 @@ function checkPixels(header: Header, data: Buffer): void {
   try {
     raw = inflateSync(data, { maxOutputLength: expected });
   } catch {
-    throw refuse(`image pixel data does not inflate to the ${expected} bytes of its ${header.width} x ${header.height} pixels`);
+    throw refuse(
+      `image pixel data does not inflate to the ${expected} bytes of its ${header.width} x ${header.height} pixels`,
+    );
   }
-  if (raw.length !== expected) throw refuse(`image pixel data inflates to ${raw.length} bytes, not the ${expected} of its ${header.width} x ${header.height} pixels`);
+  if (raw.length !== expected)
+    throw refuse(
+      `image pixel data inflates to ${raw.length} bytes, not the ${expected} of its ${header.width} x ${header.height} pixels`,
+    );
   let at = 0;
   for (const { rows, rowBytes } of scanlines) {
-    for (let r = 0; r < rows; r++, at += 1 + rowBytes) if (raw[at] > 4) throw refuse(`image has a scanline with filter type ${raw[at]}, which PNG does not have`);
+    for (let r = 0; r < rows; r++, at += 1 + rowBytes)
+      if (raw[at] > 4) throw refuse(`image has a scanline with filter type ${raw[at]}, which PNG does not have`);
   }
 }
 

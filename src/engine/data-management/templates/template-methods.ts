@@ -13,32 +13,51 @@ import { callingOut, checkerOf, JsonText, parse, reading, uniquely, type Caller,
 import { compileDmQuery, FiltersSchema, SortersSchema } from '../dm-query.js';
 
 const Ref = { id: Type.Optional(IdSchema), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) };
-const WriteParams = checkerOf(Type.Object({ template: Type.Unknown(), strict: Type.Optional(Type.Boolean()), return: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
+const WriteParams = checkerOf(
+  Type.Object(
+    { template: Type.Unknown(), strict: Type.Optional(Type.Boolean()), return: Type.Optional(Type.Boolean()) },
+    { additionalProperties: false },
+  ),
+);
 const DeleteParams = checkerOf(Type.Object(Ref, { additionalProperties: false }));
 // An image is at most 128 KiB (template-image.ts), 174,764 base64 characters; line breaks in the text take the rest.
-const ImageParams = checkerOf(Type.Object({ ...Ref, image: Type.String({ maxLength: 200_000 }) }, { additionalProperties: false }));
+const ImageParams = checkerOf(
+  Type.Object({ ...Ref, image: Type.String({ maxLength: 200_000 }) }, { additionalProperties: false }),
+);
 const ActionSchema = Type.Object(
   {
     template: Type.Object(Ref),
     action: Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }) }),
-    Parameters: Type.Optional(Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }), value: Type.Optional(Type.Unknown()) }), { maxItems: 1000 })),
+    Parameters: Type.Optional(
+      Type.Array(
+        Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }), value: Type.Optional(Type.Unknown()) }),
+        { maxItems: 1000 },
+      ),
+    ),
     columns: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 1000 })),
     custom: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: false },
 );
 const ActionParams = checkerOf(ActionSchema);
-const GetParams = checkerOf(Type.Object({ ...Ref, optional: Type.Optional(Type.Boolean()), withoutHiddenAttributes: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
-const QueryParams = checkerOf(Type.Object(
-  {
-    start: Type.Optional(PagingSchema),
-    limit: Type.Optional(PagingSchema),
-    filters: Type.Optional(FiltersSchema),
-    sorters: Type.Optional(SortersSchema),
-    withoutHiddenAttributes: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-));
+const GetParams = checkerOf(
+  Type.Object(
+    { ...Ref, optional: Type.Optional(Type.Boolean()), withoutHiddenAttributes: Type.Optional(Type.Boolean()) },
+    { additionalProperties: false },
+  ),
+);
+const QueryParams = checkerOf(
+  Type.Object(
+    {
+      start: Type.Optional(PagingSchema),
+      limit: Type.Optional(PagingSchema),
+      filters: Type.Optional(FiltersSchema),
+      sorters: Type.Optional(SortersSchema),
+      withoutHiddenAttributes: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false },
+  ),
+);
 
 function refOf(p: { id?: number; customId?: string }, method: string): TemplateRef {
   if (p.id !== undefined) return { id: p.id };
@@ -58,18 +77,33 @@ export interface TemplateAssets {
 }
 
 /** The methods of context Template (interface-spec, Data management API; decisions section 9). */
-export function templateMethods(repo: TemplatesRepository, dialect: Dialect, webhooks: Map<string, ActionWebhook>, assets: TemplateAssets): MethodTable<Kysely<DmTables>> {
+export function templateMethods(
+  repo: TemplatesRepository,
+  dialect: Dialect,
+  webhooks: Map<string, ActionWebhook>,
+  assets: TemplateAssets,
+): MethodTable<Kysely<DmTables>> {
   /** The template and its template-scoped action named by the call (asset-scoped actions run in context Asset). */
   const actionOf = async (db: Kysely<DmTables>, p: Static<typeof ActionSchema>, caller: Caller, method: string) => {
     const ref = refOf(p.template, method);
     const current = await repo.find(db, ref);
     if (!current) throw DM_ERRORS.templateNotFound(show(ref));
-    const doc = JSON.parse(current.doc) as { id: number; customId: string; actions: ActionDefinition[]; attributes?: Attribute[]; restricted?: boolean; roles?: string[] };
+    const doc = JSON.parse(current.doc) as {
+      id: number;
+      customId: string;
+      actions: ActionDefinition[];
+      attributes?: Attribute[];
+      restricted?: boolean;
+      roles?: string[];
+    };
     // A restricted template's actions (which may read its assets) are for the engine users with one of its roles.
-    if (doc.restricted && !(doc.roles ?? []).some((r) => caller.roles.includes(r))) throw DM_ERRORS.restricted(doc.customId, doc.roles ?? []);
+    if (doc.restricted && !(doc.roles ?? []).some((r) => caller.roles.includes(r)))
+      throw DM_ERRORS.restricted(doc.customId, doc.roles ?? []);
     const action = doc.actions.find((a) => a.key === p.action.key);
-    if (!action) throw DM_ERRORS.invalidCall(`${method}: template ${doc.customId} has no action ${p.action.key.slice(0, 100)}`);
-    if (action.scope !== 'template') throw DM_ERRORS.invalidCall(`${method}: action ${action.key} runs on assets (context Asset)`);
+    if (!action)
+      throw DM_ERRORS.invalidCall(`${method}: template ${doc.customId} has no action ${p.action.key.slice(0, 100)}`);
+    if (action.scope !== 'template')
+      throw DM_ERRORS.invalidCall(`${method}: action ${action.key} runs on assets (context Asset)`);
     return { doc, action };
   };
   return {
@@ -77,12 +111,16 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
       const p = parse(WriteParams, parameters, 'create');
       const t = checkTemplate(p.template, p.strict === true);
       const now = Date.now();
-      return uniquely(dialect, async () => {
-        const id = await repo.insert(db, t.customId, t.name ?? '', now);
-        const doc = templateDoc(id, t);
-        await repo.setDoc(db, id, t.customId, t.name ?? '', JSON.stringify(doc), doc.restricted === true, now);
-        return p.return ? { template: doc } : {};
-      }, () => DM_ERRORS.customIdTaken(t.customId));
+      return uniquely(
+        dialect,
+        async () => {
+          const id = await repo.insert(db, t.customId, t.name ?? '', now);
+          const doc = templateDoc(id, t);
+          await repo.setDoc(db, id, t.customId, t.name ?? '', JSON.stringify(doc), doc.restricted === true, now);
+          return p.return ? { template: doc } : {};
+        },
+        () => DM_ERRORS.customIdTaken(t.customId),
+      );
     },
     async update(db, parameters) {
       const p = parse(WriteParams, parameters, 'update');
@@ -92,11 +130,23 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
       if (!current) throw DM_ERRORS.templateNotFound(show(ref));
       const doc = templateDoc(current.id, t);
       const previous = JSON.parse(current.doc) as { customId: string };
-      return uniquely(dialect, async () => {
-        await repo.setDoc(db, current.id, t.customId, t.name ?? '', JSON.stringify(doc), doc.restricted === true, Date.now());
-        if (previous.customId !== t.customId) await assets.renamed(db, current.id, t.customId);
-        return p.return ? { template: doc } : {};
-      }, () => DM_ERRORS.customIdTaken(t.customId));
+      return uniquely(
+        dialect,
+        async () => {
+          await repo.setDoc(
+            db,
+            current.id,
+            t.customId,
+            t.name ?? '',
+            JSON.stringify(doc),
+            doc.restricted === true,
+            Date.now(),
+          );
+          if (previous.customId !== t.customId) await assets.renamed(db, current.id, t.customId);
+          return p.return ? { template: doc } : {};
+        },
+        () => DM_ERRORS.customIdTaken(t.customId),
+      );
     },
     async delete(db, parameters) {
       const ref = refOf(parse(DeleteParams, parameters, 'delete'), 'delete');
@@ -114,7 +164,9 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
         if (p.optional) return {};
         throw DM_ERRORS.templateNotFound(show(ref));
       }
-      return new JsonText(`{"template":${p.withoutHiddenAttributes ? JSON.stringify(withoutHidden(JSON.parse(current.doc))) : current.doc}}`);
+      return new JsonText(
+        `{"template":${p.withoutHiddenAttributes ? JSON.stringify(withoutHidden(JSON.parse(current.doc))) : current.doc}}`,
+      );
     }),
     async getImage(db, parameters) {
       const ref = refOf(parse(DeleteParams, parameters, 'getImage'), 'getImage');
@@ -134,27 +186,48 @@ export function templateMethods(repo: TemplatesRepository, dialect: Dialect, web
       return {};
     },
     async getActionAttributes(db, parameters, caller) {
-      const { action } = await actionOf(db, parse(ActionParams, parameters, 'getActionAttributes'), caller, 'getActionAttributes');
+      const { action } = await actionOf(
+        db,
+        parse(ActionParams, parameters, 'getActionAttributes'),
+        caller,
+        'getActionAttributes',
+      );
       return { attributes: action.parameters ?? [] };
     },
     executeAction: callingOut(async (db, parameters, caller) => {
       const p = parse(ActionParams, parameters, 'executeAction');
       const { doc, action } = await actionOf(db, p, caller, 'executeAction');
       const values = checkParameters(action.parameters ?? [], p.Parameters ?? []);
-      return { ...(await runAction(action.handler, webhooks, {
-        context: 'Template',
-        template: { id: doc.id, customId: doc.customId },
-        action: action.key,
-        parameters: values,
-        ...(p.columns !== undefined ? { columns: p.columns } : {}),
-        ...(p.custom !== undefined ? { custom: p.custom } : {}),
-      }, async () => ({ assets: await assets.assets(db, doc.id), attributes: doc.attributes ?? [] }))) };
+      return {
+        ...(await runAction(
+          action.handler,
+          webhooks,
+          {
+            context: 'Template',
+            template: { id: doc.id, customId: doc.customId },
+            action: action.key,
+            parameters: values,
+            ...(p.columns !== undefined ? { columns: p.columns } : {}),
+            ...(p.custom !== undefined ? { custom: p.custom } : {}),
+          },
+          async () => ({ assets: await assets.assets(db, doc.id), attributes: doc.attributes ?? [] }),
+        )),
+      };
     }),
     query: reading(async (db, parameters) => {
       const p = parse(QueryParams, parameters, 'query');
-      const q = compileDmQuery(dialect, (property) => (Object.hasOwn(TEMPLATE_FIELDS, property) ? TEMPLATE_FIELDS[property] : null), Object.keys(TEMPLATE_FIELDS).join(', '), 'query', p.filters, p.sorters);
+      const q = compileDmQuery(
+        dialect,
+        (property) => (Object.hasOwn(TEMPLATE_FIELDS, property) ? TEMPLATE_FIELDS[property] : null),
+        Object.keys(TEMPLATE_FIELDS).join(', '),
+        'query',
+        p.filters,
+        p.sorters,
+      );
       const { total, rows } = await repo.query(db, q, p.start ?? 0, Math.min(p.limit ?? 1000, 10_000));
-      const templates = p.withoutHiddenAttributes ? rows.map((r) => JSON.stringify(withoutHidden(JSON.parse(r.doc)))) : rows.map((r) => r.doc);
+      const templates = p.withoutHiddenAttributes
+        ? rows.map((r) => JSON.stringify(withoutHidden(JSON.parse(r.doc))))
+        : rows.map((r) => r.doc);
       return new JsonText(`{"total":${total},"templates":[${templates.join(',')}]}`);
     }),
   };

@@ -6,11 +6,14 @@ import { QNAME, TemplateInputSchema, type Attribute, type TemplateInput } from '
 export function checkTemplate(input: unknown, strict: boolean): TemplateInput {
   if (!Value.Check(TemplateInputSchema, input)) {
     const first = Value.Errors(TemplateInputSchema, input).First();
-    throw DM_ERRORS.invalidCall(`template${first?.path ?? ''}: ${first?.message ?? 'invalid'}`, { path: `template${first?.path ?? ''}` });
+    throw DM_ERRORS.invalidCall(`template${first?.path ?? ''}: ${first?.message ?? 'invalid'}`, {
+      path: `template${first?.path ?? ''}`,
+    });
   }
   const t = input as TemplateInput;
   checkAttributes(t.attributes ?? [], strict, 'template/attributes');
-  for (const [i, action] of (t.actions ?? []).entries()) checkAttributes(action.parameters ?? [], strict, `template/actions/${i}/parameters`);
+  for (const [i, action] of (t.actions ?? []).entries())
+    checkAttributes(action.parameters ?? [], strict, `template/actions/${i}/parameters`);
   const actionKeys = new Set<string>();
   for (const action of t.actions ?? []) {
     if (actionKeys.has(action.key)) throw DM_ERRORS.invalidCall(`template/actions: key ${action.key} appears twice`);
@@ -22,11 +25,16 @@ export function checkTemplate(input: unknown, strict: boolean): TemplateInput {
 function checkAttributes(attributes: Attribute[], strict: boolean, path: string): void {
   const keys = new Set<string>();
   for (const [i, a] of attributes.entries()) {
-    if (keys.has(a.key)) throw DM_ERRORS.invalidCall(`${path}/${i}/key: ${a.key} collides with an earlier attribute`, { path: `${path}/${i}/key` });
+    if (keys.has(a.key))
+      throw DM_ERRORS.invalidCall(`${path}/${i}/key: ${a.key} collides with an earlier attribute`, {
+        path: `${path}/${i}/key`,
+      });
     keys.add(a.key);
     // Without `strict`, keys that are not QNames are accepted (deprecated; decisions section 11).
-    if (strict && !QNAME.test(a.key)) throw DM_ERRORS.invalidCall(`${path}/${i}/key: ${a.key} is not a QName`, { path: `${path}/${i}/key` });
-    if (a.type === 'enum' && !(a.values && a.values.length > 0)) throw DM_ERRORS.invalidCall(`${path}/${i}/values: an enum attribute lists its values`);
+    if (strict && !QNAME.test(a.key))
+      throw DM_ERRORS.invalidCall(`${path}/${i}/key: ${a.key} is not a QName`, { path: `${path}/${i}/key` });
+    if (a.type === 'enum' && !(a.values && a.values.length > 0))
+      throw DM_ERRORS.invalidCall(`${path}/${i}/values: an enum attribute lists its values`);
   }
 }
 

@@ -1,7 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdSchema } from '../dm-numbers.js';
 
-export const ATTRIBUTE_TYPES = ['string', 'text', 'integer', 'number', 'boolean', 'date', 'dateTime', 'enum', 'json'] as const;
+export const ATTRIBUTE_TYPES = [
+  'string',
+  'text',
+  'integer',
+  'number',
+  'boolean',
+  'date',
+  'dateTime',
+  'enum',
+  'json',
+] as const;
 /** XML 1.0 fifth edition, section 2.3, NameStartChar without ':' (a QName's parts are NCNames). */
 const NAME_START =
   'A-Z_a-z\\u{C0}-\\u{D6}\\u{D8}-\\u{F6}\\u{F8}-\\u{2FF}\\u{370}-\\u{37D}\\u{37F}-\\u{1FFF}\\u{200C}-\\u{200D}\\u{2070}-\\u{218F}' +

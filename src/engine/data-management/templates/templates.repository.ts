@@ -38,7 +38,12 @@ export class TemplatesRepository {
     private readonly scope: string,
     private readonly dialect: Dialect,
   ) {
-    const lookup = <In>(name: string, columns: Record<string, JsonRecordColumn>, record: (input: In) => Record<string, unknown>, key: [string, string]) =>
+    const lookup = <In>(
+      name: string,
+      columns: Record<string, JsonRecordColumn>,
+      record: (input: In) => Record<string, unknown>,
+      key: [string, string],
+    ) =>
       batchedLookup<In, TemplateRow>(root, dialect, {
         name,
         columns: { s: 'text', ...columns },
@@ -49,7 +54,12 @@ export class TemplatesRepository {
             .select(['r.n', 't.id', dialect.jsonText('t.doc').as('doc')]),
       });
     this.byId = lookup('template-by-id', { i: 'bigint' }, ({ id }: { id: number }) => ({ i: id }), ['id', 'r.i']);
-    this.byCustomId = lookup('template-by-custom-id', { c: 'text' }, ({ customId }: { customId: string }) => ({ c: customId }), ['custom_id', 'r.c']);
+    this.byCustomId = lookup(
+      'template-by-custom-id',
+      { c: 'text' },
+      ({ customId }: { customId: string }) => ({ c: customId }),
+      ['custom_id', 'r.c'],
+    );
   }
 
   async insert(db: Db, customId: string, name: string, now: number): Promise<number> {
@@ -61,8 +71,21 @@ export class TemplatesRepository {
     return Number(id);
   }
 
-  async setDoc(db: Db, id: number, customId: string, name: string, doc: string, restricted: boolean, now: number): Promise<void> {
-    await db.updateTable('dm_templates').set({ custom_id: customId, name, doc, restricted: restricted ? 1 : 0, updated_on: now }).where('scope', '=', this.scope).where('id', '=', id).execute();
+  async setDoc(
+    db: Db,
+    id: number,
+    customId: string,
+    name: string,
+    doc: string,
+    restricted: boolean,
+    now: number,
+  ): Promise<void> {
+    await db
+      .updateTable('dm_templates')
+      .set({ custom_id: customId, name, doc, restricted: restricted ? 1 : 0, updated_on: now })
+      .where('scope', '=', this.scope)
+      .where('id', '=', id)
+      .execute();
   }
 
   /**
@@ -76,8 +99,28 @@ export class TemplatesRepository {
     }
     const rows =
       'id' in ref
-        ? await this.prepared.run<TemplateRow>(db, 'by-id', (p) => db.selectFrom('dm_templates').select(['id', this.dialect.jsonText('doc').as('doc')]).where('scope', '=', p(0)).where('id', '=', p(1)), [this.scope, ref.id])
-        : await this.prepared.run<TemplateRow>(db, 'by-custom-id', (p) => db.selectFrom('dm_templates').select(['id', this.dialect.jsonText('doc').as('doc')]).where('scope', '=', p(0)).where('custom_id', '=', p(1)), [this.scope, ref.customId]);
+        ? await this.prepared.run<TemplateRow>(
+            db,
+            'by-id',
+            (p) =>
+              db
+                .selectFrom('dm_templates')
+                .select(['id', this.dialect.jsonText('doc').as('doc')])
+                .where('scope', '=', p(0))
+                .where('id', '=', p(1)),
+            [this.scope, ref.id],
+          )
+        : await this.prepared.run<TemplateRow>(
+            db,
+            'by-custom-id',
+            (p) =>
+              db
+                .selectFrom('dm_templates')
+                .select(['id', this.dialect.jsonText('doc').as('doc')])
+                .where('scope', '=', p(0))
+                .where('custom_id', '=', p(1)),
+            [this.scope, ref.customId],
+          );
     const row = rows[0];
     return row && { id: Number(row.id), doc: row.doc };
   }
@@ -87,7 +130,12 @@ export class TemplatesRepository {
     const rows = await this.prepared.run<{ id: number; doc: string }>(
       db,
       'restricted',
-      (p) => db.selectFrom('dm_templates').select(['id', this.dialect.jsonText('doc').as('doc')]).where('scope', '=', p(0)).where('restricted', '=', 1),
+      (p) =>
+        db
+          .selectFrom('dm_templates')
+          .select(['id', this.dialect.jsonText('doc').as('doc')])
+          .where('scope', '=', p(0))
+          .where('restricted', '=', 1),
       [this.scope],
     );
     return rows.map((r) => ({ id: Number(r.id), roles: (JSON.parse(r.doc) as { roles?: string[] }).roles ?? [] }));
@@ -102,7 +150,12 @@ export class TemplatesRepository {
   }
 
   async image(db: Db, id: number): Promise<string | undefined> {
-    const row = await db.selectFrom('dm_template_images').select('png_base64').where('scope', '=', this.scope).where('template_id', '=', id).executeTakeFirst();
+    const row = await db
+      .selectFrom('dm_template_images')
+      .select('png_base64')
+      .where('scope', '=', this.scope)
+      .where('template_id', '=', id)
+      .executeTakeFirst();
     return row?.png_base64;
   }
 
@@ -114,10 +167,17 @@ export class TemplatesRepository {
   /** One page of the templates a compiled query (alias `t`) selects, and how many it selects in all. */
   async query(db: Db, q: DmQuery, start: number, limit: number): Promise<{ total: number; rows: TemplateRow[] }> {
     const where = q.where ?? sql<SqlBool>`1 = 1`;
-    const count = await sql<{ n: number | string }>`SELECT count(*) AS n FROM dm_templates t WHERE t.scope = ${this.scope} AND ${where}`.execute(db);
+    const count = await sql<{
+      n: number | string;
+    }>`SELECT count(*) AS n FROM dm_templates t WHERE t.scope = ${this.scope} AND ${where}`.execute(db);
     if (limit === 0) return { total: Number(count.rows[0].n), rows: [] };
     const order = sql.join([...q.orderBy, sql`t.id`]);
-    const rows = await sql<{ id: number; doc: string }>`SELECT t.id, ${this.dialect.jsonText('t.doc')} AS doc FROM dm_templates t WHERE t.scope = ${this.scope} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${start}`.execute(db);
+    const rows = await sql<{
+      id: number;
+      doc: string;
+    }>`SELECT t.id, ${this.dialect.jsonText('t.doc')} AS doc FROM dm_templates t WHERE t.scope = ${this.scope} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${start}`.execute(
+      db,
+    );
     return { total: Number(count.rows[0].n), rows: rows.rows.map((r) => ({ id: Number(r.id), doc: r.doc })) };
   }
 }

@@ -5,7 +5,9 @@ import { sendJsonText } from '../../../platform/http/json-text.js';
 import type { RestContext } from '../rest.context.js';
 
 const UserTypeQuery = {
-  userType: Type.Optional(Type.String({ description: 'processEngineUser or processUser (decisions section 10); another value or none: 401' })),
+  userType: Type.Optional(
+    Type.String({ description: 'processEngineUser or processUser (decisions section 10); another value or none: 401' }),
+  ),
 };
 const ListQuery = Type.Object({
   ...UserTypeQuery,
@@ -21,7 +23,13 @@ const ItemBody = Type.Object(
   },
   { additionalProperties: false },
 );
-const Item = Type.Object({ id: Type.String(), name: Type.String(), roles: Type.Array(Type.String()), data: Type.Record(Type.String(), Type.Unknown()), createdOn: Type.String() });
+const Item = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  roles: Type.Array(Type.String()),
+  data: Type.Record(Type.String(), Type.Unknown()),
+  createdOn: Type.String(),
+});
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { processUserToken: [] }];
 
 export function restRoutes(app: FastifyInstance, ctx: RestContext): void {
@@ -40,7 +48,8 @@ export function restRoutes(app: FastifyInstance, ctx: RestContext): void {
           response: { 200: Type.Array(Item), ...errorResponses(400, 401, 503) },
         },
       },
-      async (request, reply) => sendJsonText(reply, await ctx.items.list(request.restCaller, kind, request.query.start, request.query.limit)),
+      async (request, reply) =>
+        sendJsonText(reply, await ctx.items.list(request.restCaller, kind, request.query.start, request.query.limit)),
     );
     app.post<{ Querystring: Static<typeof CreateQuery>; Body: Static<typeof ItemBody> }>(
       path,
@@ -65,7 +74,10 @@ export function restRoutes(app: FastifyInstance, ctx: RestContext): void {
         summary: 'The caller as the credential rules established it',
         security,
         querystring: CreateQuery,
-        response: { 200: Type.Object({ name: Type.String(), userType: Type.String(), roles: Type.Array(Type.String()) }), ...errorResponses(401) },
+        response: {
+          200: Type.Object({ name: Type.String(), userType: Type.String(), roles: Type.Array(Type.String()) }),
+          ...errorResponses(401),
+        },
       },
     },
     async (request) => request.restCaller,

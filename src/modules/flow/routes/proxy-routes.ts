@@ -13,9 +13,12 @@ export async function proxyRoutes(scope: FastifyInstance, ctx: FlowContext): Pro
   scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
   const schema = {
     tags: ['flow'],
-    summary: 'Proxies the call to the flow instance (targetPath after the instance id, or ?targetUrl=); status, headers and body of the instance come back as they are, but for Set-Cookie of the platform\'s own cookies (dropped) and Domain attributes (removed)',
+    summary:
+      "Proxies the call to the flow instance (targetPath after the instance id, or ?targetUrl=); status, headers and body of the instance come back as they are, but for Set-Cookie of the platform's own cookies (dropped) and Domain attributes (removed)",
     params: Type.Object({ '*': Type.String({ description: '{instanceId}{targetPath}' }) }),
-    querystring: Type.Object({ targetUrl: Type.Optional(Type.String({ description: 'a path under the instance URL, instead of targetPath' })) }),
+    querystring: Type.Object({
+      targetUrl: Type.Optional(Type.String({ description: 'a path under the instance URL, instead of targetPath' })),
+    }),
     response: errorResponses(400, 401, 403, 404, 502, 504),
   };
   for (const method of ['GET', 'POST', 'PUT', 'DELETE'] as const) {

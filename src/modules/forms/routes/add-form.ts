@@ -21,6 +21,7 @@ export function addFormRoute(app: FastifyInstance, ctx: FormsContext): void {
         response: { 200: FormResponse, ...errorResponses(400, 401, 413, 415) },
       },
     },
-    async (request, reply) => sendJsonText(reply, formJson(await ctx.forms.save(request.principal, request.params.formId, request.body))),
+    async (request, reply) =>
+      sendJsonText(reply, formJson(await ctx.forms.save(request.principal, request.params.formId, request.body))),
   );
 }

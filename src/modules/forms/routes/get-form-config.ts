@@ -13,12 +13,14 @@ export function getFormConfigRoute(app: FastifyInstance, ctx: FormsContext): voi
       validatorCompiler: strictValidatorCompiler,
       schema: {
         tags: ['forms'],
-        summary: 'The config entry (metaData, configuration, components) of the latest version (any logged-in user or API key)',
+        summary:
+          'The config entry (metaData, configuration, components) of the latest version (any logged-in user or API key)',
         params: FormIdParams,
         response: { 200: FormConfig, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request, reply) => sendJsonText(reply, (await ctx.forms.latest(request.principal, request.params.formId)).config),
+    async (request, reply) =>
+      sendJsonText(reply, (await ctx.forms.latest(request.principal, request.params.formId)).config),
   );
 }
 
@@ -29,12 +31,16 @@ export function getFormConfigVersionRoute(app: FastifyInstance, ctx: FormsContex
       validatorCompiler: strictValidatorCompiler,
       schema: {
         tags: ['forms'],
-        summary: 'The config entry of that version; of the latest version when it does not exist (any logged-in user or API key)',
+        summary:
+          'The config entry of that version; of the latest version when it does not exist (any logged-in user or API key)',
         params: AnyVersionParams,
         response: { 200: FormConfig, ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) =>
-      sendJsonText(reply, (await ctx.forms.version(request.principal, request.params.formId, request.params.version)).config),
+      sendJsonText(
+        reply,
+        (await ctx.forms.version(request.principal, request.params.formId, request.params.version)).config,
+      ),
   );
 }

@@ -20,6 +20,7 @@ export function getFormHistoryRoute(app: FastifyInstance, ctx: FormsContext): vo
         response: { 200: Type.Array(FormResponse), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request, reply) => sendJsonText(reply, formListJson(await ctx.forms.history(request.principal, request.params.formId))),
+    async (request, reply) =>
+      sendJsonText(reply, formListJson(await ctx.forms.history(request.principal, request.params.formId))),
   );
 }

@@ -19,7 +19,8 @@ export function getFormRoute(app: FastifyInstance, ctx: FormsContext): void {
         response: { 200: FormResponse, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request, reply) => sendJsonText(reply, formJson(await ctx.forms.latest(request.principal, request.params.formId))),
+    async (request, reply) =>
+      sendJsonText(reply, formJson(await ctx.forms.latest(request.principal, request.params.formId))),
   );
 }
 
@@ -37,6 +38,9 @@ export function getFormVersionRoute(app: FastifyInstance, ctx: FormsContext): vo
       },
     },
     async (request, reply) =>
-      sendJsonText(reply, formJson(await ctx.forms.version(request.principal, request.params.formId, request.params.version))),
+      sendJsonText(
+        reply,
+        formJson(await ctx.forms.version(request.principal, request.params.formId, request.params.version)),
+      ),
   );
 }

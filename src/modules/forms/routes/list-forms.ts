@@ -14,7 +14,8 @@ export function listFormsRoute(app: FastifyInstance, ctx: FormsContext): void {
       onRequest: formsGuard(FORMS_RIGHTS.readAll),
       schema: {
         tags: ['forms'],
-        summary: 'All forms of the tenant in their latest version, by form id (role FORMS_ADMIN or right FORMS_READ_ALL)',
+        summary:
+          'All forms of the tenant in their latest version, by form id (role FORMS_ADMIN or right FORMS_READ_ALL)',
         response: { 200: Type.Array(FormResponse), ...errorResponses(401) },
       },
     },

@@ -12,7 +12,10 @@ export interface AuditRecord extends Omit<AuditEntry, 'tenantId'> {
 }
 
 export class AuditRepository {
-  constructor(private readonly db: Kysely<IdentityTables>, private readonly dialect: Dialect) {}
+  constructor(
+    private readonly db: Kysely<IdentityTables>,
+    private readonly dialect: Dialect,
+  ) {}
 
   async insert(e: AuditEntry): Promise<void> {
     await this.db.insertInto('audit_log').values(this.row(randomUUID(), e)).execute();

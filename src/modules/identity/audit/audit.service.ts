@@ -11,7 +11,10 @@ export class AuditService {
   /** API-key use is recorded once per key and address per interval, not on every request. */
   private readonly recentKeyUse = new Map<string, number>();
 
-  constructor(private readonly repo: AuditRepository, private readonly log: FastifyBaseLogger) {}
+  constructor(
+    private readonly repo: AuditRepository,
+    private readonly log: FastifyBaseLogger,
+  ) {}
 
   async record(entry: AuditEntry): Promise<void> {
     try {

@@ -11,13 +11,18 @@ export function deleteSessionRoute(app: FastifyInstance, ctx: IdentityContext): 
       config: { public: true },
       schema: {
         tags: ['authentication'],
-        summary: 'Log out (X-Csrf-Token required while the session lives): the session ends on every instance at once; idempotent',
+        summary:
+          'Log out (X-Csrf-Token required while the session lives): the session ends on every instance at once; idempotent',
         response: { 200: Type.Object({ loggedOut: Type.Boolean() }), ...errorResponses(403) },
       },
     },
     async (request, reply) => {
       const csrf = request.headers['x-csrf-token'];
-      await ctx.sessions.logout(request.cookies[ctx.cookieName], typeof csrf === 'string' ? csrf : undefined, requestMeta(request));
+      await ctx.sessions.logout(
+        request.cookies[ctx.cookieName],
+        typeof csrf === 'string' ? csrf : undefined,
+        requestMeta(request),
+      );
       reply.clearCookie(ctx.cookieName, { path: '/' });
       return { loggedOut: true };
     },

@@ -22,7 +22,10 @@ export function postLoginRoute(app: FastifyInstance, ctx: IdentityContext): void
       },
       // The content type is part of the contract: refuse JSON and friends before validation.
       preValidation: async (request) => {
-        const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+        const type = String(request.headers['content-type'] ?? '')
+          .split(';')[0]
+          .trim()
+          .toLowerCase();
         if (type !== FORM) throw ERRORS.unsupportedMediaType(FORM);
       },
     },

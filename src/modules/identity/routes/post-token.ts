@@ -12,7 +12,11 @@ export function postTokenRoute(app: FastifyInstance, ctx: IdentityContext): void
         tags: ['authentication'],
         summary: 'Mints a short-lived access token (JWT) for the session or API key of this call',
         response: {
-          200: Type.Object({ access_token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Integer() }),
+          200: Type.Object({
+            access_token: Type.String(),
+            token_type: Type.Literal('Bearer'),
+            expires_in: Type.Integer(),
+          }),
           ...errorResponses(401, 403),
         },
       },

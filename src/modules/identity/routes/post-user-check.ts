@@ -6,10 +6,21 @@ import { errorResponses } from '../../../platform/http/schemas.js';
 import type { UserCheckService } from '../user-check.service.js';
 
 const Body = Type.Union([
-  Type.Object({ username: Type.String({ minLength: 1, maxLength: 256 }), password: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false }),
+  Type.Object(
+    {
+      username: Type.String({ minLength: 1, maxLength: 256 }),
+      password: Type.String({ minLength: 1, maxLength: 1024 }),
+    },
+    { additionalProperties: false },
+  ),
   Type.Object({ token: Type.String({ minLength: 1, maxLength: 16384 }) }, { additionalProperties: false }),
 ]);
-const Checked = Type.Object({ loginName: Type.String(), roles: Type.Array(Type.String()), organisations: Type.Array(Type.String()), rights: Type.Array(Type.String()) });
+const Checked = Type.Object({
+  loginName: Type.String(),
+  roles: Type.Array(Type.String()),
+  organisations: Type.Array(Type.String()),
+  rights: Type.Array(Type.String()),
+});
 
 /**
  * `POST /cxf/svc-core/authentication/check`: a user of the caller's tenant by password or access token, answered with
@@ -23,7 +34,8 @@ export function postUserCheckRoute(app: FastifyInstance, userCheck: UserCheckSer
       onRequest: requireRoleOrRight('ADMIN', 'PROCESS_USER_CHECK'),
       schema: {
         tags: ['authentication'],
-        summary: "Checks a user's password or access token; answers its current grants (role ADMIN or right PROCESS_USER_CHECK)",
+        summary:
+          "Checks a user's password or access token; answers its current grants (role ADMIN or right PROCESS_USER_CHECK)",
         body: Body,
         response: { 200: Checked, ...errorResponses(400, 401, 403, 429) },
       },
@@ -33,7 +45,10 @@ export function postUserCheckRoute(app: FastifyInstance, userCheck: UserCheckSer
       const body = request.body;
       // The caller relays its own clients' credentials and throttles their addresses itself; here the account's
       // budget applies, not the relay's address (one client of the relay could use it up for all the others).
-      const user = 'token' in body ? await userCheck.byToken(tenant, body.token) : await userCheck.byPassword(tenant, body.username, body.password, undefined);
+      const user =
+        'token' in body
+          ? await userCheck.byToken(tenant, body.token)
+          : await userCheck.byPassword(tenant, body.username, body.password, undefined);
       if (!user) throw ERRORS.authenticationFailed();
       return user;
     },

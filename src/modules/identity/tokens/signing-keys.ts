@@ -34,7 +34,11 @@ export class SigningKeys {
   private loading?: Promise<void>;
   private creating?: Promise<SigningKey>;
 
-  constructor(db: Kysely<IdentityTables>, private readonly dialect: Dialect, private readonly policy: KeyPolicy) {
+  constructor(
+    db: Kysely<IdentityTables>,
+    private readonly dialect: Dialect,
+    private readonly policy: KeyPolicy,
+  ) {
     this.db = db;
   }
 
@@ -50,7 +54,11 @@ export class SigningKeys {
       key = await this.creating;
     }
     if (!key.privateKey) {
-      const row = await this.db.selectFrom('signing_keys').select('private_jwk').where('kid', '=', key.kid).executeTakeFirstOrThrow();
+      const row = await this.db
+        .selectFrom('signing_keys')
+        .select('private_jwk')
+        .where('kid', '=', key.kid)
+        .executeTakeFirstOrThrow();
       key.privateKey = await importJWK(this.dialect.fromJson<JWK>(row.private_jwk), key.alg);
     }
     return key;
@@ -79,7 +87,11 @@ export class SigningKeys {
   async jwks(now = Date.now()): Promise<{ keys: JWK[] }> {
     await this.current(now); // a fresh installation publishes its first key at once
     await this.reload();
-    return { keys: [...this.keys.values()].filter((k) => k.verifyUntil > now).map((k) => ({ ...k.publicJwk, kid: k.kid, alg: k.alg, use: 'sig' })) };
+    return {
+      keys: [...this.keys.values()]
+        .filter((k) => k.verifyUntil > now)
+        .map((k) => ({ ...k.publicJwk, kid: k.kid, alg: k.alg, use: 'sig' })),
+    };
   }
 
   private pickCurrent(now: number): SigningKey | undefined {
@@ -90,7 +102,13 @@ export class SigningKeys {
     return best;
   }
 
-  private fromRow(r: { kid: string; alg: string; public_jwk: unknown; sign_until: number; verify_until: number }): SigningKey {
+  private fromRow(r: {
+    kid: string;
+    alg: string;
+    public_jwk: unknown;
+    sign_until: number;
+    verify_until: number;
+  }): SigningKey {
     return {
       kid: r.kid,
       alg: r.alg,
@@ -119,7 +137,10 @@ export class SigningKeys {
 
   private async create(now: number): Promise<SigningKey> {
     const alg = this.policy.algorithm;
-    const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
+    const { publicKey, privateKey } = await generateKeyPair(alg, {
+      extractable: true,
+      ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}),
+    });
     const publicJwk = await exportJWK(publicKey);
     const privateJwk = await exportJWK(privateKey);
     const signUntil = now + this.policy.rotationSeconds * 1000;

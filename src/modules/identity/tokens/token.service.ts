@@ -21,7 +21,8 @@ export interface MintedToken {
   expires_in: number;
 }
 
-const stringList = (v: unknown): string[] | null => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : null);
+const stringList = (v: unknown): string[] | null =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : null;
 
 /** Mints the platform's access tokens and turns any accepted bearer token into a principal. */
 export class TokenService {
@@ -123,7 +124,15 @@ export class TokenService {
     const rights = stringList(payload.rights);
     if (typeof payload.tenant !== 'string' || typeof payload.tid !== 'string' || !org || !roles || !rights) return null;
     return {
-      principal: { kind: 'token', tenantId: payload.tid, tenant: payload.tenant, loginName: payload.sub!, organisations: org, roles, rights },
+      principal: {
+        kind: 'token',
+        tenantId: payload.tid,
+        tenant: payload.tenant,
+        loginName: payload.sub!,
+        organisations: org,
+        roles,
+        rights,
+      },
       expiresAt: payload.exp! * 1000,
     };
   }

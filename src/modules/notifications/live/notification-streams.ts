@@ -34,12 +34,17 @@ export class NotificationStreams {
   private heartbeat?: NodeJS.Timeout;
   private stopFeed?: () => void;
 
-  constructor(private readonly feed: ChangeFeed, private readonly settings: StreamSettings, private readonly log: FastifyBaseLogger) {}
+  constructor(
+    private readonly feed: ChangeFeed,
+    private readonly settings: StreamSettings,
+    private readonly log: FastifyBaseLogger,
+  ) {}
 
   start(): void {
     this.stopFeed = this.feed.subscribe(NOTIFICATION_TOPIC, (event) => this.dispatch(event));
     this.heartbeat = setInterval(() => {
-      for (const set of this.byTenant.values()) for (const sub of set) if (!sub.pending) this.write(sub, ': heartbeat\n\n');
+      for (const set of this.byTenant.values())
+        for (const sub of set) if (!sub.pending) this.write(sub, ': heartbeat\n\n');
     }, this.settings.heartbeatMs);
     this.heartbeat.unref();
   }
@@ -69,7 +74,12 @@ export class NotificationStreams {
   }
 
   /** Takes over the response: headers, the retry hint, then missed events (when resuming) and live ones. */
-  async open(res: ServerResponse, tenantId: string, visibility: Visibility, lastEventId: string | undefined): Promise<void> {
+  async open(
+    res: ServerResponse,
+    tenantId: string,
+    visibility: Visibility,
+    lastEventId: string | undefined,
+  ): Promise<void> {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -98,12 +108,19 @@ export class NotificationStreams {
   }
 
   private async resume(sub: Subscriber, raw: string): Promise<void> {
-    if (!/^\d{1,15}$/.test(raw)) return this.reset(sub, 'invalid', 'Last-Event-ID is not an event id of this stream; the stream starts from now');
+    if (!/^\d{1,15}$/.test(raw))
+      return this.reset(sub, 'invalid', 'Last-Event-ID is not an event id of this stream; the stream starts from now');
     let after = Number(raw);
     for (;;) {
       const replay = await this.feed.replay(sub.tenantId, NOTIFICATION_TOPIC, after, REPLAY_PAGE);
-      if (replay.kind === 'expired') return this.reset(sub, 'expired', 'Events after Last-Event-ID are older than the retention window; the stream starts from now');
-      if (replay.kind === 'unknown') return this.reset(sub, 'unknown', 'Last-Event-ID names no event of this stream; the stream starts from now');
+      if (replay.kind === 'expired')
+        return this.reset(
+          sub,
+          'expired',
+          'Events after Last-Event-ID are older than the retention window; the stream starts from now',
+        );
+      if (replay.kind === 'unknown')
+        return this.reset(sub, 'unknown', 'Last-Event-ID names no event of this stream; the stream starts from now');
       for (const event of replay.events) {
         this.send(sub, event);
         after = event.id;
@@ -136,7 +153,8 @@ export class NotificationStreams {
     let shown: { action: string; notification: Notification; key: string } | undefined;
     if (canSee(sub.visibility, notification)) shown = { action, notification, key: 'now' };
     // An update that takes the caller off the recipients reads, for that caller, as a delete of what it saw.
-    else if (previous && canSee(sub.visibility, previous)) shown = { action: 'delete', notification: previous, key: 'before' };
+    else if (previous && canSee(sub.visibility, previous))
+      shown = { action: 'delete', notification: previous, key: 'before' };
     if (!shown) return;
     let frame = frames.get(shown.key);
     if (!frame) {

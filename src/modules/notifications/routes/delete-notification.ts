@@ -17,6 +17,7 @@ export function deleteNotificationRoute(app: FastifyInstance, ctx: Notifications
         response: { 200: NotificationSchema, ...errorResponses(400, 401, 403, 404, 503) },
       },
     },
-    async (request, reply) => sendJsonText(reply, await ctx.notifications.delete(request.principal, request.params.notificationId)),
+    async (request, reply) =>
+      sendJsonText(reply, await ctx.notifications.delete(request.principal, request.params.notificationId)),
   );
 }

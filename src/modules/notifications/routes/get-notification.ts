@@ -17,6 +17,7 @@ export function getNotificationRoute(app: FastifyInstance, ctx: NotificationsCon
         response: { 200: NotificationSchema, ...errorResponses(400, 401, 404, 503) },
       },
     },
-    async (request, reply) => sendJsonText(reply, await ctx.notifications.get(request.principal, request.params.notificationId)),
+    async (request, reply) =>
+      sendJsonText(reply, await ctx.notifications.get(request.principal, request.params.notificationId)),
   );
 }

@@ -17,6 +17,7 @@ export function listNotificationsRoute(app: FastifyInstance, ctx: NotificationsC
         response: { 200: NotificationListSchema, ...errorResponses(400, 401, 503) },
       },
     },
-    async (request, reply) => sendJsonText(reply, await ctx.notifications.list(request.principal, request.query.start, request.query.limit)),
+    async (request, reply) =>
+      sendJsonText(reply, await ctx.notifications.list(request.principal, request.query.start, request.query.limit)),
   );
 }

@@ -26,7 +26,8 @@ export function maintenanceRoutes(app: FastifyInstance, ctx: NotificationsContex
       onRequest: requireRoleOrRight('ADMIN', []),
       schema: {
         tags: ['notifications'],
-        summary: "Switches the tenant's notification endpoints into or out of maintenance mode (503) on every instance (role ADMIN)",
+        summary:
+          "Switches the tenant's notification endpoints into or out of maintenance mode (503) on every instance (role ADMIN)",
         body: MaintenanceSchema,
         response: { 200: MaintenanceSchema, ...errorResponses(400, 401, 403, 415) },
       },

@@ -15,7 +15,8 @@ export function streamNotificationsRoute(app: FastifyInstance, ctx: Notification
       config: { longLived: true },
       schema: {
         tags: ['notifications'],
-        summary: 'Server-Sent Events: `notification` events (add, update, delete) the caller may see; resumes by Last-Event-ID',
+        summary:
+          'Server-Sent Events: `notification` events (add, update, delete) the caller may see; resumes by Last-Event-ID',
         querystring: StreamQuery,
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 64 })) }),
         response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 429, 503) },

@@ -3,7 +3,12 @@ import { errorResponses } from '../../../platform/http/schemas.js';
 import { sendJsonText } from '../../../platform/http/json-text.js';
 import { NOTIFICATION_RIGHTS, maintenanceGuard, notificationGuard } from '../notifications.access.js';
 import type { NotificationsContext } from '../notifications.context.js';
-import { NotificationBody, NotificationIdParams, NotificationSchema, type NotificationInput } from '../notifications.schemas.js';
+import {
+  NotificationBody,
+  NotificationIdParams,
+  NotificationSchema,
+  type NotificationInput,
+} from '../notifications.schemas.js';
 
 export function updateNotificationRoute(app: FastifyInstance, ctx: NotificationsContext): void {
   app.put<{ Params: NotificationIdParams; Body: NotificationInput }>(
@@ -18,6 +23,10 @@ export function updateNotificationRoute(app: FastifyInstance, ctx: Notifications
         response: { 200: NotificationSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 503) },
       },
     },
-    async (request, reply) => sendJsonText(reply, await ctx.notifications.update(request.principal, request.params.notificationId, request.body)),
+    async (request, reply) =>
+      sendJsonText(
+        reply,
+        await ctx.notifications.update(request.principal, request.params.notificationId, request.body),
+      ),
   );
 }

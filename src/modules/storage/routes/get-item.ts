@@ -21,7 +21,10 @@ export function getItemRoute(app: FastifyInstance, o: StorageContext): void {
       },
     },
     async (request, reply) => {
-      return sendJsonText(reply, await o.service.read(request.principal, request.params.storeId, request.params.itemId));
+      return sendJsonText(
+        reply,
+        await o.service.read(request.principal, request.params.storeId, request.params.itemId),
+      );
     },
   );
 }

@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { sendJsonText } from '../../../platform/http/json-text.js';
 import { errorResponses } from '../../../platform/http/schemas.js';
-import { ItemListSchema, ListQuerySchema, StoreParamsSchema, type ListQuery, type StoreParams } from '../storage.schemas.js';
+import {
+  ItemListSchema,
+  ListQuerySchema,
+  StoreParamsSchema,
+  type ListQuery,
+  type StoreParams,
+} from '../storage.schemas.js';
 import type { StorageContext } from '../storage.context.js';
 
 /** List read: the items the caller may read, filtered, sorted and paged in SQL. */
@@ -18,6 +24,7 @@ export function getItemsRoute(app: FastifyInstance, o: StorageContext): void {
       },
     },
     // JSON text in the shape of ItemListSchema, sent as it is (see get-item.ts).
-    async (request, reply) => sendJsonText(reply, await o.service.list(request.principal, request.params.storeId, request.query)),
+    async (request, reply) =>
+      sendJsonText(reply, await o.service.list(request.principal, request.params.storeId, request.query)),
   );
 }

@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../../../platform/http/schemas.js';
-import { CreatedItemSchema, StoreItemBodySchema, StoreParamsSchema, type StoreItemBody, type StoreParams } from '../storage.schemas.js';
+import {
+  CreatedItemSchema,
+  StoreItemBodySchema,
+  StoreParamsSchema,
+  type StoreItemBody,
+  type StoreParams,
+} from '../storage.schemas.js';
 import type { StorageContext } from '../storage.context.js';
 
 /** Create: a new item under a new UUID in the store (created on first write). */

@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../../../platform/http/schemas.js';
-import { ItemParamsSchema, StoreItemBodySchema, StoreItemSchema, type ItemParams, type StoreItemBody } from '../storage.schemas.js';
+import {
+  ItemParamsSchema,
+  StoreItemBodySchema,
+  StoreItemSchema,
+  type ItemParams,
+  type StoreItemBody,
+} from '../storage.schemas.js';
 import type { StorageContext } from '../storage.context.js';
 
 /** Create-or-update under the path id, by POST and by PUT (decisions.md section 5). */

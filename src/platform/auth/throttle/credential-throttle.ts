@@ -94,11 +94,17 @@ export class CredentialThrottle {
   ) {
     const windowMs = settings.windowSeconds * 1000;
     const waits: number[] = [];
-    for (let w = settings.firstWaitSeconds * 1000; w < settings.maxWaitSeconds * 1000 && waits.length < 40; w *= 2) waits.push(w);
+    for (let w = settings.firstWaitSeconds * 1000; w < settings.maxWaitSeconds * 1000 && waits.length < 40; w *= 2)
+      waits.push(w);
     waits.push(settings.maxWaitSeconds * 1000);
     this.policies = {
       'account-address': { kind: 'window', budget: settings.maxFailuresPerAccountAndAddress, spanMs: windowMs },
-      account: { kind: 'progressive', budget: settings.maxFailuresPerAccount, spanMs: settings.failureResetSeconds * 1000, waitsMs: waits },
+      account: {
+        kind: 'progressive',
+        budget: settings.maxFailuresPerAccount,
+        spanMs: settings.failureResetSeconds * 1000,
+        waitsMs: waits,
+      },
       address: { kind: 'window', budget: settings.maxFailuresPerAddress, spanMs: windowMs },
     };
   }
@@ -156,7 +162,8 @@ export class CredentialThrottle {
   async check(subject: ThrottleSubject, now = Date.now()): Promise<Attempt> {
     const keys = this.keysOf(subject);
     const rows = await this.repo.read(keys.map((k) => k.key));
-    if (!rows.some((r) => refusesFor(r, this.policyOf(keys, r), now) > 0)) return { allowed: true, succeeded: async () => undefined, abandoned: async () => undefined };
+    if (!rows.some((r) => refusesFor(r, this.policyOf(keys, r), now) > 0))
+      return { allowed: true, succeeded: async () => undefined, abandoned: async () => undefined };
     return this.refuse(keys, now);
   }
 
@@ -191,7 +198,11 @@ export class CredentialThrottle {
       .sort((a, b) => b.retryAfterSeconds - a.retryAfterSeconds || a.key.localeCompare(b.key));
     // The key may have opened between the refusal and this read: the client still waits a second.
     const retryAfterSeconds = refused[0]?.retryAfterSeconds ?? 1;
-    return { allowed: false, refusal: { retryAfterSeconds, keys: refused }, error: ERRORS.tooManyRequests(retryAfterSeconds) };
+    return {
+      allowed: false,
+      refusal: { retryAfterSeconds, keys: refused },
+      error: ERRORS.tooManyRequests(retryAfterSeconds),
+    };
   }
 
   private policyOf(keys: Key[], row: ThrottleRow): KeyPolicy {
@@ -205,7 +216,11 @@ export class CredentialThrottle {
     const account = [subject.namespace, ...subject.account];
     const keys: Key[] = [{ kind: 'account', key: `acct:${id(...account)}`, policy: this.policies.account }];
     if (subject.address !== undefined) {
-      keys.push({ kind: 'account-address', key: `pair:${id(subject.address, ...account)}`, policy: this.policies['account-address'] });
+      keys.push({
+        kind: 'account-address',
+        key: `pair:${id(subject.address, ...account)}`,
+        policy: this.policies['account-address'],
+      });
       keys.push({ kind: 'address', key: `addr:${id(subject.address)}`, policy: this.policies.address });
     }
     return keys.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

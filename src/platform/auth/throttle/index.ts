@@ -8,7 +8,14 @@ import type { SecurityCounters } from './security-counters.js';
 
 export { throttleMigrations } from './throttle.migrations.js';
 export { SecurityCounters } from './security-counters.js';
-export { CredentialThrottle, type Attempt, type Refusal, type RefusedKey, type ThrottleSettings, type ThrottleSubject } from './credential-throttle.js';
+export {
+  CredentialThrottle,
+  type Attempt,
+  type Refusal,
+  type RefusedKey,
+  type ThrottleSettings,
+  type ThrottleSubject,
+} from './credential-throttle.js';
 
 /** `identity.loginThrottle` as the config file has it, including the keys of earlier versions. */
 export interface ThrottleConfig {
@@ -36,7 +43,8 @@ export function resolveThrottleSettings(c: ThrottleConfig): ThrottleSettings {
   const maxWaitSeconds = Math.max(c.maxWaitSeconds, c.firstWaitSeconds);
   return {
     maxFailuresPerAccount: perAccount,
-    maxFailuresPerAccountAndAddress: c.maxFailuresPerAccountAndAddress ?? Math.min(DEFAULT_PER_ACCOUNT_AND_ADDRESS, perAccount),
+    maxFailuresPerAccountAndAddress:
+      c.maxFailuresPerAccountAndAddress ?? Math.min(DEFAULT_PER_ACCOUNT_AND_ADDRESS, perAccount),
     maxFailuresPerAddress: c.maxFailuresPerAddress,
     windowSeconds: c.windowSeconds,
     firstWaitSeconds: c.firstWaitSeconds,
@@ -45,6 +53,14 @@ export function resolveThrottleSettings(c: ThrottleConfig): ThrottleSettings {
   };
 }
 
-export function createCredentialThrottle(db: Kysely<any>, config: ThrottleConfig, counters: SecurityCounters): CredentialThrottle {
-  return new CredentialThrottle(new ThrottleRepository(db as Kysely<ThrottleTables>), resolveThrottleSettings(config), counters);
+export function createCredentialThrottle(
+  db: Kysely<any>,
+  config: ThrottleConfig,
+  counters: SecurityCounters,
+): CredentialThrottle {
+  return new CredentialThrottle(
+    new ThrottleRepository(db as Kysely<ThrottleTables>),
+    resolveThrottleSettings(config),
+    counters,
+  );
 }

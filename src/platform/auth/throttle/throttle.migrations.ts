@@ -14,7 +14,11 @@ export const throttleMigrations: ModuleMigration[] = [
         .addColumn('refused', 'integer', (c) => c.notNull().defaultTo(0))
         .execute();
       // The purge deletes by expiry.
-      await db.schema.createIndex('credential_throttle_expires_idx').on('credential_throttle').column('expires_at').execute();
+      await db.schema
+        .createIndex('credential_throttle_expires_idx')
+        .on('credential_throttle')
+        .column('expires_at')
+        .execute();
     },
   },
 ];

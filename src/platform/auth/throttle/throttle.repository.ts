@@ -13,7 +13,10 @@ export interface KeyPolicy {
   waitsMs?: readonly number[];
 }
 
-export type ThrottleRow = Pick<CredentialThrottleTable, 'throttle_key' | 'failures' | 'window_start' | 'expires_at' | 'blocked_until' | 'refused'>;
+export type ThrottleRow = Pick<
+  CredentialThrottleTable,
+  'throttle_key' | 'failures' | 'window_start' | 'expires_at' | 'blocked_until' | 'refused'
+>;
 
 /** Parameters typed for PostgreSQL, which cannot infer a type for a CASE whose branches are all parameters. */
 const big = (v: number) => sql`cast(${v} as bigint)`;
@@ -103,7 +106,11 @@ export class ThrottleRepository {
   }
 
   async deleteExpired(now: number): Promise<number> {
-    const r = await this.db.deleteFrom('credential_throttle').where('expires_at', '<', now).where('blocked_until', '<', now).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('credential_throttle')
+      .where('expires_at', '<', now)
+      .where('blocked_until', '<', now)
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 }

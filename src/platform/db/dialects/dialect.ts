@@ -1,4 +1,12 @@
-import { sql, type Expression, type CreateTableBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type CreateTableBuilder,
+  type Kysely,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
 import type { DocumentTarget, IndexedTarget, ValueTest } from '../../query/query-ast.js';
 import type { TextSearch } from '../../query/text-terms.js';
 import type { DbError } from '../db-errors.js';
@@ -123,7 +131,10 @@ export interface Dialect {
   /** A table that is all key keeps its rows in the primary-key b-tree (SQLite WITHOUT ROWID; PostgreSQL as is). */
   keyOnlyTable<T extends CreateTableBuilder<any, any>>(table: T): T;
   /** `column IN (subquery)` in the form the engine's planner answers by key probes (PostgreSQL: `= ANY(ARRAY(...))`). */
-  inSubquery(column: RawBuilder<unknown>, subquery: SelectQueryBuilder<any, any, any> | RawBuilder<unknown>): RawBuilder<SqlBool>;
+  inSubquery(
+    column: RawBuilder<unknown>,
+    subquery: SelectQueryBuilder<any, any, any> | RawBuilder<unknown>,
+  ): RawBuilder<SqlBool>;
   /**
    * Writes (INSERT, UPDATE, DELETE without RETURNING) as one statement where the engine can (PostgreSQL: data-modifying
    * WITH items, one round trip; every part sees the snapshot from before the statement), or undefined (SQLite: run
@@ -161,8 +172,18 @@ export interface Dialect {
    * query). PostgreSQL: a LATERAL subquery with LIMIT 1, so each outer row is one index probe whatever the statistics
    * say (with stale ones its planner scans every row of the range per outer row); SQLite: a plain LEFT JOIN.
    */
-  leftJoinRow<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, table: string, alias: string, on: RawBuilder<SqlBool>): QB;
-  joinByKey<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, table: string, alias: string, key: Array<[column: string, recordColumn: string]>): QB;
+  leftJoinRow<QB extends SelectQueryBuilder<any, any, any>>(
+    qb: QB,
+    table: string,
+    alias: string,
+    on: RawBuilder<SqlBool>,
+  ): QB;
+  joinByKey<QB extends SelectQueryBuilder<any, any, any>>(
+    qb: QB,
+    table: string,
+    alias: string,
+    key: Array<[column: string, recordColumn: string]>,
+  ): QB;
 }
 
 /** The tables and columns of Dialect.createChangeCounter (identifiers). */

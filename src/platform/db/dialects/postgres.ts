@@ -26,7 +26,8 @@ export const postgresDialect: Dialect = {
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
     return rows[0]?.schema;
   },
-  addSerialPrimaryKey: (table, column) => table.addColumn(column, 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity()) as typeof table,
+  addSerialPrimaryKey: (table, column) =>
+    table.addColumn(column, 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity()) as typeof table,
   createChangeCounter: async (db, { table, counterTable, keys }) => {
     await createCounterTable(db, counterTable, keys);
     // Statement triggers with the changed rows as a transition table: one upsert per statement and key, whatever the
@@ -37,8 +38,14 @@ export const postgresDialect: Dialect = {
     const body = sql`insert into ${sql.table(counterTable)} (${columns}, shard, changes)
       select distinct ${columns}, pg_backend_pid() % ${sql.lit(COUNTER_SHARDS)}, 1 from changed
       on conflict (${columns}, shard) do update set changes = ${sql.table(counterTable)}.changes + 1`.compile(db).sql;
-    await sql`create function ${fn}() returns trigger language plpgsql as ${sql.lit(`begin ${body}; return null; end`)}`.execute(db);
-    for (const [event, rows] of [['insert', 'new'], ['update', 'new'], ['delete', 'old']] as const) {
+    await sql`create function ${fn}() returns trigger language plpgsql as ${sql.lit(`begin ${body}; return null; end`)}`.execute(
+      db,
+    );
+    for (const [event, rows] of [
+      ['insert', 'new'],
+      ['update', 'new'],
+      ['delete', 'old'],
+    ] as const) {
       await sql`create trigger ${sql.id(`${table}_changes_${event}`)} after ${sql.raw(event)} on ${sql.table(table)}
         referencing ${sql.raw(rows)} table as changed for each statement execute function ${fn}()`.execute(db);
     }
@@ -71,14 +78,24 @@ export const postgresDialect: Dialect = {
     (qb as SelectQueryBuilder<any, any, any>).innerJoinLateral(
       (eb) =>
         key
-          .reduce((q, [column, record]) => q.whereRef(`k.${column}`, '=', record), eb.selectFrom(`${table} as k`).selectAll())
+          .reduce(
+            (q, [column, record]) => q.whereRef(`k.${column}`, '=', record),
+            eb.selectFrom(`${table} as k`).selectAll(),
+          )
           .limit(sql.lit(1))
           .as(alias),
       (join) => join.onTrue(),
     ) as typeof qb,
 };
 
-const PG_RECORD_TYPES = { integer: 'integer', bigint: 'bigint', double: 'double precision', text: 'text', list: 'text[]', json: 'jsonb' } as const;
+const PG_RECORD_TYPES = {
+  integer: 'integer',
+  bigint: 'bigint',
+  double: 'double precision',
+  text: 'text',
+  list: 'text[]',
+  json: 'jsonb',
+} as const;
 
 /** Shards of a change counter per key (Dialect.createChangeCounter): server processes share one at 1 in 32. */
 const COUNTER_SHARDS = 32;

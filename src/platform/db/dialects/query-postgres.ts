@@ -4,13 +4,27 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryColumnType, QueryDialect } from './dialect.js';
 import type { ValueTest } from '../../query/query-ast.js';
 import { VALUE_KIND as K } from '../../query/value-index.js';
-import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql, anyApplicable, indexedDocument, stringKeyOf } from '../../query/sql-parts.js';
+import {
+  allOf,
+  anyOf,
+  checkedPath,
+  columnRef,
+  directionSql,
+  FALSE,
+  opSql,
+  anyApplicable,
+  indexedDocument,
+  stringKeyOf,
+} from '../../query/sql-parts.js';
 
 // Shapes of accepted ISO 8601 texts after digits become 9, a space separator T and `+` `-`: date only, or date-time
 // with minutes, seconds, 1-9 fraction digits, and no zone, `Z` or `±HH:MM`. Checking the shape with translate() is
 // several times cheaper than a regular expression on PostgreSQL.
 const TIMES = ['99:99', '99:99:99', ...Array.from({ length: 9 }, (_, i) => `99:99:99.${'9'.repeat(i + 1)}`)];
-const DATE_SHAPES = ['9999-99-99', ...TIMES.flatMap((t) => ['', 'Z', '-99:99'].map((zone) => `9999-99-99T${t}${zone}`))];
+const DATE_SHAPES = [
+  '9999-99-99',
+  ...TIMES.flatMap((t) => ['', 'Z', '-99:99'].map((zone) => `9999-99-99T${t}${zone}`)),
+];
 // A constant of this file (digits, 9, T, Z, -, : and .), so it is written into the SQL rather than bound each time.
 const DATE_SHAPES_SQL = sql.raw(`'{${DATE_SHAPES.join(',')}}'::text[]`);
 
@@ -62,8 +76,11 @@ function elementTest(test: ValueTest, v: RawBuilder<unknown>): RawBuilder<SqlBoo
 }
 
 function columnTest(col: RawBuilder<unknown>, type: QueryColumnType, test: ValueTest): RawBuilder<SqlBool> | null {
-  const cmp = (left: RawBuilder<unknown>, conds: Array<{ op: '=' | '>' | '>=' | '<' | '<='; value: unknown }>, cast: string) =>
-    allOf(conds.map((c) => sql<SqlBool>`${left} ${opSql(c.op)} ${c.value}::${sql.raw(cast)}`));
+  const cmp = (
+    left: RawBuilder<unknown>,
+    conds: Array<{ op: '=' | '>' | '>=' | '<' | '<='; value: unknown }>,
+    cast: string,
+  ) => allOf(conds.map((c) => sql<SqlBool>`${left} ${opSql(c.op)} ${c.value}::${sql.raw(cast)}`));
   switch (test.kind) {
     case 'present':
       return sql<SqlBool>`${col} IS NOT NULL`;
@@ -95,7 +112,10 @@ function indexRowTest(test: ValueTest, v: string): RawBuilder<SqlBool> | null {
   const isString = sql<SqlBool>`${t} = ${sql.lit(K.string)} AND ${num} IS NULL`;
   switch (test.kind) {
     case 'number':
-      return allOf([sql<SqlBool>`${t} = ${sql.lit(K.number)}`, ...test.conds.map((c) => sql<SqlBool>`${num} ${opSql(c.op)} ${c.value}::float8`)]);
+      return allOf([
+        sql<SqlBool>`${t} = ${sql.lit(K.number)}`,
+        ...test.conds.map((c) => sql<SqlBool>`${num} ${opSql(c.op)} ${c.value}::float8`),
+      ]);
     case 'string':
       return allOf([isString, ...test.conds.map((c) => sql<SqlBool>`${str} ${opSql(c.op)} ${c.value}::text`)]);
     case 'stringCi': {
@@ -111,7 +131,10 @@ function indexRowTest(test: ValueTest, v: string): RawBuilder<SqlBool> | null {
       return sql<SqlBool>`(${t} = ${sql.lit(K.boolean)} AND ${num} = ${sql.lit(test.value ? 1 : 0)})`;
     case 'instant':
       if (test.columnsOnly) return null;
-      return allOf([isString, ...test.conds.map((c) => sql<SqlBool>`${epochMs(str)} ${opSql(c.op)} ${c.value}::numeric`)]);
+      return allOf([
+        isString,
+        ...test.conds.map((c) => sql<SqlBool>`${epochMs(str)} ${opSql(c.op)} ${c.value}::numeric`),
+      ]);
     case 'present':
       return sql<SqlBool>`${t} IN (${sql.lit(K.number)}, ${sql.lit(K.string)}, ${sql.lit(K.boolean)}, ${sql.lit(K.elementCompound)}, ${sql.lit(K.longString)})`;
   }
@@ -147,7 +170,8 @@ export const postgresQuery: QueryDialect = {
 
   jsonAny(column, path, tests) {
     const x = sql`q__s.x`;
-    const on = (v: RawBuilder<unknown>) => tests.map((t) => elementTest(t, v)).filter((p): p is RawBuilder<SqlBool> => p !== null);
+    const on = (v: RawBuilder<unknown>) =>
+      tests.map((t) => elementTest(t, v)).filter((p): p is RawBuilder<SqlBool> => p !== null);
     const scalar = on(x);
     if (scalar.length === 0) return FALSE;
     // The value is extracted from the document once per row (OFFSET 0 keeps the planner from substituting the
@@ -167,7 +191,10 @@ export const postgresQuery: QueryDialect = {
   },
 
   textLike(target, pattern) {
-    const text = target.kind === 'json' ? sql`(${columnRef(target.column)} #> ${checkedPath(target.path)}::text[])::text` : sql`${columnRef(target.column)}::text`;
+    const text =
+      target.kind === 'json'
+        ? sql`(${columnRef(target.column)} #> ${checkedPath(target.path)}::text[])::text`
+        : sql`${columnRef(target.column)}::text`;
     return sql<SqlBool>`COALESCE(${text} ILIKE ${pattern}::text ESCAPE '\\', FALSE)`;
   },
 

@@ -4,11 +4,27 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryColumnType, QueryDialect } from './dialect.js';
 import type { ValueTest } from '../../query/query-ast.js';
 import { VALUE_KIND as K } from '../../query/value-index.js';
-import { allOf, anyOf, checkedPath, columnRef, directionSql, FALSE, opSql, anyApplicable, indexedDocument, stringKeyOf } from '../../query/sql-parts.js';
+import {
+  allOf,
+  anyOf,
+  checkedPath,
+  columnRef,
+  directionSql,
+  FALSE,
+  opSql,
+  anyApplicable,
+  indexedDocument,
+  stringKeyOf,
+} from '../../query/sql-parts.js';
 
 /** `$."a"."b"`: keys quoted, so dots, colons and spaces inside a key are safe (quotes and backslashes are refused). */
 export function sqliteJsonPath(path: string[]): string {
-  return '$' + checkedPath(path).map((s) => `."${s}"`).join('');
+  return (
+    '$' +
+    checkedPath(path)
+      .map((s) => `."${s}"`)
+      .join('')
+  );
 }
 
 /** Epoch milliseconds of an ISO date text, or NULL (also for texts such as 'now' that SQLite would accept). */
@@ -21,12 +37,22 @@ function epochMs(text: RawBuilder<unknown>): RawBuilder<unknown> {
 }
 
 /** A test on one JSON value, given its json_type() and its SQL value (json_extract() or json_each's value). */
-function elementTest(test: ValueTest, type: RawBuilder<unknown>, value: RawBuilder<unknown>): RawBuilder<SqlBool> | null {
+function elementTest(
+  test: ValueTest,
+  type: RawBuilder<unknown>,
+  value: RawBuilder<unknown>,
+): RawBuilder<SqlBool> | null {
   switch (test.kind) {
     case 'number':
-      return allOf([sql<SqlBool>`${type} IN ('integer', 'real')`, ...test.conds.map((c) => sql<SqlBool>`${value} ${opSql(c.op)} ${c.value}`)]);
+      return allOf([
+        sql<SqlBool>`${type} IN ('integer', 'real')`,
+        ...test.conds.map((c) => sql<SqlBool>`${value} ${opSql(c.op)} ${c.value}`),
+      ]);
     case 'string':
-      return allOf([sql<SqlBool>`${type} = 'text'`, ...test.conds.map((c) => sql<SqlBool>`${value} ${opSql(c.op)} ${c.value}`)]);
+      return allOf([
+        sql<SqlBool>`${type} = 'text'`,
+        ...test.conds.map((c) => sql<SqlBool>`${value} ${opSql(c.op)} ${c.value}`),
+      ]);
     case 'stringCi':
       return sql<SqlBool>`(${type} = 'text' AND lower(${value}) = lower(${test.value}))`;
     case 'like':
@@ -35,7 +61,10 @@ function elementTest(test: ValueTest, type: RawBuilder<unknown>, value: RawBuild
       return test.value ? sql<SqlBool>`${type} = 'true'` : sql<SqlBool>`${type} = 'false'`;
     case 'instant':
       if (test.columnsOnly) return null;
-      return allOf([sql<SqlBool>`${type} = 'text'`, ...test.conds.map((c) => sql<SqlBool>`${epochMs(value)} ${opSql(c.op)} ${c.value}`)]);
+      return allOf([
+        sql<SqlBool>`${type} = 'text'`,
+        ...test.conds.map((c) => sql<SqlBool>`${epochMs(value)} ${opSql(c.op)} ${c.value}`),
+      ]);
     case 'present':
       return sql<SqlBool>`${type} <> 'null'`;
   }
@@ -65,7 +94,9 @@ function columnTest(col: RawBuilder<unknown>, type: QueryColumnType, test: Value
 
 /** The string with its ASCII letters in one case (as SQLite's lower() and upper() change them). */
 function asciiCase(text: string, to: 'upper' | 'lower'): string {
-  return to === 'upper' ? text.replace(/[a-z]+/g, (m) => m.toUpperCase()) : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+  return to === 'upper'
+    ? text.replace(/[a-z]+/g, (m) => m.toUpperCase())
+    : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
 /**
@@ -79,7 +110,10 @@ function indexRowTest(test: ValueTest, v: string): RawBuilder<SqlBool> | null {
   const isString = sql<SqlBool>`${t} = ${sql.lit(K.string)} AND ${num} IS NULL`;
   switch (test.kind) {
     case 'number':
-      return allOf([sql<SqlBool>`${t} = ${sql.lit(K.number)}`, ...test.conds.map((c) => sql<SqlBool>`${num} ${opSql(c.op)} ${c.value}`)]);
+      return allOf([
+        sql<SqlBool>`${t} = ${sql.lit(K.number)}`,
+        ...test.conds.map((c) => sql<SqlBool>`${num} ${opSql(c.op)} ${c.value}`),
+      ]);
     case 'string':
       return allOf([isString, ...test.conds.map((c) => sql<SqlBool>`${str} ${opSql(c.op)} ${c.value}`)]);
     case 'stringCi':
@@ -147,7 +181,10 @@ export const sqliteQuery: QueryDialect = {
   },
 
   textLike(target, pattern) {
-    const text = target.kind === 'json' ? sql`(${columnRef(target.column)} -> ${sqliteJsonPath(target.path)})` : sql`CAST(${columnRef(target.column)} AS TEXT)`;
+    const text =
+      target.kind === 'json'
+        ? sql`(${columnRef(target.column)} -> ${sqliteJsonPath(target.path)})`
+        : sql`CAST(${columnRef(target.column)} AS TEXT)`;
     return sql<SqlBool>`COALESCE(lower(${text}) LIKE lower(${pattern}) ESCAPE '\\', FALSE)`;
   },
 

@@ -26,7 +26,11 @@ export const sqliteDialect: Dialect = {
   createChangeCounter: async (db, { table, counterTable, keys }) => {
     await createCounterTable(db, counterTable, keys);
     const columns = sql.join(keys.map((k) => sql.ref(k)));
-    for (const [event, row] of [['insert', 'new'], ['update', 'new'], ['delete', 'old']] as const) {
+    for (const [event, row] of [
+      ['insert', 'new'],
+      ['update', 'new'],
+      ['delete', 'old'],
+    ] as const) {
       const values = sql.join(keys.map((k) => sql`${sql.raw(row)}.${sql.ref(k)}`));
       await sql`create trigger ${sql.id(`${table}_changes_${event}`)} after ${sql.raw(event)} on ${sql.table(table)} begin
         insert into ${sql.table(counterTable)} (${columns}, shard, changes) values (${values}, 0, 1)
@@ -40,7 +44,9 @@ export const sqliteDialect: Dialect = {
   statementPart,
   jsonText: (column) => sql<string>`${sql.ref(column)}`,
   jsonRecords: (param, columns) => {
-    const cols = jsonRecordColumns(columns).map(([name]) => sql`json_extract(value, ${sql.lit(`$.${name}`)}) as ${sql.id(name)}`);
+    const cols = jsonRecordColumns(columns).map(
+      ([name]) => sql`json_extract(value, ${sql.lit(`$.${name}`)}) as ${sql.id(name)}`,
+    );
     return sql`(select ${sql.join(cols)} from json_each(${param}))`;
   },
   // A list column holds the JSON text of the array.

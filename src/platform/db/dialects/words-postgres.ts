@@ -22,7 +22,8 @@ const anyToken = (tokens: string[]) => {
 function matches(search: TextSearch, anyOf?: string[]): RawBuilder<SqlBool> {
   const also = anyOf ? ` & ${anyToken(anyOf)}` : '';
   // Words are letters and digits only, so quoted they are lexemes as they are (no operator, no quote inside).
-  if (search.kind === 'words') return sql<SqlBool>`tsv @@ ${search.words.map((w) => `'${w}'`).join(' & ') + also}::tsquery`;
+  if (search.kind === 'words')
+    return sql<SqlBool>`tsv @@ ${search.words.map((w) => `'${w}'`).join(' & ') + also}::tsquery`;
   if (search.kind === 'prefix') return sql<SqlBool>`tsv @@ ${`'${search.prefix}':*${also}`}::tsquery`;
   // Inner wildcards: a pattern over the words of every item (no GIN lookup can answer it); tokens are not words.
   return sql<SqlBool>`EXISTS (SELECT 1 FROM unnest(tsvector_to_array(tsv)) AS q__w(w)
@@ -39,5 +40,6 @@ export const postgresWords: WordIndexDialect = {
   remove: (name, seq) => sql`DELETE FROM ${table(name)} WHERE item_seq = ${seq}`,
   match: (name, search, anyOf) => sql`SELECT item_seq AS seq FROM ${table(name)} WHERE ${matches(search, anyOf)}`,
   // A scalar subquery, never pulled up into a join: one probe of the key's row (its primary key) per item tested.
-  matchKey: (name, search, key, anyOf) => sql<SqlBool>`((SELECT 1 FROM ${table(name)} WHERE item_seq = ${key} AND ${matches(search, anyOf)}) IS NOT NULL)`,
+  matchKey: (name, search, key, anyOf) =>
+    sql<SqlBool>`((SELECT 1 FROM ${table(name)} WHERE item_seq = ${key} AND ${matches(search, anyOf)}) IS NOT NULL)`,
 };

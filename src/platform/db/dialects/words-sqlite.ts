@@ -23,7 +23,8 @@ const anyToken = (tokens: string[]) => {
 function matches(t: RawBuilder<unknown>, search: TextSearch, anyOf?: string[]): RawBuilder<SqlBool> {
   const also = anyOf ? ` AND ${anyToken(anyOf)}` : '';
   // Words are letters and digits only, so inside double quotes they are plain strings (never FTS5 operators).
-  if (search.kind === 'words') return sql<SqlBool>`${t} MATCH ${search.words.map((w) => `"${w}"`).join(' AND ') + also}`;
+  if (search.kind === 'words')
+    return sql<SqlBool>`${t} MATCH ${search.words.map((w) => `"${w}"`).join(' AND ') + also}`;
   if (search.kind === 'prefix') return sql<SqlBool>`${t} MATCH ${`"${search.prefix}"*${also}`}`;
   // Inner wildcards: a pattern over the single words of every item (no FTS5 lookup can answer it). The LIKE over
   // the words as one text is the quick test, but its % and _ also match the spaces between words ("a*o" would match
@@ -36,14 +37,18 @@ function matches(t: RawBuilder<unknown>, search: TextSearch, anyOf?: string[]): 
 export const sqliteWords: WordIndexDialect = {
   async create(db, name) {
     // The private-use mark of the tokens is a token character of unicode61 (category Co), so a token stays whole.
-    await sql`CREATE VIRTUAL TABLE ${table(name)} USING fts5(words, tokens, tokenize = 'unicode61 remove_diacritics 0', detail = none)`.execute(db);
+    await sql`CREATE VIRTUAL TABLE ${table(name)} USING fts5(words, tokens, tokenize = 'unicode61 remove_diacritics 0', detail = none)`.execute(
+      db,
+    );
   },
   insert: (name, rows) =>
     sql`INSERT INTO ${table(name)} (rowid, words, tokens) VALUES ${sql.join(rows.map(({ seq, words, tokens }) => sql`(${seq}, ${words.join(' ')}, ${tokens.join(' ')})`))}`,
   remove: (name, seq) => sql`DELETE FROM ${table(name)} WHERE rowid = ${seq}`,
-  match: (name, search, anyOf) => sql`SELECT rowid AS seq FROM ${table(name)} WHERE ${matches(table(name), search, anyOf)}`,
+  match: (name, search, anyOf) =>
+    sql`SELECT rowid AS seq FROM ${table(name)} WHERE ${matches(table(name), search, anyOf)}`,
   // The matching keys once per statement (an IN list SQLite builds on first use), each item then a lookup in it: a
   // MATCH per item cost ~13 us (FTS5 parses the query and opens its lists again each time), the whole list of 10,000
   // matches about as much as 100 of those.
-  matchKey: (name, search, key, anyOf) => sql<SqlBool>`(${key} IN (SELECT rowid FROM ${table(name)} WHERE ${matches(table(name), search, anyOf)}))`,
+  matchKey: (name, search, key, anyOf) =>
+    sql<SqlBool>`(${key} IN (SELECT rowid FROM ${table(name)} WHERE ${matches(table(name), search, anyOf)}))`,
 };
