@@ -74,7 +74,7 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
   const database = createDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 2, sqliteCacheMiB: config.database.sqliteCacheMiB, sqliteReaderThreads: 0 });
   try {
     const applied = await migrateToLatest(database.db, database.dialect, MIGRATIONS);
-    const identity = createIdentityAdmin(database.db, database.dialect);
+    const identity = createIdentityAdmin(database.data, database.dialect);
     const key = `${group ?? ''} ${action ?? ''}`.trim();
     switch (key) {
       case 'migrate':

@@ -17,7 +17,7 @@ describe('prepared reads on SQLite, batched per turn of the event loop', () => {
       .insertInto('things')
       .values(Array.from({ length: 300 }, (_, i) => ({ id: i, name: `thing ${i}` })))
       .execute();
-    read = prepareQuery(database.db, (p) => database.db.selectFrom('things').select(['id', 'name']).where('id', '=', p(0)));
+    read = prepareQuery(database.data, (p) => database.db.selectFrom('things').select(['id', 'name']).where('id', '=', p(0)));
   });
 
   afterEach(async () => {
@@ -66,7 +66,7 @@ describe('prepared reads on SQLite, batched per turn of the event loop', () => {
   it('runs a statement that already serves a batch at once, but never inside an open transaction', async () => {
     const statements = new PreparedQueries();
     const readNow = (id: number) =>
-      statements.run<{ name: string }>(database.db, 'now', (p) => database.db.selectFrom('things').select('name').where('id', '=', p(0)), [id], { batched: true });
+      statements.run<{ name: string }>(database.data, 'now', (p) => database.db.selectFrom('things').select('name').where('id', '=', p(0)), [id], { batched: true });
     expect(await readNow(5)).toEqual([{ name: 'thing 5' }]);
     let during: Promise<unknown> | undefined;
     await expect(

@@ -9,7 +9,7 @@ import { openTestDatabase } from '../helpers/test-app.js';
 // file (platform/db/sqlite-reader-threads.ts), while the main thread keeps answering.
 describe('SQLite reads on reader threads (readOffThread)', () => {
   let database: Database;
-  const read = <R>(query: CompiledQuery<R>) => readOffThread(database.db, query).then((r) => r.rows);
+  const read = <R>(query: CompiledQuery<R>) => readOffThread(database.data, query).then((r) => r.rows);
   const things = (where = sql`1 = 1`) => sql<{ id: number; name: string | null; score: number | null; data: Buffer | null }>`SELECT id, name, score, data FROM things WHERE ${where} ORDER BY id`.compile(database.db);
 
   beforeEach(async () => {
@@ -97,9 +97,9 @@ describe('SQLite reads on reader threads (readOffThread)', () => {
 
   it('refuses reads once the database is closed', async () => {
     await read(things());
-    const { db } = database;
+    const { data } = database;
     await database.destroy();
-    await expect(readOffThread(db, things())).rejects.toThrow(/closed/);
+    await expect(readOffThread(data, things())).rejects.toThrow(/closed/);
     database = undefined as unknown as Database;
   });
 });

@@ -4,7 +4,6 @@
 import { expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/test-app.js';
 import { item, listIds, ownerApp } from './storage-kit.js';
-import { offThreadReader, registerOffThreadReader } from '../../src/platform/db/read-off-thread.js';
 import { PREPARED_MARK } from '../../src/platform/db/prepared-query.js';
 import { FEW_READABLE } from '../../src/modules/storage/store-scope.js';
 
@@ -22,12 +21,13 @@ describeEachEngine('storage list hint', (engine) => {
       onMain.push(compiled.sql);
       return executeQuery.call(this, compiled, ...rest);
     };
-    const reader = offThreadReader(db);
+    const { data } = app.t.database;
+    const reader = data.offThreadReader;
     if (reader) {
-      registerOffThreadReader(db, (text, values) => {
+      data.offThreadReader = (text, values) => {
         offThread.push(text);
         return reader(text, values);
-      });
+      };
     }
     try {
       // The first list of this caller in this store: the hint is counted.
@@ -37,7 +37,7 @@ describeEachEngine('storage list hint', (engine) => {
       });
     } finally {
       executor.executeQuery = executeQuery;
-      if (reader) registerOffThreadReader(db, reader);
+      if (reader) data.offThreadReader = reader;
     }
     const isHint = (text: string) => text.includes(`LIMIT ${FEW_READABLE}) q__c`);
     const hints = [...onMain, ...offThread].filter(isHint);

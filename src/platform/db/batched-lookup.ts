@@ -1,4 +1,5 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { SelectQueryBuilder } from 'kysely';
+import type { DataAccess } from './data-access.js';
 import { batchPerTurn } from '../async/turn-batch.js';
 import type { Dialect, JsonRecordColumn } from './dialects/dialect.js';
 import { PreparedQueries } from './prepared-query.js';
@@ -21,15 +22,15 @@ export interface BatchedLookupSpec<In, Row> {
  * place in the batch, or undefined. One round trip for a burst of concurrent requests on PostgreSQL; on SQLite
  * the statement runs at once (`RunOptions.batched`).
  */
-export function batchedLookup<In, Row>(db: Kysely<any>, dialect: Dialect, spec: BatchedLookupSpec<In, Row>): (input: In) => Promise<Row | undefined> {
+export function batchedLookup<In, Row>(data: DataAccess, dialect: Dialect, spec: BatchedLookupSpec<In, Row>): (input: In) => Promise<Row | undefined> {
   const statements = new PreparedQueries(1);
   const columns = { n: 'integer', ...spec.columns } as const;
   return batchPerTurn<In, Row | undefined>(async (entries) => {
     const records = entries.map(({ input }, n) => ({ ...spec.record(input), n }));
     const rows = await statements.run<Row & { n: number }>(
-      db,
+      data,
       spec.name,
-      (p) => spec.query(db.selectFrom(dialect.jsonRecords(p(0), columns).as('r'))),
+      (p) => spec.query(data.db.selectFrom(dialect.jsonRecords(p(0), columns).as('r'))),
       [JSON.stringify(records)],
       { batched: true },
     );

@@ -8,12 +8,11 @@ import type { Dialect } from './dialects/dialect.js';
 import type { DeploymentTraits } from './deployment.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
-import { ARRAY_ROWS_MARK, PREPARED_MARK, registerDirectReader } from './prepared-query.js';
+import type { DataAccess } from './data-access.js';
+import { ARRAY_ROWS_MARK, PREPARED_MARK } from './prepared-query.js';
 import { sqliteReadBatcher } from './sqlite-read-batch.js';
 import { SqliteReaderThreads } from './sqlite-reader-threads.js';
-import { registerOffThreadReader } from './read-off-thread.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
-import { registerOffThreadWriter } from './write-off-thread.js';
 import { lockDatabaseFile } from './sqlite-process-lock.js';
 
 export { DatabaseInUseError } from './sqlite-process-lock.js';
@@ -41,6 +40,9 @@ export interface DatabaseOptions {
 }
 
 export interface Database {
+  /** What modules get: the Kysely instance and the abilities of this database (prepared reads, threads). */
+  data: DataAccess<any>;
+  /** `data.db`, for the composition root, the CLI and the tests. */
   db: Kysely<any>;
   dialect: Dialect;
   /** How the service is deployed on this database (one owning process or several instances). */
@@ -86,13 +88,16 @@ function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Dat
   const cacheMiB = options.sqliteCacheMiB ?? 64;
   const statements = withStatementCache(sqlite);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
-  // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
-  registerDirectReader(db, sqliteReadBatcher(sqlite, (text) => statements.prepare(text)));
   const threads = options.sqliteReaderThreads ?? 2;
   const readers = threads !== 0 && file !== ':memory:' ? new SqliteReaderThreads({ file, threads, cacheMiB }) : undefined;
-  if (readers) registerOffThreadReader(db, (text, parameters) => readers.read(text, parameters));
   const writer = options.sqliteWriterThread !== false && file !== ':memory:' ? new SqliteWriterThread({ file, settings: sqliteWriteSettings(cacheMiB) }) : undefined;
-  if (writer) registerOffThreadWriter(db, (writes, keyBase) => writer.run(writes, keyBase));
+  const data: DataAccess = {
+    db,
+    // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
+    directReader: sqliteReadBatcher(sqlite, (text) => statements.prepare(text)),
+    offThreadReader: readers && ((text, parameters) => readers.read(text, parameters)),
+    offThreadWriter: writer && ((writes, keyBase) => writer.run(writes, keyBase)),
+  };
   const destroy = async () => {
     try {
       await readers?.close();
@@ -102,7 +107,7 @@ function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Dat
       unlock();
     }
   };
-  return { db, dialect: sqliteDialect, traits: { singleInstance: true, singleWriter: true }, describe: `sqlite:${file}`, destroy };
+  return { data, db, dialect: sqliteDialect, traits: { singleInstance: true, singleWriter: true }, describe: `sqlite:${file}`, destroy };
 }
 
 /**
@@ -226,5 +231,5 @@ function createPostgres(options: DatabaseOptions): Database {
     await client.connect();
     return client;
   };
-  return { db, dialect: postgresDialect, traits: { singleInstance: false, singleWriter: false }, describe: safe, connectDedicated, destroy: () => db.destroy() };
+  return { data: { db }, db, dialect: postgresDialect, traits: { singleInstance: false, singleWriter: false }, describe: safe, connectDedicated, destroy: () => db.destroy() };
 }

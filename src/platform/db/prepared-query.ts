@@ -1,4 +1,7 @@
-import type { CompiledQuery, Compilable, Kysely } from 'kysely';
+import { Kysely, type CompiledQuery, type Compilable } from 'kysely';
+import type { QueryTarget, RunOptions } from './data-access.js';
+
+export type { DirectReader, RunOptions } from './data-access.js';
 
 const MARK = '\u0000svc-param:';
 
@@ -48,42 +51,13 @@ function prepare<Row>(build: (p: Placeholder) => Compilable<Row>): Prepared<Row>
 }
 
 /**
- * Runs a reading statement without Kysely's connection hand-over (now, or batched with others), or answers
- * undefined, at once or as the promise's value, when it cannot (not a reading statement, or the connection is
- * inside a transaction): the caller then goes through Kysely.
+ * Runs a prepared statement on `target`: through the database's direct reader where its handle has one (SQLite; never
+ * a transaction's Kysely, which is a target of its own), else through Kysely.
  */
-export type DirectReader = (
-  sql: string,
-  parameters: readonly unknown[],
-  options: RunOptions,
-) => Promise<unknown[] | undefined> | unknown[] | undefined;
-
-export interface RunOptions {
-  /**
-   * The statement already answers a batch of callers (collected per turn of the event loop): run it without
-   * waiting for the other reads of the turn, which would only add a turn of latency.
-   */
-  batched?: boolean;
-}
-
-/** Where a root Kysely instance carries its direct reader: state of that instance, not of this module. */
-const DIRECT_READER = Symbol('svc.directReader');
-
-type WithDirectReader = Kysely<any> & { [DIRECT_READER]?: DirectReader };
-
-/**
- * Lets prepared statements on `db` (the root instance; never a transaction's, which is another instance) skip
- * Kysely's connection acquisition. For SQLite (database.ts, sqlite-read-batch.ts): its single synchronous
- * connection answers reads between two awaits, when no other query is half-run on it, so only an open
- * transaction has to be waited for.
- */
-export function registerDirectReader(db: Kysely<any>, reader: DirectReader): void {
-  Object.defineProperty(db, DIRECT_READER, { value: reader, enumerable: false });
-}
-
-async function execute<Row>(db: Kysely<any>, { compiled, slots }: Prepared<Row>, args: readonly unknown[], options: RunOptions = {}): Promise<Row[]> {
+async function execute<Row>(target: QueryTarget, { compiled, slots }: Prepared<Row>, args: readonly unknown[], options: RunOptions = {}): Promise<Row[]> {
   const parameters = compiled.parameters.map((v, i) => (slots[i] === null ? v : args[slots[i]!]));
-  const direct = (db as WithDirectReader)[DIRECT_READER]?.(compiled.sql, parameters, options);
+  const db = target instanceof Kysely ? target : target.db;
+  const direct = target instanceof Kysely ? undefined : target.directReader?.(compiled.sql, parameters, options);
   if (direct) {
     const rows = await direct;
     if (rows) return rows as Row[];
@@ -98,11 +72,11 @@ async function execute<Row>(db: Kysely<any>, { compiled, slots }: Prepared<Row>,
  * `build` receives placeholders `p(0)`, `p(1)`, ... in place of the values.
  */
 export function prepareQuery<Row, Args extends unknown[]>(
-  db: Kysely<any>,
+  target: QueryTarget,
   build: (p: Placeholder) => Compilable<Row>,
 ): (...args: Args) => Promise<Row[]> {
   let prepared: Prepared<Row> | undefined;
-  return (...args: Args) => execute(db, (prepared ??= prepare(build)), args);
+  return (...args: Args) => execute(target, (prepared ??= prepare(build)), args);
 }
 
 /**
@@ -114,14 +88,14 @@ export class PreparedQueries {
 
   constructor(private readonly max = 500) {}
 
-  run<Row>(db: Kysely<any>, key: string, build: (p: Placeholder) => Compilable<Row>, args: readonly unknown[], options?: RunOptions): Promise<Row[]> {
+  run<Row>(target: QueryTarget, key: string, build: (p: Placeholder) => Compilable<Row>, args: readonly unknown[], options?: RunOptions): Promise<Row[]> {
     let entry = this.entries.get(key) as Prepared<Row> | undefined;
     if (!entry) {
       entry = prepare(build);
       if (this.entries.size >= this.max) this.entries.clear();
       this.entries.set(key, entry);
     }
-    return execute(db, entry, args, options);
+    return execute(target, entry, args, options);
   }
 
   /**
@@ -129,14 +103,15 @@ export class PreparedQueries {
    * `rowsPerStatement` rows a statement: bound values, one prepared statement per row count (key `key:count`), several
    * times cheaper than a JSON parameter taken apart in SQL.
    */
-  async insertRows(db: Kysely<any>, key: string, table: string, columns: readonly string[], values: readonly unknown[], rowsPerStatement: number): Promise<void> {
+  async insertRows(target: QueryTarget, key: string, table: string, columns: readonly string[], values: readonly unknown[], rowsPerStatement: number): Promise<void> {
     const width = columns.length;
     const step = rowsPerStatement * width;
     for (let i = 0; i < values.length; i += step) {
       const chunk = values.slice(i, i + step);
       const count = chunk.length / width;
+      const db = target instanceof Kysely ? target : target.db;
       await this.run(
-        db,
+        target,
         `${key}:${count}`,
         (p) => db.insertInto(table).values(Array.from({ length: count }, (_, n) => Object.fromEntries(columns.map((column, j) => [column, p(n * width + j)])))),
         chunk,
