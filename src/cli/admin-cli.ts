@@ -71,7 +71,9 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
     return;
   }
 
-  const database = createDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 2, sqliteCacheMiB: config.database.sqliteCacheMiB, sqliteReaderThreads: 0 });
+  const database = createDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 2, sqliteCacheMiB: config.database.sqliteCacheMiB, sqliteReaderThreads: 0,
+    logError: (error, what) => process.stderr.write(`${what}: ${error.message}\n`),
+  });
   try {
     const applied = await migrateToLatest(database.db, database.dialect, MIGRATIONS);
     const identity = createIdentityAdmin(database.data, database.dialect);

@@ -24,7 +24,7 @@ export function describeEachEngine(name: string, body: (engine: Engine) => void)
 export async function openTestDatabase(engine: Engine, sqliteOptions: Partial<DatabaseOptions> = {}): Promise<Database> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
-    const database = createDatabase({ ...sqliteOptions, dataDir: dir });
+    const database = createDatabase({ logError: () => {}, ...sqliteOptions, dataDir: dir });
     return { ...database, destroy: async () => { await database.destroy(); rmSync(dir, { recursive: true, force: true }); } };
   }
   const url = inject('pgUrl');
@@ -33,7 +33,7 @@ export async function openTestDatabase(engine: Engine, sqliteOptions: Partial<Da
   await client.connect();
   await client.query(`CREATE SCHEMA ${schema}`);
   await client.end();
-  const database = createDatabase({ url, dataDir: '', pgSchema: schema, poolSize: 5 });
+  const database = createDatabase({ url, dataDir: '', pgSchema: schema, poolSize: 5, logError: () => {} });
   // The schema stays until the run's database is dropped (global setup): dropping it here raced with other files'
   // migrations, whose catalog introspection (Kysely's, over every schema) resolves schema names by name and failed
   // with "schema t_... does not exist" when one vanished under it.

@@ -195,7 +195,7 @@ describe('maintenance from the config file', () => {
   beforeAll(async () => {
     database = await openTestDatabase('postgres');
     const schema = await database.dialect.currentSchema(database.db);
-    second = createDatabase({ url: inject('pgUrl'), dataDir: '', pgSchema: schema, poolSize: 3 });
+    second = createDatabase({ logError: () => {}, url: inject('pgUrl'), dataDir: '', pgSchema: schema, poolSize: 3 });
     const config = parseConfig({ ...LIVE_CONFIG, server: { logLevel: 'silent' }, identity: { bootstrapAdminPassword: 'admin-pass-1' } });
     a = await buildApp(config, { database, logger: false });
     b = await buildApp(config, { database: second, logger: false });

@@ -37,7 +37,16 @@ export interface DatabaseOptions {
   sqliteWriterThread?: boolean;
   /** PostgreSQL schema to use (tests isolate themselves this way). */
   pgSchema?: string;
+  /**
+   * Where errors that reach no caller go: a pooled PostgreSQL connection that fails while idle (its server restarted,
+   * a connection killed). The pool drops that connection and opens a new one when needed; the operator should still
+   * see why. The service passes its logger; tests may pass a no-op.
+   */
+  logError: DatabaseErrorLog;
 }
+
+/** Logs an error of the database that no caller receives; `what` says where it happened. */
+export type DatabaseErrorLog = (error: Error, what: string) => void;
 
 export interface Database {
   /** What modules get: the Kysely instance and the abilities of this database (prepared reads, threads). */
@@ -213,8 +222,8 @@ function createPostgres(options: DatabaseOptions): Database {
     types: types as any,
     options: sessionOptions,
   });
-  // An idle client that loses its server must not crash the process.
-  pool.on('error', () => undefined);
+  // An idle client that loses its server must not crash the process (the pool replaces it); it is logged.
+  pool.on('error', (error) => options.logError(error, 'idle PostgreSQL pool connection failed'));
   const statementNames = new Map<string, string>();
   pool.on('connect', (client) => honourStatementMarks(client, statementNames));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
