@@ -126,3 +126,31 @@ describe('house rules (ARCHITECTURE.md), checked over the imports of src/', () =
     );
   });
 });
+
+describe('no module-level change of a library global', () => {
+  const fixture = (entries: Record<string, string>) => new Map(Object.entries(entries));
+
+  it('finds a package object changed at import, and leaves calls inside functions alone', () => {
+    const v = checkArchitecture(
+      fixture({
+        'src/config/c.ts': [
+          `import { FormatRegistry, Type } from '@sinclair/typebox';`,
+          `import pg from 'pg';`,
+          `import { local } from './local.js';`,
+          `FormatRegistry.Has('x') || FormatRegistry.Set('x', () => true);`,
+          `pg.types.setTypeParser(20, Number);`,
+          `pg.defaults.poolSize = 3;`,
+          `local.set('fine', 1);`,
+          `export const Schema = Type.Object({});`,
+          `export function registerFormats() { FormatRegistry.Set('y', () => true); }`,
+        ].join('\n'),
+        'src/config/local.ts': `export const local = new Map<string, number>();`,
+      }),
+    );
+    expect(v.filter((x) => x.rule === 'library-global').map((x) => x.detail)).toEqual([
+      'changes FormatRegistry.Set of a package at import; do it in a function called at start',
+      'changes pg.types.setTypeParser of a package at import; do it in a function called at start',
+      'changes pg.defaults.poolSize of a package at import; do it in a function called at start',
+    ]);
+  });
+});
