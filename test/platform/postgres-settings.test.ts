@@ -16,8 +16,8 @@ it.skipIf(!database)('opens PostgreSQL sessions with jit off and no parallel wor
   expect(parallel.rows[0]!.max_parallel_workers_per_gather).toBe('0');
 });
 
-// Marked statements run as named prepared statements (database.ts honourStatementMarks): parsed once per connection,
-// arrays where also marked so, at most 500 per connection, past which new ones run unnamed and still answer.
+// Statements set so (runAs, postgres-statements.ts) run as named prepared statements: parsed once per connection,
+// arrays where also set so, at most 500 per connection, past which new ones run unnamed and still answer.
 it.skipIf(!inject('pgUrl'))('prepares marked statements on the server, as arrays where marked, at most 500 per connection', async () => {
   const one = createDatabase({ logError: () => {}, url: inject('pgUrl'), dataDir: '', poolSize: 1 });
   try {
@@ -32,6 +32,21 @@ it.skipIf(!inject('pgUrl'))('prepares marked statements on the server, as arrays
     expect((await run(7)).rows).toEqual([[14, 'x']]);
     expect((await run(599)).rows).toEqual([[1198, 'x']]);
     expect(await prepared()).toBe(500);
+  } finally {
+    await one.destroy();
+  }
+});
+
+// What a statement's text says is SQL, not an instruction: a leading comment neither prepares it nor changes its rows.
+it.skipIf(!inject('pgUrl'))('prepares and answers arrays by what the compiled query asks, never by comments in its text', async () => {
+  const one = createDatabase({ logError: () => {}, url: inject('pgUrl'), dataDir: '', poolSize: 1 });
+  try {
+    const commented = await one.db.executeQuery(sql`/*prepared*/ SELECT 1 AS one`.compile(one.db));
+    expect(commented.rows).toEqual([{ one: 1 }]);
+    const statements = () => sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(one.db).then((r) => r.rows.map((x) => x.statement));
+    expect(await statements()).toEqual([]);
+    expect((await one.db.executeQuery(preparedOnServer(sql`SELECT 2 AS two`.compile(one.db)))).rows).toEqual([{ two: 2 }]);
+    expect(await statements()).toEqual(['SELECT 2 AS two']);
   } finally {
     await one.destroy();
   }

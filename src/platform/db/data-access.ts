@@ -1,4 +1,18 @@
-import { Kysely } from 'kysely';
+import { Kysely, type CompiledQuery } from 'kysely';
+
+/**
+ * How a statement runs besides its text and values, carried on its compiled query (Kysely hands that object to the
+ * driver unchanged). `prepared`: its text recurs with new values, prepare it on the server (PostgreSQL: a named
+ * statement, postgres-statements.ts; SQLite keeps every statement by text anyway). `arrays`: its rows as arrays of
+ * its columns' values in select order, not objects (set with rowsAsArrays, prepared-query.ts).
+ */
+export interface RunAs {
+  readonly prepared?: boolean;
+  readonly arrays?: boolean;
+}
+
+/** A compiled query with how it runs. */
+export type RunAsQuery<R> = CompiledQuery<R> & { readonly runAs?: RunAs };
 
 /**
  * Runs a reading statement without Kysely's connection hand-over (now, or batched with others), or answers

@@ -1,15 +1,15 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 import type { Dialect } from './dialects/dialect.js';
 import type { DeploymentTraits } from './deployment.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
 import type { DataAccess } from './data-access.js';
-import { ARRAY_ROWS_MARK, PREPARED_MARK } from './prepared-query.js';
+import { ARRAY_ROWS_MARK } from './prepared-query.js';
+import { PostgresStatementDialect } from './postgres-statements.js';
 import { sqliteReadBatcher } from './sqlite-read-batch.js';
 import { SqliteReaderThreads } from './sqlite-reader-threads.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
@@ -164,44 +164,6 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
   };
 }
 
-/** Named prepared statements one PostgreSQL connection keeps at most (each holds its parse tree and plans). */
-const MAX_PREPARED_PER_CONNECTION = 500;
-
-/**
- * Statements marked by prepareQuery or preparedOnServer run as named prepared statements: PostgreSQL parses them once
- * per connection instead of on every call, and after five runs plans them once where its generic plan costs no more
- * than the plans for the values (storage lists on PostgreSQL: 1.4 ms of planning for 1.5 ms of execution). Only
- * marked statements, at most MAX_PREPARED_PER_CONNECTION per connection. Statements marked by rowsAsArrays answer their
- * rows as arrays.
- */
-
-function honourStatementMarks(client: pg.PoolClient, statementNames: Map<string, string>): void {
-  const query = client.query.bind(client) as (...args: any[]) => any;
-  // The statements prepared on this connection: at most MAX_PREPARED_PER_CONNECTION (a list's text follows the shape
-  // of its filter, which callers choose), past which new ones run unnamed.
-  const prepared = new Set<string>();
-  (client as any).query = (config: unknown, values?: unknown, callback?: unknown) => {
-    if (typeof config === 'string' && typeof values !== 'function') {
-      const arrays = config.startsWith(ARRAY_ROWS_MARK);
-      const rowMode = arrays ? 'array' : undefined;
-      if (config.startsWith(PREPARED_MARK, arrays ? ARRAY_ROWS_MARK.length : 0)) {
-        let name = statementNames.get(config);
-        if (!name) {
-          name = `svc_${createHash('sha1').update(config).digest('hex').slice(0, 24)}`;
-          if (statementNames.size < 10_000) statementNames.set(config, name);
-        }
-        if (prepared.has(name) || prepared.size < MAX_PREPARED_PER_CONNECTION) {
-          prepared.add(name);
-          return query({ name, text: config, values, rowMode }, callback);
-        }
-        return query({ text: config, values, rowMode }, callback);
-      }
-      if (arrays) return query({ text: config, values, rowMode }, callback);
-    }
-    return query(config, values, callback);
-  };
-}
-
 function createPostgres(options: DatabaseOptions): Database {
   const types = {
     getTypeParser: (oid: number, format?: any) => {
@@ -224,9 +186,8 @@ function createPostgres(options: DatabaseOptions): Database {
   });
   // An idle client that loses its server must not crash the process (the pool replaces it); it is logged.
   pool.on('error', (error) => options.logError(error, 'idle PostgreSQL pool connection failed'));
-  const statementNames = new Map<string, string>();
-  pool.on('connect', (client) => honourStatementMarks(client, statementNames));
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  // Statements are issued with a QueryConfig of what each asks for (named prepared, rows as arrays).
+  const db = new Kysely<any>({ dialect: new PostgresStatementDialect(pool) });
   const safe = (() => {
     try {
       const u = new URL(options.url!);

@@ -1,39 +1,36 @@
 import { Kysely, type CompiledQuery, type Compilable } from 'kysely';
-import type { QueryTarget, RunOptions } from './data-access.js';
+import type { QueryTarget, RunAsQuery, RunOptions } from './data-access.js';
 
 export type { DirectReader, RunOptions } from './data-access.js';
 
 const MARK = '\u0000svc-param:';
 
 /**
- * Leading comment that marks a statement as worth preparing on the server: the PostgreSQL pool
- * (database.ts) runs such statements as named prepared statements, parsed and planned once per
- * connection. SQLite ignores the comment (its statement cache keys on the whole text).
- */
-export const PREPARED_MARK = '/*prepared*/ ';
-
-/**
- * Leading comment that asks for a statement's rows as arrays of its columns' values in select order, not as objects:
- * both drivers build an object per row property by property, which a page of 100 documents pays on every list
- * (better-sqlite3, 100 rows of 6 columns: 0.154 ms as objects, 0.083 ms as arrays). database.ts honours it on both
- * engines (better-sqlite3 raw mode, pg rowMode 'array').
+ * Leading comment of a statement whose rows SQLite answers as arrays: its statement cache (database.ts) and reader
+ * threads see only the text (SQLite's driver is Kysely's, which hands the connection the text alone). PostgreSQL
+ * reads `runAs.arrays` instead and runs the comment as a comment.
  */
 export const ARRAY_ROWS_MARK = '/*array-rows*/ ';
 
-/** The compiled statement, marked to answer its rows as arrays (ARRAY_ROWS_MARK). */
+/**
+ * The compiled statement, set to answer its rows as arrays of its columns' values in select order, not as objects:
+ * both drivers build an object per row property by property, which a page of 100 documents pays on every list
+ * (better-sqlite3, 100 rows of 6 columns: 0.154 ms as objects, 0.083 ms as arrays). PostgreSQL: rowMode 'array'
+ * (postgres-statements.ts); SQLite: raw mode, by ARRAY_ROWS_MARK.
+ */
 export function rowsAsArrays<Row extends readonly unknown[]>(compiled: CompiledQuery<unknown>): CompiledQuery<Row> {
-  return { ...compiled, sql: ARRAY_ROWS_MARK + compiled.sql } as CompiledQuery<Row>;
+  const { runAs } = compiled as RunAsQuery<unknown>;
+  return { ...compiled, sql: ARRAY_ROWS_MARK + compiled.sql, runAs: { ...runAs, arrays: true } } as RunAsQuery<Row>;
 }
 
 /**
- * The compiled statement, marked to be prepared on the server (PREPARED_MARK; after ARRAY_ROWS_MARK where it has
- * that): for statements built once and run many times with new values outside prepareQuery (the storage lists).
+ * The compiled statement, set to be prepared on the server (`runAs.prepared`): for statements built once and run
+ * many times with new values outside prepareQuery (the storage lists).
  */
 export function preparedOnServer<Row>(compiled: CompiledQuery<Row>): CompiledQuery<Row> {
-  const arrays = compiled.sql.startsWith(ARRAY_ROWS_MARK);
-  const body = arrays ? compiled.sql.slice(ARRAY_ROWS_MARK.length) : compiled.sql;
-  if (body.startsWith(PREPARED_MARK)) return compiled;
-  return { ...compiled, sql: `${arrays ? ARRAY_ROWS_MARK : ''}${PREPARED_MARK}${body}` };
+  const { runAs } = compiled as RunAsQuery<Row>;
+  if (runAs?.prepared) return compiled;
+  return { ...compiled, runAs: { ...runAs, prepared: true } } as RunAsQuery<Row>;
 }
 
 type Placeholder = (index: number) => any;
@@ -47,7 +44,7 @@ interface Prepared<Row> {
 function prepare<Row>(build: (p: Placeholder) => Compilable<Row>): Prepared<Row> {
   const built = build((i) => `${MARK}${i}`).compile();
   const slots = built.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARK) ? Number(v.slice(MARK.length)) : null));
-  return { compiled: { ...built, sql: PREPARED_MARK + built.sql }, slots };
+  return { compiled: { ...built, runAs: { prepared: true } } as RunAsQuery<Row>, slots };
 }
 
 /**
