@@ -184,6 +184,13 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return out;
 }
 
+/**
+ * Directions between platform folders: `from` never imports `to`. The list-query language (parse, AST, compile to SQL
+ * against the engine view it declares, query-dialect.ts) sits below the database folder, whose dialects implement
+ * that view: db may import query, query never imports db.
+ */
+export const PLATFORM_DIRECTIONS: ReadonlyArray<{ from: string; never: string }> = [{ from: 'src/platform/query/', never: 'src/platform/db/' }];
+
 /** The one file that builds every module (src/module-list.ts): outside the units, the only one that imports their faces. */
 export const MODULE_LIST = 'src/module-list.ts';
 
@@ -214,6 +221,11 @@ export function checkArchitecture(
       }
       if (file.startsWith('src/platform/') && !target.startsWith('src/platform/')) {
         violations.push({ rule: 'platform-layer', file, detail: `platform code imports ${target}` });
+      }
+      for (const { from, never } of PLATFORM_DIRECTIONS) {
+        if (file.startsWith(from) && target.startsWith(never)) {
+          violations.push({ rule: 'platform-direction', file, detail: `imports ${target}; ${from} never imports ${never}` });
+        }
       }
     }
     graph.set(file, targets);

@@ -3,7 +3,7 @@
 // the indexed length at that path, or a document that is not indexed). The cost follows the matching index rows,
 // not the documents the caller may read.
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { Dialect } from '../db/dialects/dialect.js';
+import type { ListQueryDialect } from './query-dialect.js';
 import type { IndexedTarget, ValueIndexSource, ValueTest } from './query-ast.js';
 import { allOf, checkedPath, FALSE, stringKeyOf } from './sql-parts.js';
 import { VALUE_FORM, VALUE_KIND } from './value-index.js';
@@ -101,7 +101,7 @@ export function itemRowsAtPath(source: ValueIndexSource, alias: string, key: Raw
   return scoped ? sql<SqlBool>`${scopeOf(source, alias)} AND ${item} AND ${sql.ref(`${alias}.path`)} = ${path}` : sql<SqlBool>`${item} AND ${sql.ref(`${alias}.path`)} = ${path}`;
 }
 
-export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: Dialect, membership: IndexMembership = dialect.query.indexMembership): RawBuilder<SqlBool> {
+export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: ListQueryDialect, membership: IndexMembership = dialect.query.indexMembership): RawBuilder<SqlBool> {
   const source = checkedSource(target.source);
   const exact = dialect.query.indexTests('q__v', tests);
   if (!exact) return FALSE;
@@ -141,7 +141,7 @@ export function indexedAny(target: IndexedTarget, tests: ValueTest[], dialect: D
 }
 
 /** The join and ORDER BY items of a sort on an indexed value; `n` numbers the sort's join alias. */
-export function indexedSort(target: IndexedTarget, direction: 'ASC' | 'DESC', n: number, dialect: Dialect): { join: SortJoin; orderBy: RawBuilder<unknown>[] } {
+export function indexedSort(target: IndexedTarget, direction: 'ASC' | 'DESC', n: number, dialect: ListQueryDialect): { join: SortJoin; orderBy: RawBuilder<unknown>[] } {
   const source = checkedSource(target.source);
   const alias = `q__s${n}`;
   const on = allOf([
