@@ -27,6 +27,18 @@ describe('SQLite reads on reader threads (readOffThread)', () => {
     await database?.destroy();
   });
 
+  // How a statement runs is what its compiled query asks (runAs), never what a comment in its text says.
+  it('answers arrays for rowsAsArrays, and objects for the same text, commented or not, on both connections', async () => {
+    await database.db.insertInto('things' as any).values({ id: 1, name: 'one', score: null, data: null }).execute();
+    const text = (comment: string) => sql<{ id: number; name: string }>`${sql.raw(comment)}SELECT id, name FROM things`.compile(database.db);
+    for (const comment of ['', '/*array-rows*/ ']) {
+      expect((await database.db.executeQuery(text(comment))).rows).toEqual([{ id: 1, name: 'one' }]);
+      expect(await read(text(comment))).toEqual([{ id: 1, name: 'one' }]);
+      expect((await database.db.executeQuery(rowsAsArrays(text(comment)))).rows).toEqual([[1, 'one']]);
+      expect(await read(rowsAsArrays(text(comment)))).toEqual([[1, 'one']]);
+    }
+  });
+
   it('answers the rows as the main connection does: objects, or arrays for rowsAsArrays, every kind of value', async () => {
     const names = ['plain', '', 'ünïcödé ✓ 🙂 日本', 'a\u0000b', null, 'x'.repeat(70_000), '"quoted", {braces}'];
     await database.db

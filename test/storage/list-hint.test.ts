@@ -26,9 +26,9 @@ describeEachEngine('storage list hint', (engine) => {
     const { data } = app.t.database;
     const reader = data.offThreadReader;
     if (reader) {
-      data.offThreadReader = (text, values) => {
+      data.offThreadReader = (text, values, arrays) => {
         offThread.push(text);
-        return reader(text, values);
+        return reader(text, values, arrays);
       };
     }
     try {

@@ -146,10 +146,10 @@ export function recordStatements(t: TestApp): { texts: string[]; parameters: unk
   const { data } = t.database;
   const reader = data.offThreadReader;
   if (reader) {
-    data.offThreadReader = (sql, values) => {
+    data.offThreadReader = (sql, values, arrays) => {
       texts.push(sql);
       parameters.push([...values]);
-      return reader(sql, values);
+      return reader(sql, values, arrays);
     };
   }
   return {

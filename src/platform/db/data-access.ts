@@ -33,8 +33,11 @@ export interface RunOptions {
   batched?: boolean;
 }
 
-/** Runs a read statement somewhere else than the main thread's connection (sqlite-reader-threads.ts). */
-export type OffThreadReader = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
+/**
+ * Runs a read statement somewhere else than the main thread's connection (sqlite-reader-threads.ts); `arrays`: its
+ * rows as arrays (runAs.arrays).
+ */
+export type OffThreadReader = (sql: string, parameters: readonly unknown[], arrays: boolean) => Promise<unknown[]>;
 
 /** One statement of a write: its SQL text and its parameters. */
 export interface ThreadWrite {

@@ -2,14 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import type { Dialect } from './dialects/dialect.js';
 import type { DeploymentTraits } from './deployment.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
 import type { DataAccess } from './data-access.js';
-import { ARRAY_ROWS_MARK } from './prepared-query.js';
 import { PostgresStatementDialect } from './postgres-statements.js';
+import { SqliteStatementDialect, type StatementCache } from './sqlite-statements.js';
 import { sqliteReadBatcher } from './sqlite-read-batch.js';
 import { SqliteReaderThreads } from './sqlite-reader-threads.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
@@ -96,7 +96,7 @@ function createSqlite(options: DatabaseOptions): Database {
 function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Database, unlock: () => void): Database {
   const cacheMiB = options.sqliteCacheMiB ?? 64;
   const statements = withStatementCache(sqlite);
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
+  const db = new Kysely<any>({ dialect: new SqliteStatementDialect(statements) });
   const threads = options.sqliteReaderThreads ?? 2;
   const readers = threads !== 0 && file !== ':memory:' ? new SqliteReaderThreads({ file, threads, cacheMiB }) : undefined;
   const writer = options.sqliteWriterThread !== false && file !== ':memory:' ? new SqliteWriterThread({ file, settings: sqliteWriteSettings(cacheMiB) }) : undefined;
@@ -104,7 +104,7 @@ function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Dat
     db,
     // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
     directReader: sqliteReadBatcher(sqlite, (text) => statements.prepare(text)),
-    offThreadReader: readers && ((text, parameters) => readers.read(text, parameters)),
+    offThreadReader: readers && ((text, parameters, arrays) => readers.read(text, parameters, arrays)),
     offThreadWriter: writer && ((writes, keyBase) => writer.run(writes, keyBase)),
   };
   const destroy = async () => {
@@ -144,18 +144,20 @@ function sqliteWriteSettings(cacheMiB: number): string[] {
 
 /**
  * Kysely prepares every query anew; preparing costs more than running a small indexed query, so
- * statements are kept by their SQL text. Kysely runs one query at a time on the connection, so a
- * cached statement is never in use twice.
+ * statements are kept by their SQL text (and apart for rows as arrays: raw mode belongs to the statement).
+ * Kysely runs one query at a time on the connection, so a cached statement is never in use twice.
  */
-function withStatementCache(sqlite: SQLite.Database, max = 1000) {
-  const cache = new Map<string, SQLite.Statement>();
+function withStatementCache(sqlite: SQLite.Database, max = 1000): StatementCache {
+  const objects = new Map<string, SQLite.Statement>();
+  const arrays = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
-    prepare(text: string) {
+    prepare(text: string, asArrays = false) {
+      const cache = asArrays ? arrays : objects;
       let stmt = cache.get(text);
       if (!stmt) {
         stmt = sqlite.prepare(text);
-        if (text.startsWith(ARRAY_ROWS_MARK)) stmt.raw(true);
+        if (asArrays) stmt.raw(true);
         if (cache.size >= max) cache.delete(cache.keys().next().value!);
         cache.set(text, stmt);
       }

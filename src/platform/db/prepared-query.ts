@@ -6,21 +6,14 @@ export type { DirectReader, RunOptions } from './data-access.js';
 const MARK = '\u0000svc-param:';
 
 /**
- * Leading comment of a statement whose rows SQLite answers as arrays: its statement cache (database.ts) and reader
- * threads see only the text (SQLite's driver is Kysely's, which hands the connection the text alone). PostgreSQL
- * reads `runAs.arrays` instead and runs the comment as a comment.
- */
-export const ARRAY_ROWS_MARK = '/*array-rows*/ ';
-
-/**
  * The compiled statement, set to answer its rows as arrays of its columns' values in select order, not as objects:
  * both drivers build an object per row property by property, which a page of 100 documents pays on every list
  * (better-sqlite3, 100 rows of 6 columns: 0.154 ms as objects, 0.083 ms as arrays). PostgreSQL: rowMode 'array'
- * (postgres-statements.ts); SQLite: raw mode, by ARRAY_ROWS_MARK.
+ * (postgres-statements.ts); SQLite: raw mode (sqlite-statements.ts, sqlite-reader-threads.ts).
  */
 export function rowsAsArrays<Row extends readonly unknown[]>(compiled: CompiledQuery<unknown>): CompiledQuery<Row> {
   const { runAs } = compiled as RunAsQuery<unknown>;
-  return { ...compiled, sql: ARRAY_ROWS_MARK + compiled.sql, runAs: { ...runAs, arrays: true } } as RunAsQuery<Row>;
+  return { ...compiled, runAs: { ...runAs, arrays: true } } as RunAsQuery<Row>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { CompiledQuery, QueryResult } from 'kysely';
-import type { DataAccess } from './data-access.js';
+import type { DataAccess, RunAsQuery } from './data-access.js';
 
 export type { OffThreadReader } from './data-access.js';
 
@@ -13,5 +13,5 @@ export type { OffThreadReader } from './data-access.js';
 export async function readOffThread<R>(data: DataAccess, query: CompiledQuery<R>): Promise<QueryResult<R>> {
   const reader = data.offThreadReader;
   if (!reader) return data.db.executeQuery(query);
-  return { rows: (await reader(query.sql, query.parameters)) as R[] };
+  return { rows: (await reader(query.sql, query.parameters, (query as RunAsQuery<R>).runAs?.arrays === true)) as R[] };
 }
