@@ -51,16 +51,6 @@ const REDACT = [
  * module's plugin in a scope of its own, and starts the parts in the list's order (closing them in reverse).
  */
 export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<App> {
-  const database =
-    deps.database ??
-    createDatabase({
-      url: config.database.url,
-      dataDir: config.database.dataDir,
-      poolSize: config.database.poolSize,
-      sqliteCacheMiB: config.database.sqliteCacheMiB,
-      sqliteReaderThreads: config.database.sqliteReaderThreads,
-      sqliteWriterThread: config.database.sqliteWriterThread,
-    });
   const app = Fastify({
     logger: deps.logger ?? { level: config.server.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
     trustProxy: config.server.trustProxy,
@@ -75,6 +65,17 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler: transportErrorHandler,
   });
+  const database =
+    deps.database ??
+    createDatabase({
+      url: config.database.url,
+      dataDir: config.database.dataDir,
+      poolSize: config.database.poolSize,
+      sqliteCacheMiB: config.database.sqliteCacheMiB,
+      sqliteReaderThreads: config.database.sqliteReaderThreads,
+      sqliteWriterThread: config.database.sqliteWriterThread,
+      logError: (err, what) => app.log.error({ err }, what),
+    });
   limitConnectionsPerAddress(app.server, config.limits.connectionsPerAddress);
   const inFlight = trackInFlight(app);
   const started: Module[] = [];

@@ -106,7 +106,7 @@ export async function buildModules(
   // savepoint); on PostgreSQL (maxBatch 1) every job is simply its own transaction.
   const writes = new WriteBatcher(db, traits.singleWriter ? 64 : 1);
   const users = new EngineUsers(ec.users, guard);
-  const base = { db, dialect, traits, log };
+  const base = { data: database.data, dialect, traits, log };
   const identity = platform ? identityModule.create({ ...base, config: ic, feed, throttle, counters }) : undefined;
 
   // A tenth of a table and at least 50 rows, as autovacuum's defaults: a store's reader-set grantees (150 rows in the
@@ -156,7 +156,12 @@ export async function buildModules(
   };
 
   // The config's tenants are applied whether or not the platform's face runs here (as the schema steps are).
-  const { generatedPassword } = await provisionIdentity(db, dialect, config.tenants, ic.bootstrapAdminPassword);
+  const { generatedPassword } = await provisionIdentity(
+    database.data,
+    dialect,
+    config.tenants,
+    ic.bootstrapAdminPassword,
+  );
   return {
     modules: LIST.flatMap((m) => built[m.name] ?? []),
     resolver: identity?.resolver,

@@ -85,10 +85,11 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
     poolSize: 2,
     sqliteCacheMiB: config.database.sqliteCacheMiB,
     sqliteReaderThreads: 0,
+    logError: (error, what) => process.stderr.write(`${what}: ${error.message}\n`),
   });
   try {
     const applied = await migrateToLatest(database.db, database.dialect, MIGRATIONS);
-    const identity = createIdentityAdmin(database.db, database.dialect);
+    const identity = createIdentityAdmin(database.data, database.dialect);
     const key = `${group ?? ''} ${action ?? ''}`.trim();
     switch (key) {
       case 'migrate':

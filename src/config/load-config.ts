@@ -8,12 +8,20 @@ import { ConfigSchema, type AppConfig } from './config.schema.js';
 /** A config problem worth a one-line message to the operator, never a stack trace. */
 export class ConfigError extends Error {}
 
-FormatRegistry.Has('date-time') ||
-  FormatRegistry.Set(
-    'date-time',
-    (v) =>
-      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)),
-  );
+/**
+ * Registers the string formats the config schema names (TypeBox's FormatRegistry is one registry for the process;
+ * TypeBox knows no format of its own). Called by parseConfig and loadConfig before they validate, not at import:
+ * importing this file changes nothing. Registering again keeps the first registration.
+ */
+export function registerConfigFormats(): void {
+  if (!FormatRegistry.Has('date-time')) {
+    FormatRegistry.Set(
+      'date-time',
+      (v) =>
+        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)),
+    );
+  }
+}
 
 function pointerToPath(pointer: string): string {
   let out = '';
@@ -67,6 +75,7 @@ function check(data: unknown): { config: AppConfig; problem?: Problem } {
 
 /** Validates raw config data, fills defaults and returns a frozen config. */
 export function parseConfig(raw: unknown, source = 'config'): AppConfig {
+  registerConfigFormats();
   const data = raw ?? {};
   if (typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(`${source}: (root): expected object`);
   const { config, problem } = check(data);
@@ -148,6 +157,7 @@ function setPath(target: Record<string, any>, path: string, value: unknown): voi
  * variable happens to override it, or it would surface the day the variable goes away.
  */
 export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
+  registerConfigFormats();
   const path = env.SVC_CONFIG;
   const source = path ?? 'config';
   const raw = path ? readConfigFile(path) : {};

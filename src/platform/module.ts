@@ -1,17 +1,18 @@
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { DataAccess } from './db/data-access.js';
 import type { Dialect } from './db/dialects/dialect.js';
 import type { DeploymentTraits } from './db/deployment.js';
 import type { ModuleMigration } from './db/migrations.js';
 
 /**
- * What the module list hands a module: a Kysely typed with the module's own tables (it can name no
- * other module's), its own slice of the config, the SQL dialect, the deployment traits and a logger.
+ * What the module list hands a module: the database's handle typed with the module's own tables (it can name no
+ * other module's; `data.db` is its Kysely, and the handle shows what else the database can do: prepared reads,
+ * reader and writer threads), its own slice of the config, the SQL dialect, the deployment traits and a logger.
  * A module that needs more (the audit trail, the change feed) declares it as an extra, equally narrow field:
  * `ModuleDeps<FormsTables, FormsConfig> & { audit: AuditTrail }`.
  */
 export interface ModuleDeps<Tables, Config = undefined> {
-  db: Kysely<Tables>;
+  data: DataAccess<Tables>;
   dialect: Dialect;
   traits: DeploymentTraits;
   config: Config;

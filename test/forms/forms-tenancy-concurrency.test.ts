@@ -18,7 +18,13 @@ import {
 /** A second service instance with its own connection pool on the PostgreSQL schema of `t`. */
 async function secondPostgresInstance(t: TestApp) {
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(t.database.db);
-  const database = createDatabase({ url: inject('pgUrl'), dataDir: '', pgSchema: rows[0].schema, poolSize: 5 });
+  const database = createDatabase({
+    logError: () => {},
+    url: inject('pgUrl'),
+    dataDir: '',
+    pgSchema: rows[0].schema,
+    poolSize: 5,
+  });
   const config = parseConfig({
     ...FORMS_CONFIG,
     server: { logLevel: 'silent' },

@@ -5,7 +5,14 @@ import { join, posix } from 'node:path';
 import ts from 'typescript';
 
 export interface Violation {
-  rule: 'module-boundary' | 'module-list' | 'platform-layer' | 'import-cycle' | 'mutable-state';
+  rule:
+    | 'module-boundary'
+    | 'module-list'
+    | 'platform-layer'
+    | 'platform-direction'
+    | 'import-cycle'
+    | 'mutable-state'
+    | 'library-global';
   file: string;
   detail: string;
 }
@@ -158,6 +165,67 @@ function mutableState(path: string, text: string): string[] {
   return [...found];
 }
 
+/** Methods that change what they are called on (a registry, a list, an emitter), by name, any case. */
+const CHANGING_METHOD = /^(set|add|delete|clear|register|use|extend|push|splice|on|settypeparser)$/i;
+
+/**
+ * Statements that run at import and change an object of a package (`FormatRegistry.Set(...)`, `pg.types.setTypeParser
+ * (...)`, `lib.option = ...`): a library's globals are changed by an explicit call at start (registerConfigFormats),
+ * so that importing a file changes nothing. Answers the changed expressions' text.
+ */
+function libraryGlobalChanges(path: string, text: string): string[] {
+  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const packageBindings = new Set<string>();
+  for (const stmt of sf.statements) {
+    if (
+      !ts.isImportDeclaration(stmt) ||
+      !ts.isStringLiteral(stmt.moduleSpecifier) ||
+      stmt.moduleSpecifier.text.startsWith('.')
+    )
+      continue;
+    const clause = stmt.importClause;
+    if (!clause || clause.isTypeOnly) continue;
+    if (clause.name) packageBindings.add(clause.name.text);
+    const named = clause.namedBindings;
+    if (named && ts.isNamespaceImport(named)) packageBindings.add(named.name.text);
+    if (named && ts.isNamedImports(named))
+      for (const e of named.elements) if (!e.isTypeOnly) packageBindings.add(e.name.text);
+  }
+  const rootName = (e: ts.Expression): string | null => {
+    while (
+      ts.isPropertyAccessExpression(e) ||
+      ts.isElementAccessExpression(e) ||
+      ts.isParenthesizedExpression(e) ||
+      ts.isNonNullExpression(e)
+    )
+      e = e.expression;
+    return ts.isIdentifier(e) ? e.text : null;
+  };
+  const found: string[] = [];
+  // Only what runs at import: the top level, not the bodies of functions and classes (they run when called).
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionLike(node) || ts.isClassLike(node)) return;
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      CHANGING_METHOD.test(node.expression.name.text)
+    ) {
+      const name = rootName(node.expression.expression);
+      if (name && packageBindings.has(name)) found.push(node.expression.getText(sf));
+    } else if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      !ts.isIdentifier(node.left)
+    ) {
+      const name = rootName(node.left);
+      if (name && packageBindings.has(name)) found.push(node.left.getText(sf));
+    }
+    ts.forEachChild(node, visit);
+  };
+  for (const stmt of sf.statements) if (!ts.isImportDeclaration(stmt)) visit(stmt);
+  return found;
+}
+
 /** Import cycles as lists of files, one per strongly connected component of more than one file (Tarjan). */
 function cycles(graph: Map<string, string[]>): string[][] {
   let index = 0;
@@ -192,6 +260,15 @@ function cycles(graph: Map<string, string[]>): string[][] {
   for (const v of graph.keys()) if (!idx.has(v)) strong(v);
   return out;
 }
+
+/**
+ * Directions between platform folders: `from` never imports `to`. The list-query language (parse, AST, compile to SQL
+ * against the engine view it declares, query-dialect.ts) sits below the database folder, whose dialects implement
+ * that view: db may import query, query never imports db.
+ */
+export const PLATFORM_DIRECTIONS: ReadonlyArray<{ from: string; never: string }> = [
+  { from: 'src/platform/query/', never: 'src/platform/db/' },
+];
 
 /** The one file that builds every module (src/module-list.ts): outside the units, the only one that imports their faces. */
 export const MODULE_LIST = 'src/module-list.ts';
@@ -234,6 +311,15 @@ export function checkArchitecture(
       if (file.startsWith('src/platform/') && !target.startsWith('src/platform/')) {
         violations.push({ rule: 'platform-layer', file, detail: `platform code imports ${target}` });
       }
+      for (const { from, never } of PLATFORM_DIRECTIONS) {
+        if (file.startsWith(from) && target.startsWith(never)) {
+          violations.push({
+            rule: 'platform-direction',
+            file,
+            detail: `imports ${target}; ${from} never imports ${never}`,
+          });
+        }
+      }
     }
     graph.set(file, targets);
     for (const name of mutableState(file, text)) {
@@ -243,6 +329,13 @@ export function checkArchitecture(
           file,
           detail: `module-level binding '${name}' is changed after it is made`,
         });
+    }
+    for (const changed of libraryGlobalChanges(file, text)) {
+      violations.push({
+        rule: 'library-global',
+        file,
+        detail: `changes ${changed} of a package at import; do it in a function called at start`,
+      });
     }
   }
   for (const component of cycles(graph)) {

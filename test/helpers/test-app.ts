@@ -27,7 +27,7 @@ export async function openTestDatabase(
 ): Promise<Database> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
-    const database = createDatabase({ ...sqliteOptions, dataDir: dir });
+    const database = createDatabase({ logError: () => {}, ...sqliteOptions, dataDir: dir });
     return {
       ...database,
       destroy: async () => {
@@ -42,7 +42,7 @@ export async function openTestDatabase(
   await client.connect();
   await client.query(`CREATE SCHEMA ${schema}`);
   await client.end();
-  const database = createDatabase({ url, dataDir: '', pgSchema: schema, poolSize: 5 });
+  const database = createDatabase({ url, dataDir: '', pgSchema: schema, poolSize: 5, logError: () => {} });
   // The schema stays until the run's database is dropped (global setup): dropping it here raced with other files'
   // migrations, whose catalog introspection (Kysely's, over every schema) resolves schema names by name and failed
   // with "schema t_... does not exist" when one vanished under it.

@@ -16,7 +16,7 @@ async function cliTarget(engine: 'sqlite' | 'postgres') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
     return {
       env: { SVC_DATA_DIR: dir } as Record<string, string>,
-      open: () => createDatabase({ dataDir: dir }),
+      open: () => createDatabase({ logError: () => {}, dataDir: dir }),
       drop: async () => {},
     };
   }
@@ -29,7 +29,7 @@ async function cliTarget(engine: 'sqlite' | 'postgres') {
   const url = `${base}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   return {
     env: { DATABASE_URL: url } as Record<string, string>,
-    open: () => createDatabase({ url, dataDir: '' }),
+    open: () => createDatabase({ logError: () => {}, url, dataDir: '' }),
     // Left to the run's database drop, as in openTestDatabase (a schema dropped mid-run broke other files' migrations).
     drop: async () => undefined,
   };

@@ -245,7 +245,7 @@ describe('maintenance from the config file', () => {
   beforeAll(async () => {
     database = await openTestDatabase('postgres');
     const schema = await database.dialect.currentSchema(database.db);
-    second = createDatabase({ url: inject('pgUrl'), dataDir: '', pgSchema: schema, poolSize: 3 });
+    second = createDatabase({ logError: () => {}, url: inject('pgUrl'), dataDir: '', pgSchema: schema, poolSize: 3 });
     const config = parseConfig({
       ...LIVE_CONFIG,
       server: { logLevel: 'silent' },

@@ -97,6 +97,23 @@ describe('house rules (ARCHITECTURE.md), checked over the imports of src/', () =
     ]);
   });
 
+  it('finds platform folders importing against their direction (query never imports db)', () => {
+    const v = checkArchitecture(
+      fixture({
+        'src/platform/db/dialect.ts': `import type { Q } from '../query/q.js';\nexport type D = Q;`,
+        'src/platform/query/q.ts': `export type Q = string;`,
+        'src/platform/query/compile.ts': `import type { D } from '../db/dialect.js';\nexport type C = D;`,
+      }),
+    );
+    expect(v).toEqual([
+      {
+        rule: 'platform-direction',
+        file: 'src/platform/query/compile.ts',
+        detail: 'imports src/platform/db/dialect.ts; src/platform/query/ never imports src/platform/db/',
+      },
+    ]);
+  });
+
   it('finds import cycles, type-only ones included', () => {
     const v = checkArchitecture(
       fixture({
@@ -105,7 +122,7 @@ describe('house rules (ARCHITECTURE.md), checked over the imports of src/', () =
         'src/platform/query/u.ts': `import type { T } from './t.js';`,
       }),
     );
-    expect(v).toEqual([
+    expect(v.filter((x) => x.rule === 'import-cycle')).toEqual([
       {
         rule: 'import-cycle',
         file: 'src/platform/db/d.ts',
@@ -141,5 +158,33 @@ describe('house rules (ARCHITECTURE.md), checked over the imports of src/', () =
         "module-level binding 'registry' is changed after it is made",
       ].sort(),
     );
+  });
+});
+
+describe('no module-level change of a library global', () => {
+  const fixture = (entries: Record<string, string>) => new Map(Object.entries(entries));
+
+  it('finds a package object changed at import, and leaves calls inside functions alone', () => {
+    const v = checkArchitecture(
+      fixture({
+        'src/config/c.ts': [
+          `import { FormatRegistry, Type } from '@sinclair/typebox';`,
+          `import pg from 'pg';`,
+          `import { local } from './local.js';`,
+          `FormatRegistry.Has('x') || FormatRegistry.Set('x', () => true);`,
+          `pg.types.setTypeParser(20, Number);`,
+          `pg.defaults.poolSize = 3;`,
+          `local.set('fine', 1);`,
+          `export const Schema = Type.Object({});`,
+          `export function registerFormats() { FormatRegistry.Set('y', () => true); }`,
+        ].join('\n'),
+        'src/config/local.ts': `export const local = new Map<string, number>();`,
+      }),
+    );
+    expect(v.filter((x) => x.rule === 'library-global').map((x) => x.detail)).toEqual([
+      'changes FormatRegistry.Set of a package at import; do it in a function called at start',
+      'changes pg.types.setTypeParser of a package at import; do it in a function called at start',
+      'changes pg.defaults.poolSize of a package at import; do it in a function called at start',
+    ]);
   });
 });

@@ -127,7 +127,13 @@ describeEachEngine('change feed', (engine) => {
     async function secondInstance(database: Database): Promise<Database> {
       // Another instance: its own pool on the same database and schema.
       const schema = await database.dialect.currentSchema(database.db);
-      const other = createDatabase({ url: inject('pgUrl'), dataDir: '', pgSchema: schema, poolSize: 2 });
+      const other = createDatabase({
+        logError: () => {},
+        url: inject('pgUrl'),
+        dataDir: '',
+        pgSchema: schema,
+        poolSize: 2,
+      });
       cleanups.push(() => other.db.destroy());
       return other;
     }

@@ -77,17 +77,27 @@ describe('one process per SQLite database', () => {
 
   it('refuses a second open of the same file in one process, and allows it after the first closes', async () => {
     const dir = workDir();
-    const first = createDatabase({ dataDir: dir, sqliteReaderThreads: 0, sqliteWriterThread: false });
+    const first = createDatabase({
+      logError: () => {},
+      dataDir: dir,
+      sqliteReaderThreads: 0,
+      sqliteWriterThread: false,
+    });
     let refused: unknown;
     try {
-      createDatabase({ dataDir: dir, sqliteReaderThreads: 0, sqliteWriterThread: false });
+      createDatabase({ logError: () => {}, dataDir: dir, sqliteReaderThreads: 0, sqliteWriterThread: false });
     } catch (err) {
       refused = err;
     }
     expect(refused).toBeInstanceOf(DatabaseInUseError);
     expect((refused as DatabaseInUseError).pid).toBe(process.pid);
     await first.destroy();
-    const again = createDatabase({ dataDir: dir, sqliteReaderThreads: 0, sqliteWriterThread: false });
+    const again = createDatabase({
+      logError: () => {},
+      dataDir: dir,
+      sqliteReaderThreads: 0,
+      sqliteWriterThread: false,
+    });
     await again.destroy();
   });
 

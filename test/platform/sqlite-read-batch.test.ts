@@ -21,7 +21,7 @@ describe('prepared reads on SQLite, batched per turn of the event loop', () => {
       .insertInto('things')
       .values(Array.from({ length: 300 }, (_, i) => ({ id: i, name: `thing ${i}` })))
       .execute();
-    read = prepareQuery(database.db, (p) =>
+    read = prepareQuery(database.data, (p) =>
       database.db.selectFrom('things').select(['id', 'name']).where('id', '=', p(0)),
     );
   });
@@ -75,7 +75,7 @@ describe('prepared reads on SQLite, batched per turn of the event loop', () => {
     const statements = new PreparedQueries();
     const readNow = (id: number) =>
       statements.run<{ name: string }>(
-        database.db,
+        database.data,
         'now',
         (p) => database.db.selectFrom('things').select('name').where('id', '=', p(0)),
         [id],

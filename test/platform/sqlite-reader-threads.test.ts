@@ -9,7 +9,7 @@ import { openTestDatabase } from '../helpers/test-app.js';
 // file (platform/db/sqlite-reader-threads.ts), while the main thread keeps answering.
 describe('SQLite reads on reader threads (readOffThread)', () => {
   let database: Database;
-  const read = <R>(query: CompiledQuery<R>) => readOffThread(database.db, query).then((r) => r.rows);
+  const read = <R>(query: CompiledQuery<R>) => readOffThread(database.data, query).then((r) => r.rows);
   const things = (where = sql`1 = 1`) =>
     sql<{
       id: number;
@@ -31,6 +31,22 @@ describe('SQLite reads on reader threads (readOffThread)', () => {
 
   afterEach(async () => {
     await database?.destroy();
+  });
+
+  // How a statement runs is what its compiled query asks (runAs), never what a comment in its text says.
+  it('answers arrays for rowsAsArrays, and objects for the same text, commented or not, on both connections', async () => {
+    await database.db
+      .insertInto('things' as any)
+      .values({ id: 1, name: 'one', score: null, data: null })
+      .execute();
+    const text = (comment: string) =>
+      sql<{ id: number; name: string }>`${sql.raw(comment)}SELECT id, name FROM things`.compile(database.db);
+    for (const comment of ['', '/*array-rows*/ ']) {
+      expect((await database.db.executeQuery(text(comment))).rows).toEqual([{ id: 1, name: 'one' }]);
+      expect(await read(text(comment))).toEqual([{ id: 1, name: 'one' }]);
+      expect((await database.db.executeQuery(rowsAsArrays(text(comment)))).rows).toEqual([[1, 'one']]);
+      expect(await read(rowsAsArrays(text(comment)))).toEqual([[1, 'one']]);
+    }
   });
 
   it('answers the rows as the main connection does: objects, or arrays for rowsAsArrays, every kind of value', async () => {
@@ -130,9 +146,9 @@ describe('SQLite reads on reader threads (readOffThread)', () => {
 
   it('refuses reads once the database is closed', async () => {
     await read(things());
-    const { db } = database;
+    const { data } = database;
     await database.destroy();
-    await expect(readOffThread(db, things())).rejects.toThrow(/closed/);
+    await expect(readOffThread(data, things())).rejects.toThrow(/closed/);
     database = undefined as unknown as Database;
   });
 });

@@ -31,7 +31,7 @@ describe('SQLite writes on the writer thread (writeOffThread)', () => {
   });
 
   it('commits every statement of a write, visible on the main connection once it resolves', async () => {
-    expect(hasOffThreadWriter(database.db)).toBe(true);
+    expect(hasOffThreadWriter(database.data)).toBe(true);
     const writes = [
       ...(await insert([{ id: 1, name: 'one' }])),
       ...(await insert([
@@ -42,23 +42,25 @@ describe('SQLite writes on the writer thread (writeOffThread)', () => {
     expect(writes).toHaveLength(2);
     // Recorded only: nothing is written before writeOffThread.
     expect(await names()).toEqual([]);
-    await writeOffThread(database.db, writes);
+    await writeOffThread(database.data, writes);
     expect((await names()).map((r) => r.name)).toEqual(['one', 'ünïcödé 🙂', 'x'.repeat(70_000)]);
   });
 
   it('writes nothing of a transaction whose statement fails, and rejects with the engine code', async () => {
-    await writeOffThread(database.db, await insert([{ id: 1, name: 'one' }]));
+    await writeOffThread(database.data, await insert([{ id: 1, name: 'one' }]));
     const failing = [...(await insert([{ id: 2, name: 'two' }])), ...(await insert([{ id: 1, name: 'again' }]))];
-    await expect(writeOffThread(database.db, failing)).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    await expect(writeOffThread(database.data, failing)).rejects.toMatchObject({
+      code: 'SQLITE_CONSTRAINT_PRIMARYKEY',
+    });
     expect(await names()).toEqual([{ id: 1, name: 'one' }]);
     // The thread goes on with the next one.
-    await writeOffThread(database.db, await insert([{ id: 2, name: 'two' }]));
+    await writeOffThread(database.data, await insert([{ id: 2, name: 'two' }]));
     expect((await names()).map((r) => r.id)).toEqual([1, 2]);
   });
 
   it('holds the main connection until the commit: a transaction of the main thread started meanwhile waits, nothing is busy', async () => {
     const order: string[] = [];
-    const offThread = writeOffThread(database.db, await insert([{ id: 10, name: 'thread' }])).then(() =>
+    const offThread = writeOffThread(database.data, await insert([{ id: 10, name: 'thread' }])).then(() =>
       order.push('thread committed'),
     );
     const mainWrite = database.db.transaction().execute(async (trx) => {
@@ -78,7 +80,7 @@ describe('SQLite writes on the writer thread (writeOffThread)', () => {
   });
 
   it("adds the key base, read in the thread's transaction, to the keyed parameters", async () => {
-    await writeOffThread(database.db, await insert([{ id: 41, name: 'first' }]));
+    await writeOffThread(database.data, await insert([{ id: 41, name: 'first' }]));
     const keyed = (rows: Array<{ id: number; name: string }>) =>
       insert(rows).then((writes) =>
         writes.map((write) => ({
@@ -88,14 +90,14 @@ describe('SQLite writes on the writer thread (writeOffThread)', () => {
       );
     // Offsets 0 and 1 after the largest id: 42 and 43.
     await writeOffThread(
-      database.db,
+      database.data,
       await keyed([
         { id: 0, name: 'a' },
         { id: 1, name: 'b' },
       ]),
       'SELECT max(id) + 1 FROM things',
     );
-    await writeOffThread(database.db, await keyed([{ id: 0, name: 'c' }]), 'SELECT max(id) + 1 FROM things');
+    await writeOffThread(database.data, await keyed([{ id: 0, name: 'c' }]), 'SELECT max(id) + 1 FROM things');
     expect(await names()).toEqual([
       { id: 41, name: 'first' },
       { id: 42, name: 'a' },
@@ -107,13 +109,13 @@ describe('SQLite writes on the writer thread (writeOffThread)', () => {
   it('is not there on PostgreSQL, nor with database.sqliteWriterThread false', async () => {
     const pg = await openTestDatabase('postgres');
     try {
-      expect(hasOffThreadWriter(pg.db)).toBe(false);
+      expect(hasOffThreadWriter(pg.data)).toBe(false);
     } finally {
       await pg.destroy();
     }
     const off = await openTestDatabase('sqlite', { sqliteWriterThread: false });
     try {
-      expect(hasOffThreadWriter(off.db)).toBe(false);
+      expect(hasOffThreadWriter(off.data)).toBe(false);
     } finally {
       await off.destroy();
     }

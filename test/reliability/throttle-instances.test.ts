@@ -32,7 +32,7 @@ const pgUrl = inject('pgUrl');
     await client.end();
     // The first migrates and provisions; the others start on the migrated schema.
     for (let i = 0; i < 3; i++) {
-      const database = createDatabase({ url: pgUrl, dataDir: '', pgSchema: schema, poolSize: 4 });
+      const database = createDatabase({ logError: () => {}, url: pgUrl, dataDir: '', pgSchema: schema, poolSize: 4 });
       databases.push(database);
       apps.push(await buildApp(parseConfig(CONFIG), { database, logger: false }));
     }

@@ -113,7 +113,9 @@ describeEachEngine('storage creates arriving together', (engine) => {
     const { dialect } = t.database;
     const db = t.database.db as Kysely<StorageTables>;
     const writes = new WriteBatcher(db, engine === 'sqlite' ? 64 : 1);
-    const repo = new StoreItemRepository(db, dialect, storageSqlFor(dialect), (job) => writes.run(job));
+    const repo = new StoreItemRepository({ ...t.database.data, db }, dialect, storageSqlFor(dialect), (job) =>
+      writes.run(job),
+    );
     const fresh = ['dup-a', 'dup-b'];
     const keyOf = (itemId: string) => ({ tenantId, storeId: 'dup', itemId });
     const answers = await Promise.all([

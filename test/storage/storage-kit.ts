@@ -2,7 +2,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { login, sessionHeaders, startTestApp, type Engine, type TestApp } from '../helpers/test-app.js';
-import { offThreadReader, registerOffThreadReader } from '../../src/platform/db/read-off-thread.js';
 
 export const STORE = '/cxf/svc-core/storage/store';
 
@@ -178,21 +177,21 @@ export function recordStatements(t: TestApp): { texts: string[]; parameters: unk
     return executeQuery.call(this, compiled, ...rest);
   };
   // And those it runs on SQLite's reader threads (readOffThread: the lists).
-  const { db } = t.database;
-  const reader = offThreadReader(db);
+  const { data } = t.database;
+  const reader = data.offThreadReader;
   if (reader) {
-    registerOffThreadReader(db, (sql, values) => {
+    data.offThreadReader = (sql, values, arrays) => {
       texts.push(sql);
       parameters.push([...values]);
-      return reader(sql, values);
-    });
+      return reader(sql, values, arrays);
+    };
   }
   return {
     texts,
     parameters,
     stop() {
       executor.executeQuery = executeQuery;
-      if (reader) registerOffThreadReader(db, reader);
+      if (reader) data.offThreadReader = reader;
     },
   };
 }

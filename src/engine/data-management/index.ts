@@ -53,9 +53,9 @@ export const dataManagementModule = defineModule({
   create(deps: DataManagementDeps) {
     const users = deps.engineUsers;
     const webhooks = new Map(deps.config.actionWebhooks.map((w) => [w.name, w]));
-    const templates = new TemplatesRepository(deps.db, SCOPE, deps.dialect);
-    const assets = new AssetsRepository(deps.db, SCOPE, deps.dialect);
-    const dispatcher = new Dispatcher(deps.db, deps.writes, {
+    const templates = new TemplatesRepository(deps.data, SCOPE, deps.dialect);
+    const assets = new AssetsRepository(deps.data, SCOPE, deps.dialect);
+    const dispatcher = new Dispatcher(deps.data.db, deps.writes, {
       Template: templateMethods(templates, deps.dialect, webhooks, templateAssets(assets)),
       Asset: assetMethods(assets, templates, new SavedQueriesRepository(SCOPE, deps.dialect), deps.dialect, {
         inactiveVersions: deps.config.inactiveVersions,

@@ -53,7 +53,7 @@ export const restModule = defineModule({
     const server = processUserServer(pus, deps.userCheck, deps.guard);
     const scope = pus.type === 'platform' ? (pus.tenant ?? 'default') : pus.type;
     const answers = new FeedCache(deps.feed, SHARED_ITEMS_TOPIC, deps.config.listCacheSeconds * 1000);
-    const items = new SharedItemsService(deps.db, new SharedItemsRepository(deps.db), scope, deps.feed, answers);
+    const items = new SharedItemsService(deps.data.db, new SharedItemsRepository(deps.data), scope, deps.feed, answers);
     return {
       credentials: 'own' as const,
       prefix: '/engine/rest',

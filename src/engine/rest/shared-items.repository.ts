@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { PreparedQueries } from '../../platform/db/prepared-query.js';
+import type { DataAccess } from '../../platform/db/data-access.js';
 import type { RestTables } from './rest.tables.js';
 
 type Db = Kysely<RestTables>;
@@ -15,7 +16,11 @@ export class SharedItemsRepository {
   /** The list statements, built once per shape (all, or matched against n roles). */
   private readonly lists = new PreparedQueries();
 
-  constructor(private readonly db: Db) {}
+  private readonly db: Db;
+
+  constructor(private readonly data: DataAccess<RestTables>) {
+    this.db = data.db;
+  }
 
   /** Inside the caller's transaction (which also publishes the write on the change feed). */
   async insert(
@@ -49,7 +54,7 @@ export class SharedItemsRepository {
     const matched = roles === 'all' ? [] : [...new Set(roles)];
     const key = roles === 'all' ? 'all' : `roles:${matched.length}`;
     return this.lists.run<ItemRow>(
-      this.db,
+      this.data,
       key,
       (p) => {
         if (roles === 'all') {

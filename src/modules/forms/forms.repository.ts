@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { prepareQuery } from '../../platform/db/prepared-query.js';
+import type { DataAccess } from '../../platform/db/data-access.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import { batchedLookup } from '../../platform/db/batched-lookup.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
@@ -28,12 +29,12 @@ export class FormsRepository {
   private readonly latest;
   private readonly exact;
 
-  constructor(db: Kysely<FormsTables>, dialect: Dialect) {
-    this.db = db;
+  constructor(data: DataAccess<FormsTables>, dialect: Dialect) {
+    this.db = data.db;
     // The latest version of many forms, each of its own tenant, as one statement per turn of the event loop:
     // each request finds its head (the latest version number), then that version by primary key. One round
     // trip for a burst of concurrent reads on PostgreSQL (docs/benchmarks/forms.md).
-    this.latest = batchedLookup<{ tenantId: string; formId: string }, StoredForm>(db, dialect, {
+    this.latest = batchedLookup<{ tenantId: string; formId: string }, StoredForm>(data, dialect, {
       name: 'latest',
       columns: { t: 'text', f: 'text' },
       record: ({ tenantId, formId }) => ({ t: tenantId, f: formId }),
@@ -51,7 +52,7 @@ export class FormsRepository {
           .select(['r.n', 'v.form_id', 'v.version', 'v.name', 'v.config', 'v.created_on', 'v.created_by']);
       },
     });
-    this.exact = prepareQuery<StoredForm, [string, string, number]>(db, (p) =>
+    this.exact = prepareQuery<StoredForm, [string, string, number]>(data, (p) =>
       forTenant(this.db, p(0))
         .selectFrom('form_versions')
         .select(FORM_COLUMNS)

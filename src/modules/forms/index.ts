@@ -22,7 +22,7 @@ export const formsModule = defineModule({
   name: 'forms',
   migrations: formsMigrations,
   create(deps: FormsDeps) {
-    const ctx: FormsContext = { forms: new FormsService(new FormsRepository(deps.db, deps.dialect)) };
+    const ctx: FormsContext = { forms: new FormsService(new FormsRepository(deps.data, deps.dialect)) };
     return {
       prefix: '/cxf/svc-forms',
       async plugin(app) {

@@ -4,8 +4,8 @@
 import type { AppConfig, TenantConfig } from '../../config/config.schema.js';
 import { defineModule, type Module, type ModuleDeps } from '../../platform/module.js';
 import type { AuditTrail } from '../../platform/audit/audit-trail.js';
-import type { Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import type { QueryTarget } from '../../platform/db/data-access.js';
 import type { CredentialResolver, RequestMeta } from '../../platform/auth/credentials.js';
 import type { ApiKey, IdentityTables, User } from './identity.tables.js';
 import { UsersRepository } from './users.repository.js';
@@ -78,7 +78,7 @@ export interface IdentityAdmin {
 }
 
 /** The identity administration of a database, without the HTTP module around it (the admin CLI's entry). */
-export function createIdentityAdmin(db: Kysely<IdentityTables>, dialect: Dialect): IdentityAdmin {
+export function createIdentityAdmin(db: QueryTarget<IdentityTables>, dialect: Dialect): IdentityAdmin {
   return new IdentityService(new UsersRepository(db, dialect));
 }
 
@@ -87,7 +87,7 @@ export function createIdentityAdmin(db: Kysely<IdentityTables>, dialect: Dialect
  * admin; answers the generated password when one was made. Whether or not the platform's face runs in this process.
  */
 export async function provisionIdentity(
-  db: Kysely<IdentityTables>,
+  db: QueryTarget<IdentityTables>,
   dialect: Dialect,
   tenants: TenantConfig[],
   bootstrapAdminPassword: string | undefined,
@@ -112,7 +112,7 @@ export const identityModule = defineModule({
 });
 
 function createIdentity({
-  db,
+  data,
   dialect,
   traits,
   config: idc,
@@ -121,8 +121,9 @@ function createIdentity({
   throttle,
   counters,
 }: IdentityDeps): Omit<IdentityModule, 'name' | 'migrations'> {
-  const sessionRows = new SessionsRepository(db, dialect);
-  const users = new UsersRepository(db, dialect);
+  const { db } = data;
+  const sessionRows = new SessionsRepository(data, dialect);
+  const users = new UsersRepository(data, dialect);
   const identity = new IdentityService(users, idc.credentialCacheSeconds * 1000);
   const audit = new AuditService(new AuditRepository(db, dialect), log);
   const sessions = new SessionService(

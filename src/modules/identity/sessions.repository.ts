@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { batchedLookup } from '../../platform/db/batched-lookup.js';
+import type { DataAccess } from '../../platform/db/data-access.js';
 import type { IdentityTables, User } from './identity.tables.js';
 
 export interface LiveSession {
@@ -24,13 +25,13 @@ interface LiveSessionRow {
 export class SessionsRepository {
   private readonly liveSession;
 
-  constructor(
-    private readonly db: Kysely<IdentityTables>,
-    dialect: Dialect,
-  ) {
+  private readonly db: Kysely<IdentityTables>;
+
+  constructor(data: DataAccess<IdentityTables>, dialect: Dialect) {
+    this.db = data.db;
     // Session checks of one turn of the event loop share one statement: on PostgreSQL, where every call checks
     // the database, one round trip for a burst of session-authenticated requests.
-    this.liveSession = batchedLookup<{ idHash: string; now: number }, LiveSessionRow>(db, dialect, {
+    this.liveSession = batchedLookup<{ idHash: string; now: number }, LiveSessionRow>(data, dialect, {
       name: 'live-sessions',
       columns: { h: 'text', c: 'bigint' },
       record: ({ idHash, now }) => ({ h: idHash, c: now }),

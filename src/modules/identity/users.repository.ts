@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { prepareQuery } from '../../platform/db/prepared-query.js';
+import { accessOf, type DataAccess, type QueryTarget } from '../../platform/db/data-access.js';
 import type { ApiKey, ApiKeyRow, IdentityTables, User, UserRow } from './identity.tables.js';
 
 export interface UserFields {
@@ -35,11 +36,17 @@ export class UsersRepository {
   private readonly apiKeyByHash;
   private readonly userById;
 
+  private readonly data: DataAccess<IdentityTables>;
+  private readonly db: Kysely<IdentityTables>;
+
+  /** `target`: the database's handle (the module's), or a Kysely instance (the admin CLI's). */
   constructor(
-    private readonly db: Kysely<IdentityTables>,
+    target: QueryTarget<IdentityTables>,
     private readonly dialect: Dialect,
   ) {
-    this.apiKeyByHash = prepareQuery<ApiKeyRow & { tenant_name: string }, [string]>(db, (p) =>
+    this.data = accessOf(target);
+    const db = (this.db = this.data.db);
+    this.apiKeyByHash = prepareQuery<ApiKeyRow & { tenant_name: string }, [string]>(this.data, (p) =>
       db
         .selectFrom('api_keys as k')
         .innerJoin('tenants as t', 't.id', 'k.tenant_id')
@@ -47,7 +54,7 @@ export class UsersRepository {
         .select('t.name as tenant_name')
         .where('k.key_hash', '=', p(0)),
     );
-    this.userById = prepareQuery<UserRow & { tenant_name: string }, [string]>(db, (p) =>
+    this.userById = prepareQuery<UserRow & { tenant_name: string }, [string]>(this.data, (p) =>
       db
         .selectFrom('users as u')
         .innerJoin('tenants as t', 't.id', 'u.tenant_id')
@@ -108,7 +115,7 @@ export class UsersRepository {
 
   /** A user by tenant and login name, read now (logins, and the user check on every engine request). */
   async findUser(tenantName: string, loginName: string): Promise<User | undefined> {
-    this.userByName ??= prepareQuery<any, [string, string]>(this.db, (p) =>
+    this.userByName ??= prepareQuery<any, [string, string]>(this.data, (p) =>
       this.db
         .selectFrom('users as u')
         .innerJoin('tenants as t', 't.id', 'u.tenant_id')

@@ -36,7 +36,7 @@ export const notificationsModule = defineModule({
   name: 'notifications',
   migrations: notificationsMigrations,
   create(deps: NotificationsDeps) {
-    const repo = new NotificationsRepository(deps.db, deps.dialect);
+    const repo = new NotificationsRepository(deps.data.db, deps.dialect);
     const streams = new NotificationStreams(
       deps.feed,
       {
@@ -46,12 +46,17 @@ export const notificationsModule = defineModule({
       },
       deps.log,
     );
-    const maintenance = new MaintenanceSwitch(deps.db, repo, deps.feed, deps.config.maintenance, deps.log, (tenantId) =>
-      streams.endTenant(tenantId),
+    const maintenance = new MaintenanceSwitch(
+      deps.data.db,
+      repo,
+      deps.feed,
+      deps.config.maintenance,
+      deps.log,
+      (tenantId) => streams.endTenant(tenantId),
     );
     const lists = new FeedCache(deps.feed, NOTIFICATION_TOPIC, deps.config.listCacheSeconds * 1000);
     const ctx: NotificationsContext = {
-      notifications: new NotificationsService(deps.db, repo, deps.feed, deps.dialect, lists),
+      notifications: new NotificationsService(deps.data.db, repo, deps.feed, deps.dialect, lists),
       maintenance,
       streams,
     };

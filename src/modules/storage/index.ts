@@ -31,7 +31,9 @@ export const storageModule = defineModule({
   migrations: storageMigrations,
   create(deps: StorageDeps) {
     const { writes } = deps;
-    const repo = new StoreItemRepository(deps.db, deps.dialect, storageSqlFor(deps.dialect), (job) => writes.run(job));
+    const repo = new StoreItemRepository(deps.data, deps.dialect, storageSqlFor(deps.dialect), (job) =>
+      writes.run(job),
+    );
     const service = new StorageService(repo, writes, deps.dialect);
     const indexer = new ValueIndexer(repo, writes, deps.log);
     const ctx: StorageContext = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };

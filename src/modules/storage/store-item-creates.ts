@@ -7,6 +7,7 @@ import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { batchPerTurn, type TurnBatchEntry } from '../../platform/async/turn-batch.js';
 import { hasOffThreadWriter, recordWrites, writeOffThread } from '../../platform/db/write-off-thread.js';
+import type { DataAccess } from '../../platform/db/data-access.js';
 import type { ThreadWrite } from '../../platform/db/sqlite-writer-thread.js';
 import { accessGrants, type ItemDocument } from './item-document.js';
 import type { StorageSql } from './dialects/index.js';
@@ -55,8 +56,10 @@ export class StoreItemCreates {
   /** Writes a batch whose keys are prepared; answers the places of the items inserted. Chosen once, by engine. */
   private readonly write: (items: PreparedItem[]) => Promise<Set<number>>;
 
+  private readonly db: Db;
+
   constructor(
-    private readonly db: Db,
+    private readonly data: DataAccess<StorageTables>,
     private readonly dialect: Dialect,
     storageSql: StorageSql,
     /** Runs a job in a write transaction and answers after its commit (the module's WriteBatcher). */
@@ -64,10 +67,11 @@ export class StoreItemCreates {
     private readonly statements: PreparedQueries,
     private readonly valueIndex: ItemValueIndex,
   ) {
+    this.db = data.db;
     const statement = storageSql.insertItemsWithAccess;
     this.write = statement
       ? (items) => this.insertInOneStatement(statement, items)
-      : hasOffThreadWriter(db)
+      : hasOffThreadWriter(data)
         ? (items) => this.insertOffThread(items)
         : (items) => this.transact((trx) => this.insertInStatements(trx, items));
   }
@@ -123,7 +127,7 @@ export class StoreItemCreates {
       return `${rest.slice(0, -1)},"d":${docJson}}`;
     });
     const rows = await this.statements.run<{ n: number }>(
-      this.db,
+      this.data,
       'insert-items-with-access',
       (p) => {
         const built = statement(p(0));
@@ -189,7 +193,7 @@ export class StoreItemCreates {
       );
     });
     try {
-      await writeOffThread(this.db, keyedWrites(writes), NEW_SEQ_BASE);
+      await writeOffThread(this.data, keyedWrites(writes), NEW_SEQ_BASE);
     } catch (error) {
       if (!String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) throw error;
       return this.transact((trx) => this.insertInStatements(trx, items));

@@ -1,8 +1,9 @@
 // Reading pages of a store's items, one way: the few-items hint, the list's plan (compiled, or remembered), its
 // statements, and the general compile where the plan assumed plain values that the store does not hold. Every
 // statement names its tenant and store; who may read is an indexed lookup inside it.
-import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import type { DataAccess } from '../../platform/db/data-access.js';
 import type { ListQueryInput } from '../../platform/query/index.js';
 import type { StorageTables } from './storage.tables.js';
 import { compileStoreList } from './storage.query.js';
@@ -32,8 +33,8 @@ export class StoreItemLists {
   private readonly hint: FewReadableHint;
   private readonly lists: CompiledLists;
 
-  constructor(db: Kysely<StorageTables>, dialect: Dialect) {
-    this.reads = new ListReads(db, dialect);
+  constructor(data: DataAccess<StorageTables>, dialect: Dialect) {
+    this.reads = new ListReads(data, dialect);
     this.walks = new ListWalks(this.reads);
     this.hint = new FewReadableHint(this.reads);
     this.lists = new CompiledLists((scope, input, plain) => compileStoreList(dialect, scope, input, plain));

@@ -4,6 +4,7 @@ import type { ItemDocument } from './item-document.js';
 import { accessGrants } from './item-document.js';
 import { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { batchedLookup } from '../../platform/db/batched-lookup.js';
+import type { DataAccess } from '../../platform/db/data-access.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import type { StorageSql } from './dialects/index.js';
 import type { StorageTables, StoreItemRow } from './storage.tables.js';
@@ -57,16 +58,16 @@ export class StoreItemRepository {
   readonly lists: StoreItemLists;
 
   constructor(
-    db: Kysely<StorageTables>,
+    data: DataAccess<StorageTables>,
     private readonly dialect: Dialect,
     storageSql: StorageSql,
     /** Runs a job in a write transaction and answers after its commit (the module's WriteBatcher). */
     transact: CommittedRun,
   ) {
     this.valueIndex = new ItemValueIndex(dialect, this.statements);
-    this.lists = new StoreItemLists(db, dialect);
-    this.creates = new StoreItemCreates(db, dialect, storageSql, transact, this.statements, this.valueIndex);
-    this.readItem = batchedLookup<ReadRequest, ItemTextRow>(db, this.dialect, {
+    this.lists = new StoreItemLists(data, dialect);
+    this.creates = new StoreItemCreates(data, dialect, storageSql, transact, this.statements, this.valueIndex);
+    this.readItem = batchedLookup<ReadRequest, ItemTextRow>(data, this.dialect, {
       name: 'read-items',
       columns: { t: 'text', s: 'text', k: 'text', g: 'list' },
       record: ({ key, grantees }) => ({ t: key.tenantId, s: key.storeId, k: key.itemId, g: grantees }),

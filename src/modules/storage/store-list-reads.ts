@@ -4,6 +4,7 @@ import { sql, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { preparedOnServer, rowsAsArrays } from '../../platform/db/prepared-query.js';
 import { readOffThread } from '../../platform/db/read-off-thread.js';
+import type { DataAccess } from '../../platform/db/data-access.js';
 import type { StorageTables } from './storage.tables.js';
 import type { CompiledList } from './store-list-cache.js';
 
@@ -77,10 +78,14 @@ const FETCHED = new ArrayColumns([...ITEM_TEXT_COLUMNS, 'seq'] as const);
 
 /** Runs the statements of list reads. */
 export class ListReads {
+  readonly db: Db;
+
   constructor(
-    readonly db: Db,
+    private readonly data: DataAccess<StorageTables>,
     readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.db = data.db;
+  }
 
   /**
    * Runs the statement `build` makes for the list, built once per `key` and kept with it (CompiledList.statement),
@@ -88,14 +93,14 @@ export class ListReads {
    */
   run<R>(list: CompiledList, key: string, build: () => CompiledQuery<R>): Promise<QueryResult<R>> {
     return readOffThread(
-      this.db,
+      this.data,
       list.statement(key, () => preparedOnServer(build())),
     );
   }
 
   /** Runs a statement built for this read only; `prepared`: its text recurs (its values aside), prepare it. */
   once<R>(query: CompiledQuery<R>, prepared = false): Promise<QueryResult<R>> {
-    return readOffThread(this.db, prepared ? preparedOnServer(query) : query);
+    return readOffThread(this.data, prepared ? preparedOnServer(query) : query);
   }
 
   /** The documents of a page as JSON text (spliced into the answer, never parsed), in the page's order. */

@@ -1,4 +1,5 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { SelectQueryBuilder } from 'kysely';
+import type { DataAccess } from './data-access.js';
 import { batchPerTurn } from '../async/turn-batch.js';
 import type { Dialect, JsonRecordColumn } from './dialects/dialect.js';
 import { PreparedQueries } from './prepared-query.js';
@@ -22,7 +23,7 @@ export interface BatchedLookupSpec<In, _Row> {
  * the statement runs at once (`RunOptions.batched`).
  */
 export function batchedLookup<In, Row>(
-  db: Kysely<any>,
+  data: DataAccess,
   dialect: Dialect,
   spec: BatchedLookupSpec<In, Row>,
 ): (input: In) => Promise<Row | undefined> {
@@ -31,9 +32,9 @@ export function batchedLookup<In, Row>(
   return batchPerTurn<In, Row | undefined>(async (entries) => {
     const records = entries.map(({ input }, n) => ({ ...spec.record(input), n }));
     const rows = await statements.run<Row & { n: number }>(
-      db,
+      data,
       spec.name,
-      (p) => spec.query(db.selectFrom(dialect.jsonRecords(p(0), columns).as('r'))),
+      (p) => spec.query(data.db.selectFrom(dialect.jsonRecords(p(0), columns).as('r'))),
       [JSON.stringify(records)],
       { batched: true },
     );

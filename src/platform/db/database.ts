@@ -1,19 +1,18 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import type { Dialect } from './dialects/dialect.js';
 import type { DeploymentTraits } from './deployment.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
-import { ARRAY_ROWS_MARK, PREPARED_MARK, registerDirectReader } from './prepared-query.js';
+import type { DataAccess } from './data-access.js';
+import { PostgresStatementDialect } from './postgres-statements.js';
+import { SqliteStatementDialect, type StatementCache } from './sqlite-statements.js';
 import { sqliteReadBatcher } from './sqlite-read-batch.js';
 import { SqliteReaderThreads } from './sqlite-reader-threads.js';
-import { registerOffThreadReader } from './read-off-thread.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
-import { registerOffThreadWriter } from './write-off-thread.js';
 import { lockDatabaseFile } from './sqlite-process-lock.js';
 
 export { DatabaseInUseError } from './sqlite-process-lock.js';
@@ -38,9 +37,21 @@ export interface DatabaseOptions {
   sqliteWriterThread?: boolean;
   /** PostgreSQL schema to use (tests isolate themselves this way). */
   pgSchema?: string;
+  /**
+   * Where errors that reach no caller go: a pooled PostgreSQL connection that fails while idle (its server restarted,
+   * a connection killed). The pool drops that connection and opens a new one when needed; the operator should still
+   * see why. The service passes its logger; tests may pass a no-op.
+   */
+  logError: DatabaseErrorLog;
 }
 
+/** Logs an error of the database that no caller receives; `what` says where it happened. */
+export type DatabaseErrorLog = (error: Error, what: string) => void;
+
 export interface Database {
+  /** What modules get: the Kysely instance and the abilities of this database (prepared reads, threads). */
+  data: DataAccess<any>;
+  /** `data.db`, for the composition root, the CLI and the tests. */
   db: Kysely<any>;
   dialect: Dialect;
   /** How the service is deployed on this database (one owning process or several instances). */
@@ -85,21 +96,21 @@ function createSqlite(options: DatabaseOptions): Database {
 function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Database, unlock: () => void): Database {
   const cacheMiB = options.sqliteCacheMiB ?? 64;
   const statements = withStatementCache(sqlite);
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
-  // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
-  registerDirectReader(
-    db,
-    sqliteReadBatcher(sqlite, (text) => statements.prepare(text)),
-  );
+  const db = new Kysely<any>({ dialect: new SqliteStatementDialect(statements) });
   const threads = options.sqliteReaderThreads ?? 2;
   const readers =
     threads !== 0 && file !== ':memory:' ? new SqliteReaderThreads({ file, threads, cacheMiB }) : undefined;
-  if (readers) registerOffThreadReader(db, (text, parameters) => readers.read(text, parameters));
   const writer =
     options.sqliteWriterThread !== false && file !== ':memory:'
       ? new SqliteWriterThread({ file, settings: sqliteWriteSettings(cacheMiB) })
       : undefined;
-  if (writer) registerOffThreadWriter(db, (writes, keyBase) => writer.run(writes, keyBase));
+  const data: DataAccess = {
+    db,
+    // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
+    directReader: sqliteReadBatcher(sqlite, (text) => statements.prepare(text)),
+    offThreadReader: readers && ((text, parameters, arrays) => readers.read(text, parameters, arrays)),
+    offThreadWriter: writer && ((writes, keyBase) => writer.run(writes, keyBase)),
+  };
   const destroy = async () => {
     try {
       await readers?.close();
@@ -110,6 +121,7 @@ function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Dat
     }
   };
   return {
+    data,
     db,
     dialect: sqliteDialect,
     traits: { singleInstance: true, singleWriter: true },
@@ -143,61 +155,25 @@ function sqliteWriteSettings(cacheMiB: number): string[] {
 
 /**
  * Kysely prepares every query anew; preparing costs more than running a small indexed query, so
- * statements are kept by their SQL text. Kysely runs one query at a time on the connection, so a
- * cached statement is never in use twice.
+ * statements are kept by their SQL text (and apart for rows as arrays: raw mode belongs to the statement).
+ * Kysely runs one query at a time on the connection, so a cached statement is never in use twice.
  */
-function withStatementCache(sqlite: SQLite.Database, max = 1000) {
-  const cache = new Map<string, SQLite.Statement>();
+function withStatementCache(sqlite: SQLite.Database, max = 1000): StatementCache {
+  const objects = new Map<string, SQLite.Statement>();
+  const arrays = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
-    prepare(text: string) {
+    prepare(text: string, asArrays = false) {
+      const cache = asArrays ? arrays : objects;
       let stmt = cache.get(text);
       if (!stmt) {
         stmt = sqlite.prepare(text);
-        if (text.startsWith(ARRAY_ROWS_MARK)) stmt.raw(true);
+        if (asArrays) stmt.raw(true);
         if (cache.size >= max) cache.delete(cache.keys().next().value!);
         cache.set(text, stmt);
       }
       return stmt;
     },
-  };
-}
-
-/** Named prepared statements one PostgreSQL connection keeps at most (each holds its parse tree and plans). */
-const MAX_PREPARED_PER_CONNECTION = 500;
-
-/**
- * Statements marked by prepareQuery or preparedOnServer run as named prepared statements: PostgreSQL parses them once
- * per connection instead of on every call, and after five runs plans them once where its generic plan costs no more
- * than the plans for the values (storage lists on PostgreSQL: 1.4 ms of planning for 1.5 ms of execution). Only
- * marked statements, at most MAX_PREPARED_PER_CONNECTION per connection. Statements marked by rowsAsArrays answer their
- * rows as arrays.
- */
-
-function honourStatementMarks(client: pg.PoolClient, statementNames: Map<string, string>): void {
-  const query = client.query.bind(client) as (...args: any[]) => any;
-  // The statements prepared on this connection: at most MAX_PREPARED_PER_CONNECTION (a list's text follows the shape
-  // of its filter, which callers choose), past which new ones run unnamed.
-  const prepared = new Set<string>();
-  (client as any).query = (config: unknown, values?: unknown, callback?: unknown) => {
-    if (typeof config === 'string' && typeof values !== 'function') {
-      const arrays = config.startsWith(ARRAY_ROWS_MARK);
-      const rowMode = arrays ? 'array' : undefined;
-      if (config.startsWith(PREPARED_MARK, arrays ? ARRAY_ROWS_MARK.length : 0)) {
-        let name = statementNames.get(config);
-        if (!name) {
-          name = `svc_${createHash('sha1').update(config).digest('hex').slice(0, 24)}`;
-          if (statementNames.size < 10_000) statementNames.set(config, name);
-        }
-        if (prepared.has(name) || prepared.size < MAX_PREPARED_PER_CONNECTION) {
-          prepared.add(name);
-          return query({ name, text: config, values, rowMode }, callback);
-        }
-        return query({ text: config, values, rowMode }, callback);
-      }
-      if (arrays) return query({ text: config, values, rowMode }, callback);
-    }
-    return query(config, values, callback);
   };
 }
 
@@ -225,11 +201,10 @@ function createPostgres(options: DatabaseOptions): Database {
     types: types as any,
     options: sessionOptions,
   });
-  // An idle client that loses its server must not crash the process.
-  pool.on('error', () => undefined);
-  const statementNames = new Map<string, string>();
-  pool.on('connect', (client) => honourStatementMarks(client, statementNames));
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  // An idle client that loses its server must not crash the process (the pool replaces it); it is logged.
+  pool.on('error', (error) => options.logError(error, 'idle PostgreSQL pool connection failed'));
+  // Statements are issued with a QueryConfig of what each asks for (named prepared, rows as arrays).
+  const db = new Kysely<any>({ dialect: new PostgresStatementDialect(pool) });
   const safe = (() => {
     try {
       const u = new URL(options.url!);
@@ -244,6 +219,7 @@ function createPostgres(options: DatabaseOptions): Database {
     return client;
   };
   return {
+    data: { db },
     db,
     dialect: postgresDialect,
     traits: { singleInstance: false, singleWriter: false },

@@ -1,36 +1,29 @@
-import type { CompiledQuery, Compilable, Kysely } from 'kysely';
+import { Kysely, type CompiledQuery, type Compilable } from 'kysely';
+import type { QueryTarget, RunAsQuery, RunOptions } from './data-access.js';
+
+export type { DirectReader, RunOptions } from './data-access.js';
 
 const MARK = '\u0000svc-param:';
 
 /**
- * Leading comment that marks a statement as worth preparing on the server: the PostgreSQL pool
- * (database.ts) runs such statements as named prepared statements, parsed and planned once per
- * connection. SQLite ignores the comment (its statement cache keys on the whole text).
- */
-export const PREPARED_MARK = '/*prepared*/ ';
-
-/**
- * Leading comment that asks for a statement's rows as arrays of its columns' values in select order, not as objects:
+ * The compiled statement, set to answer its rows as arrays of its columns' values in select order, not as objects:
  * both drivers build an object per row property by property, which a page of 100 documents pays on every list
- * (better-sqlite3, 100 rows of 6 columns: 0.154 ms as objects, 0.083 ms as arrays). database.ts honours it on both
- * engines (better-sqlite3 raw mode, pg rowMode 'array').
+ * (better-sqlite3, 100 rows of 6 columns: 0.154 ms as objects, 0.083 ms as arrays). PostgreSQL: rowMode 'array'
+ * (postgres-statements.ts); SQLite: raw mode (sqlite-statements.ts, sqlite-reader-threads.ts).
  */
-export const ARRAY_ROWS_MARK = '/*array-rows*/ ';
-
-/** The compiled statement, marked to answer its rows as arrays (ARRAY_ROWS_MARK). */
 export function rowsAsArrays<Row extends readonly unknown[]>(compiled: CompiledQuery<unknown>): CompiledQuery<Row> {
-  return { ...compiled, sql: ARRAY_ROWS_MARK + compiled.sql } as CompiledQuery<Row>;
+  const { runAs } = compiled as RunAsQuery<unknown>;
+  return { ...compiled, runAs: { ...runAs, arrays: true } } as RunAsQuery<Row>;
 }
 
 /**
- * The compiled statement, marked to be prepared on the server (PREPARED_MARK; after ARRAY_ROWS_MARK where it has
- * that): for statements built once and run many times with new values outside prepareQuery (the storage lists).
+ * The compiled statement, set to be prepared on the server (`runAs.prepared`): for statements built once and run
+ * many times with new values outside prepareQuery (the storage lists).
  */
 export function preparedOnServer<Row>(compiled: CompiledQuery<Row>): CompiledQuery<Row> {
-  const arrays = compiled.sql.startsWith(ARRAY_ROWS_MARK);
-  const body = arrays ? compiled.sql.slice(ARRAY_ROWS_MARK.length) : compiled.sql;
-  if (body.startsWith(PREPARED_MARK)) return compiled;
-  return { ...compiled, sql: `${arrays ? ARRAY_ROWS_MARK : ''}${PREPARED_MARK}${body}` };
+  const { runAs } = compiled as RunAsQuery<Row>;
+  if (runAs?.prepared) return compiled;
+  return { ...compiled, runAs: { ...runAs, prepared: true } } as RunAsQuery<Row>;
 }
 
 type Placeholder = (index: number) => any;
@@ -46,51 +39,22 @@ function prepare<Row>(build: (p: Placeholder) => Compilable<Row>): Prepared<Row>
   const slots = built.parameters.map((v) =>
     typeof v === 'string' && v.startsWith(MARK) ? Number(v.slice(MARK.length)) : null,
   );
-  return { compiled: { ...built, sql: PREPARED_MARK + built.sql }, slots };
+  return { compiled: { ...built, runAs: { prepared: true } } as RunAsQuery<Row>, slots };
 }
 
 /**
- * Runs a reading statement without Kysely's connection hand-over (now, or batched with others), or answers
- * undefined, at once or as the promise's value, when it cannot (not a reading statement, or the connection is
- * inside a transaction): the caller then goes through Kysely.
+ * Runs a prepared statement on `target`: through the database's direct reader where its handle has one (SQLite; never
+ * a transaction's Kysely, which is a target of its own), else through Kysely.
  */
-export type DirectReader = (
-  sql: string,
-  parameters: readonly unknown[],
-  options: RunOptions,
-) => Promise<unknown[] | undefined> | unknown[] | undefined;
-
-export interface RunOptions {
-  /**
-   * The statement already answers a batch of callers (collected per turn of the event loop): run it without
-   * waiting for the other reads of the turn, which would only add a turn of latency.
-   */
-  batched?: boolean;
-}
-
-/** Where a root Kysely instance carries its direct reader: state of that instance, not of this module. */
-const DIRECT_READER = Symbol('svc.directReader');
-
-type WithDirectReader = Kysely<any> & { [DIRECT_READER]?: DirectReader };
-
-/**
- * Lets prepared statements on `db` (the root instance; never a transaction's, which is another instance) skip
- * Kysely's connection acquisition. For SQLite (database.ts, sqlite-read-batch.ts): its single synchronous
- * connection answers reads between two awaits, when no other query is half-run on it, so only an open
- * transaction has to be waited for.
- */
-export function registerDirectReader(db: Kysely<any>, reader: DirectReader): void {
-  Object.defineProperty(db, DIRECT_READER, { value: reader, enumerable: false });
-}
-
 async function execute<Row>(
-  db: Kysely<any>,
+  target: QueryTarget,
   { compiled, slots }: Prepared<Row>,
   args: readonly unknown[],
   options: RunOptions = {},
 ): Promise<Row[]> {
   const parameters = compiled.parameters.map((v, i) => (slots[i] === null ? v : args[slots[i]!]));
-  const direct = (db as WithDirectReader)[DIRECT_READER]?.(compiled.sql, parameters, options);
+  const db = target instanceof Kysely ? target : target.db;
+  const direct = target instanceof Kysely ? undefined : target.directReader?.(compiled.sql, parameters, options);
   if (direct) {
     const rows = await direct;
     if (rows) return rows as Row[];
@@ -105,11 +69,11 @@ async function execute<Row>(
  * `build` receives placeholders `p(0)`, `p(1)`, ... in place of the values.
  */
 export function prepareQuery<Row, Args extends unknown[]>(
-  db: Kysely<any>,
+  target: QueryTarget,
   build: (p: Placeholder) => Compilable<Row>,
 ): (...args: Args) => Promise<Row[]> {
   let prepared: Prepared<Row> | undefined;
-  return (...args: Args) => execute(db, (prepared ??= prepare(build)), args);
+  return (...args: Args) => execute(target, (prepared ??= prepare(build)), args);
 }
 
 /**
@@ -122,7 +86,7 @@ export class PreparedQueries {
   constructor(private readonly max = 500) {}
 
   run<Row>(
-    db: Kysely<any>,
+    target: QueryTarget,
     key: string,
     build: (p: Placeholder) => Compilable<Row>,
     args: readonly unknown[],
@@ -134,7 +98,7 @@ export class PreparedQueries {
       if (this.entries.size >= this.max) this.entries.clear();
       this.entries.set(key, entry);
     }
-    return execute(db, entry, args, options);
+    return execute(target, entry, args, options);
   }
 
   /**
@@ -143,7 +107,7 @@ export class PreparedQueries {
    * times cheaper than a JSON parameter taken apart in SQL.
    */
   async insertRows(
-    db: Kysely<any>,
+    target: QueryTarget,
     key: string,
     table: string,
     columns: readonly string[],
@@ -155,8 +119,9 @@ export class PreparedQueries {
     for (let i = 0; i < values.length; i += step) {
       const chunk = values.slice(i, i + step);
       const count = chunk.length / width;
+      const db = target instanceof Kysely ? target : target.db;
       await this.run(
-        db,
+        target,
         `${key}:${count}`,
         (p) =>
           db

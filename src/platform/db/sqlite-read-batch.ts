@@ -1,6 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import { batchPerTurn, type TurnBatchEntry } from '../async/turn-batch.js';
-import type { DirectReader } from './prepared-query.js';
+import type { DirectReader } from './data-access.js';
 
 interface Read {
   stmt: SQLite.Statement;

@@ -6,15 +6,15 @@ import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { batchPerTurn, type TurnBatchEntry } from '../async/turn-batch.js';
-import { ARRAY_ROWS_MARK } from './prepared-query.js';
 
-/** One read: the statement's SQL text and its parameters. */
+/** One read: the statement's SQL text and its parameters; `arrays`: its rows as arrays (runAs.arrays). */
 export interface ThreadRead {
   sql: string;
   parameters: readonly unknown[];
+  arrays: boolean;
 }
 
-/** A read's rows: arrays for statements marked by rowsAsArrays, objects otherwise (as on the main connection). */
+/** A read's rows: arrays for statements set so by rowsAsArrays, objects otherwise (as on the main connection). */
 export type ThreadRows = unknown[];
 
 export interface SqliteReaderThreadsOptions {
@@ -50,10 +50,9 @@ db.pragma('busy_timeout = 5000');
 let statements = new Map();
 const begin = db.prepare('BEGIN');
 const commit = db.prepare('COMMIT');
-function prepare(sql) {
+function prepare(sql, raw) {
   const st = db.prepare(sql);
   if (!st.reader) throw Object.assign(new Error('a reader thread runs reads only'), { code: 'SVC_NOT_A_READ' });
-  const raw = sql.startsWith(workerData.arrayRowsMark);
   if (raw) st.raw(true);
   return { st, raw, columns: raw ? undefined : st.columns().map((c) => c.name) };
 }
@@ -81,11 +80,11 @@ parentPort.on('message', ({ id, reset, reads }) => {
   const together = reads.length > 1;
   if (together) begin.run();
   try {
-    reads.forEach(({ statement, sql, parameters }, n) => {
+    reads.forEach(({ statement, sql, arrays, parameters }, n) => {
       let result;
       try {
         let prepared = statements.get(statement);
-        if (!prepared) statements.set(statement, (prepared = prepare(sql)));
+        if (!prepared) statements.set(statement, (prepared = prepare(sql, arrays)));
         result = pack(prepared, prepared.st.all(parameters));
       } catch (error) {
         result = { ok: false, message: String(error && error.message), code: error && error.code };
@@ -105,6 +104,8 @@ interface Thread {
   waiting: Map<number, TurnBatchEntry<ThreadRead, ThreadRows>[]>;
   /** The numbers of the statements the thread has prepared, by SQL text (sent once: cloning it cost 6% of a list). */
   statements: Map<string, number>;
+  /** The same for statements read as arrays. */
+  arrayStatements: Map<string, number>;
 }
 
 /** Statements a thread keeps prepared; past them it forgets them all and starts again. */
@@ -127,9 +128,9 @@ export class SqliteReaderThreads {
   }
 
   /** The rows of a read statement, run on a reader thread. */
-  read(sql: string, parameters: readonly unknown[]): Promise<ThreadRows> {
+  read(sql: string, parameters: readonly unknown[], arrays = false): Promise<ThreadRows> {
     if (this.closed) return Promise.reject(new Error('the database is closed'));
-    return this.send({ sql, parameters });
+    return this.send({ sql, parameters, arrays });
   }
 
   async close(): Promise<void> {
@@ -151,14 +152,19 @@ export class SqliteReaderThreads {
     const thread = (this.threads[slot] ??= this.start(slot));
     const id = this.nextId++;
     thread.waiting.set(id, batch);
-    const reset = thread.statements.size + batch.length > MAX_STATEMENTS;
-    if (reset) thread.statements.clear();
-    const reads = batch.map(({ input: { sql, parameters } }) => {
-      const known = thread.statements.get(sql);
+    const reset = thread.statements.size + thread.arrayStatements.size + batch.length > MAX_STATEMENTS;
+    if (reset) {
+      thread.statements.clear();
+      thread.arrayStatements.clear();
+    }
+    const reads = batch.map(({ input: { sql, parameters, arrays } }) => {
+      // A text read as objects and as arrays is two statements there (raw mode belongs to the statement).
+      const statements = arrays ? thread.arrayStatements : thread.statements;
+      const known = statements.get(sql);
       if (known !== undefined) return { statement: known, parameters };
-      const statement = thread.statements.size;
-      thread.statements.set(sql, statement);
-      return { statement, sql, parameters };
+      const statement = thread.statements.size + thread.arrayStatements.size;
+      statements.set(sql, statement);
+      return { statement, sql, arrays, parameters };
     });
     thread.worker.postMessage({ id, reset, reads });
   }
@@ -166,9 +172,8 @@ export class SqliteReaderThreads {
   private start(slot: number): Thread {
     const worker = startSqliteThread(THREAD_SOURCE, this.options.file, {
       cacheKiB: Math.round(this.options.cacheMiB * 1024),
-      arrayRowsMark: ARRAY_ROWS_MARK,
     });
-    const thread: Thread = { worker, waiting: new Map(), statements: new Map() };
+    const thread: Thread = { worker, waiting: new Map(), statements: new Map(), arrayStatements: new Map() };
     // The threads never keep the process alive; close() ends them.
     worker.unref();
     worker.on('message', ({ id, n, last, result }: { id: number; n: number; last: boolean; result: Packed }) => {

@@ -4,17 +4,9 @@
 // service's busy time was inside SQLite, the commits the largest part; docs/benchmarks.md, session 16).
 import type { Worker } from 'node:worker_threads';
 import { startSqliteThread } from './sqlite-reader-threads.js';
+import type { ThreadWrite } from './data-access.js';
 
-/** One statement of a write: its SQL text and its parameters. */
-export interface ThreadWrite {
-  sql: string;
-  parameters: readonly unknown[];
-  /**
-   * Places of parameters that hold an offset from the transaction's key base (SqliteWriterThread.run `keyBase`): the
-   * thread adds the base to each before the statement runs.
-   */
-  keyed?: readonly number[];
-}
+export type { ThreadWrite } from './data-access.js';
 
 export interface SqliteWriterThreadOptions {
   /** The database file (never ':memory:'). */

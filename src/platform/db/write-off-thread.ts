@@ -9,23 +9,12 @@ import {
   type QueryResult,
 } from 'kysely';
 import type { ThreadWrite } from './sqlite-writer-thread.js';
+import type { DataAccess } from './data-access.js';
 
-/** Runs a write transaction somewhere else than the main thread's connection (sqlite-writer-thread.ts). */
-export type OffThreadWriter = (writes: readonly ThreadWrite[], keyBase?: string) => Promise<void>;
+export type { OffThreadWriter } from './data-access.js';
 
-/** Where a root Kysely instance carries its off-thread writer: state of that instance, not of this module. */
-const OFF_THREAD_WRITER = Symbol('svc.offThreadWriter');
-
-type WithOffThreadWriter = Kysely<any> & { [OFF_THREAD_WRITER]?: OffThreadWriter };
-
-/** Lets writeOffThread on `db` (a root instance) run its transactions with `writer`. */
-export function registerOffThreadWriter(db: Kysely<any>, writer: OffThreadWriter): void {
-  Object.defineProperty(db, OFF_THREAD_WRITER, { value: writer, enumerable: false, configurable: true });
-}
-
-/** Whether `db` has an off-thread writer (SQLite on a file; not PostgreSQL, nor with database.sqliteWriterThread off). */
-export const hasOffThreadWriter = (db: Kysely<any>): boolean =>
-  (db as WithOffThreadWriter)[OFF_THREAD_WRITER] !== undefined;
+/** Whether the database has an off-thread writer (SQLite on a file; not PostgreSQL, nor with database.sqliteWriterThread off). */
+export const hasOffThreadWriter = (data: DataAccess): boolean => data.offThreadWriter !== undefined;
 
 /**
  * The statements `job` writes through `record`, an instance with SQLite's SQL that only collects them: none runs, and
@@ -45,10 +34,14 @@ export async function recordWrites(job: (record: Kysely<any>) => Promise<void>):
  * transaction and added to the writes' `keyed` parameters (new keys after the largest so far, say; no other write can
  * take them before the commit).
  */
-export async function writeOffThread(db: Kysely<any>, writes: readonly ThreadWrite[], keyBase?: string): Promise<void> {
-  const writer = (db as WithOffThreadWriter)[OFF_THREAD_WRITER];
+export async function writeOffThread(
+  data: DataAccess,
+  writes: readonly ThreadWrite[],
+  keyBase?: string,
+): Promise<void> {
+  const writer = data.offThreadWriter;
   if (!writer) throw new Error('writeOffThread: the database has no writer thread');
-  await db.connection().execute(() => writer(writes, keyBase));
+  await data.db.connection().execute(() => writer(writes, keyBase));
 }
 
 /** A Kysely instance with SQLite's SQL whose statements are collected into `writes` instead of run. */

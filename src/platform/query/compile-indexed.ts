@@ -3,7 +3,7 @@
 // the indexed length at that path, or a document that is not indexed). The cost follows the matching index rows,
 // not the documents the caller may read.
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { Dialect } from '../db/dialects/dialect.js';
+import type { ListQueryDialect } from './query-dialect.js';
 import type { IndexedTarget, ValueIndexSource, ValueTest } from './query-ast.js';
 import { allOf, checkedPath, FALSE, stringKeyOf } from './sql-parts.js';
 import { VALUE_FORM, VALUE_KIND } from './value-index.js';
@@ -119,7 +119,7 @@ export function itemRowsAtPath(
 export function indexedAny(
   target: IndexedTarget,
   tests: ValueTest[],
-  dialect: Dialect,
+  dialect: ListQueryDialect,
   membership: IndexMembership = dialect.query.indexMembership,
 ): RawBuilder<SqlBool> {
   const source = checkedSource(target.source);
@@ -166,7 +166,7 @@ export function indexedSort(
   target: IndexedTarget,
   direction: 'ASC' | 'DESC',
   n: number,
-  dialect: Dialect,
+  dialect: ListQueryDialect,
 ): { join: SortJoin; orderBy: RawBuilder<unknown>[] } {
   const source = checkedSource(target.source);
   const alias = `q__s${n}`;

@@ -1,7 +1,7 @@
 // The contract between the query compiler (platform/query) and its users (storage, the engine's
 // data management API). Parsing is pure; compilation yields Kysely SQL fragments.
 import type { RawBuilder, SqlBool } from 'kysely';
-import type { Dialect } from '../db/dialects/dialect.js';
+import type { ListQueryDialect } from './query-dialect.js';
 
 export type { FieldTarget } from './query-ast.js';
 import type { DocumentTarget, FieldTarget, QueryNode } from './query-ast.js';
@@ -36,7 +36,7 @@ export interface ListQueryInput {
 }
 
 export interface QueryContext {
-  dialect: Dialect;
+  dialect: ListQueryDialect;
   resolve: FieldResolver;
   /** The JSON document that a bare Lucene term (no field) searches as text. */
   fullText: DocumentTarget;

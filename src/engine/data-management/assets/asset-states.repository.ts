@@ -5,6 +5,7 @@ import { batchPerTurn } from '../../../platform/async/turn-batch.js';
 import type { Dialect, JsonRecordColumn } from '../../../platform/db/dialects/dialect.js';
 import { StaleRead } from '../../../platform/db/db-errors.js';
 import { PreparedQueries } from '../../../platform/db/prepared-query.js';
+import { targetOf, type DataAccess } from '../../../platform/db/data-access.js';
 import { documentIndex, VALUE_KIND } from '../../../platform/query/index.js';
 import { sortKeys } from '../attribute-values.js';
 import type { DmTables } from '../dm.tables.js';
@@ -91,11 +92,14 @@ export class AssetStates {
   /** Guarded state writes outside transactions, batched per turn: one statement writes them all (PostgreSQL). */
   private readonly stateWrites: (write: StateWrite) => Promise<boolean>;
 
+  private readonly root: Db;
+
   constructor(
-    private readonly root: Db,
+    private readonly data: DataAccess<DmTables>,
     private readonly scope: string,
     private readonly dialect: Dialect,
   ) {
+    this.root = data.db;
     this.combines = dialect.oneStatement([sql`SELECT 1`]) !== undefined;
     this.stateWrites = batchPerTurn<StateWrite, boolean>(async (entries) => {
       const written = await this.writeStates(entries.map((e) => e.input));
@@ -243,7 +247,7 @@ export class AssetStates {
       db.selectFrom(`${written} as g` as any).select('g.n' as any),
     ];
     const out = await this.prepared.run<{ n: number }>(
-      db,
+      this.data,
       'states',
       (p) => this.compilable(db, this.dialect.oneStatement(parts(p) as any)!),
       args,
@@ -274,6 +278,8 @@ export class AssetStates {
     version?: { updatedOn: number; updatedBy: string; comment: string; data: VersionData },
     guard?: number,
   ): Promise<void> {
+    // The handle outside a transaction: its prepared reads may run directly (SQLite).
+    const on = targetOf(this.data, db);
     const index = indexRows(s.doc);
     const before = previous ? indexRows(previous.doc) : undefined;
     // A new asset has no rows yet: nothing to delete.
@@ -416,18 +422,18 @@ export class AssetStates {
         return out;
       };
       written = await this.prepared.run(
-        db,
+        on,
         key,
         (p) => this.compilable(db, this.dialect.oneStatement(parts(p))!),
         args,
       );
     } else {
       // SQLite: each part its own prepared statement (built only when its shape is first seen); the guarded UPDATE first.
-      written = await this.prepared.run(db, `${key}#u`, (p) => update(p), args);
+      written = await this.prepared.run(on, `${key}#u`, (p) => update(p), args);
       if (written.length > 0) {
         if (version)
           await this.prepared.run(
-            db,
+            on,
             `${key}#v`,
             (p) =>
               db.insertInto('dm_asset_versions').values({
@@ -440,11 +446,11 @@ export class AssetStates {
               }),
             args,
           );
-        if (removal !== 'none') await this.prepared.run(db, `${key}#d`, (p) => removeRows(p), args);
+        if (removal !== 'none') await this.prepared.run(on, `${key}#d`, (p) => removeRows(p), args);
         for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
           const count = Math.min(ROWS_PER_STATEMENT, rows.length - i);
           await this.prepared.run(
-            db,
+            on,
             `${key}#i${i}:${count}`,
             (p) =>
               db.insertInto('dm_asset_values').values(

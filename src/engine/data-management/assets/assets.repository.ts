@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { batchedLookup } from '../../../platform/db/batched-lookup.js';
 import type { Dialect, JsonRecordColumn } from '../../../platform/db/dialects/dialect.js';
 import { PreparedQueries } from '../../../platform/db/prepared-query.js';
+import { targetOf, type DataAccess } from '../../../platform/db/data-access.js';
 import type { ValueIndexSource } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
 import type { AssetRow, VersionData, VersionRow } from './asset.schema.js';
@@ -73,12 +74,16 @@ export class AssetsRepository {
   /** Writes of the assets' states (AssetStates.write). */
   private readonly states: AssetStates;
 
+  private readonly root: Db;
+
   constructor(
-    private readonly root: Db,
+    private readonly data: DataAccess<DmTables>,
     private readonly scope: string,
     private readonly dialect: Dialect,
   ) {
-    this.states = new AssetStates(root, scope, dialect);
+    const root = data.db;
+    this.root = root;
+    this.states = new AssetStates(data, scope, dialect);
     this.lists = new AssetLists(scope, dialect);
     this.source = { itemsTable: 'dm_assets', valuesTable: 'dm_asset_values', scope: [['scope', scope]], alias: 'a' };
     const columns = [
@@ -100,7 +105,7 @@ export class AssetsRepository {
       join: (records: any) => any,
       template: boolean,
     ) =>
-      batchedLookup<In, AssetRowRead>(root, dialect, {
+      batchedLookup<In, AssetRowRead>(data, dialect, {
         name: `${name}${template ? ':t' : ''}`,
         columns: { s: 'text', ...recordColumns },
         record: (input) => ({ s: scope, ...record(input) }),
@@ -210,19 +215,21 @@ export class AssetsRepository {
         .where('a.scope', '=', p(0));
     const rows =
       'id' in ref
-        ? await this.prepared.run<AssetRowRead>(db, 'find:id', (p) => base(p).where('a.seq', '=', p(1)), [
-            this.scope,
-            ref.id,
-          ])
+        ? await this.prepared.run<AssetRowRead>(
+            targetOf(this.data, db),
+            'find:id',
+            (p) => base(p).where('a.seq', '=', p(1)),
+            [this.scope, ref.id],
+          )
         : 'templateId' in ref
           ? await this.prepared.run<AssetRowRead>(
-              db,
+              targetOf(this.data, db),
               'find:template-id',
               (p) => base(p).where('a.template_id', '=', p(1)).where('a.custom_id', '=', p(2)),
               [this.scope, ref.templateId, ref.customId],
             )
           : await this.prepared.run<AssetRowRead>(
-              db,
+              targetOf(this.data, db),
               'find:template-custom-id',
               (p) => base(p).where('t.custom_id', '=', p(1)).where('a.custom_id', '=', p(2)),
               [this.scope, ref.templateCustomId, ref.customId],
@@ -245,7 +252,7 @@ export class AssetsRepository {
     },
   ): Promise<number> {
     const rows = await this.prepared.run<{ seq: number }>(
-      db,
+      targetOf(this.data, db),
       'insert-asset',
       (p) =>
         db
@@ -286,7 +293,7 @@ export class AssetsRepository {
   /** The version of the asset with that updatedOn. */
   async version(db: Db, assetId: number, updatedOn: number): Promise<VersionRow | undefined> {
     const rows = await this.prepared.run<{ updated_on: number; updated_by: string; comment: string; data: string }>(
-      db,
+      targetOf(this.data, db),
       'version',
       (p) =>
         db
@@ -312,7 +319,7 @@ export class AssetsRepository {
   async neighbour(db: Db, assetId: number, updatedOn: number, which: 'PREVIOUS' | 'NEXT'): Promise<number | undefined> {
     const before = which === 'PREVIOUS';
     const rows = await this.prepared.run<{ updated_on: number }>(
-      db,
+      targetOf(this.data, db),
       `neighbour:${which}`,
       (p) =>
         db

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import { PreparedQueries } from '../../../platform/db/prepared-query.js';
+import { targetOf, type DataAccess } from '../../../platform/db/data-access.js';
 import type { FieldTarget } from '../../../platform/query/index.js';
 import type { Dialect, JsonRecordColumn } from '../../../platform/db/dialects/dialect.js';
 import { batchedLookup } from '../../../platform/db/batched-lookup.js';
@@ -33,18 +34,22 @@ export class TemplatesRepository {
   private readonly byId: (key: { id: number }) => Promise<TemplateRow | undefined>;
   private readonly byCustomId: (key: { customId: string }) => Promise<TemplateRow | undefined>;
 
+  private readonly root: Db;
+
   constructor(
-    private readonly root: Db,
+    private readonly data: DataAccess<DmTables>,
     private readonly scope: string,
     private readonly dialect: Dialect,
   ) {
+    const root = data.db;
+    this.root = root;
     const lookup = <In>(
       name: string,
       columns: Record<string, JsonRecordColumn>,
       record: (input: In) => Record<string, unknown>,
       key: [string, string],
     ) =>
-      batchedLookup<In, TemplateRow>(root, dialect, {
+      batchedLookup<In, TemplateRow>(data, dialect, {
         name,
         columns: { s: 'text', ...columns },
         record: (input) => ({ s: scope, ...record(input) }),
@@ -100,7 +105,7 @@ export class TemplatesRepository {
     const rows =
       'id' in ref
         ? await this.prepared.run<TemplateRow>(
-            db,
+            targetOf(this.data, db),
             'by-id',
             (p) =>
               db
@@ -111,7 +116,7 @@ export class TemplatesRepository {
             [this.scope, ref.id],
           )
         : await this.prepared.run<TemplateRow>(
-            db,
+            targetOf(this.data, db),
             'by-custom-id',
             (p) =>
               db
@@ -128,7 +133,7 @@ export class TemplatesRepository {
   /** The restricted templates: id and the roles that may use them. */
   async restricted(db: Db): Promise<Array<{ id: number; roles: string[] }>> {
     const rows = await this.prepared.run<{ id: number; doc: string }>(
-      db,
+      targetOf(this.data, db),
       'restricted',
       (p) =>
         db
