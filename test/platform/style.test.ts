@@ -17,7 +17,7 @@ const AS_ANY_ALLOWED: Record<string, string> = {
   'src/modules/storage/store-item-lists.repository.ts':
     'a list names CTEs built from raw SQL (the compiled plan); Kysely cannot type their columns',
   'src/modules/storage/item-value-index.ts': 'the value rows are selected from a VALUES list built as raw SQL',
-  'src/platform/db/database.ts': "pg's client and type parsers are typed narrower than what they accept",
+  'src/platform/db/database.ts': "pg's type parsers option is typed narrower than what it accepts",
   'src/platform/db/dialects/dialect.ts': "Kysely's addPrimaryKeyConstraint types its columns by a table it cannot know",
 };
 
