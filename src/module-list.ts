@@ -100,7 +100,8 @@ export async function buildModules(
   const { connectDedicated } = database;
   const feed = createChangeFeed({ db, connectDedicated, schema, retentionHours: config.events.retentionHours, log });
   // One credential throttle for every password check, the platform's and the engine's (which may run without it).
-  const throttle = createCredentialThrottle(db, ic.loginThrottle, counters);
+  // One process owns a SQLite database: the throttle then knows every change of its keys and reads them once.
+  const throttle = createCredentialThrottle(db, ic.loginThrottle, counters, { onlyWriter: traits.singleInstance });
   const guard = { throttle, counters };
   // One write batcher: SQLite has one writer, so concurrent writes of every module share a commit (each in its own
   // savepoint); on PostgreSQL (maxBatch 1) every job is simply its own transaction.

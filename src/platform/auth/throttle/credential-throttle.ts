@@ -86,12 +86,22 @@ export class CredentialThrottle {
   private purgeTimer?: NodeJS.Timeout;
   private readonly attempts = new SingleFlight<string, unknown>();
   private readonly policies: Record<ThrottleKeyKind, KeyPolicy>;
+  /**
+   * Where one process owns the database (SQLite), every change of a key passes through this object, so the rows that
+   * `check` read are kept until this object changes them (each change forgets its keys): a remembered credential then
+   * costs no statement. Several instances (PostgreSQL) read the rows every time.
+   */
+  private readonly known?: Map<string, ThrottleRow | null>;
+  /** Raised by every change: a read that a change overtook is not kept. */
+  private changes = 0;
 
   constructor(
     private readonly repo: ThrottleRepository,
     settings: ThrottleSettings,
     private readonly counters: SecurityCounters,
+    options: { onlyWriter?: boolean } = {},
   ) {
+    if (options.onlyWriter) this.known = new Map();
     const windowMs = settings.windowSeconds * 1000;
     const waits: number[] = [];
     for (let w = settings.firstWaitSeconds * 1000; w < settings.maxWaitSeconds * 1000 && waits.length < 40; w *= 2)
@@ -129,17 +139,22 @@ export class CredentialThrottle {
     } catch (err) {
       if (err !== REFUSED) throw err;
     }
+    this.changed(keys);
     if (!reserved) return this.refuse(keys, now);
     const rows = reserved;
     return {
       allowed: true,
       succeeded: async () => {
+        this.changed(keys);
         await this.repo.clear(keys.filter((k) => k.kind !== 'address').map((k) => k.key));
         const address = keys.find((k) => k.kind === 'address');
         if (address) await this.repo.release(address.key, rows.get(address.key)!.window_start);
+        this.changed(keys);
       },
       abandoned: async () => {
+        this.changed(keys);
         for (const k of keys) await this.repo.release(k.key, rows.get(k.key)!.window_start);
+        this.changed(keys);
       },
     };
   }
@@ -161,7 +176,7 @@ export class CredentialThrottle {
    */
   async check(subject: ThrottleSubject, now = Date.now()): Promise<Attempt> {
     const keys = this.keysOf(subject);
-    const rows = await this.repo.read(keys.map((k) => k.key));
+    const rows = await this.rowsOf(keys);
     if (!rows.some((r) => refusesFor(r, this.policyOf(keys, r), now) > 0))
       return { allowed: true, succeeded: async () => undefined, abandoned: async () => undefined };
     return this.refuse(keys, now);
@@ -169,7 +184,7 @@ export class CredentialThrottle {
 
   /** Forgets expired keys now and then; any instance may do it. */
   start(intervalMs = 10 * 60 * 1000): void {
-    this.purgeTimer = setInterval(() => void this.repo.deleteExpired(Date.now()).catch(() => undefined), intervalMs);
+    this.purgeTimer = setInterval(() => void this.purge().catch(() => undefined), intervalMs);
     this.purgeTimer.unref();
   }
 
@@ -179,13 +194,41 @@ export class CredentialThrottle {
   }
 
   purge(now = Date.now()): Promise<number> {
+    this.changed();
     return this.repo.deleteExpired(now);
+  }
+
+  /** The keys' rows: those this process knows (one owner of the database), the others read (and then known). */
+  private async rowsOf(keys: Key[]): Promise<ThrottleRow[]> {
+    const known = this.known;
+    if (!known) return this.repo.read(keys.map((k) => k.key));
+    const missing = keys.filter((k) => !known.has(k.key)).map((k) => k.key);
+    if (missing.length > 0) {
+      const seen = this.changes;
+      const read = await this.repo.read(missing);
+      if (seen === this.changes) {
+        if (known.size > 10_000) known.clear();
+        for (const key of missing) known.set(key, read.find((r) => r.throttle_key === key) ?? null);
+      } else {
+        return this.repo.read(keys.map((k) => k.key));
+      }
+    }
+    return keys.map((k) => known.get(k.key)).filter((r): r is ThrottleRow => r != null);
+  }
+
+  /** Forgets what this process knew of the keys (all of them without keys): they are being changed. */
+  private changed(keys?: Key[]): void {
+    this.changes++;
+    if (!this.known) return;
+    if (!keys) this.known.clear();
+    else for (const k of keys) this.known.delete(k.key);
   }
 
   private async refuse(keys: Key[], now: number): Promise<Attempt> {
     this.counters.throttled++;
     const rows = await this.repo.read(keys.map((k) => k.key));
     const refusing = rows.filter((r) => refusesFor(r, this.policyOf(keys, r), now) > 0).map((r) => r.throttle_key);
+    this.changed(keys);
     const counted = await this.repo.countRefusals(refusing);
     const refused: RefusedKey[] = counted
       .map((r) => ({

@@ -57,10 +57,12 @@ export function createCredentialThrottle(
   db: Kysely<any>,
   config: ThrottleConfig,
   counters: SecurityCounters,
+  options: { onlyWriter?: boolean } = {},
 ): CredentialThrottle {
   return new CredentialThrottle(
     new ThrottleRepository(db as Kysely<ThrottleTables>),
     resolveThrottleSettings(config),
     counters,
+    options,
   );
 }
