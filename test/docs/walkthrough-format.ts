@@ -64,7 +64,8 @@ export function parseWalkthrough(markdown: string): Step[] {
     const answer = all[k + 1];
     if (!answer) throw new Error(`${where}: no answer block after its status line`);
     const kind = answer.info.split(/\s+/)[0];
-    if (kind !== 'json' && kind !== 'text') throw new Error(`${where}: the answer block is \`${kind}\`, not json or text`);
+    if (kind !== 'json' && kind !== 'text')
+      throw new Error(`${where}: the answer block is \`${kind}\`, not json or text`);
     let value: unknown;
     if (kind === 'json') {
       try {
@@ -102,7 +103,11 @@ function escape(text: string): string {
 }
 
 /** Matches one expected string against an actual one; returns the captures, or undefined when they differ. */
-function matchString(expected: string, actual: string, vars: Record<string, string>): Record<string, string> | undefined {
+function matchString(
+  expected: string,
+  actual: string,
+  vars: Record<string, string>,
+): Record<string, string> | undefined {
   const names: string[] = [];
   let pattern = '';
   let last = 0;
@@ -142,7 +147,8 @@ export function matchJson(expected: unknown, actual: unknown, vars: Record<strin
         const text = typeof act === 'string' ? act : JSON.stringify(act);
         const have = known()[whole[1]];
         if (have === undefined) captured[whole[1]] = text;
-        else if (have !== text) problems.push(`${path}: expected ${exp} = ${JSON.stringify(have)}, got ${JSON.stringify(act)}`);
+        else if (have !== text)
+          problems.push(`${path}: expected ${exp} = ${JSON.stringify(have)}, got ${JSON.stringify(act)}`);
         return;
       }
       const got = typeof act === 'string' ? matchString(exp, act, known()) : undefined;
@@ -159,7 +165,9 @@ export function matchJson(expected: unknown, actual: unknown, vars: Record<strin
       const open = exp.length > 0 && exp[exp.length - 1] === ELLIPSIS;
       const items = open ? exp.slice(0, -1) : exp;
       if (open ? act.length < items.length : act.length !== items.length) {
-        problems.push(`${path}: expected ${open ? 'at least ' : ''}${items.length} elements, got ${act.length}: ${JSON.stringify(act)}`);
+        problems.push(
+          `${path}: expected ${open ? 'at least ' : ''}${items.length} elements, got ${act.length}: ${JSON.stringify(act)}`,
+        );
         return;
       }
       items.forEach((e, i) => walk(e, act[i], `${path}[${i}]`));
@@ -177,7 +185,9 @@ export function matchJson(expected: unknown, actual: unknown, vars: Record<strin
         if (!(key in a)) problems.push(`${path}.${key}: missing`);
         else walk(e[key], a[key], `${path}.${key}`);
       }
-      if (!open) for (const key of Object.keys(a)) if (!(key in e)) problems.push(`${path}.${key}: not expected (${JSON.stringify(a[key])})`);
+      if (!open)
+        for (const key of Object.keys(a))
+          if (!(key in e)) problems.push(`${path}.${key}: not expected (${JSON.stringify(a[key])})`);
       return;
     }
     if (exp !== act) problems.push(`${path}: expected ${JSON.stringify(exp)}, got ${JSON.stringify(act)}`);

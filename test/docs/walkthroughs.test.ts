@@ -57,7 +57,11 @@ function runCommand(step: Step, cwd: string, vars: Record<string, string>): Prom
     }
   };
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', script], { cwd, detached: true, env: { PATH: process.env.PATH, HOME: cwd, ...vars } });
+    const child = spawn('sh', ['-c', script], {
+      cwd,
+      detached: true,
+      env: { PATH: process.env.PATH, HOME: cwd, ...vars },
+    });
     let err = '';
     let stopped = false;
     child.stderr.on('data', (c) => (err += c));
@@ -77,13 +81,17 @@ function runCommand(step: Step, cwd: string, vars: Record<string, string>): Prom
       rmSync(join(cwd, '.answer'), { force: true });
       rmSync(join(cwd, '.headers'), { force: true });
       const status = Number(statuses.at(-1)?.[1] ?? 0);
-      resolve({ status, body, exit: stopped || (stream && exit === 28) ? 0 : exit ?? -1, stderr: err });
+      resolve({ status, body, exit: stopped || (stream && exit === 28) ? 0 : (exit ?? -1), stderr: err });
     });
   });
 }
 
 /** What a step's answer lacks against the page, as readable lines; the captures it makes when it matches. */
-async function check(step: Step, cwd: string, vars: Record<string, string>): Promise<{ problems: string[]; captured: Record<string, string> }> {
+async function check(
+  step: Step,
+  cwd: string,
+  vars: Record<string, string>,
+): Promise<{ problems: string[]; captured: Record<string, string> }> {
   const res = await runCommand(step, cwd, vars);
   if (res.exit !== 0) return { problems: [`curl exited with ${res.exit}: ${res.stderr.trim()}`], captured: {} };
   const problems: string[] = [];
@@ -105,7 +113,9 @@ async function check(step: Step, cwd: string, vars: Record<string, string>): Pro
 
 describe('docs walk-throughs', () => {
   it('every page of docs/api has a walk-through in the format, and this test runs it', () => {
-    const pages = readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3));
+    const pages = readdirSync(DOCS)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => f.slice(0, -3));
     expect([...PAGES].sort()).toEqual(pages.sort());
     for (const name of PAGES) expect(parseWalkthrough(page(name)).length, name).toBeGreaterThan(0);
   });
@@ -127,7 +137,11 @@ function walkThrough(engine: Engine): void {
     t = await startTestApp(engine, config);
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = t.app.server.address() as { port: number };
-    Object.assign(base, { BASE: `http://127.0.0.1:${port}`, APIKEY: config.tenants[0].apiKeys[0].key, PASSWORD: ADMIN_PASSWORD });
+    Object.assign(base, {
+      BASE: `http://127.0.0.1:${port}`,
+      APIKEY: config.tenants[0].apiKeys[0].key,
+      PASSWORD: ADMIN_PASSWORD,
+    });
   });
   afterAll(async () => {
     await t?.close();

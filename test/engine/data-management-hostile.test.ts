@@ -52,7 +52,13 @@ function png(h: Header, idat: Buffer, extra: Buffer[] = []): string {
   ihdr[8] = h.depth ?? 8;
   ihdr[9] = h.colorType ?? 6;
   ihdr[12] = h.interlace ?? 0;
-  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), ...extra, chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]).toString('base64');
+  return Buffer.concat([
+    SIGNATURE,
+    chunk('IHDR', ihdr),
+    ...extra,
+    chunk('IDAT', idat),
+    chunk('IEND', Buffer.alloc(0)),
+  ]).toString('base64');
 }
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 /** The bytes of the filtered scanlines of an image (all filter 0, all pixels 0), Adam7 passes when interlaced. */
@@ -60,10 +66,22 @@ function rawSize(h: Required<Header>): number {
   const bits = CHANNELS[h.colorType] * h.depth;
   const rows = (w: number, n: number) => (w > 0 && n > 0 ? n * (1 + Math.ceil((w * bits) / 8)) : 0);
   if (h.interlace === 0) return rows(h.width, h.height);
-  const passes = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]];
-  return passes.reduce((n, [x, y, dx, dy]) => n + rows(Math.ceil((h.width - x) / dx), Math.ceil((h.height - y) / dy)), 0);
+  const passes = [
+    [0, 0, 8, 8],
+    [4, 0, 8, 8],
+    [0, 4, 4, 8],
+    [2, 0, 4, 4],
+    [0, 2, 2, 4],
+    [1, 0, 2, 2],
+    [0, 1, 1, 2],
+  ];
+  return passes.reduce(
+    (n, [x, y, dx, dy]) => n + rows(Math.ceil((h.width - x) / dx), Math.ceil((h.height - y) / dy)),
+    0,
+  );
 }
-const validPng = (h: Required<Header>) => png(h, deflateSync(Buffer.alloc(rawSize(h))), h.colorType === 3 ? [chunk('PLTE', Buffer.from([0, 0, 0]))] : []);
+const validPng = (h: Required<Header>) =>
+  png(h, deflateSync(Buffer.alloc(rawSize(h))), h.colorType === 3 ? [chunk('PLTE', Buffer.from([0, 0, 0]))] : []);
 
 /** `bytes` zero bytes deflated, streamed (the test never holds the inflated size in memory). */
 async function deflatedZeros(bytes: number): Promise<Buffer> {
@@ -82,7 +100,12 @@ async function deflatedZeros(bytes: number): Promise<Buffer> {
 describeEachEngine('data management API: hostile input', (engine) => {
   let t: TestApp;
   let base: string;
-  const post = (body: string) => fetch(`${base}${URL_}`, { method: 'POST', headers: { authorization: AUTH, 'content-type': 'application/json' }, body });
+  const post = (body: string) =>
+    fetch(`${base}${URL_}`, {
+      method: 'POST',
+      headers: { authorization: AUTH, 'content-type': 'application/json' },
+      body,
+    });
   const call = async (context: string, method: string, parameters: unknown) => {
     const res = await post(JSON.stringify({ context, method, parameters }));
     return { status: res.status, json: (await res.json()) as any };
@@ -144,7 +167,13 @@ describeEachEngine('data management API: hostile input', (engine) => {
       expect((await call('Template', 'create', { template: { customId, attributes } })).status).toBe(200);
       for (const n of [1, 2]) {
         const values = Object.fromEntries(attributes.map((a) => [a.key, a.key]));
-        expect((await call('Asset', 'create', { asset: { customId: `${customId}-${n}`, template: { customId }, attributes: values } })).status).toBe(200);
+        expect(
+          (
+            await call('Asset', 'create', {
+              asset: { customId: `${customId}-${n}`, template: { customId }, attributes: values },
+            })
+          ).status,
+        ).toBe(200);
       }
     }
   });
@@ -160,12 +189,20 @@ describeEachEngine('data management API: hostile input', (engine) => {
   it.each(SLOW_CASES.map(([pattern, slow], i) => [pattern, slow, i] as const))(
     'withoutAttributeGroups %s runs in linear time: /health answers beside it, the groups are filtered as a regular expression would',
     async (pattern, _slow, i) => {
-      const { result, healthMs, loopDelayMs } = await beside(() => call('Asset', 'query', groupsQuery([pattern], `rx-${i}`)));
+      const { result, healthMs, loopDelayMs } = await beside(() =>
+        call('Asset', 'query', groupsQuery([pattern], `rx-${i}`)),
+      );
       expect(result.status, JSON.stringify(result.json)).toBe(200);
       expect(result.json.assets.map((a: any) => a.customId)).toEqual([`rx-${i}-1`, `rx-${i}-2`]);
       const reference = new RegExp(`^(?:${pattern})$`, 'u');
       // The slow group ends in b: none of the patterns matches it.
-      const kept = ['plain', 'slow', ...Object.entries(QUICK_GROUPS).filter(([, group]) => !reference.test(group.split('/')[0])).map(([key]) => key)];
+      const kept = [
+        'plain',
+        'slow',
+        ...Object.entries(QUICK_GROUPS)
+          .filter(([, group]) => !reference.test(group.split('/')[0]))
+          .map(([key]) => key),
+      ];
       for (const a of result.json.assets) expect(Object.keys(a.attributes).sort()).toEqual(kept.sort());
       expect(healthMs).toBeLessThan(BESIDE_MS);
       expect(loopDelayMs).toBeLessThan(BESIDE_MS);
@@ -176,7 +213,13 @@ describeEachEngine('data management API: hostile input', (engine) => {
     const ok = await call('Asset', 'query', groupsQuery(['\\u0053ite', 'a{4}']));
     expect(ok.status, JSON.stringify(ok.json)).toBe(200);
     expect(Object.keys(ok.json.assets[0].attributes).sort()).toEqual(['plain', 'slow', 'thirty']);
-    for (const [bad, i] of [['(a)\\1', 0], ['(?=a)a', 1], ['(?<=a)a', 1], ['(', 0], ['a{1001}', 0]] as const) {
+    for (const [bad, i] of [
+      ['(a)\\1', 0],
+      ['(?=a)a', 1],
+      ['(?<=a)a', 1],
+      ['(', 0],
+      ['a{1001}', 0],
+    ] as const) {
       const patterns = i === 0 ? [bad] : ['fine', bad];
       const res = await call('Asset', 'query', groupsQuery(patterns));
       expect(res.status, `${bad}: ${JSON.stringify(res.json)}`).toBe(400);
@@ -195,11 +238,23 @@ describeEachEngine('data management API: hostile input', (engine) => {
     const nested = await call('Asset', 'query', groupsQuery(['(?:(?:(?:x{0,10}){0,10}){0,10})+y']));
     expect(nested.status).toBe(400);
     // Many long distinct groups against the largest program allowed: the matching work is over budget.
-    const attributes = Array.from({ length: 60 }, (_, i) => ({ key: `k${i}`, type: 'string', group: `${String(i).padStart(3, '0')}${'x'.repeat(250)}` }));
+    const attributes = Array.from({ length: 60 }, (_, i) => ({
+      key: `k${i}`,
+      type: 'string',
+      group: `${String(i).padStart(3, '0')}${'x'.repeat(250)}`,
+    }));
     expect((await call('Template', 'create', { template: { customId: 'many-groups', attributes } })).status).toBe(200);
-    expect((await call('Asset', 'create', { asset: { customId: 'm-1', template: { customId: 'many-groups' } } })).status).toBe(200);
+    expect(
+      (await call('Asset', 'create', { asset: { customId: 'm-1', template: { customId: 'many-groups' } } })).status,
+    ).toBe(200);
     const heavy = ['(?:[\\p{L}\\p{N}]*z[\\p{L}\\p{N}]{40}){5}'];
-    const work = await beside(() => call('Asset', 'query', { filters: [{ property: 'customId', operator: 'eq', value: 'm-1' }], verbosity: 1, withoutAttributeGroups: heavy }));
+    const work = await beside(() =>
+      call('Asset', 'query', {
+        filters: [{ property: 'customId', operator: 'eq', value: 'm-1' }],
+        verbosity: 1,
+        withoutAttributeGroups: heavy,
+      }),
+    );
     expect(work.result.status, JSON.stringify(work.result.json)).toBe(400);
     expect(work.result.json.error.message).toMatch(/withoutAttributeGroups.*work/);
     expect(work.loopDelayMs).toBeLessThan(BESIDE_MS);
@@ -221,12 +276,18 @@ describeEachEngine('data management API: hostile input', (engine) => {
     // The second is the issue's 389 KB request: over the size limit of an image before its header is read.
     const bombs = [
       ['a tiny IDAT', png(huge, deflateSync(Buffer.alloc(1000))), /10000 x 10000 pixels; a template image is 64 x 64/],
-      ['an IDAT that inflates to its full 300 MB', png(huge, await deflatedZeros(rawSize(huge))), /image: Expected string length less or equal to 200000/],
+      [
+        'an IDAT that inflates to its full 300 MB',
+        png(huge, await deflatedZeros(rawSize(huge))),
+        /image: Expected string length less or equal to 200000/,
+      ],
     ] as const;
     for (const [what, image, message] of bombs) {
       global.gc?.();
       const rss = process.memoryUsage().rss;
-      const { result, healthMs, loopDelayMs } = await beside(() => call('Template', 'setImage', { customId: 'pictured', image }));
+      const { result, healthMs, loopDelayMs } = await beside(() =>
+        call('Template', 'setImage', { customId: 'pictured', image }),
+      );
       expect(result.status, what).toBe(400);
       expect(result.json.error.message, what).toMatch(message);
       expect(healthMs, what).toBeLessThan(BESIDE_MS);
@@ -269,11 +330,33 @@ describeEachEngine('data management API: hostile input', (engine) => {
 
   it.each([
     ['an IDAT short of the image', png({ width: 64, height: 64 }, deflateSync(Buffer.alloc(100)))],
-    ['a bad filter type', png({ width: 64, height: 64, depth: 8, colorType: 0 }, deflateSync(Buffer.alloc(65 * 64, 9)))],
-    ['a depth the colour type does not have', validPng({ width: 64, height: 64, depth: 4, colorType: 6, interlace: 0 })],
-    ['a palette image without PLTE', png({ width: 64, height: 64, depth: 8, colorType: 3 }, deflateSync(Buffer.alloc(65 * 64)))],
-    ['a wrong chunk CRC', (() => { const b = Buffer.from(validPng({ width: 64, height: 64, depth: 8, colorType: 6, interlace: 0 }), 'base64'); b[29] ^= 1; return b.toString('base64'); })()],
-    ['bytes after IEND', Buffer.concat([Buffer.from(validPng({ width: 64, height: 64, depth: 8, colorType: 6, interlace: 0 }), 'base64'), Buffer.from('trailing')]).toString('base64')],
+    [
+      'a bad filter type',
+      png({ width: 64, height: 64, depth: 8, colorType: 0 }, deflateSync(Buffer.alloc(65 * 64, 9))),
+    ],
+    [
+      'a depth the colour type does not have',
+      validPng({ width: 64, height: 64, depth: 4, colorType: 6, interlace: 0 }),
+    ],
+    [
+      'a palette image without PLTE',
+      png({ width: 64, height: 64, depth: 8, colorType: 3 }, deflateSync(Buffer.alloc(65 * 64))),
+    ],
+    [
+      'a wrong chunk CRC',
+      (() => {
+        const b = Buffer.from(validPng({ width: 64, height: 64, depth: 8, colorType: 6, interlace: 0 }), 'base64');
+        b[29] ^= 1;
+        return b.toString('base64');
+      })(),
+    ],
+    [
+      'bytes after IEND',
+      Buffer.concat([
+        Buffer.from(validPng({ width: 64, height: 64, depth: 8, colorType: 6, interlace: 0 }), 'base64'),
+        Buffer.from('trailing'),
+      ]).toString('base64'),
+    ],
     ['an image larger than the limit', 'A'.repeat(180_000)],
   ])('setImage: %s is 400', async (_what, image) => {
     await call('Template', 'create', { template: { customId: 'refused' } });
@@ -340,13 +423,26 @@ describeEachEngine('data management API: hostile input', (engine) => {
   it('a json attribute nested 64 levels is stored, compared, indexed and answered', async () => {
     let deep: unknown = 'bottom';
     for (let i = 0; i < 63; i++) deep = i % 2 ? [deep] : { d: deep };
-    expect((await call('Template', 'create', { template: { customId: 'deep', attributes: [{ key: 'j', type: 'json' }] } })).status).toBe(200);
-    const created = await call('Asset', 'create', { asset: { customId: 'd-1', template: { customId: 'deep' }, attributes: { j: deep } }, return: true });
+    expect(
+      (await call('Template', 'create', { template: { customId: 'deep', attributes: [{ key: 'j', type: 'json' }] } }))
+        .status,
+    ).toBe(200);
+    const created = await call('Asset', 'create', {
+      asset: { customId: 'd-1', template: { customId: 'deep' }, attributes: { j: deep } },
+      return: true,
+    });
     expect(created.status, JSON.stringify(created.json)).toBe(200);
     expect(created.json.asset.attributes.j).toEqual(deep);
-    const same = await call('Asset', 'update', { asset: { id: created.json.asset.id, attributes: { j: deep } }, onlyIfChanged: true });
+    const same = await call('Asset', 'update', {
+      asset: { id: created.json.asset.id, attributes: { j: deep } },
+      onlyIfChanged: true,
+    });
     expect(same.json).toEqual({ unchanged: true });
-    const q = await call('Asset', 'query', { filters: [{ property: 'customId', operator: 'eq', value: 'd-1' }], verbosity: 2, withoutAttributeGroups: ['x'] });
+    const q = await call('Asset', 'query', {
+      filters: [{ property: 'customId', operator: 'eq', value: 'd-1' }],
+      verbosity: 2,
+      withoutAttributeGroups: ['x'],
+    });
     expect(q.status).toBe(200);
     expect(q.json.assets[0].attributes.j).toEqual(deep);
   });

@@ -13,7 +13,9 @@ function png(width: number, height: number): string {
 }
 
 const URL_ = '/engine/servlet/UploadServlet/api_protocol';
-const basic = (name: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}` });
+const basic = (name: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`,
+});
 const DM = basic('dm', 'dm-pass-1');
 const ENGINE = {
   users: [
@@ -35,7 +37,12 @@ const template = (customId: string, extra: Record<string, unknown> = {}) => ({
 describeEachEngine('data management API: protocol and context Template', (engine) => {
   let t: TestApp;
   const call = (body: unknown, headers: Record<string, string> = DM) =>
-    t.request({ method: 'POST', url: URL_, headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    t.request({
+      method: 'POST',
+      url: URL_,
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
   const tpl = (method: string, parameters: unknown) => call({ context: 'Template', method, parameters });
 
   beforeAll(async () => {
@@ -58,7 +65,13 @@ describeEachEngine('data management API: protocol and context Template', (engine
     expect(created.statusCode).toBe(200);
     const t1 = created.json().template;
     expect(Number.isInteger(t1.id)).toBe(true);
-    expect(t1).toMatchObject({ customId: 'pump', name: 'Template pump', restricted: false, roles: [], childTemplates: [] });
+    expect(t1).toMatchObject({
+      customId: 'pump',
+      name: 'Template pump',
+      restricted: false,
+      roles: [],
+      childTemplates: [],
+    });
     expect(t1.attributes[0]).toMatchObject({ key: 'dm:serial', required: true, versioned: true, hidden: false });
     expect((await tpl('create', { template: template('quiet') })).json()).toEqual({});
 
@@ -66,13 +79,23 @@ describeEachEngine('data management API: protocol and context Template', (engine
     const shown = (await tpl('get', { customId: 'pump', withoutHiddenAttributes: true })).json().template;
     expect(shown.attributes.map((a: { key: string }) => a.key)).toEqual(['dm:serial', 'dm:state']);
 
-    const updated = await tpl('update', { template: { ...template('pump'), id: t1.id, name: 'Pump v2', attributes: [] }, return: true });
+    const updated = await tpl('update', {
+      template: { ...template('pump'), id: t1.id, name: 'Pump v2', attributes: [] },
+      return: true,
+    });
     expect(updated.json().template).toMatchObject({ id: t1.id, name: 'Pump v2', attributes: [] });
 
-    const q = (await tpl('query', { filters: [{ property: 'customId', operator: 'like', value: 'p*' }], sorters: [{ property: 'name', direction: 'DESC' }] })).json();
+    const q = (
+      await tpl('query', {
+        filters: [{ property: 'customId', operator: 'like', value: 'p*' }],
+        sorters: [{ property: 'name', direction: 'DESC' }],
+      })
+    ).json();
     expect(q.total).toBe(1);
     expect(q.templates[0].id).toBe(t1.id);
-    expect((await tpl('query', { start: 0, limit: 1, sorters: [{ property: 'customId', direction: 'ASC' }] })).json()).toMatchObject({ total: 2, templates: [{ customId: 'pump' }] });
+    expect(
+      (await tpl('query', { start: 0, limit: 1, sorters: [{ property: 'customId', direction: 'ASC' }] })).json(),
+    ).toMatchObject({ total: 2, templates: [{ customId: 'pump' }] });
 
     expect((await tpl('delete', { customId: 'pump' })).json()).toEqual({});
     expect((await tpl('get', { id: t1.id })).statusCode).toBe(404);
@@ -89,7 +112,12 @@ describeEachEngine('data management API: protocol and context Template', (engine
   });
 
   it('a batch runs in one transaction: one failing call rolls every call back', async () => {
-    const ok = await call({ requests: [{ context: 'Template', method: 'create', parameters: { template: template('b-1') } }, { context: 'Template', method: 'get', parameters: { customId: 'b-1' } }] });
+    const ok = await call({
+      requests: [
+        { context: 'Template', method: 'create', parameters: { template: template('b-1') } },
+        { context: 'Template', method: 'get', parameters: { customId: 'b-1' } },
+      ],
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.json().responses[1].template.customId).toBe('b-1');
     const failing = await call({
@@ -109,13 +137,72 @@ describeEachEngine('data management API: protocol and context Template', (engine
     ['a call without method', { context: 'Template' }, 'method'],
     ['parameters of the wrong type', { context: 'Template', method: 'get', parameters: { id: 'seven' } }, 'id'],
     ['neither id nor customId', { context: 'Template', method: 'get', parameters: {} }, 'customId'],
-    ['colliding attribute keys', { context: 'Template', method: 'create', parameters: { template: template('c', { attributes: [{ key: 'a', type: 'string' }, { key: 'a', type: 'integer' }] }) } }, 'collides'],
-    ['a non-QName key with strict', { context: 'Template', method: 'create', parameters: { strict: true, template: template('c', { attributes: [{ key: '1 bad key', type: 'string' }] }) } }, 'QName'],
-    ['an unknown attribute type', { context: 'Template', method: 'create', parameters: { template: template('c', { attributes: [{ key: 'a', type: 'blob' }] }) } }, 'type'],
-    ['an enum without values', { context: 'Template', method: 'create', parameters: { template: template('c', { attributes: [{ key: 'a', type: 'enum' }] }) } }, 'values'],
-    ['a customId of 10,000 characters', { context: 'Template', method: 'create', parameters: { template: template('x'.repeat(10_000)) } }, 'customId'],
-    ['an unknown filter property', { context: 'Template', method: 'query', parameters: { filters: [{ property: 'colour', operator: 'eq', value: 'red' }] } }, 'colour'],
-    ['an unknown operator', { context: 'Template', method: 'query', parameters: { filters: [{ property: 'name', operator: 'near', value: 'x' }] } }, 'near'],
+    [
+      'colliding attribute keys',
+      {
+        context: 'Template',
+        method: 'create',
+        parameters: {
+          template: template('c', {
+            attributes: [
+              { key: 'a', type: 'string' },
+              { key: 'a', type: 'integer' },
+            ],
+          }),
+        },
+      },
+      'collides',
+    ],
+    [
+      'a non-QName key with strict',
+      {
+        context: 'Template',
+        method: 'create',
+        parameters: { strict: true, template: template('c', { attributes: [{ key: '1 bad key', type: 'string' }] }) },
+      },
+      'QName',
+    ],
+    [
+      'an unknown attribute type',
+      {
+        context: 'Template',
+        method: 'create',
+        parameters: { template: template('c', { attributes: [{ key: 'a', type: 'blob' }] }) },
+      },
+      'type',
+    ],
+    [
+      'an enum without values',
+      {
+        context: 'Template',
+        method: 'create',
+        parameters: { template: template('c', { attributes: [{ key: 'a', type: 'enum' }] }) },
+      },
+      'values',
+    ],
+    [
+      'a customId of 10,000 characters',
+      { context: 'Template', method: 'create', parameters: { template: template('x'.repeat(10_000)) } },
+      'customId',
+    ],
+    [
+      'an unknown filter property',
+      {
+        context: 'Template',
+        method: 'query',
+        parameters: { filters: [{ property: 'colour', operator: 'eq', value: 'red' }] },
+      },
+      'colour',
+    ],
+    [
+      'an unknown operator',
+      {
+        context: 'Template',
+        method: 'query',
+        parameters: { filters: [{ property: 'name', operator: 'near', value: 'x' }] },
+      },
+      'near',
+    ],
   ])('%s: 400 naming it, nothing written', async (_name, body, mentioned) => {
     const before = (await tpl('query', {})).json().total;
     const res = await call(body);
@@ -125,7 +212,10 @@ describeEachEngine('data management API: protocol and context Template', (engine
   });
 
   it('without strict, a key that is not a QName is accepted (deprecated)', async () => {
-    const res = await tpl('create', { template: template('lenient', { attributes: [{ key: 'not a qname', type: 'string' }] }), return: true });
+    const res = await tpl('create', {
+      template: template('lenient', { attributes: [{ key: 'not a qname', type: 'string' }] }),
+      return: true,
+    });
     expect(res.json().template.attributes[0].key).toBe('not a qname');
   });
 
@@ -137,7 +227,10 @@ describeEachEngine('data management API: protocol and context Template', (engine
     expect((await tpl('getImage', { customId: 'pictured' })).json()).toEqual({ image: good });
     const truncated = Buffer.from(good, 'base64').subarray(0, 60).toString('base64');
     // A valid header claiming 64 x 64 in front of garbage: only decoding the whole image tells.
-    const headerOnly = Buffer.concat([Buffer.from(good, 'base64').subarray(0, 33), Buffer.from('garbage-garbage-garbage')]).toString('base64');
+    const headerOnly = Buffer.concat([
+      Buffer.from(good, 'base64').subarray(0, 33),
+      Buffer.from('garbage-garbage-garbage'),
+    ]).toString('base64');
     for (const [what, image] of [
       ['65 x 64', png(65, 64)],
       ['64 x 63', png(64, 63)],
@@ -160,7 +253,12 @@ describeEachEngine('data management API: protocol and context Template', (engine
 describeEachEngine('data management API: template query (the storage query language, platform/query)', (engine) => {
   let t: TestApp;
   const tpl = (method: string, parameters: unknown) =>
-    t.request({ method: 'POST', url: URL_, headers: { ...DM, 'content-type': 'application/json' }, payload: JSON.stringify({ context: 'Template', method, parameters }) });
+    t.request({
+      method: 'POST',
+      url: URL_,
+      headers: { ...DM, 'content-type': 'application/json' },
+      payload: JSON.stringify({ context: 'Template', method, parameters }),
+    });
   const ids = async (parameters: Record<string, unknown>) => {
     const res = await tpl('query', { sorters: [{ property: 'customId' }], ...parameters });
     expect(res.statusCode, res.body).toBe(200);
@@ -181,7 +279,13 @@ describeEachEngine('data management API: template query (the storage query langu
       method: 'POST',
       url: URL_,
       headers: { ...DM, 'content-type': 'application/json' },
-      payload: JSON.stringify({ requests: rows.map((r) => ({ context: 'Template', method: 'create', parameters: { template: { attributes: [], ...r } } })) }),
+      payload: JSON.stringify({
+        requests: rows.map((r) => ({
+          context: 'Template',
+          method: 'create',
+          parameters: { template: { attributes: [], ...r } },
+        })),
+      }),
     });
     expect(res.statusCode).toBe(200);
   });
@@ -189,25 +293,63 @@ describeEachEngine('data management API: template query (the storage query langu
 
   it.each([
     ['eq on name (case-sensitive)', [{ property: 'name', operator: 'eq', value: 'Pump' }], ['alpha']],
-    ['like is case-insensitive with * and ?', [{ property: 'name', operator: 'like', value: 'pump*' }], ['alpha', 'beta']],
+    [
+      'like is case-insensitive with * and ?',
+      [{ property: 'name', operator: 'like', value: 'pump*' }],
+      ['alpha', 'beta'],
+    ],
     ['like with ?', [{ property: 'customId', operator: 'like', value: '?eta' }], ['beta', 'zeta']],
     ['ne', [{ property: 'customId', operator: '!=', value: 'alpha' }], ['beta', 'delta', 'epsilon', 'gamma', 'zeta']],
     ['in', [{ property: 'customId', operator: 'in', value: ['gamma', 'zeta', 'nobody'] }], ['gamma', 'zeta']],
-    ['invert', [{ property: 'customId', operator: 'in', value: ['gamma', 'zeta'], invert: true }], ['alpha', 'beta', 'delta', 'epsilon']],
-    ['a document field (description)', [{ property: 'description', operator: 'like', value: 'moves*' }], ['alpha', 'beta']],
+    [
+      'invert',
+      [{ property: 'customId', operator: 'in', value: ['gamma', 'zeta'], invert: true }],
+      ['alpha', 'beta', 'delta', 'epsilon'],
+    ],
+    [
+      'a document field (description)',
+      [{ property: 'description', operator: 'like', value: 'moves*' }],
+      ['alpha', 'beta'],
+    ],
     ['a boolean', [{ property: 'restricted', operator: 'eq', value: true }], ['alpha', 'zeta']],
     ['matches in arrays (roles)', [{ property: 'roles', operator: 'eq', value: 'admin' }], ['alpha', 'delta']],
-    ['range on id', [{ property: 'id', operator: 'gte', value: 0 }], ['alpha', 'beta', 'delta', 'epsilon', 'gamma', 'zeta']],
+    [
+      'range on id',
+      [{ property: 'id', operator: 'gte', value: 0 }],
+      ['alpha', 'beta', 'delta', 'epsilon', 'gamma', 'zeta'],
+    ],
     ['range on a string', [{ property: 'customId', operator: 'lt', value: 'delta' }], ['alpha', 'beta']],
-    ['several conditions are ANDed', [{ property: 'name', operator: 'like', value: 'pump*' }, { property: 'roles', operator: 'eq', value: 'admin' }], ['alpha']],
+    [
+      'several conditions are ANDed',
+      [
+        { property: 'name', operator: 'like', value: 'pump*' },
+        { property: 'roles', operator: 'eq', value: 'admin' },
+      ],
+      ['alpha'],
+    ],
   ])('%s', async (_name, filters, expected) => {
     expect(await ids({ filters })).toEqual(expected);
   });
 
   it('sorts by a column or a document field, descending, and pages with start/limit and an exact total', async () => {
-    expect(await ids({ sorters: [{ property: 'name', direction: 'DESC' }] })).toEqual(['delta', 'beta', 'zeta', 'epsilon', 'gamma', 'alpha']);
-    expect(await ids({ sorters: [{ property: 'description' }, { property: 'customId' }], limit: 5 })).toEqual(['epsilon', 'gamma', 'zeta', 'delta', 'beta']);
-    const page = (await tpl('query', { sorters: [{ property: 'customId', direction: 'DESC' }], start: 2, limit: 2 })).json();
+    expect(await ids({ sorters: [{ property: 'name', direction: 'DESC' }] })).toEqual([
+      'delta',
+      'beta',
+      'zeta',
+      'epsilon',
+      'gamma',
+      'alpha',
+    ]);
+    expect(await ids({ sorters: [{ property: 'description' }, { property: 'customId' }], limit: 5 })).toEqual([
+      'epsilon',
+      'gamma',
+      'zeta',
+      'delta',
+      'beta',
+    ]);
+    const page = (
+      await tpl('query', { sorters: [{ property: 'customId', direction: 'DESC' }], start: 2, limit: 2 })
+    ).json();
     expect(page.total).toBe(6);
     expect(page.templates.map((x: { customId: string }) => x.customId)).toEqual(['epsilon', 'delta']);
     expect((await tpl('query', { limit: 0 })).json()).toEqual({ total: 6, templates: [] });
@@ -229,9 +371,19 @@ describeEachEngine('data management API: template actions', (engine) => {
   let t: TestApp;
   let hooks: Server;
   const received: unknown[] = [];
-  const call = (body: unknown) => t.request({ method: 'POST', url: URL_, headers: { ...DM, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const call = (body: unknown) =>
+    t.request({
+      method: 'POST',
+      url: URL_,
+      headers: { ...DM, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
   const tpl = (method: string, parameters: unknown) => call({ context: 'Template', method, parameters });
-  const action = (key: string, extra: Record<string, unknown> = {}) => ({ template: { customId: 'acting' }, action: { key }, ...extra });
+  const action = (key: string, extra: Record<string, unknown> = {}) => ({
+    template: { customId: 'acting' },
+    action: { key },
+    ...extra,
+  });
 
   beforeAll(async () => {
     hooks = createServer(async (req, res) => {
@@ -241,7 +393,14 @@ describeEachEngine('data management API: template actions', (engine) => {
       if (req.url === '/slow') return void setTimeout(() => res.end('{}'), 2000);
       if (req.url === '/garbage') return void res.end('this is not json');
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ message: 'done', refresh: true, custom: { seen: JSON.parse(body).parameters }, download: { fileName: 'a.txt', mediaType: 'text/plain', data: 'aGk=' } }));
+      res.end(
+        JSON.stringify({
+          message: 'done',
+          refresh: true,
+          custom: { seen: JSON.parse(body).parameters },
+          download: { fileName: 'a.txt', mediaType: 'text/plain', data: 'aGk=' },
+        }),
+      );
     });
     await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(hooks.address() as { port: number }).port}`;
@@ -283,17 +442,49 @@ describeEachEngine('data management API: template actions', (engine) => {
   });
 
   it('executeAction checks the parameters, calls the webhook and answers what it said', async () => {
-    const res = await tpl('executeAction', action('run', { Parameters: [{ key: 'count', value: 3 }], custom: { from: 'ui' } }));
+    const res = await tpl(
+      'executeAction',
+      action('run', { Parameters: [{ key: 'count', value: 3 }], custom: { from: 'ui' } }),
+    );
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ message: 'done', refresh: true, custom: { seen: { count: 3, mode: 'careful' } }, download: { fileName: 'a.txt', mediaType: 'text/plain', data: 'aGk=' } });
-    expect(received.at(-1)).toMatchObject({ context: 'Template', template: { customId: 'acting' }, action: 'run', parameters: { count: 3, mode: 'careful' }, custom: { from: 'ui' } });
+    expect(res.json()).toEqual({
+      message: 'done',
+      refresh: true,
+      custom: { seen: { count: 3, mode: 'careful' } },
+      download: { fileName: 'a.txt', mediaType: 'text/plain', data: 'aGk=' },
+    });
+    expect(received.at(-1)).toMatchObject({
+      context: 'Template',
+      template: { customId: 'acting' },
+      action: 'run',
+      parameters: { count: 3, mode: 'careful' },
+      custom: { from: 'ui' },
+    });
   });
 
   it.each([
     ['a required parameter missing', action('run', { Parameters: [] }), 'count'],
     ['a parameter of the wrong type', action('run', { Parameters: [{ key: 'count', value: 'three' }] }), 'integer'],
-    ['a value outside the enum', action('run', { Parameters: [{ key: 'count', value: 1 }, { key: 'mode', value: 'reckless' }] }), 'mode'],
-    ['an unknown parameter', action('run', { Parameters: [{ key: 'count', value: 1 }, { key: 'colour', value: 'red' }] }), 'colour'],
+    [
+      'a value outside the enum',
+      action('run', {
+        Parameters: [
+          { key: 'count', value: 1 },
+          { key: 'mode', value: 'reckless' },
+        ],
+      }),
+      'mode',
+    ],
+    [
+      'an unknown parameter',
+      action('run', {
+        Parameters: [
+          { key: 'count', value: 1 },
+          { key: 'colour', value: 'red' },
+        ],
+      }),
+      'colour',
+    ],
     ['an unknown action', action('fly'), 'fly'],
     ['an asset-scoped action', action('perAsset'), 'assets'],
     ['a webhook that is not configured', action('nowhere'), 'webhook'],
@@ -316,8 +507,15 @@ describeEachEngine('data management API: template actions', (engine) => {
   });
 
   it('executeAction runs alone, not in a batch', async () => {
-    const res = await call({ requests: [{ context: 'Template', method: 'executeAction', parameters: action('run', { Parameters: [{ key: 'count', value: 1 }] }) }] });
+    const res = await call({
+      requests: [
+        {
+          context: 'Template',
+          method: 'executeAction',
+          parameters: action('run', { Parameters: [{ key: 'count', value: 1 }] }),
+        },
+      ],
+    });
     expect(res.statusCode).toBe(400);
   });
 });
-

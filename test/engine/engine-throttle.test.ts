@@ -14,9 +14,23 @@ const ENGINE = {
   ],
   processUserServer: { type: 'platform', tenant: 'default' },
 };
-const TENANTS = [{ name: 'default', users: [{ loginName: 'alice', password: 'alice-pass-1', roles: ['R1'] }, { loginName: 'bob', password: 'bob-pass-1' }] }];
+const TENANTS = [
+  {
+    name: 'default',
+    users: [
+      { loginName: 'alice', password: 'alice-pass-1', roles: ['R1'] },
+      { loginName: 'bob', password: 'bob-pass-1' },
+    ],
+  },
+];
 const CONFIG = {
-  identity: { loginThrottle: { maxFailuresPerAccountAndAddress: PAIR_BUDGET, maxFailuresPerAccount: 20, maxFailuresPerAddress: 1000 } },
+  identity: {
+    loginThrottle: {
+      maxFailuresPerAccountAndAddress: PAIR_BUDGET,
+      maxFailuresPerAccount: 20,
+      maxFailuresPerAddress: 1000,
+    },
+  },
   tenants: TENANTS,
   engine: ENGINE,
 };
@@ -25,7 +39,9 @@ const OWNER = '127.0.0.3';
 const DM_PATH = '/engine/servlet/UploadServlet/api_protocol';
 const DM_CALL = { context: 'Template', method: 'query', parameters: {} };
 
-const basic = (name: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}` });
+const basic = (name: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`,
+});
 
 function expectThrottled(res: LightMyRequestResponse) {
   expect(res.statusCode).toBe(429);
@@ -41,12 +57,26 @@ describeEachEngine('credential throttle: the engine', (engine) => {
   afterAll(() => t.close());
 
   const whoami = (userType: string, name: string, password: string, remoteAddress = ATTACKER) =>
-    t.request({ method: 'GET', url: `/engine/rest/whoami?userType=${userType}`, headers: basic(name, password), remoteAddress });
+    t.request({
+      method: 'GET',
+      url: `/engine/rest/whoami?userType=${userType}`,
+      headers: basic(name, password),
+      remoteAddress,
+    });
   const dmCall = (name: string, password: string, remoteAddress = ATTACKER) =>
-    t.request({ method: 'POST', url: DM_PATH, headers: { ...basic(name, password), 'content-type': 'application/json' }, payload: DM_CALL, remoteAddress });
+    t.request({
+      method: 'POST',
+      url: DM_PATH,
+      headers: { ...basic(name, password), 'content-type': 'application/json' },
+      payload: DM_CALL,
+      remoteAddress,
+    });
 
   /** The owner's call primes the cache of verified passwords; a burst from the attacker's address follows. */
-  async function burst(send: (password: string, remoteAddress?: string) => Promise<LightMyRequestResponse>, right: string) {
+  async function burst(
+    send: (password: string, remoteAddress?: string) => Promise<LightMyRequestResponse>,
+    right: string,
+  ) {
     expect((await send(right, OWNER)).statusCode).toBe(200);
     const before = t.security.passwordVerifications;
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => send(i === 199 ? right : `guess-${i}`)));
@@ -92,7 +122,9 @@ describeEachEngine('credential throttle: the engine', (engine) => {
     it('50 parallel identical wrong passwords are one guess: one verification, all 401, the budget nearly whole', async () => {
       const address = '127.0.2.1';
       const before = t.security.passwordVerifications;
-      const answers = await Promise.all(Array.from({ length: 50 }, () => whoami('processEngineUser', 'eng', 'same-guess', address)));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => whoami('processEngineUser', 'eng', 'same-guess', address)),
+      );
       expect(answers.map((r) => r.statusCode)).toEqual(Array(50).fill(401));
       expect(t.security.passwordVerifications - before).toBe(1);
       expect((await whoami('processEngineUser', 'eng', 'eng-pass-1', address)).statusCode).toBe(200);
@@ -106,12 +138,21 @@ describeEachEngine('credential throttle: the engine', (engine) => {
     ])('%s: 401 with the error object, never 403', async (_name, userType, name, password) => {
       const res = await whoami(userType, name, password, '127.0.0.4');
       expect(res.statusCode).toBe(401);
-      expect(res.json().error).toMatchObject({ messageKey: 'CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED', code: 540 });
+      expect(res.json().error).toMatchObject({
+        messageKey: 'CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED',
+        code: 540,
+      });
     });
 
     it('403 stays for a verified caller without the needed group or user type', async () => {
       expect((await dmCall('eng', 'eng-pass-1', '127.0.0.4')).statusCode).toBe(403);
-      const post = await t.request({ method: 'POST', url: '/engine/rest/tasks?userType=processUser', headers: { ...basic('bob', 'bob-pass-1'), 'content-type': 'application/json' }, payload: { name: 'sneaky', roles: ['R1'] }, remoteAddress: '127.0.0.4' });
+      const post = await t.request({
+        method: 'POST',
+        url: '/engine/rest/tasks?userType=processUser',
+        headers: { ...basic('bob', 'bob-pass-1'), 'content-type': 'application/json' },
+        payload: { name: 'sneaky', roles: ['R1'] },
+        remoteAddress: '127.0.0.4',
+      });
       expect(post.statusCode).toBe(403);
     });
   });

@@ -13,7 +13,11 @@ const USER = { loginName: 'fiona', password: 'fiona-pass-1' };
 const F = '/cxf/svc-flow/flow';
 
 /** One raw request line and headers on a fresh connection, exactly as given; answers the status code. */
-function rawStatus(port: number, target: string, headers: Record<string, string> = { 'x-apikey': KEY }): Promise<number> {
+function rawStatus(
+  port: number,
+  target: string,
+  headers: Record<string, string> = { 'x-apikey': KEY },
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let data = '';
@@ -26,7 +30,14 @@ function rawStatus(port: number, target: string, headers: Record<string, string>
       }
     });
     socket.on('error', reject);
-    const lines = [`GET ${target} HTTP/1.1`, 'Host: proxy.test', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), 'Connection: close', '', ''];
+    const lines = [
+      `GET ${target} HTTP/1.1`,
+      'Host: proxy.test',
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      'Connection: close',
+      '',
+      '',
+    ];
     socket.write(lines.join('\r\n'));
   });
 }
@@ -40,10 +51,20 @@ describeEachEngine('flow proxy', (engine) => {
   beforeAll(async () => {
     upstream = await startUpstream();
     t = await startTestApp(engine, {
-      tenants: [{ name: 'acme', users: [{ ...USER, roles: ['FLOW'] }], apiKeys: [{ name: 'caller', key: KEY, roles: ['FLOW'] }] }],
+      tenants: [
+        {
+          name: 'acme',
+          users: [{ ...USER, roles: ['FLOW'] }],
+          apiKeys: [{ name: 'caller', key: KEY, roles: ['FLOW'] }],
+        },
+      ],
       flow: {
         instances: [
-          { id: 'main', url: `${upstream.url}/base`, auth: { type: 'basic', username: 'engine-user', password: 'engine-pass' } },
+          {
+            id: 'main',
+            url: `${upstream.url}/base`,
+            auth: { type: 'basic', username: 'engine-user', password: 'engine-pass' },
+          },
           { id: 'slow', url: `${upstream.url}/base`, timeoutSeconds: 0.5 },
           { id: 'dead', url: 'http://127.0.0.1:1/base' },
         ],
@@ -58,11 +79,17 @@ describeEachEngine('flow proxy', (engine) => {
     await upstream.close();
   });
 
-  const get = (path: string, headers: Record<string, string> = { 'x-apikey': KEY }) => fetch(`${base}${path}`, { headers, redirect: 'manual' });
+  const get = (path: string, headers: Record<string, string> = { 'x-apikey': KEY }) =>
+    fetch(`${base}${path}`, { headers, redirect: 'manual' });
 
   describe('what reaches the instance and what comes back', () => {
     it('forwards method, path, query and headers; replaces the credentials; adds the forwarding headers', async () => {
-      const res = await get(`${F}/main/echo/a%20b/c?x=1&y=two`, { 'x-apikey': KEY, 'x-custom': 'kept', cookie: 'svc_session=secret', 'x-csrf-token': 't' });
+      const res = await get(`${F}/main/echo/a%20b/c?x=1&y=two`, {
+        'x-apikey': KEY,
+        'x-custom': 'kept',
+        cookie: 'svc_session=secret',
+        'x-csrf-token': 't',
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('x-upstream')).toBe('echo');
       expect(res.headers.get('set-cookie')).toBe('upstream=1; Path=/');
@@ -92,7 +119,8 @@ describeEachEngine('flow proxy', (engine) => {
       expect(res.status).toBe(200);
       const echo: any = await res.json();
       expect(echo.headers.forwarded).toBe(`for=127.0.0.1;proto=http;host="127.0.0.1:${port}"`);
-      for (const h of ['x-real-ip', 'x-forwarded-port', 'x-forwarded-prefix']) expect(echo.headers[h], h).toBeUndefined();
+      for (const h of ['x-real-ip', 'x-forwarded-port', 'x-forwarded-prefix'])
+        expect(echo.headers[h], h).toBeUndefined();
       expect(echo.headers['x-forwarded-for']).toBe('127.0.0.1');
       expect(echo.headers['x-forwarded-host']).toBe(`127.0.0.1:${port}`);
     });
@@ -112,7 +140,11 @@ describeEachEngine('flow proxy', (engine) => {
       ];
       const res = await get(`${F}/main/set-cookie?${lines.map((c) => `c=${encodeURIComponent(c)}`).join('&')}`);
       expect(res.status).toBe(200);
-      expect(res.headers.getSetCookie()).toEqual(['theme=dark; Path=/; HttpOnly', 'keep=1; Path=/app', 'lang=en;Secure']);
+      expect(res.headers.getSetCookie()).toEqual([
+        'theme=dark; Path=/; HttpOnly',
+        'keep=1; Path=/app',
+        'lang=en;Secure',
+      ]);
       // One Set-Cookie line alone, the session's: none reaches the caller.
       const only = await get(`${F}/main/set-cookie?c=${encodeURIComponent('svc_session=evil; Path=/')}`);
       expect(only.status).toBe(200);
@@ -145,7 +177,11 @@ describeEachEngine('flow proxy', (engine) => {
 
     it('passes a JSON body as bytes, not parsed (no JSON rules apply to it)', async () => {
       const body = '{"a": 1e400, "b": "\\u0000", "c": [1,2,3]}';
-      const res = await fetch(`${base}${F}/main/echo/json`, { method: 'POST', headers: { 'x-apikey': KEY, 'content-type': 'application/json' }, body });
+      const res = await fetch(`${base}${F}/main/echo/json`, {
+        method: 'POST',
+        headers: { 'x-apikey': KEY, 'content-type': 'application/json' },
+        body,
+      });
       const echo: any = await res.json();
       expect(echo.sha256).toBe(createHash('sha256').update(body).digest('hex'));
     });
@@ -190,16 +226,26 @@ describeEachEngine('flow proxy', (engine) => {
       expect(read.status).toBe(200);
       expect(((await read.json()) as any).headers.cookie).toBeUndefined();
       const before = upstream.seen.length;
-      const refused = await fetch(`${base}${F}/main/echo/s`, { method: 'POST', headers: { ...sessionHeaders(s, false), 'content-type': 'text/plain' }, body: 'x' });
+      const refused = await fetch(`${base}${F}/main/echo/s`, {
+        method: 'POST',
+        headers: { ...sessionHeaders(s, false), 'content-type': 'text/plain' },
+        body: 'x',
+      });
       expect(refused.status).toBe(403);
       expect(upstream.seen.length).toBe(before);
-      const written = await fetch(`${base}${F}/main/echo/s`, { method: 'POST', headers: { ...sessionHeaders(s, true), 'content-type': 'text/plain' }, body: 'x' });
+      const written = await fetch(`${base}${F}/main/echo/s`, {
+        method: 'POST',
+        headers: { ...sessionHeaders(s, true), 'content-type': 'text/plain' },
+        body: 'x',
+      });
       expect(written.status).toBe(200);
       expect(((await written.json()) as any).headers['x-svc-user']).toBe('fiona');
     });
 
     it('an access token works, and its Authorization header is replaced by the instance credentials', async () => {
-      const token = (await t.request({ method: 'POST', url: '/cxf/svc-core/authentication/token', headers: { 'x-apikey': KEY } })).json().access_token;
+      const token = (
+        await t.request({ method: 'POST', url: '/cxf/svc-core/authentication/token', headers: { 'x-apikey': KEY } })
+      ).json().access_token;
       const res = await get(`${F}/main/echo/t`, { authorization: `Bearer ${token}` });
       expect(res.status).toBe(200);
       expect(((await res.json()) as any).headers.authorization).toMatch(/^Basic /);
@@ -229,7 +275,10 @@ describeEachEngine('flow proxy', (engine) => {
     it('a slow reader slows the upstream (backpressure holds), then gets every byte', async () => {
       const size = 256 * 1024 * 1024;
       const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path: `${F}/main/large?size=${size}`, headers: { 'x-apikey': KEY } }, resolve);
+        const req = httpRequest(
+          { host: '127.0.0.1', port, path: `${F}/main/large?size=${size}`, headers: { 'x-apikey': KEY } },
+          resolve,
+        );
         req.on('error', reject);
         req.end();
       });
@@ -265,7 +314,10 @@ describeEachEngine('flow proxy', (engine) => {
         req.end();
         setTimeout(() => reject(new Error('no first chunk')), 5000);
       });
-      await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('the upstream did not see the abort')), 2000))]);
+      await Promise.race([
+        closed,
+        new Promise((_, reject) => setTimeout(() => reject(new Error('the upstream did not see the abort')), 2000)),
+      ]);
     });
   });
 

@@ -7,7 +7,10 @@ import { OwnCookies } from '../../src/modules/flow/upstream-cookies.js';
 describe('Forwarded (RFC 7239)', () => {
   it.each([
     [{ ip: '192.0.2.60', proto: 'http', host: 'example.com' }, 'for=192.0.2.60;proto=http;host=example.com'],
-    [{ ip: '192.0.2.60', proto: 'https', host: 'example.com:8443' }, 'for=192.0.2.60;proto=https;host="example.com:8443"'],
+    [
+      { ip: '192.0.2.60', proto: 'https', host: 'example.com:8443' },
+      'for=192.0.2.60;proto=https;host="example.com:8443"',
+    ],
     [{ ip: '::1', proto: 'http', host: '[::1]:8080' }, 'for="[::1]";proto=http;host="[::1]:8080"'],
     [{ ip: '::ffff:127.0.0.1', proto: 'http', host: 'a' }, 'for="[::ffff:127.0.0.1]";proto=http;host=a'],
     [{ ip: '2001:db8:cafe::17', proto: 'http', host: undefined }, 'for="[2001:db8:cafe::17]";proto=http'],

@@ -99,8 +99,14 @@ export async function startUpstream(): Promise<Upstream> {
       h.update(c as Buffer);
       length += (c as Buffer).length;
     }
-    res.writeHead(200, { 'content-type': 'application/json', 'x-upstream': 'echo', 'set-cookie': 'upstream=1; Path=/' });
-    res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, length, sha256: h.digest('hex') }));
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'x-upstream': 'echo',
+      'set-cookie': 'upstream=1; Path=/',
+    });
+    res.end(
+      JSON.stringify({ method: req.method, url: req.url, headers: req.headers, length, sha256: h.digest('hex') }),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;

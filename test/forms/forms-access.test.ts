@@ -30,16 +30,88 @@ interface Endpoint {
 const form = (formId: string, version: number) => expect.objectContaining({ id: formId, version });
 
 const ENDPOINTS: Endpoint[] = [
-  { name: 'list forms', method: 'GET', path: () => '/forms', right: 'FORMS_READ_ALL', okBody: (id) => expect.arrayContaining([form(id, 2)]), versionsAfter: [1, 2] },
-  { name: 'add a form', method: 'POST', path: (id) => `/forms/${id}`, body: formBody(), right: 'FORMS_ADD', okBody: (id) => form(id, 3), versionsAfter: [1, 2, 3] },
-  { name: 'update a form', method: 'PUT', path: (id) => `/forms/${id}/1`, body: formBody(), right: 'FORMS_UPDATE', okBody: (id) => form(id, 3), versionsAfter: [1, 2, 3] },
-  { name: 'read the latest version', method: 'GET', path: (id) => `/forms/${id}`, right: null, okBody: (id) => form(id, 2), versionsAfter: [1, 2] },
-  { name: 'read a version', method: 'GET', path: (id) => `/forms/${id}/1`, right: null, okBody: (id) => form(id, 1), versionsAfter: [1, 2] },
-  { name: 'read the history', method: 'GET', path: (id) => `/history/${id}`, right: 'FORMS_READ_HISTORY', okBody: (id) => [form(id, 1), form(id, 2)], versionsAfter: [1, 2] },
-  { name: 'read the latest config', method: 'GET', path: (id) => `/config/${id}`, right: null, okBody: (id) => expect.objectContaining({ metaData: { id, version: 2 } }), versionsAfter: [1, 2] },
-  { name: 'read a config version', method: 'GET', path: (id) => `/config/${id}/1`, right: null, okBody: (id) => expect.objectContaining({ metaData: { id, version: 1 } }), versionsAfter: [1, 2] },
-  { name: 'delete a version', method: 'DELETE', path: (id) => `/forms/${id}/1`, right: 'FORMS_DELETE', okBody: (id) => ({ id, deletedVersions: [1] }), versionsAfter: [2] },
-  { name: 'delete a form', method: 'DELETE', path: (id) => `/forms/${id}`, right: 'FORMS_DELETE', okBody: (id) => ({ id, deletedVersions: [1, 2] }), versionsAfter: null },
+  {
+    name: 'list forms',
+    method: 'GET',
+    path: () => '/forms',
+    right: 'FORMS_READ_ALL',
+    okBody: (id) => expect.arrayContaining([form(id, 2)]),
+    versionsAfter: [1, 2],
+  },
+  {
+    name: 'add a form',
+    method: 'POST',
+    path: (id) => `/forms/${id}`,
+    body: formBody(),
+    right: 'FORMS_ADD',
+    okBody: (id) => form(id, 3),
+    versionsAfter: [1, 2, 3],
+  },
+  {
+    name: 'update a form',
+    method: 'PUT',
+    path: (id) => `/forms/${id}/1`,
+    body: formBody(),
+    right: 'FORMS_UPDATE',
+    okBody: (id) => form(id, 3),
+    versionsAfter: [1, 2, 3],
+  },
+  {
+    name: 'read the latest version',
+    method: 'GET',
+    path: (id) => `/forms/${id}`,
+    right: null,
+    okBody: (id) => form(id, 2),
+    versionsAfter: [1, 2],
+  },
+  {
+    name: 'read a version',
+    method: 'GET',
+    path: (id) => `/forms/${id}/1`,
+    right: null,
+    okBody: (id) => form(id, 1),
+    versionsAfter: [1, 2],
+  },
+  {
+    name: 'read the history',
+    method: 'GET',
+    path: (id) => `/history/${id}`,
+    right: 'FORMS_READ_HISTORY',
+    okBody: (id) => [form(id, 1), form(id, 2)],
+    versionsAfter: [1, 2],
+  },
+  {
+    name: 'read the latest config',
+    method: 'GET',
+    path: (id) => `/config/${id}`,
+    right: null,
+    okBody: (id) => expect.objectContaining({ metaData: { id, version: 2 } }),
+    versionsAfter: [1, 2],
+  },
+  {
+    name: 'read a config version',
+    method: 'GET',
+    path: (id) => `/config/${id}/1`,
+    right: null,
+    okBody: (id) => expect.objectContaining({ metaData: { id, version: 1 } }),
+    versionsAfter: [1, 2],
+  },
+  {
+    name: 'delete a version',
+    method: 'DELETE',
+    path: (id) => `/forms/${id}/1`,
+    right: 'FORMS_DELETE',
+    okBody: (id) => ({ id, deletedVersions: [1] }),
+    versionsAfter: [2],
+  },
+  {
+    name: 'delete a form',
+    method: 'DELETE',
+    path: (id) => `/forms/${id}`,
+    right: 'FORMS_DELETE',
+    okBody: (id) => ({ id, deletedVersions: [1, 2] }),
+    versionsAfter: null,
+  },
 ];
 
 type Caller = { name: string; key: (e: Endpoint) => string | null; allowed: (e: Endpoint) => boolean };
@@ -47,7 +119,11 @@ type Caller = { name: string; key: (e: Endpoint) => string | null; allowed: (e: 
 const CALLERS: Caller[] = [
   { name: 'role FORMS_ADMIN', key: () => ADMIN_KEY, allowed: () => true },
   { name: 'the named right', key: (e) => (e.right ? onlyKey(e.right) : PLAIN_KEY), allowed: () => true },
-  { name: 'every other forms right', key: (e) => (e.right ? exceptKey(e.right) : PLAIN_KEY), allowed: (e) => e.right === null },
+  {
+    name: 'every other forms right',
+    key: (e) => (e.right ? exceptKey(e.right) : PLAIN_KEY),
+    allowed: (e) => e.right === null,
+  },
   { name: 'neither role nor right', key: () => PLAIN_KEY, allowed: (e) => e.right === null },
   { name: 'no credential', key: () => null, allowed: () => false },
 ];
@@ -74,8 +150,14 @@ describeEachEngine('Forms API access', (engine) => {
       return;
     }
     const error = res.json().error;
-    if (c.key(e) === null) expect(error).toMatchObject({ code: 540, messageKey: 'CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED' });
-    else expect(error).toMatchObject({ code: 401, messageKey: 'FORMS_ERROR_UNAUTHORIZED', properties: { role: 'FORMS_ADMIN', right: e.right } });
+    if (c.key(e) === null)
+      expect(error).toMatchObject({ code: 540, messageKey: 'CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED' });
+    else
+      expect(error).toMatchObject({
+        code: 401,
+        messageKey: 'FORMS_ERROR_UNAUTHORIZED',
+        properties: { role: 'FORMS_ADMIN', right: e.right },
+      });
     // A refused call changes nothing.
     expect(await historyVersions(t, formId)).toEqual([1, 2]);
   });

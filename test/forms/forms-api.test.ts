@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachEngine, login, sessionHeaders, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { ADMIN_KEY, ALICE, FORMS_CONFIG, ISO_UTC, addVersion, call, formBody, historyVersions } from './forms-fixtures.js';
+import {
+  ADMIN_KEY,
+  ALICE,
+  FORMS_CONFIG,
+  ISO_UTC,
+  addVersion,
+  call,
+  formBody,
+  historyVersions,
+} from './forms-fixtures.js';
 
 describeEachEngine('Forms API endpoints', (engine) => {
   let t: TestApp;
@@ -36,7 +45,12 @@ describeEachEngine('Forms API endpoints', (engine) => {
       expect((await addVersion(t, 'contact', formBody('Contact 2'))).version).toBe(2);
       const put = await call(t, 'PUT', '/forms/contact/1', { body: formBody('Contact 3') });
       expect(put.statusCode).toBe(200);
-      expect(put.json()).toMatchObject({ id: 'contact', version: 3, name: 'Contact 3', config: { metaData: { id: 'contact', version: 3 } } });
+      expect(put.json()).toMatchObject({
+        id: 'contact',
+        version: 3,
+        name: 'Contact 3',
+        config: { metaData: { id: 'contact', version: 3 } },
+      });
       const putOdd = await call(t, 'PUT', '/forms/contact/not-a-number', { body: formBody('Contact 4') });
       expect(putOdd.json().version).toBe(4);
       expect(await historyVersions(t, 'contact')).toEqual([1, 2, 3, 4]);
@@ -45,7 +59,11 @@ describeEachEngine('Forms API endpoints', (engine) => {
     it('update of a form that does not exist creates it with version 1', async () => {
       const res = await call(t, 'PUT', '/forms/fresh-by-put/7', { body: formBody('Fresh') });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ id: 'fresh-by-put', version: 1, config: { metaData: { id: 'fresh-by-put', version: 1 } } });
+      expect(res.json()).toMatchObject({
+        id: 'fresh-by-put',
+        version: 1,
+        config: { metaData: { id: 'fresh-by-put', version: 1 } },
+      });
     });
 
     it('sets metaData id and version to the truth, keeps other metaData and unknown properties', async () => {
@@ -53,7 +71,12 @@ describeEachEngine('Forms API endpoints', (engine) => {
         {
           type: 'columns',
           customClass: 'x',
-          columns: [{ width: 6, components: [{ type: 'number', label: 'Age', validate: { min: 0 }, conditional: { show: true } }] }],
+          columns: [
+            {
+              width: 6,
+              components: [{ type: 'number', label: 'Age', validate: { min: 0 }, conditional: { show: true } }],
+            },
+          ],
         },
         { type: 'table', rows: [[{ components: [{ type: 'checkbox', label: 'ok' }] }, { components: [] }]] },
         { type: 'panel', title: 'P', components: [{ type: 'textarea', rows: 3 }] },
@@ -61,7 +84,12 @@ describeEachEngine('Forms API endpoints', (engine) => {
       const body = {
         name: 'Meta',
         ignoredRootField: true,
-        config: { metaData: { id: 'lie', version: 99, author: 'me' }, configuration: {}, components, theme: { dark: true } },
+        config: {
+          metaData: { id: 'lie', version: 99, author: 'me' },
+          configuration: {},
+          components,
+          theme: { dark: true },
+        },
       };
       const form = await addVersion(t, 'meta', body);
       expect(form.config).toEqual({
@@ -77,7 +105,11 @@ describeEachEngine('Forms API endpoints', (engine) => {
 
     it('defaults a missing configuration to {}', async () => {
       const form = await addVersion(t, 'no-configuration', { name: 'N', config: { components: [] } });
-      expect(form.config).toEqual({ metaData: { id: 'no-configuration', version: 1 }, configuration: {}, components: [] });
+      expect(form.config).toEqual({
+        metaData: { id: 'no-configuration', version: 1 },
+        configuration: {},
+        components: [],
+      });
     });
 
     it('reads the latest version, a given version, and the latest one for a version that does not exist', async () => {
@@ -85,7 +117,11 @@ describeEachEngine('Forms API endpoints', (engine) => {
       expect(latest.statusCode).toBe(200);
       expect(latest.json()).toMatchObject({ version: 4, name: 'Contact 4' });
       const v2 = await call(t, 'GET', '/forms/contact/2');
-      expect(v2.json()).toMatchObject({ version: 2, name: 'Contact 2', config: { metaData: { id: 'contact', version: 2 } } });
+      expect(v2.json()).toMatchObject({
+        version: 2,
+        name: 'Contact 2',
+        config: { metaData: { id: 'contact', version: 2 } },
+      });
       for (const missing of ['99', '0', 'abc', '-1', '1.5', '99999999999999']) {
         const res = await call(t, 'GET', `/forms/contact/${missing}`);
         expect(res.statusCode, missing).toBe(200);
@@ -141,7 +177,11 @@ describeEachEngine('Forms API endpoints', (engine) => {
     ])('%s %s of an unknown form answers 404 with the error object', async (method, url) => {
       const res = await call(t, method as any, url);
       expect(res.statusCode).toBe(404);
-      expect(res.json().error).toMatchObject({ code: 404, messageKey: 'FORMS_ERROR_FORM_NOT_FOUND', properties: { formId: 'nope' } });
+      expect(res.json().error).toMatchObject({
+        code: 404,
+        messageKey: 'FORMS_ERROR_FORM_NOT_FOUND',
+        properties: { formId: 'nope' },
+      });
     });
   });
 
@@ -214,10 +254,18 @@ describeEachEngine('Forms API endpoints', (engine) => {
   describe('with a session', () => {
     it('writes with the CSRF token, records the login name, and refuses a write without it', async () => {
       const s = await login(t, 'acme', ALICE.loginName, ALICE.password);
-      const res = await call(t, 'POST', '/forms/by-session', { key: null, headers: sessionHeaders(s), body: formBody() });
+      const res = await call(t, 'POST', '/forms/by-session', {
+        key: null,
+        headers: sessionHeaders(s),
+        body: formBody(),
+      });
       expect(res.statusCode).toBe(200);
       expect(res.json().createdBy).toBe('alice');
-      const noCsrf = await call(t, 'POST', '/forms/by-session', { key: null, headers: sessionHeaders(s, false), body: formBody() });
+      const noCsrf = await call(t, 'POST', '/forms/by-session', {
+        key: null,
+        headers: sessionHeaders(s, false),
+        body: formBody(),
+      });
       expect(noCsrf.statusCode).toBe(403);
       expect(await historyVersions(t, 'by-session')).toEqual([1]);
       const read = await call(t, 'GET', '/forms/by-session', { key: null, headers: sessionHeaders(s, false) });

@@ -24,7 +24,12 @@ export const FORMS_CONFIG = {
         { name: 'forms-admin', key: ADMIN_KEY, roles: ['FORMS_ADMIN'] },
         { name: 'plain', key: PLAIN_KEY, roles: ['USER'], rights: ['loadModule_forms'] },
         ...RIGHTS.map((r) => ({ name: `only-${r}`, key: onlyKey(r), rights: [r] })),
-        ...RIGHTS.map((r) => ({ name: `except-${r}`, key: exceptKey(r), roles: ['FORMS_USER'], rights: RIGHTS.filter((x) => x !== r) })),
+        ...RIGHTS.map((r) => ({
+          name: `except-${r}`,
+          key: exceptKey(r),
+          roles: ['FORMS_USER'],
+          rights: RIGHTS.filter((x) => x !== r),
+        })),
       ],
     },
     { name: 'other', apiKeys: [{ name: 'other-admin', key: OTHER_TENANT_ADMIN_KEY, roles: ['FORMS_ADMIN'] }] },
@@ -42,10 +47,19 @@ export function call(t: TestApp, method: InjectOptions['method'], url: string, o
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   const key = opts.key === undefined ? ADMIN_KEY : opts.key;
   if (key !== null) headers['x-apikey'] = key;
-  return t.request({ method, url: `/cxf/svc-forms${url}`, headers, ...(opts.body !== undefined ? { payload: opts.body as any } : {}) });
+  return t.request({
+    method,
+    url: `/cxf/svc-forms${url}`,
+    headers,
+    ...(opts.body !== undefined ? { payload: opts.body as any } : {}),
+  });
 }
 
-export function formBody(name = 'Contact', components: unknown[] = [{ type: 'textfield', label: 'First name', key: 'firstName' }], extra: Record<string, unknown> = {}) {
+export function formBody(
+  name = 'Contact',
+  components: unknown[] = [{ type: 'textfield', label: 'First name', key: 'firstName' }],
+  extra: Record<string, unknown> = {},
+) {
   return { name, config: { configuration: { layout: 'wide' }, components, ...extra } };
 }
 

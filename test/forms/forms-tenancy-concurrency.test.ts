@@ -5,13 +5,25 @@ import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { createDatabase } from '../../src/platform/db/database.js';
 import { ADMIN_PASSWORD, describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { ADMIN_KEY, FORMS_CONFIG, OTHER_TENANT_ADMIN_KEY, addVersion, call, formBody, historyVersions } from './forms-fixtures.js';
+import {
+  ADMIN_KEY,
+  FORMS_CONFIG,
+  OTHER_TENANT_ADMIN_KEY,
+  addVersion,
+  call,
+  formBody,
+  historyVersions,
+} from './forms-fixtures.js';
 
 /** A second service instance with its own connection pool on the PostgreSQL schema of `t`. */
 async function secondPostgresInstance(t: TestApp) {
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(t.database.db);
   const database = createDatabase({ url: inject('pgUrl'), dataDir: '', pgSchema: rows[0].schema, poolSize: 5 });
-  const config = parseConfig({ ...FORMS_CONFIG, server: { logLevel: 'silent' }, identity: { bootstrapAdminPassword: ADMIN_PASSWORD } });
+  const config = parseConfig({
+    ...FORMS_CONFIG,
+    server: { logLevel: 'silent' },
+    identity: { bootstrapAdminPassword: ADMIN_PASSWORD },
+  });
   const built = await buildApp(config, { database, logger: false });
   return {
     request: (opts: InjectOptions) => built.app.inject(opts),
@@ -56,8 +68,13 @@ describeEachEngine('Forms API tenancy and concurrency', (engine) => {
       expect((await call(t, 'GET', '/forms', { key: OTHER_TENANT_ADMIN_KEY })).json()).toEqual([]);
       const own = await call(t, 'PUT', '/forms/private/5', { key: OTHER_TENANT_ADMIN_KEY, body: formBody('Other') });
       expect(own.json()).toMatchObject({ id: 'private', version: 1, name: 'Other', createdBy: 'other-admin' });
-      expect((await call(t, 'GET', '/forms/private', { key: ADMIN_KEY })).json()).toMatchObject({ version: 2, name: 'Acme only 2' });
-      expect((await call(t, 'GET', '/forms', { key: OTHER_TENANT_ADMIN_KEY })).json().map((f: any) => [f.id, f.version])).toEqual([['private', 1]]);
+      expect((await call(t, 'GET', '/forms/private', { key: ADMIN_KEY })).json()).toMatchObject({
+        version: 2,
+        name: 'Acme only 2',
+      });
+      expect(
+        (await call(t, 'GET', '/forms', { key: OTHER_TENANT_ADMIN_KEY })).json().map((f: any) => [f.id, f.version]),
+      ).toEqual([['private', 1]]);
       await call(t, 'DELETE', '/forms/private', { key: OTHER_TENANT_ADMIN_KEY });
       expect(await historyVersions(t, 'private')).toEqual([1, 2]);
     });
@@ -66,7 +83,9 @@ describeEachEngine('Forms API tenancy and concurrency', (engine) => {
   describe('concurrent writers', () => {
     it('40 writers of one new form get 40 distinct versions, none lost', async () => {
       const writes = range(1, 40).map((i) =>
-        i % 2 ? call(t, 'POST', '/forms/busy', { body: formBody(`w${i}`) }) : call(t, 'PUT', '/forms/busy/1', { body: formBody(`w${i}`) }),
+        i % 2
+          ? call(t, 'POST', '/forms/busy', { body: formBody(`w${i}`) })
+          : call(t, 'PUT', '/forms/busy/1', { body: formBody(`w${i}`) }),
       );
       const results = await Promise.all(writes);
       for (const r of results) expect(r.statusCode, r.body).toBe(200);
@@ -81,26 +100,29 @@ describeEachEngine('Forms API tenancy and concurrency', (engine) => {
     });
 
     // PostgreSQL is the scale-out path; two SQLite connections in one process would block each other's event loop.
-    it.skipIf(engine !== 'postgres')('two service instances on one database hand out distinct versions of one form', async () => {
-      const other = await secondPostgresInstance(t);
-      try {
-        const write = (i: number) => {
-          const opts: InjectOptions = {
-            method: 'POST',
-            url: '/cxf/svc-forms/forms/shared',
-            headers: { 'x-apikey': ADMIN_KEY },
-            payload: formBody(`i${i}`),
+    it.skipIf(engine !== 'postgres')(
+      'two service instances on one database hand out distinct versions of one form',
+      async () => {
+        const other = await secondPostgresInstance(t);
+        try {
+          const write = (i: number) => {
+            const opts: InjectOptions = {
+              method: 'POST',
+              url: '/cxf/svc-forms/forms/shared',
+              headers: { 'x-apikey': ADMIN_KEY },
+              payload: formBody(`i${i}`),
+            };
+            return i % 2 ? t.request(opts) : other.request(opts);
           };
-          return i % 2 ? t.request(opts) : other.request(opts);
-        };
-        const results = await Promise.all(range(1, 30).map(write));
-        for (const r of results) expect(r.statusCode, r.body).toBe(200);
-        expect(results.map((r) => r.json().version).sort((a, b) => a - b)).toEqual(range(1, 30));
-        expect(await historyVersions(t, 'shared')).toEqual(range(1, 30));
-      } finally {
-        await other.close();
-      }
-    });
+          const results = await Promise.all(range(1, 30).map(write));
+          for (const r of results) expect(r.statusCode, r.body).toBe(200);
+          expect(results.map((r) => r.json().version).sort((a, b) => a - b)).toEqual(range(1, 30));
+          expect(await historyVersions(t, 'shared')).toEqual(range(1, 30));
+        } finally {
+          await other.close();
+        }
+      },
+    );
 
     it('concurrent deletes and adds on one form keep the numbering and lose nothing', async () => {
       for (let i = 0; i < 20; i++) await addVersion(t, 'churn', formBody(`c${i}`));
@@ -108,14 +130,21 @@ describeEachEngine('Forms API tenancy and concurrency', (engine) => {
       const adds = range(1, 10).map((i) => call(t, 'POST', '/forms/churn', { body: formBody(`n${i}`) }));
       const results = await Promise.all([...deletes, ...adds]);
       for (const r of results) expect(r.statusCode, r.body).toBe(200);
-      expect(results.slice(10).map((r) => r.json().version).sort((a, b) => a - b)).toEqual(range(21, 30));
+      expect(
+        results
+          .slice(10)
+          .map((r) => r.json().version)
+          .sort((a, b) => a - b),
+      ).toEqual(range(21, 30));
       expect(await historyVersions(t, 'churn')).toEqual(range(11, 30));
       expect((await call(t, 'GET', '/forms/churn')).json().version).toBe(30);
     });
 
     it('concurrent writers of many forms each get their own sequence', async () => {
       const ids = range(1, 8).map((i) => `multi-${i}`);
-      const results = await Promise.all(ids.flatMap((id) => range(1, 5).map(() => call(t, 'POST', `/forms/${id}`, { body: formBody(id) }))));
+      const results = await Promise.all(
+        ids.flatMap((id) => range(1, 5).map(() => call(t, 'POST', `/forms/${id}`, { body: formBody(id) }))),
+      );
       for (const r of results) expect(r.statusCode, r.body).toBe(200);
       for (const id of ids) expect(await historyVersions(t, id)).toEqual(range(1, 5));
     });

@@ -24,11 +24,21 @@ const BAD_BODIES: Array<[string, unknown, string]> = [
   ['a component with an empty type', withComponents([{ type: '' }]), 'body.config.components[0].type'],
   ['a component with a non-string label', withComponents([{ type: 'x', label: 7 }]), 'body.config.components[0].label'],
   ['a component that is not an object', withComponents(['textfield']), 'body.config.components[0]'],
-  ['a nested component without type', withComponents([{ type: 'panel', components: [{ label: 'x' }] }]), 'body.config.components[0].components[0].type'],
-  ['nested components not an array', withComponents([{ type: 'panel', components: { type: 'x' } }]), 'body.config.components[0].components'],
+  [
+    'a nested component without type',
+    withComponents([{ type: 'panel', components: [{ label: 'x' }] }]),
+    'body.config.components[0].components[0].type',
+  ],
+  [
+    'nested components not an array',
+    withComponents([{ type: 'panel', components: { type: 'x' } }]),
+    'body.config.components[0].components',
+  ],
   [
     'a component in a column without type',
-    withComponents([{ type: 'columns', columns: [{ components: [] }, { components: [{ type: 'x' }, { label: 'y' }] }] }]),
+    withComponents([
+      { type: 'columns', columns: [{ components: [] }, { components: [{ type: 'x' }, { label: 'y' }] }] },
+    ]),
     'body.config.components[0].columns[1].components[1].type',
   ],
   [
@@ -38,9 +48,21 @@ const BAD_BODIES: Array<[string, unknown, string]> = [
   ],
   ['metaData not an object', { name: 'F', config: { metaData: 'x', components: [] } }, 'body.config.metaData'],
   ['configuration null', { name: 'F', config: { configuration: null, components: [] } }, 'body.config.configuration'],
-  ['components nested beyond 32 levels', withComponents([nested(33)]), 'body.config.components[0]' + '.components[0]'.repeat(31) + '.components'],
-  ['more than 10,000 components', withComponents(Array.from({ length: 10_001 }, () => ({ type: 'x' }))), 'body.config.components[10000]'],
-  ['JSON nested beyond 128 levels', withComponents([{ type: 'x', data: JSON.parse('['.repeat(130) + ']'.repeat(130)) }]), 'body'],
+  [
+    'components nested beyond 32 levels',
+    withComponents([nested(33)]),
+    'body.config.components[0]' + '.components[0]'.repeat(31) + '.components',
+  ],
+  [
+    'more than 10,000 components',
+    withComponents(Array.from({ length: 10_001 }, () => ({ type: 'x' }))),
+    'body.config.components[10000]',
+  ],
+  [
+    'JSON nested beyond 128 levels',
+    withComponents([{ type: 'x', data: JSON.parse('['.repeat(130) + ']'.repeat(130)) }]),
+    'body',
+  ],
 ];
 
 describeEachEngine('Forms API input validation', (engine) => {
@@ -51,7 +73,10 @@ describeEachEngine('Forms API input validation', (engine) => {
   afterAll(() => t.close());
 
   it.each(BAD_BODIES)('refuses %s with 400 and stores nothing', async (_name, body, path) => {
-    for (const [method, url] of [['POST', '/forms/bad'], ['PUT', '/forms/bad/1']] as const) {
+    for (const [method, url] of [
+      ['POST', '/forms/bad'],
+      ['PUT', '/forms/bad/1'],
+    ] as const) {
       const res = await call(t, method, url, { body });
       expect(res.statusCode, res.body).toBe(400);
       expect(res.json().error).toMatchObject({ code: 400, messageKey: 'CORE_ERROR_VALIDATION_FAILED' });
@@ -68,7 +93,9 @@ describeEachEngine('Forms API input validation', (engine) => {
     ];
     const form = await addVersion(t, 'at-limits', withComponents(components));
     expect(form.config.components).toEqual(components);
-    expect((await addVersion(t, 'many', withComponents(Array.from({ length: 10_000 }, () => ({ type: 'x' }))))).version).toBe(1);
+    expect(
+      (await addVersion(t, 'many', withComponents(Array.from({ length: 10_000 }, () => ({ type: 'x' }))))).version,
+    ).toBe(1);
   });
 
   it.each([
@@ -77,7 +104,10 @@ describeEachEngine('Forms API input validation', (engine) => {
     ['a JSON array', '[]', 400, 'CORE_ERROR_VALIDATION_FAILED'],
     ['a prototype-poisoning key', '{"name":"F","config":{"components":[]},"__proto__":{"x":1}}', 400, undefined],
   ])('refuses %s', async (_name, payload, status, messageKey) => {
-    const res = await call(t, 'POST', '/forms/bad-json', { body: payload, headers: { 'content-type': 'application/json' } });
+    const res = await call(t, 'POST', '/forms/bad-json', {
+      body: payload,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.statusCode, res.body).toBe(status);
     if (messageKey) expect(res.json().error.messageKey).toBe(messageKey);
     expect(res.json().error.code).toBe(status);
@@ -87,7 +117,10 @@ describeEachEngine('Forms API input validation', (engine) => {
   it('refuses a body over the body limit with 413, an unknown media type with 415, plain text with 400', async () => {
     const big = formBody('Big', [{ type: 'x', blob: 'x'.repeat(1_100_000) }]);
     expect((await call(t, 'POST', '/forms/big', { body: big })).statusCode).toBe(413);
-    const xml = await call(t, 'POST', '/forms/big', { body: '<form/>', headers: { 'content-type': 'application/xml' } });
+    const xml = await call(t, 'POST', '/forms/big', {
+      body: '<form/>',
+      headers: { 'content-type': 'application/xml' },
+    });
     expect(xml.statusCode).toBe(415);
     const text = await call(t, 'POST', '/forms/big', { body: 'name=x', headers: { 'content-type': 'text/plain' } });
     expect(text.statusCode).toBe(400);

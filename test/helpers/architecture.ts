@@ -35,11 +35,24 @@ function importsOf(path: string, text: string): string[] {
   const sf = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
   const specs: string[] = [];
   const visit = (node: ts.Node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       specs.push(node.moduleSpecifier.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       specs.push(node.arguments[0].text);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       specs.push(node.argument.literal.text);
     }
     ts.forEachChild(node, visit);
@@ -68,37 +81,74 @@ function mutableState(path: string, text: string): string[] {
   const topLevel = new Map<string, 'let' | 'const'>();
   for (const stmt of sf.statements) {
     if (!ts.isVariableStatement(stmt)) continue;
-    const kind = stmt.declarationList.flags & (ts.NodeFlags.Let | ts.NodeFlags.Const) ? (stmt.declarationList.flags & ts.NodeFlags.Const ? 'const' : 'let') : 'let';
+    const kind =
+      stmt.declarationList.flags & (ts.NodeFlags.Let | ts.NodeFlags.Const)
+        ? stmt.declarationList.flags & ts.NodeFlags.Const
+          ? 'const'
+          : 'let'
+        : 'let';
     for (const d of stmt.declarationList.declarations) if (ts.isIdentifier(d.name)) topLevel.set(d.name.text, kind);
   }
   const found = new Set<string>();
-  const MUTATORS = new Set(['set', 'add', 'delete', 'clear', 'push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'copyWithin']);
+  const MUTATORS = new Set([
+    'set',
+    'add',
+    'delete',
+    'clear',
+    'push',
+    'pop',
+    'shift',
+    'unshift',
+    'splice',
+    'sort',
+    'reverse',
+    'fill',
+    'copyWithin',
+  ]);
   const rootName = (e: ts.Expression): string | null => {
-    while (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e) || ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
+    while (
+      ts.isPropertyAccessExpression(e) ||
+      ts.isElementAccessExpression(e) ||
+      ts.isParenthesizedExpression(e) ||
+      ts.isNonNullExpression(e)
+    )
+      e = e.expression;
     return ts.isIdentifier(e) ? e.text : null;
   };
   // A name shadowed inside a function is not the top-level binding; good enough: only flag names not redeclared.
   const declaredInside = new Set<string>();
   const collectLocals = (node: ts.Node, depth: number) => {
-    if ((ts.isVariableDeclaration(node) || ts.isParameter(node)) && ts.isIdentifier(node.name) && depth > 0) declaredInside.add(node.name.text);
+    if ((ts.isVariableDeclaration(node) || ts.isParameter(node)) && ts.isIdentifier(node.name) && depth > 0)
+      declaredInside.add(node.name.text);
     const inFunction = ts.isFunctionLike(node) || ts.isClassLike(node);
     ts.forEachChild(node, (c) => collectLocals(c, depth + (inFunction ? 1 : 0)));
   };
   collectLocals(sf, 0);
   const visit = (node: ts.Node) => {
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+    ) {
       const target = node.left;
       const name = rootName(target);
       if (name && topLevel.has(name) && !declaredInside.has(name)) {
         if (ts.isIdentifier(target) ? topLevel.get(name) === 'let' : true) found.add(name);
       }
-    } else if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)) {
+    } else if (
+      (ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+      (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)
+    ) {
       const name = rootName(node.operand);
       if (name && topLevel.has(name) && !declaredInside.has(name)) found.add(name);
     } else if (ts.isDeleteExpression(node)) {
       const name = rootName(node.expression);
       if (name && topLevel.has(name) && !declaredInside.has(name)) found.add(name);
-    } else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MUTATORS.has(node.expression.name.text)) {
+    } else if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      MUTATORS.has(node.expression.name.text)
+    ) {
       const name = rootName(node.expression.expression);
       if (name && topLevel.has(name) && !declaredInside.has(name)) found.add(name);
     }
@@ -168,8 +218,18 @@ export function checkArchitecture(
       const to = unitOf(target);
       if (to && to !== from && target !== `${to}/index.ts`) {
         violations.push({ rule: 'module-boundary', file, detail: `imports ${target}; only ${to}/index.ts is public` });
-      } else if (to && !from && !file.startsWith('src/platform/') && file !== MODULE_LIST && !allowFaceImports.has(file)) {
-        violations.push({ rule: 'module-list', file, detail: `imports ${target}; modules are built and wired only by ${MODULE_LIST}` });
+      } else if (
+        to &&
+        !from &&
+        !file.startsWith('src/platform/') &&
+        file !== MODULE_LIST &&
+        !allowFaceImports.has(file)
+      ) {
+        violations.push({
+          rule: 'module-list',
+          file,
+          detail: `imports ${target}; modules are built and wired only by ${MODULE_LIST}`,
+        });
       }
       if (file.startsWith('src/platform/') && !target.startsWith('src/platform/')) {
         violations.push({ rule: 'platform-layer', file, detail: `platform code imports ${target}` });
@@ -177,7 +237,12 @@ export function checkArchitecture(
     }
     graph.set(file, targets);
     for (const name of mutableState(file, text)) {
-      if (!allowMutable.has(`${file}:${name}`)) violations.push({ rule: 'mutable-state', file, detail: `module-level binding '${name}' is changed after it is made` });
+      if (!allowMutable.has(`${file}:${name}`))
+        violations.push({
+          rule: 'mutable-state',
+          file,
+          detail: `module-level binding '${name}' is changed after it is made`,
+        });
     }
   }
   for (const component of cycles(graph)) {

@@ -26,7 +26,8 @@ export default async function setup(project: Pick<TestProject, 'provide'>, env: 
     await admin.end().catch(() => undefined);
     const why = (err as Error).message;
     // In CI half a suite is a red run, not a banner: the PostgreSQL half is what scale-out deployments run.
-    if (isCi(env)) throw new Error(`CI=${env.CI}: PostgreSQL is required but not reachable at ${redact(adminUrl)} (${why})`);
+    if (isCi(env))
+      throw new Error(`CI=${env.CI}: PostgreSQL is required but not reachable at ${redact(adminUrl)} (${why})`);
     const banner = `\n*** PostgreSQL half SKIPPED: no PostgreSQL reachable at ${redact(adminUrl)} (${why}).\n*** Set SVC_TEST_PG_URL to run every integration test on PostgreSQL too.\n`;
     console.warn(banner);
     project.provide('pgUrl', '');

@@ -29,7 +29,10 @@ export class TestIssuer {
           return;
         }
         res.setHeader('content-type', 'application/json');
-        const keys = this.mode === 'unsupported' ? [{ kty: 'oct', kid: this.keys[0].kid, k: 'c2VjcmV0' }] : this.keys.map((k) => k.jwk);
+        const keys =
+          this.mode === 'unsupported'
+            ? [{ kty: 'oct', kid: this.keys[0].kid, k: 'c2VjcmV0' }]
+            : this.keys.map((k) => k.jwk);
         res.end(JSON.stringify({ keys }));
         return;
       }
@@ -50,7 +53,10 @@ export class TestIssuer {
     return kid;
   }
 
-  async sign(claims: JWTPayload, opts: { audience?: string; expiresIn?: string | number; issuer?: string; kid?: string } = {}): Promise<string> {
+  async sign(
+    claims: JWTPayload,
+    opts: { audience?: string; expiresIn?: string | number; issuer?: string; kid?: string } = {},
+  ): Promise<string> {
     const key = opts.kid ? this.keys.find((k) => k.kid === opts.kid)! : this.keys[0];
     return new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid: key.kid })

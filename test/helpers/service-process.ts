@@ -34,7 +34,11 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts `node dist/main.js start` and resolves once /health answers. */
-export async function startServiceProcess(opts: { config: unknown; workDir: string; env?: Record<string, string> }): Promise<ServiceProcess> {
+export async function startServiceProcess(opts: {
+  config: unknown;
+  workDir: string;
+  env?: Record<string, string>;
+}): Promise<ServiceProcess> {
   const configFile = join(opts.workDir, `config-${randomBytes(4).toString('hex')}.json`);
   writeFileSync(configFile, JSON.stringify(opts.config));
   const port = await freePort();

@@ -48,7 +48,9 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
             };
             const timer = setTimeout(() => {
               waiters.delete(check);
-              rej2(new Error(`timed out waiting for ${count} ${event ?? ''} events; got ${JSON.stringify(conn.events)}`));
+              rej2(
+                new Error(`timed out waiting for ${count} ${event ?? ''} events; got ${JSON.stringify(conn.events)}`),
+              );
             }, timeoutMs);
             if (!check()) waiters.add(check);
           });

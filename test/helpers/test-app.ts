@@ -21,11 +21,20 @@ export function describeEachEngine(name: string, body: (engine: Engine) => void)
 }
 
 /** A fresh, empty database of the engine: a SQLite file in a temp dir, or a PostgreSQL schema of this run's database. */
-export async function openTestDatabase(engine: Engine, sqliteOptions: Partial<DatabaseOptions> = {}): Promise<Database> {
+export async function openTestDatabase(
+  engine: Engine,
+  sqliteOptions: Partial<DatabaseOptions> = {},
+): Promise<Database> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
     const database = createDatabase({ ...sqliteOptions, dataDir: dir });
-    return { ...database, destroy: async () => { await database.destroy(); rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      ...database,
+      destroy: async () => {
+        await database.destroy();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   const url = inject('pgUrl');
   const schema = `t_${randomBytes(6).toString('hex')}`;
@@ -75,7 +84,12 @@ export interface SessionCredentials {
 }
 
 /** Logs in through the real endpoint and returns the cookie and CSRF token a browser would keep. */
-export async function login(t: TestApp, tenantname: string, username: string, password: string): Promise<SessionCredentials> {
+export async function login(
+  t: TestApp,
+  tenantname: string,
+  username: string,
+  password: string,
+): Promise<SessionCredentials> {
   const res = await t.request({
     method: 'POST',
     url: '/cxf/svc-core/authentication',

@@ -15,7 +15,11 @@ import { runCli } from '../helpers/cli.js';
 async function cliTarget(engine: 'sqlite' | 'postgres') {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
-    return { env: { SVC_DATA_DIR: dir } as Record<string, string>, open: () => createDatabase({ dataDir: dir }), drop: async () => {} };
+    return {
+      env: { SVC_DATA_DIR: dir } as Record<string, string>,
+      open: () => createDatabase({ dataDir: dir }),
+      drop: async () => {},
+    };
   }
   const base = inject('pgUrl');
   const schema = `cli_${randomBytes(5).toString('hex')}`;
@@ -64,30 +68,72 @@ describeEachEngine('admin CLI', (engine) => {
 
   it('creates a user, changes it, sets its password and lists it', async () => {
     const cli = (...args: string[]) => runCli(args, target.env);
-    let r = await cli('user', 'set', '--tenant', 'acme', '--login', 'carol', '--password', 'first-pw', '--roles', 'FORMS_ADMIN,X', '--email', 'c@example.com', '--organisations', 'o1');
+    let r = await cli(
+      'user',
+      'set',
+      '--tenant',
+      'acme',
+      '--login',
+      'carol',
+      '--password',
+      'first-pw',
+      '--roles',
+      'FORMS_ADMIN,X',
+      '--email',
+      'c@example.com',
+      '--organisations',
+      'o1',
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     await inProcess(['user', 'set', '--tenant', 'acme', '--login', 'carol', '--first-name', 'Carol'], target.env);
-    r = await runCli(['user', 'passwd', '--tenant', 'acme', '--login', 'carol', '--password-stdin'], target.env, 'second-pw\n');
+    r = await runCli(
+      ['user', 'passwd', '--tenant', 'acme', '--login', 'carol', '--password-stdin'],
+      target.env,
+      'second-pw\n',
+    );
     expect(r.code).toBe(0);
     const listed = await inProcess(['user', 'list', '--tenant', 'acme'], target.env);
     expect(listed.stdout).toContain('acme\tcarol\tactive\troles=FORMS_ADMIN,X');
 
     await withApp(async (t) => {
       const s = await login(t, 'acme', 'carol', 'second-pw');
-      expect(s.record).toMatchObject({ firstName: 'Carol', email: 'c@example.com', organisations: ['o1'], roles: ['FORMS_ADMIN', 'X'] });
+      expect(s.record).toMatchObject({
+        firstName: 'Carol',
+        email: 'c@example.com',
+        organisations: ['o1'],
+        roles: ['FORMS_ADMIN', 'X'],
+      });
     });
   });
 
   it('creates an API key, prints it once, and stores only its hash', async () => {
-    const r = await inProcess(['apikey', 'create', '--tenant', 'acme', '--name', 'robot', '--roles', 'R1', '--expires-on', '2999-01-01T00:00:00Z'], target.env);
+    const r = await inProcess(
+      [
+        'apikey',
+        'create',
+        '--tenant',
+        'acme',
+        '--name',
+        'robot',
+        '--roles',
+        'R1',
+        '--expires-on',
+        '2999-01-01T00:00:00Z',
+      ],
+      target.env,
+    );
     const key = r.stdout.trim().split('\n').pop()!;
     expect(key).toMatch(/^sk-/);
     const list = await inProcess(['apikey', 'list'], target.env);
     expect(list.stdout).toContain('acme\trobot\texpires=2999-01-01T00:00:00.000Z\troles=R1');
     expect(list.stdout).not.toContain(key);
     await withApp(async (t) => {
-      const who = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers: { 'x-apikey': key } });
+      const who = await t.request({
+        method: 'GET',
+        url: '/cxf/svc-core/authentication/principal',
+        headers: { 'x-apikey': key },
+      });
       expect(who.statusCode).toBe(200);
       expect(who.json()).toMatchObject({ loginName: 'robot', roles: ['R1'], kind: 'apiKey' });
       const rows = await t.database.db.selectFrom('api_keys').select('key_hash').execute();

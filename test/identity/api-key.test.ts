@@ -6,7 +6,13 @@ const CONFIG = {
     {
       name: 'acme',
       apiKeys: [
-        { name: 'integration', key: 'k-integration-123456', organisations: ['org1'], roles: ['NOTIFICATION_ADMIN'], rights: ['r1'] },
+        {
+          name: 'integration',
+          key: 'k-integration-123456',
+          organisations: ['org1'],
+          roles: ['NOTIFICATION_ADMIN'],
+          rights: ['r1'],
+        },
         { name: 'old', key: 'k-expired-123456', roles: ['X'], expiresOn: '2020-01-01T00:00:00Z' },
         { name: 'later', key: 'k-future-123456', expiresOn: '2999-01-01T00:00:00Z' },
       ],
@@ -21,7 +27,8 @@ describeEachEngine('API keys', (engine) => {
   });
   afterAll(() => t.close());
 
-  const whoami = (headers: Record<string, string>) => t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers });
+  const whoami = (headers: Record<string, string>) =>
+    t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers });
 
   it('acts as the key name with its organisations, roles and rights', async () => {
     const res = await whoami({ 'x-apikey': 'k-integration-123456' });
@@ -47,11 +54,18 @@ describeEachEngine('API keys', (engine) => {
   ])('refuses %s with 401 and code 540', async (_n, headers) => {
     const res = await whoami(headers as Record<string, string>);
     expect(res.statusCode).toBe(401);
-    expect(res.json().error).toMatchObject({ code: 540, messageKey: 'CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED' });
+    expect(res.json().error).toMatchObject({
+      code: 540,
+      messageKey: 'CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED',
+    });
   });
 
   it('needs no CSRF token for unsafe methods and is checked against the role guard', async () => {
-    const res = await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication/sessions/all', headers: { 'x-apikey': 'k-integration-123456' } });
+    const res = await t.request({
+      method: 'DELETE',
+      url: '/cxf/svc-core/authentication/sessions/all',
+      headers: { 'x-apikey': 'k-integration-123456' },
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json().error.messageKey).toBe('CORE_ERROR_FORBIDDEN');
   });

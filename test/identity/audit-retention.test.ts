@@ -29,19 +29,28 @@ describeEachEngine('audit retention', (engine) => {
       user_agent: 'test',
       detail: dialect.toJson({}),
     });
-    await db.insertInto('audit_log').values([row('a-100-days', 100), row('a-91-days', 91), row('a-89-days', 89)]).execute();
+    await db
+      .insertInto('audit_log')
+      .values([row('a-100-days', 100), row('a-91-days', 91), row('a-89-days', 89)])
+      .execute();
 
     const audit = new AuditService(new AuditRepository(db, dialect), t.app.log);
     expect(await audit.purge(0, now)).toBe(0); // 0 keeps everything
     expect(await audit.purge(90, now)).toBe(2);
 
-    const res = await t.request({ method: 'GET', url: '/cxf/svc-core/audit?limit=100', headers: await adminHeaders(t) });
+    const res = await t.request({
+      method: 'GET',
+      url: '/cxf/svc-core/audit?limit=100',
+      headers: await adminHeaders(t),
+    });
     expect(res.statusCode).toBe(200);
     const ids = res.json().items.map((i: { id: string }) => i.id);
     expect(ids).toContain('a-89-days');
     expect(ids).not.toContain('a-91-days');
     expect(ids).not.toContain('a-100-days');
-    expect(res.json().items.some((i: { actor: string; action: string }) => i.actor === 'admin' && i.action === 'login')).toBe(true);
+    expect(
+      res.json().items.some((i: { actor: string; action: string }) => i.actor === 'admin' && i.action === 'login'),
+    ).toBe(true);
   });
 });
 

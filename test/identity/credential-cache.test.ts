@@ -10,14 +10,21 @@ describeEachEngine('credential cache', (engine) => {
   beforeAll(async () => {
     t = await startTestApp(engine, {
       identity: { credentialCacheSeconds: 0.3 },
-      tenants: [{ name: 'acme', users: [{ loginName: 'alice', password: 'alice-pw', roles: ['OLD'] }], apiKeys: [{ name: 'robot', key: KEY, roles: ['OLD'] }] }],
+      tenants: [
+        {
+          name: 'acme',
+          users: [{ loginName: 'alice', password: 'alice-pw', roles: ['OLD'] }],
+          apiKeys: [{ name: 'robot', key: KEY, roles: ['OLD'] }],
+        },
+      ],
     });
     // The admin CLI's path: another process changing the same database.
     admin = createIdentityAdmin(t.database.db, t.database.dialect);
   });
   afterAll(() => t.close());
 
-  const whoami = (headers: Record<string, string>) => t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers });
+  const whoami = (headers: Record<string, string>) =>
+    t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers });
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it('applies changed grants and deactivation within the cache time, and ends sessions at once', async () => {
@@ -39,7 +46,11 @@ describeEachEngine('credential cache', (engine) => {
 
     // Logout is never cached: the very next call is refused.
     expect((await whoami({ cookie: s.cookie })).statusCode).toBe(200);
-    await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf } });
+    await t.request({
+      method: 'DELETE',
+      url: '/cxf/svc-core/authentication',
+      headers: { cookie: s.cookie, 'x-csrf-token': s.csrf },
+    });
     expect((await whoami({ cookie: s.cookie })).statusCode).toBe(401);
   });
 });

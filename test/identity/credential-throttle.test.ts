@@ -12,7 +12,14 @@ const CHECK_KEY = 'k-throttle-check-0123';
 const PAIR_BUDGET = 5;
 const ACCOUNT_BUDGET = 12;
 const CONFIG = {
-  identity: { loginThrottle: { maxFailuresPerAccountAndAddress: PAIR_BUDGET, maxFailuresPerAccount: ACCOUNT_BUDGET, maxFailuresPerAddress: 1000, windowSeconds: 300 } },
+  identity: {
+    loginThrottle: {
+      maxFailuresPerAccountAndAddress: PAIR_BUDGET,
+      maxFailuresPerAccount: ACCOUNT_BUDGET,
+      maxFailuresPerAddress: 1000,
+      windowSeconds: 300,
+    },
+  },
   tenants: [
     {
       name: 'acme',
@@ -34,19 +41,33 @@ describeEachEngine('credential throttle: platform login and user check', (engine
   afterAll(() => t.close());
 
   const loginAs = (username: string, password: string, remoteAddress = ATTACKER, tenantname = 'acme') =>
-    t.request({ method: 'POST', url: '/cxf/svc-core/authentication', headers: FORM, remoteAddress, payload: new URLSearchParams({ tenantname, username, password }).toString() });
+    t.request({
+      method: 'POST',
+      url: '/cxf/svc-core/authentication',
+      headers: FORM,
+      remoteAddress,
+      payload: new URLSearchParams({ tenantname, username, password }).toString(),
+    });
   const verifications = () => t.security.passwordVerifications;
 
   function expectThrottled(res: LightMyRequestResponse) {
     expect(res.statusCode).toBe(429);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-    expect(res.json()).toEqual({ error: expect.objectContaining({ messageKey: 'CORE_ERROR_TOO_MANY_REQUESTS', code: 429, name: 'TOO_MANY_REQUESTS' }) });
+    expect(res.json()).toEqual({
+      error: expect.objectContaining({
+        messageKey: 'CORE_ERROR_TOO_MANY_REQUESTS',
+        code: 429,
+        name: 'TOO_MANY_REQUESTS',
+      }),
+    });
     expect(res.json().error.properties.retryAfterSeconds).toBe(Number(res.headers['retry-after']));
   }
 
   it('a parallel burst of 200 wrong passwords verifies at most the pair budget; the right one inside and after it gets 429', async () => {
     const before = verifications();
-    const burst = await Promise.all(Array.from({ length: 200 }, (_, i) => loginAs('alice', i === 199 ? 'alice-secret-1' : `guess-${i}`)));
+    const burst = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => loginAs('alice', i === 199 ? 'alice-secret-1' : `guess-${i}`)),
+    );
     const failed = burst.filter((r) => r.statusCode === 401).length;
     expect(burst.filter((r) => r.statusCode === 200)).toEqual([]);
     expect(failed).toBeLessThanOrEqual(PAIR_BUDGET);
@@ -69,21 +90,28 @@ describeEachEngine('credential throttle: platform login and user check', (engine
   });
 
   it('2,000 refused attempts write at most a handful of audit rows, with their count', async () => {
-    const auditRows = async () => (await t.database.db.selectFrom('audit_log').selectAll().where('actor', '=', 'dave').execute()) as any[];
+    const auditRows = async () =>
+      (await t.database.db.selectFrom('audit_log').selectAll().where('actor', '=', 'dave').execute()) as any[];
     for (let i = 0; i < PAIR_BUDGET; i++) expect((await loginAs('dave', `guess-${i}`)).statusCode).toBe(401);
     const afterFailures = (await auditRows()).length;
     expect(afterFailures).toBe(PAIR_BUDGET);
     for (let batch = 0; batch < 40; batch++) {
       // Distinct guesses: identical concurrent attempts are one attempt (they share one refusal).
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => loginAs('dave', `guess-again-${batch}-${i}`)));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => loginAs('dave', `guess-again-${batch}-${i}`)),
+      );
       for (const r of answers) expect(r.statusCode).toBe(429);
     }
     const rows = await auditRows();
-    const refusals = rows.filter((r) => JSON.parse(typeof r.detail === 'string' ? r.detail : JSON.stringify(r.detail)).reason === 'throttled');
+    const refusals = rows.filter(
+      (r) => JSON.parse(typeof r.detail === 'string' ? r.detail : JSON.stringify(r.detail)).reason === 'throttled',
+    );
     expect(rows.length - afterFailures).toBe(refusals.length);
     expect(refusals.length).toBeGreaterThanOrEqual(1);
     expect(refusals.length).toBeLessThanOrEqual(3);
-    const counts = refusals.map((r) => JSON.parse(typeof r.detail === 'string' ? r.detail : JSON.stringify(r.detail)).refused as number);
+    const counts = refusals.map(
+      (r) => JSON.parse(typeof r.detail === 'string' ? r.detail : JSON.stringify(r.detail)).refused as number,
+    );
     // Parallel refusals replace the count in any order; the last ones carry nearly all of them.
     expect(Math.max(...counts)).toBeGreaterThanOrEqual(1950);
     expect(rows.every((r) => r.tenant_id)).toBe(true);
@@ -92,17 +120,28 @@ describeEachEngine('credential throttle: platform login and user check', (engine
 
   it('an unknown tenant writes no audit row without a tenant; its attempts are counted', async () => {
     const before = t.security.unknownTenantLogins;
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => loginAs('admin', `guess-${i}`, ATTACKER, 'no-such-tenant')));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => loginAs('admin', `guess-${i}`, ATTACKER, 'no-such-tenant')),
+    );
     expect(answers.filter((r) => r.statusCode === 401).length).toBeLessThanOrEqual(PAIR_BUDGET);
     for (const r of answers.filter((r) => r.statusCode !== 401)) expectThrottled(r);
     expect(t.security.unknownTenantLogins - before).toBe(20);
-    const tenantless = await t.database.db.selectFrom('audit_log').select('id').where('tenant_id', 'is', null).execute();
+    const tenantless = await t.database.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('tenant_id', 'is', null)
+      .execute();
     expect(tenantless).toEqual([]);
   });
 
   it('authentication/check: a burst verifies at most the account budget (its caller relays other clients), then 429 even for the right password', async () => {
     const check = (password: string) =>
-      t.request({ method: 'POST', url: '/cxf/svc-core/authentication/check', headers: { 'x-apikey': CHECK_KEY, 'content-type': 'application/json' }, payload: { username: 'erin', password } });
+      t.request({
+        method: 'POST',
+        url: '/cxf/svc-core/authentication/check',
+        headers: { 'x-apikey': CHECK_KEY, 'content-type': 'application/json' },
+        payload: { username: 'erin', password },
+      });
     const before = verifications();
     const burst = await Promise.all(Array.from({ length: 200 }, (_, i) => check(`guess-${i}`)));
     expect(burst.filter((r) => r.statusCode === 401).length).toBeLessThanOrEqual(ACCOUNT_BUDGET);

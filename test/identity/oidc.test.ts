@@ -13,22 +13,49 @@ describeEachEngine('OIDC provider mode', (engine) => {
       identity: {
         provider: 'oidc',
         // No jwksUrl: found through the issuer's discovery document.
-        oidc: { issuer: issuer.url, audience: 'svc-api', rolesClaim: 'realm_access.roles', organisationsClaim: 'groups', tenant: 'acme', timeoutMs: 500, jwksCooldownMs: 0 },
+        oidc: {
+          issuer: issuer.url,
+          audience: 'svc-api',
+          rolesClaim: 'realm_access.roles',
+          organisationsClaim: 'groups',
+          tenant: 'acme',
+          timeoutMs: 500,
+          jwksCooldownMs: 0,
+        },
       },
-      tenants: [{ name: 'acme', users: [{ loginName: 'alice', password: 'alice-pw' }], apiKeys: [{ name: 'robot', key: 'k-oidc-robot-123456', roles: ['R'] }] }],
+      tenants: [
+        {
+          name: 'acme',
+          users: [{ loginName: 'alice', password: 'alice-pw' }],
+          apiKeys: [{ name: 'robot', key: 'k-oidc-robot-123456', roles: ['R'] }],
+        },
+      ],
     });
   });
   afterAll(async () => {
     await t.close();
     await issuer.stop();
   });
-  const whoami = (token: string) => t.request({ method: 'GET', url: PRINCIPAL, headers: { authorization: `Bearer ${token}` } });
+  const whoami = (token: string) =>
+    t.request({ method: 'GET', url: PRINCIPAL, headers: { authorization: `Bearer ${token}` } });
 
   it("accepts the issuer's tokens with roles, rights and organisations from the configured claims", async () => {
-    const token = await issuer.sign({ preferred_username: 'dora', realm_access: { roles: ['FORMS_ADMIN', 'R2'] }, rights: ['loadModule_x'], groups: ['org1'] });
+    const token = await issuer.sign({
+      preferred_username: 'dora',
+      realm_access: { roles: ['FORMS_ADMIN', 'R2'] },
+      rights: ['loadModule_x'],
+      groups: ['org1'],
+    });
     const res = await whoami(token);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ kind: 'token', tenant: 'acme', loginName: 'dora', organisations: ['org1'], roles: ['FORMS_ADMIN', 'R2'], rights: ['loadModule_x'] });
+    expect(res.json()).toEqual({
+      kind: 'token',
+      tenant: 'acme',
+      loginName: 'dora',
+      organisations: ['org1'],
+      roles: ['FORMS_ADMIN', 'R2'],
+      rights: ['loadModule_x'],
+    });
   });
 
   it('refuses the password login with CORE_ERROR_PASSWORD_LOGIN_DISABLED and keeps API keys working', async () => {
@@ -39,8 +66,14 @@ describeEachEngine('OIDC provider mode', (engine) => {
       payload: 'tenantname=acme&username=alice&password=alice-pw',
     });
     expect(res.statusCode).toBe(401);
-    expect(res.json().error).toMatchObject({ messageKey: 'CORE_ERROR_PASSWORD_LOGIN_DISABLED', code: 540, name: 'AUTHENTICATION_UNAUTHORIZED' });
-    expect((await t.request({ method: 'GET', url: PRINCIPAL, headers: { 'x-apikey': 'k-oidc-robot-123456' } })).statusCode).toBe(200);
+    expect(res.json().error).toMatchObject({
+      messageKey: 'CORE_ERROR_PASSWORD_LOGIN_DISABLED',
+      code: 540,
+      name: 'AUTHENTICATION_UNAUTHORIZED',
+    });
+    expect(
+      (await t.request({ method: 'GET', url: PRINCIPAL, headers: { 'x-apikey': 'k-oidc-robot-123456' } })).statusCode,
+    ).toBe(200);
   });
 
   it('fetches the JWKS again when a token names an unknown key (rotation at the issuer)', async () => {
@@ -52,7 +85,10 @@ describeEachEngine('OIDC provider mode', (engine) => {
   });
 
   it.each([
-    ['an expired token', () => issuer.sign({ preferred_username: 'x' }, { expiresIn: Math.floor(Date.now() / 1000) - 120 })],
+    [
+      'an expired token',
+      () => issuer.sign({ preferred_username: 'x' }, { expiresIn: Math.floor(Date.now() / 1000) - 120 }),
+    ],
     ['a wrong audience', () => issuer.sign({ preferred_username: 'x' }, { audience: 'another-api' })],
     ['another issuer', () => issuer.sign({ preferred_username: 'x' }, { issuer: 'http://127.0.0.1:1/evil' })],
     ['no login name claim', () => issuer.sign({})],

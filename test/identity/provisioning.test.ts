@@ -6,7 +6,11 @@ import { hashPassword } from '../../src/platform/crypto/secrets.js';
 import { createHash } from 'node:crypto';
 
 describeEachEngine('provisioning and bootstrap', (engine) => {
-  async function run<T>(database: Awaited<ReturnType<typeof openTestDatabase>>, raw: Record<string, any>, fn: (t: TestApp) => Promise<T>) {
+  async function run<T>(
+    database: Awaited<ReturnType<typeof openTestDatabase>>,
+    raw: Record<string, any>,
+    fn: (t: TestApp) => Promise<T>,
+  ) {
     const built = await buildApp(parseConfig({ ...raw, server: { logLevel: 'silent' } }), { database, logger: false });
     try {
       return await fn({ ...built, engine, request: (o) => built.app.inject(o) } as TestApp);
@@ -45,16 +49,25 @@ describeEachEngine('provisioning and bootstrap', (engine) => {
   it('creates the bootstrap admin on the first start beside configured users, but not over a configured admin', async () => {
     const db1 = await openTestDatabase(engine);
     try {
-      await run(db1, { identity: { bootstrapAdminPassword: 'boot-pw' }, tenants: [{ name: 'acme', users: [{ loginName: 'alice', password: 'a-pw' }] }] }, async (t) => {
-        await login(t, 'default', 'admin', 'boot-pw');
-        await login(t, 'acme', 'alice', 'a-pw');
-      });
+      await run(
+        db1,
+        {
+          identity: { bootstrapAdminPassword: 'boot-pw' },
+          tenants: [{ name: 'acme', users: [{ loginName: 'alice', password: 'a-pw' }] }],
+        },
+        async (t) => {
+          await login(t, 'default', 'admin', 'boot-pw');
+          await login(t, 'acme', 'alice', 'a-pw');
+        },
+      );
     } finally {
       await db1.destroy();
     }
     const db2 = await openTestDatabase(engine);
     try {
-      const own = { tenants: [{ name: 'default', users: [{ loginName: 'admin', password: 'own-pw', roles: ['ADMIN'] }] }] };
+      const own = {
+        tenants: [{ name: 'default', users: [{ loginName: 'admin', password: 'own-pw', roles: ['ADMIN'] }] }],
+      };
       await run(db2, { ...own, identity: { bootstrapAdminPassword: 'boot-pw' } }, async (t) => {
         expect(t.bootstrapPassword).toBeUndefined();
         const s = await login(t, 'default', 'admin', 'own-pw');
@@ -85,13 +98,25 @@ describeEachEngine('provisioning and bootstrap', (engine) => {
     };
     try {
       await run(database, v1, async () => undefined);
-      const before = await database.db.selectFrom('users').select(['id', 'password_hash', 'login_name']).orderBy('login_name').execute();
+      const before = await database.db
+        .selectFrom('users')
+        .select(['id', 'password_hash', 'login_name'])
+        .orderBy('login_name')
+        .execute();
       await run(database, v1, async (t) => {
-        const after = await database.db.selectFrom('users').select(['id', 'password_hash', 'login_name']).orderBy('login_name').execute();
+        const after = await database.db
+          .selectFrom('users')
+          .select(['id', 'password_hash', 'login_name'])
+          .orderBy('login_name')
+          .execute();
         expect(after).toEqual(before); // same rows, same hashes: nothing rewritten
         await login(t, 'acme', 'alice', 'pw-1');
         await login(t, 'acme', 'bob', 'bob-pw');
-        const k2 = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers: { 'x-apikey': 'k-hashed-123456' } });
+        const k2 = await t.request({
+          method: 'GET',
+          url: '/cxf/svc-core/authentication/principal',
+          headers: { 'x-apikey': 'k-hashed-123456' },
+        });
         expect(k2.statusCode).toBe(200);
       });
       // v2 changes alice and drops bob and k1 from the file: alice changes, bob and k1 stay.
@@ -100,7 +125,11 @@ describeEachEngine('provisioning and bootstrap', (engine) => {
         const alice = await login(t, 'acme', 'alice', 'pw-2');
         expect(alice.record.roles).toEqual(['B']);
         await login(t, 'acme', 'bob', 'bob-pw');
-        const k1 = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers: { 'x-apikey': 'k-one-123456' } });
+        const k1 = await t.request({
+          method: 'GET',
+          url: '/cxf/svc-core/authentication/principal',
+          headers: { 'x-apikey': 'k-one-123456' },
+        });
         expect(k1.statusCode).toBe(200);
       });
       const users = await database.db.selectFrom('users').select('login_name').orderBy('login_name').execute();

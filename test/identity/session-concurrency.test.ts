@@ -5,7 +5,13 @@ import { describeEachEngine, login, startTestApp, type TestApp } from '../helper
 
 const CONFIG = {
   tenants: [
-    { name: 'acme', users: [{ loginName: 'ann', password: 'ann-secret-1' }, { loginName: 'bob', password: 'bob-secret-1', roles: ['R'] }] },
+    {
+      name: 'acme',
+      users: [
+        { loginName: 'ann', password: 'ann-secret-1' },
+        { loginName: 'bob', password: 'bob-secret-1', roles: ['R'] },
+      ],
+    },
     { name: 'globex', users: [{ loginName: 'ann', password: 'ann-secret-2', roles: ['G'] }] },
   ],
 };
@@ -22,7 +28,11 @@ describeEachEngine('session checks arriving together', (engine) => {
     const acmeBob = await login(t, 'acme', 'bob', 'bob-secret-1');
     const globexAnn = await login(t, 'globex', 'ann', 'ann-secret-2');
     const ended = await login(t, 'acme', 'bob', 'bob-secret-1');
-    const out = await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: { cookie: ended.cookie, 'x-csrf-token': ended.csrf } });
+    const out = await t.request({
+      method: 'DELETE',
+      url: '/cxf/svc-core/authentication',
+      headers: { cookie: ended.cookie, 'x-csrf-token': ended.csrf },
+    });
     expect(out.statusCode).toBe(200);
 
     const cases = [
@@ -34,7 +44,9 @@ describeEachEngine('session checks arriving together', (engine) => {
     ];
     const all = [...cases, ...cases, ...cases, ...cases].sort(() => Math.random() - 0.5);
     const responses = await Promise.all(
-      all.map((c) => t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers: { cookie: c.cookie } })),
+      all.map((c) =>
+        t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers: { cookie: c.cookie } }),
+      ),
     );
     responses.forEach((res, n) => {
       const want = all[n]!.expect;

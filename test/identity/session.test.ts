@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, describeEachEngine, login, sessionHeaders, startTestApp, type TestApp } from '../helpers/test-app.js';
+import {
+  ADMIN_PASSWORD,
+  describeEachEngine,
+  login,
+  sessionHeaders,
+  startTestApp,
+  type TestApp,
+} from '../helpers/test-app.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const form = (o: Record<string, string>) => new URLSearchParams(o).toString();
@@ -15,7 +22,10 @@ const AUTH_FAILED = {
 };
 
 const CONFIG = {
-  identity: { sessionTtlSeconds: 600, loginThrottle: { maxFailuresPerUser: 3, maxFailuresPerAddress: 1000, windowSeconds: 60 } },
+  identity: {
+    sessionTtlSeconds: 600,
+    loginThrottle: { maxFailuresPerUser: 3, maxFailuresPerAddress: 1000, windowSeconds: 60 },
+  },
   tenants: [
     {
       name: 'acme',
@@ -52,7 +62,12 @@ describeEachEngine('session login', (engine) => {
 
   it('logs in and answers the session record with every field, the cookie and the CSRF token', async () => {
     const before = Date.now();
-    const res = await t.request({ method: 'POST', url: '/cxf/svc-core/authentication', headers: FORM, payload: form({ tenantname: 'acme', username: 'alice', password: 'alice-secret' }) });
+    const res = await t.request({
+      method: 'POST',
+      url: '/cxf/svc-core/authentication',
+      headers: FORM,
+      payload: form({ tenantname: 'acme', username: 'alice', password: 'alice-secret' }),
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toMatchObject({
@@ -89,7 +104,11 @@ describeEachEngine('session login', (engine) => {
     expect(none.statusCode).toBe(401);
     expect(none.json().error).toMatchObject({ messageKey: 'CORE_ERROR_SESSION_INVALID', code: 540 });
 
-    const forged = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: 'svc_session=forged' } });
+    const forged = await t.request({
+      method: 'GET',
+      url: '/cxf/svc-core/authentication',
+      headers: { cookie: 'svc_session=forged' },
+    });
     expect(forged.statusCode).toBe(401);
   });
 
@@ -97,9 +116,17 @@ describeEachEngine('session login', (engine) => {
     const s = await login(t, 'acme', 'bob', 'bob-secret');
     const out = await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: sessionHeaders(s) });
     expect(out.statusCode).toBe(200);
-    const check = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } });
+    const check = await t.request({
+      method: 'GET',
+      url: '/cxf/svc-core/authentication',
+      headers: { cookie: s.cookie },
+    });
     expect(check.statusCode).toBe(401);
-    const principal = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers: { cookie: s.cookie } });
+    const principal = await t.request({
+      method: 'GET',
+      url: '/cxf/svc-core/authentication/principal',
+      headers: { cookie: s.cookie },
+    });
     expect(principal.statusCode).toBe(401);
   });
 
@@ -110,7 +137,12 @@ describeEachEngine('session login', (engine) => {
     ['inactive user', { tenantname: 'acme', username: 'ghost', password: 'ghost-secret' }],
     ["another tenant's password", { tenantname: 'acme', username: 'alice', password: 'other-alice' }],
   ])('refuses %s with 401 and the error object of the spec', async (_name, fields) => {
-    const res = await t.request({ method: 'POST', url: '/cxf/svc-core/authentication', headers: FORM, payload: form(fields) });
+    const res = await t.request({
+      method: 'POST',
+      url: '/cxf/svc-core/authentication',
+      headers: FORM,
+      payload: form(fields),
+    });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual(AUTH_FAILED);
     expect(res.headers['set-cookie']).toBeUndefined();
@@ -119,7 +151,11 @@ describeEachEngine('session login', (engine) => {
   it('keeps tenants apart: the same login name in two tenants is two users', async () => {
     const other = await login(t, 'other', 'alice', 'other-alice');
     expect(other.record.roles).toEqual([]);
-    const who = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers: { cookie: other.cookie } });
+    const who = await t.request({
+      method: 'GET',
+      url: '/cxf/svc-core/authentication/principal',
+      headers: { cookie: other.cookie },
+    });
     expect(who.json()).toMatchObject({ tenant: 'other', loginName: 'alice', kind: 'session' });
   });
 
@@ -143,7 +179,12 @@ describeEachEngine('session login', (engine) => {
     });
     expect(ok.statusCode).toBe(200);
     for (const headers of [{ 'content-type': 'text/plain' }, {}]) {
-      const res = await t.request({ method: 'POST', url: '/cxf/svc-core/authentication', headers, payload: 'tenantname=acme&username=umlaut&password=x' });
+      const res = await t.request({
+        method: 'POST',
+        url: '/cxf/svc-core/authentication',
+        headers,
+        payload: 'tenantname=acme&username=umlaut&password=x',
+      });
       expect(res.statusCode).toBe(415);
       expect(res.json().error.code).toBe(415);
     }
@@ -155,7 +196,12 @@ describeEachEngine('session login', (engine) => {
     ['over-long user name', { tenantname: 'acme', username: 'a'.repeat(5000), password: 'x' }, 'body.username'],
     ['empty password', { tenantname: 'acme', username: 'alice', password: '' }, 'body.password'],
   ])('answers 400 for %s, naming the field', async (_name, fields, path) => {
-    const res = await t.request({ method: 'POST', url: '/cxf/svc-core/authentication', headers: FORM, payload: form(fields as Record<string, string>) });
+    const res = await t.request({
+      method: 'POST',
+      url: '/cxf/svc-core/authentication',
+      headers: FORM,
+      payload: form(fields as Record<string, string>),
+    });
     expect(res.statusCode).toBe(400);
     const err = res.json().error;
     expect(err).toMatchObject({ messageKey: 'CORE_ERROR_VALIDATION_FAILED', code: 400 });
@@ -164,8 +210,15 @@ describeEachEngine('session login', (engine) => {
 
   it('ends an expired session: session check and API calls answer 401', async () => {
     const s = await login(t, 'acme', 'bob', 'bob-secret');
-    await t.database.db.updateTable('sessions').set({ expires_on: Date.now() - 1 }).execute();
-    const check = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } });
+    await t.database.db
+      .updateTable('sessions')
+      .set({ expires_on: Date.now() - 1 })
+      .execute();
+    const check = await t.request({
+      method: 'GET',
+      url: '/cxf/svc-core/authentication',
+      headers: { cookie: s.cookie },
+    });
     expect(check.statusCode).toBe(401);
     expect(check.json().error.messageKey).toBe('CORE_ERROR_SESSION_INVALID');
   });
@@ -174,7 +227,11 @@ describeEachEngine('session login', (engine) => {
     const s = await login(t, 'acme', 'bob', 'bob-secret');
     const soon = Date.now() + 100_000;
     await t.database.db.updateTable('sessions').set({ expires_on: soon }).execute();
-    const check = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } });
+    const check = await t.request({
+      method: 'GET',
+      url: '/cxf/svc-core/authentication',
+      headers: { cookie: s.cookie },
+    });
     expect(check.statusCode).toBe(200);
     expect(check.json().expirationDate).toBeGreaterThan(soon + 400_000);
   });
@@ -186,30 +243,61 @@ describeEachEngine('session login', (engine) => {
     const missing = await t.request({ method: 'DELETE', url, headers: { cookie: admin.cookie } });
     expect(missing.statusCode).toBe(403);
     expect(missing.json().error.messageKey).toBe('CORE_ERROR_CSRF_TOKEN_INVALID');
-    const foreign = await t.request({ method: 'DELETE', url, headers: { cookie: admin.cookie, 'x-csrf-token': bob.csrf } });
+    const foreign = await t.request({
+      method: 'DELETE',
+      url,
+      headers: { cookie: admin.cookie, 'x-csrf-token': bob.csrf },
+    });
     expect(foreign.statusCode).toBe(403);
-    const get = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication/principal', headers: { cookie: admin.cookie } });
+    const get = await t.request({
+      method: 'GET',
+      url: '/cxf/svc-core/authentication/principal',
+      headers: { cookie: admin.cookie },
+    });
     expect(get.statusCode).toBe(200);
     // Nothing happened: bob's session still lives.
-    const bobCheck = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: bob.cookie } });
+    const bobCheck = await t.request({
+      method: 'GET',
+      url: '/cxf/svc-core/authentication',
+      headers: { cookie: bob.cookie },
+    });
     expect(bobCheck.statusCode).toBe(200);
   });
 
   it('lets ADMIN end every session of its own tenant only', async () => {
     const admin = await login(t, 'default', 'admin', ADMIN_PASSWORD);
     const acmeBob = await login(t, 'acme', 'bob', 'bob-secret');
-    const notAdmin = await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication/sessions/all', headers: sessionHeaders(acmeBob) });
+    const notAdmin = await t.request({
+      method: 'DELETE',
+      url: '/cxf/svc-core/authentication/sessions/all',
+      headers: sessionHeaders(acmeBob),
+    });
     expect(notAdmin.statusCode).toBe(403);
-    const res = await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication/sessions/all', headers: sessionHeaders(admin) });
+    const res = await t.request({
+      method: 'DELETE',
+      url: '/cxf/svc-core/authentication/sessions/all',
+      headers: sessionHeaders(admin),
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().deleted).toBeGreaterThanOrEqual(1);
-    expect((await t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: admin.cookie } })).statusCode).toBe(401);
-    expect((await t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: acmeBob.cookie } })).statusCode).toBe(200);
+    expect(
+      (await t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: admin.cookie } }))
+        .statusCode,
+    ).toBe(401);
+    expect(
+      (await t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: acmeBob.cookie } }))
+        .statusCode,
+    ).toBe(200);
   });
 
   it('throttles repeated failures for one user with 429, even for the right password, and leaves others alone', async () => {
     const attempt = (password: string) =>
-      t.request({ method: 'POST', url: '/cxf/svc-core/authentication', headers: FORM, payload: form({ tenantname: 'acme', username: 'locked', password }) });
+      t.request({
+        method: 'POST',
+        url: '/cxf/svc-core/authentication',
+        headers: FORM,
+        payload: form({ tenantname: 'acme', username: 'locked', password }),
+      });
     for (let i = 0; i < 3; i++) expect((await attempt('wrong')).statusCode).toBe(401);
     const blocked = await attempt('locked-secret');
     expect(blocked.statusCode).toBe(429);
@@ -226,7 +314,11 @@ describe('error object', () => {
       const res = await t.request({ method: 'GET', url: '/nope?x=1' });
       expect(res.statusCode).toBe(404);
       expect(res.json().error).toMatchObject({ code: 404, name: 'NOT_FOUND', properties: {} });
-      const long = await t.request({ method: 'GET', url: `/cxf/svc-forms/forms/${'a'.repeat(5000)}`, headers: { 'x-apikey': 'x' } });
+      const long = await t.request({
+        method: 'GET',
+        url: `/cxf/svc-forms/forms/${'a'.repeat(5000)}`,
+        headers: { 'x-apikey': 'x' },
+      });
       expect(long.statusCode).toBe(414);
       expect(long.json().error).toMatchObject({ code: 414, messageKey: 'CORE_ERROR_URI_TOO_LONG' });
       expect(long.body).not.toContain('aaaa');

@@ -9,7 +9,10 @@ const CONFIG = {
   tenants: [
     {
       name: 'acme',
-      users: [{ loginName: 'alice', password: 'alice-pw', organisations: ['o1'], roles: ['R1'], rights: ['x'] }, { loginName: 'root', password: 'root-pw', roles: ['ADMIN'] }],
+      users: [
+        { loginName: 'alice', password: 'alice-pw', organisations: ['o1'], roles: ['R1'], rights: ['x'] },
+        { loginName: 'root', password: 'root-pw', roles: ['ADMIN'] },
+      ],
       apiKeys: [{ name: 'robot', key: KEY, organisations: ['o2'], roles: ['R2'], rights: ['y'] }],
     },
   ],
@@ -29,14 +32,30 @@ describeEachEngine('access tokens', (engine) => {
     expect(res.statusCode).toBe(200);
     return res.json().access_token as string;
   };
-  const whoami = (token: string) => t.request({ method: 'GET', url: PRINCIPAL, headers: { authorization: `Bearer ${token}` } });
+  const whoami = (token: string) =>
+    t.request({ method: 'GET', url: PRINCIPAL, headers: { authorization: `Bearer ${token}` } });
 
   /** Signs with the platform's own current private key, straight from the database. */
-  async function forge(claims: Record<string, unknown>, opts: { exp?: number; iat?: number; aud?: string; iss?: string } = {}) {
-    const row = await t.database.db.selectFrom('signing_keys').select(['kid', 'alg', 'private_jwk']).orderBy('sign_until', 'desc').executeTakeFirstOrThrow();
+  async function forge(
+    claims: Record<string, unknown>,
+    opts: { exp?: number; iat?: number; aud?: string; iss?: string } = {},
+  ) {
+    const row = await t.database.db
+      .selectFrom('signing_keys')
+      .select(['kid', 'alg', 'private_jwk'])
+      .orderBy('sign_until', 'desc')
+      .executeTakeFirstOrThrow();
     const jwk = typeof row.private_jwk === 'string' ? JSON.parse(row.private_jwk) : row.private_jwk;
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ tenant: 'acme', tid: (await t.database.db.selectFrom('tenants').select('id').where('name', '=', 'acme').executeTakeFirstOrThrow()).id, org: [], roles: ['EVIL'], rights: [], ...claims })
+    return new SignJWT({
+      tenant: 'acme',
+      tid: (await t.database.db.selectFrom('tenants').select('id').where('name', '=', 'acme').executeTakeFirstOrThrow())
+        .id,
+      org: [],
+      roles: ['EVIL'],
+      rights: [],
+      ...claims,
+    })
       .setProtectedHeader({ alg: row.alg, kid: row.kid })
       .setIssuer(opts.iss ?? 'svc-platform')
       .setAudience(opts.aud ?? 'svc-platform')
@@ -53,7 +72,14 @@ describeEachEngine('access tokens', (engine) => {
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 300 });
     const who = await whoami(body.access_token);
     expect(who.statusCode).toBe(200);
-    expect(who.json()).toEqual({ kind: 'token', tenant: 'acme', loginName: 'robot', organisations: ['o2'], roles: ['R2'], rights: ['y'] });
+    expect(who.json()).toEqual({
+      kind: 'token',
+      tenant: 'acme',
+      loginName: 'robot',
+      organisations: ['o2'],
+      roles: ['R2'],
+      rights: ['y'],
+    });
   });
 
   it('mints for a session only with its CSRF token; a token cannot mint another', async () => {
@@ -75,14 +101,31 @@ describeEachEngine('access tokens', (engine) => {
       expect(['EdDSA', 'ES256']).toContain(k.alg);
     }
     expect(jwks.keys.map((k: any) => k.kid)).toContain(decodeProtectedHeader(token).kid);
-    const { payload } = await jwtVerify(token, createLocalJWKSet(jwks), { issuer: 'svc-platform', audience: 'svc-platform' });
+    const { payload } = await jwtVerify(token, createLocalJWKSet(jwks), {
+      issuer: 'svc-platform',
+      audience: 'svc-platform',
+    });
     expect(payload.sub).toBe('robot');
   });
 
   it.each([
-    ['tampered payload', async (tok: string) => { const [h, p, s] = tok.split('.'); const claims = JSON.parse(new TextDecoder().decode(base64url.decode(p))); claims.roles = ['ADMIN']; return `${h}.${base64url.encode(JSON.stringify(claims))}.${s}`; }],
+    [
+      'tampered payload',
+      async (tok: string) => {
+        const [h, p, s] = tok.split('.');
+        const claims = JSON.parse(new TextDecoder().decode(base64url.decode(p)));
+        claims.roles = ['ADMIN'];
+        return `${h}.${base64url.encode(JSON.stringify(claims))}.${s}`;
+      },
+    ],
     ['tampered signature', async (tok: string) => tok.slice(0, -4) + (tok.endsWith('AAAA') ? 'BBBB' : 'AAAA')],
-    ['alg none', async (tok: string) => { const p = tok.split('.')[1]; return `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${p}.`; }],
+    [
+      'alg none',
+      async (tok: string) => {
+        const p = tok.split('.')[1];
+        return `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${p}.`;
+      },
+    ],
     ['garbage', async () => 'not-a-jwt'],
     ['three dots of nothing', async () => '..'],
   ])('refuses a %s token with 401', async (_n, alter) => {
@@ -108,58 +151,101 @@ describeEachEngine('access tokens', (engine) => {
     const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
     const token = await new SignJWT({ tenant: 'acme', tid: 'x', org: [], roles: [], rights: [] })
       .setProtectedHeader({ alg: 'EdDSA', kid: 'not-ours' })
-      .setIssuer('svc-platform').setAudience('svc-platform').setSubject('alice').setIssuedAt().setExpirationTime('5m')
+      .setIssuer('svc-platform')
+      .setAudience('svc-platform')
+      .setSubject('alice')
+      .setIssuedAt()
+      .setExpirationTime('5m')
       .sign(privateKey);
     expect((await whoami(token)).statusCode).toBe(401);
   });
 
   it('shares keys and sessions between instances on one database, and rotation keeps old tokens valid', async () => {
-    const other = await buildApp(parseConfig({ server: { logLevel: 'silent' } }), { database: t.database, logger: false });
+    const other = await buildApp(parseConfig({ server: { logLevel: 'silent' } }), {
+      database: t.database,
+      logger: false,
+    });
     try {
       const fromA = await mint({ 'x-apikey': KEY });
-      expect((await other.app.inject({ method: 'GET', url: PRINCIPAL, headers: { authorization: `Bearer ${fromA}` } })).statusCode).toBe(200);
+      expect(
+        (await other.app.inject({ method: 'GET', url: PRINCIPAL, headers: { authorization: `Bearer ${fromA}` } }))
+          .statusCode,
+      ).toBe(200);
 
       const s = await login(t, 'acme', 'alice', 'alice-pw');
-      expect((await other.app.inject({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } })).statusCode).toBe(200);
+      expect(
+        (await other.app.inject({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } }))
+          .statusCode,
+      ).toBe(200);
       await other.app.inject({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: sessionHeaders(s) });
-      expect((await t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } })).statusCode).toBe(401);
-
+      expect(
+        (await t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } }))
+          .statusCode,
+      ).toBe(401);
     } finally {
       await other.close();
     }
     // Rotation: the current key's signing period ends (set in the database, as time would); an instance
     // started afterwards makes a new key, and the old key's tokens stay valid everywhere.
     const fromA = await mint({ 'x-apikey': KEY });
-    await t.database.db.updateTable('signing_keys').set({ sign_until: Date.now() - 1 }).execute();
-    const later = await buildApp(parseConfig({ server: { logLevel: 'silent' } }), { database: t.database, logger: false });
+    await t.database.db
+      .updateTable('signing_keys')
+      .set({ sign_until: Date.now() - 1 })
+      .execute();
+    const later = await buildApp(parseConfig({ server: { logLevel: 'silent' } }), {
+      database: t.database,
+      logger: false,
+    });
     try {
-      const fromB = (await later.app.inject({ method: 'POST', url: TOKEN, headers: { 'x-apikey': KEY } })).json().access_token;
+      const fromB = (await later.app.inject({ method: 'POST', url: TOKEN, headers: { 'x-apikey': KEY } })).json()
+        .access_token;
       expect(decodeProtectedHeader(fromB).kid).not.toBe(decodeProtectedHeader(fromA).kid);
       expect((await whoami(fromB)).statusCode).toBe(200); // A learns B's new key from the database
-      expect((await later.app.inject({ method: 'GET', url: PRINCIPAL, headers: { authorization: `Bearer ${fromA}` } })).statusCode).toBe(200);
+      expect(
+        (await later.app.inject({ method: 'GET', url: PRINCIPAL, headers: { authorization: `Bearer ${fromA}` } }))
+          .statusCode,
+      ).toBe(200);
       const jwks = (await t.request({ method: 'GET', url: '/cxf/svc-core/.well-known/jwks.json' })).json();
-      expect(jwks.keys.map((k: any) => k.kid)).toEqual(expect.arrayContaining([decodeProtectedHeader(fromA).kid, decodeProtectedHeader(fromB).kid]));
+      expect(jwks.keys.map((k: any) => k.kid)).toEqual(
+        expect.arrayContaining([decodeProtectedHeader(fromA).kid, decodeProtectedHeader(fromB).kid]),
+      );
     } finally {
       await later.close();
     }
   });
 
   it('audits logins, failures, logouts, token minting and key use, per tenant, for ADMIN only', async () => {
-    await t.request({ method: 'POST', url: '/cxf/svc-core/authentication', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'audit-test' }, payload: 'tenantname=acme&username=alice&password=wrong' });
+    await t.request({
+      method: 'POST',
+      url: '/cxf/svc-core/authentication',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'audit-test' },
+      payload: 'tenantname=acme&username=alice&password=wrong',
+    });
     const s = await login(t, 'acme', 'alice', 'alice-pw');
     await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: sessionHeaders(s) });
     const root = await login(t, 'acme', 'root', 'root-pw');
-    const res = await t.request({ method: 'GET', url: '/cxf/svc-core/audit?limit=100', headers: { cookie: root.cookie } });
+    const res = await t.request({
+      method: 'GET',
+      url: '/cxf/svc-core/audit?limit=100',
+      headers: { cookie: root.cookie },
+    });
     expect(res.statusCode).toBe(200);
     const items = res.json().items as any[];
-    const has = (action: string, outcome: string, actor: string) => items.some((i) => i.action === action && i.outcome === outcome && i.actor === actor);
+    const has = (action: string, outcome: string, actor: string) =>
+      items.some((i) => i.action === action && i.outcome === outcome && i.actor === actor);
     expect(has('login', 'failure', 'alice')).toBe(true);
-    expect(items.find((i) => i.action === 'login' && i.outcome === 'failure')).toMatchObject({ remoteAddress: '127.0.0.1', userAgent: 'audit-test', detail: { reason: 'wrong password' } });
+    expect(items.find((i) => i.action === 'login' && i.outcome === 'failure')).toMatchObject({
+      remoteAddress: '127.0.0.1',
+      userAgent: 'audit-test',
+      detail: { reason: 'wrong password' },
+    });
     expect(has('login', 'success', 'alice')).toBe(true);
     expect(has('logout', 'success', 'alice')).toBe(true);
     expect(has('token.mint', 'success', 'robot')).toBe(true);
     expect(has('apikey.use', 'success', 'robot')).toBe(true);
     expect(JSON.stringify(items)).not.toContain('alice-pw');
-    expect((await t.request({ method: 'GET', url: '/cxf/svc-core/audit', headers: { 'x-apikey': KEY } })).statusCode).toBe(403);
+    expect(
+      (await t.request({ method: 'GET', url: '/cxf/svc-core/audit', headers: { 'x-apikey': KEY } })).statusCode,
+    ).toBe(403);
   });
 });

@@ -1,7 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachEngine, login, sessionHeaders, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { expectErrorObject } from '../storage/storage-kit.js';
-import { ADDER_KEY, ADMIN_KEY, ALICE, BOB, DELETER_KEY, N, NOTIFICATIONS_CONFIG, OTHER_ADMIN_KEY, PLAIN_KEY, UPDATER_KEY, call, note } from './notifications-kit.js';
+import {
+  ADDER_KEY,
+  ADMIN_KEY,
+  ALICE,
+  BOB,
+  DELETER_KEY,
+  N,
+  NOTIFICATIONS_CONFIG,
+  OTHER_ADMIN_KEY,
+  PLAIN_KEY,
+  UPDATER_KEY,
+  call,
+  note,
+} from './notifications-kit.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -12,12 +25,20 @@ describeEachEngine('notification API', (engine) => {
   });
   afterAll(() => t.close());
 
-  async function sessionCall(user: { loginName: string; password: string }, method: 'GET' | 'POST', url: string, body?: unknown) {
+  async function sessionCall(
+    user: { loginName: string; password: string },
+    method: 'GET' | 'POST',
+    url: string,
+    body?: unknown,
+  ) {
     const s = await login(t, 'acme', user.loginName, user.password);
     return t.request({
       method,
       url,
-      headers: { ...sessionHeaders(s, method !== 'GET'), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...sessionHeaders(s, method !== 'GET'),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
     });
   }
@@ -28,7 +49,15 @@ describeEachEngine('notification API', (engine) => {
       const res = await call(t, 'POST', N, ADMIN_KEY, { subject: 'Hello', recipients: ['R1'], recipientsType: 'role' });
       expect(res.statusCode).toBe(200);
       const n = res.json();
-      expect(n).toMatchObject({ priority: 5, subject: 'Hello', recipients: ['R1'], recipientsType: 'role', originator: 'notifier', type: 'info', version: 1 });
+      expect(n).toMatchObject({
+        priority: 5,
+        subject: 'Hello',
+        recipients: ['R1'],
+        recipientsType: 'role',
+        originator: 'notifier',
+        type: 'info',
+        version: 1,
+      });
       expect(n.id).toMatch(UUID);
       expect(Object.keys(n)[0]).toBe('id');
       expect(Date.parse(n.date)).toBeGreaterThanOrEqual(before - 1);
@@ -52,14 +81,27 @@ describeEachEngine('notification API', (engine) => {
       const res = await call(t, 'POST', N, ADDER_KEY, body);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toMatchObject({ ...body, version: 1 });
-      const custom = await call(t, 'POST', N, ADDER_KEY, note('user', ['alice'], { type: 'reminder', typeSpecificData: { due: '2026-12-01' } }));
+      const custom = await call(
+        t,
+        'POST',
+        N,
+        ADDER_KEY,
+        note('user', ['alice'], { type: 'reminder', typeSpecificData: { due: '2026-12-01' } }),
+      );
       expect(custom.json()).toMatchObject({ type: 'reminder', typeSpecificData: { due: '2026-12-01' } });
     });
 
     it('an id that exists answers 409 and changes nothing', async () => {
       await call(t, 'POST', N, ADMIN_KEY, note('role', ['R1'], { id: 'dup-1', subject: 'first' }));
-      expectErrorObject(await call(t, 'POST', N, ADMIN_KEY, note('role', ['R2'], { id: 'dup-1', subject: 'second' })), 409);
-      expect((await call(t, 'GET', `${N}/dup-1`, ADMIN_KEY)).json()).toMatchObject({ subject: 'first', recipients: ['R1'], version: 1 });
+      expectErrorObject(
+        await call(t, 'POST', N, ADMIN_KEY, note('role', ['R2'], { id: 'dup-1', subject: 'second' })),
+        409,
+      );
+      expect((await call(t, 'GET', `${N}/dup-1`, ADMIN_KEY)).json()).toMatchObject({
+        subject: 'first',
+        recipients: ['R1'],
+        version: 1,
+      });
     });
 
     it('updates: fields replaced, version + 1, a new date, originator kept unless given', async () => {
@@ -67,10 +109,26 @@ describeEachEngine('notification API', (engine) => {
       const res = await call(t, 'PUT', `${N}/upd-1`, UPDATER_KEY, { ...added, subject: 'changed', priority: 0 });
       expect(res.statusCode).toBe(200);
       const updated = res.json();
-      expect(updated).toMatchObject({ id: 'upd-1', subject: 'changed', priority: 0, originator: 'notifier', icon: 'bell', version: 2 });
+      expect(updated).toMatchObject({
+        id: 'upd-1',
+        subject: 'changed',
+        priority: 0,
+        originator: 'notifier',
+        icon: 'bell',
+        version: 2,
+      });
       expect(Date.parse(updated.date)).toBeGreaterThan(Date.parse(added.date));
-      const again = (await call(t, 'PUT', `${N}/upd-1`, ADMIN_KEY, note('user', ['bob'], { originator: 'someone' }))).json();
-      expect(again).toMatchObject({ version: 3, originator: 'someone', recipientsType: 'user', recipients: ['bob'], type: 'info', priority: 5 });
+      const again = (
+        await call(t, 'PUT', `${N}/upd-1`, ADMIN_KEY, note('user', ['bob'], { originator: 'someone' }))
+      ).json();
+      expect(again).toMatchObject({
+        version: 3,
+        originator: 'someone',
+        recipientsType: 'user',
+        recipients: ['bob'],
+        type: 'info',
+        priority: 5,
+      });
       expect(again.icon).toBeUndefined();
     });
 
@@ -78,7 +136,10 @@ describeEachEngine('notification API', (engine) => {
       expectErrorObject(await call(t, 'PUT', `${N}/missing-1`, ADMIN_KEY, note('role', ['R1'])), 404);
       expect((await call(t, 'GET', `${N}/missing-1`, ADMIN_KEY)).statusCode).toBe(404);
       await call(t, 'POST', N, ADMIN_KEY, note('role', ['R1'], { id: 'upd-2' }));
-      const e = expectErrorObject(await call(t, 'PUT', `${N}/upd-2`, ADMIN_KEY, note('role', ['R1'], { id: 'other' })), 400);
+      const e = expectErrorObject(
+        await call(t, 'PUT', `${N}/upd-2`, ADMIN_KEY, note('role', ['R1'], { id: 'other' })),
+        400,
+      );
       expect(e.message).toContain('id');
       expect((await call(t, 'GET', `${N}/upd-2`, ADMIN_KEY)).json().version).toBe(1);
     });
@@ -101,19 +162,37 @@ describeEachEngine('notification API', (engine) => {
       ['add by a plain key', 'POST', N, PLAIN_KEY],
     ] as const)('%s: 403, nothing changes', async (_name, method, url, key) => {
       await call(t, 'POST', N, ADMIN_KEY, note('role', ['R1'], { id: 'r-1', subject: 'kept' })).catch(() => undefined);
-      expectErrorObject(await call(t, method, url, key, method === 'DELETE' ? undefined : note('role', ['R1'], { subject: 'changed' })), 403);
+      expectErrorObject(
+        await call(t, method, url, key, method === 'DELETE' ? undefined : note('role', ['R1'], { subject: 'changed' })),
+        403,
+      );
       expect((await call(t, 'GET', `${N}/r-1`, ADMIN_KEY)).json()).toMatchObject({ subject: 'kept', version: 1 });
     });
 
     it('no credential: 401 on every endpoint, the stream included', async () => {
-      for (const [method, url] of [['GET', N], ['GET', `${N}/x`], ['POST', N], ['PUT', `${N}/x`], ['DELETE', `${N}/x`], ['GET', `${N}/stream`]] as const) {
-        expectErrorObject(await call(t, method, url, null, method === 'POST' || method === 'PUT' ? note('role', ['R1']) : undefined), 401);
+      for (const [method, url] of [
+        ['GET', N],
+        ['GET', `${N}/x`],
+        ['POST', N],
+        ['PUT', `${N}/x`],
+        ['DELETE', `${N}/x`],
+        ['GET', `${N}/stream`],
+      ] as const) {
+        expectErrorObject(
+          await call(t, method, url, null, method === 'POST' || method === 'PUT' ? note('role', ['R1']) : undefined),
+          401,
+        );
       }
     });
 
     it('a session write needs its CSRF token', async () => {
       const s = await login(t, 'acme', ALICE.loginName, ALICE.password);
-      const res = await t.request({ method: 'POST', url: N, headers: { ...sessionHeaders(s, false), 'content-type': 'application/json' }, payload: JSON.stringify(note('role', ['R1'])) });
+      const res = await t.request({
+        method: 'POST',
+        url: N,
+        headers: { ...sessionHeaders(s, false), 'content-type': 'application/json' },
+        payload: JSON.stringify(note('role', ['R1'])),
+      });
       expect(res.statusCode).toBe(403);
     });
   });
@@ -123,7 +202,8 @@ describeEachEngine('notification API', (engine) => {
     const ids: Record<string, string> = {};
     beforeAll(async () => {
       t2 = await startTestApp(engine, NOTIFICATIONS_CONFIG);
-      const add = async (name: string, body: Record<string, unknown>) => (ids[name] = (await call(t2, 'POST', N, ADMIN_KEY, body)).json().id);
+      const add = async (name: string, body: Record<string, unknown>) =>
+        (ids[name] = (await call(t2, 'POST', N, ADMIN_KEY, body)).json().id);
       await add('toAlice', note('user', ['alice']));
       await add('toBob', note('user', ['bob']));
       await add('toR1', note('role', ['R1', 'R7']));
@@ -195,7 +275,11 @@ describeEachEngine('notification API', (engine) => {
       ['missing recipients', { subject: 's', recipientsType: 'role' }, 'recipients'],
       ['missing recipientsType', { subject: 's', recipients: ['R1'] }, 'recipientsType'],
       ['a subject over 1,000 characters', note('role', ['R1'], { subject: 'x'.repeat(1001) }), 'subject'],
-      ['a link whose route is not a list of strings', note('role', ['R1'], { type: 'link', typeSpecificData: { targetModule: 'm', route: 'r' } }), 'route'],
+      [
+        'a link whose route is not a list of strings',
+        note('role', ['R1'], { type: 'link', typeSpecificData: { targetModule: 'm', route: 'r' } }),
+        'route',
+      ],
       ['typeSpecificData not an object', note('role', ['R1'], { typeSpecificData: [1] }), 'typeSpecificData'],
       ['an id with a slash', note('role', ['R1'], { id: 'a/b' }), 'id'],
     ])('%s', async (_name, body, field) => {

@@ -43,11 +43,20 @@ export const note = (recipientsType: string, recipients: string[], extra: Record
   ...extra,
 });
 
-export function call(t: TestApp, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, key: string | null, body?: unknown) {
+export function call(
+  t: TestApp,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  key: string | null,
+  body?: unknown,
+) {
   return t.request({
     method,
     url,
-    headers: { ...(key ? { 'x-apikey': key } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(key ? { 'x-apikey': key } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
   });
 }

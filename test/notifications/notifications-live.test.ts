@@ -7,11 +7,25 @@ import { parseConfig } from '../../src/config/load-config.js';
 import { createDatabase, type Database } from '../../src/platform/db/database.js';
 import { describeEachEngine, login, openTestDatabase, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { openSse, type SseConnection } from '../helpers/sse-client.js';
-import { ADMIN_KEY, ALICE, BOB, N, NOTIFICATIONS_CONFIG, OTHER_ADMIN_KEY, TENANT_ADMIN_KEY, call, note } from './notifications-kit.js';
+import {
+  ADMIN_KEY,
+  ALICE,
+  BOB,
+  N,
+  NOTIFICATIONS_CONFIG,
+  OTHER_ADMIN_KEY,
+  TENANT_ADMIN_KEY,
+  call,
+  note,
+} from './notifications-kit.js';
 
-const LIVE_CONFIG = { ...NOTIFICATIONS_CONFIG, notifications: { heartbeatSeconds: 0.1, retryMs: 1234, maxQueuedBytes: 4096 } };
+const LIVE_CONFIG = {
+  ...NOTIFICATIONS_CONFIG,
+  notifications: { heartbeatSeconds: 0.1, retryMs: 1234, maxQueuedBytes: 4096 },
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const payload = (e: { data: string }) => JSON.parse(e.data) as { action: string; notification: { id: string; subject: string } };
+const payload = (e: { data: string }) =>
+  JSON.parse(e.data) as { action: string; notification: { id: string; subject: string } };
 
 describeEachEngine('notification stream', (engine) => {
   let t: TestApp;
@@ -32,7 +46,9 @@ describeEachEngine('notification stream', (engine) => {
     open.push(c);
     return c;
   }
-  const as = async (user: { loginName: string; password: string }) => ({ cookie: (await login(t, 'acme', user.loginName, user.password)).cookie });
+  const as = async (user: { loginName: string; password: string }) => ({
+    cookie: (await login(t, 'acme', user.loginName, user.password)).cookie,
+  });
 
   it('sends each subscriber the adds, updates and deletes it may see, with ids, retry and heartbeats', async () => {
     const alice = await stream(await as(ALICE));
@@ -59,11 +75,11 @@ describeEachEngine('notification stream', (engine) => {
     // Alice: the add, the first update; the update that drops her role reads as a delete of what she saw.
     const seenByAlice = await alice.waitFor(3, 'notification');
     await sleep(100);
-    expect(alice.events.filter((e) => e.event === 'notification').map((e) => `${payload(e).action}:${payload(e).notification.subject}`)).toEqual([
-      'add:for R1',
-      'update:for R1 and R2',
-      'delete:for R1 and R2',
-    ]);
+    expect(
+      alice.events
+        .filter((e) => e.event === 'notification')
+        .map((e) => `${payload(e).action}:${payload(e).notification.subject}`),
+    ).toEqual(['add:for R1', 'update:for R1 and R2', 'delete:for R1 and R2']);
     expect(seenByAlice[0].id).toBe(seenByAdmin[0].id);
     const seenByBob = await bob.waitFor(4, 'notification');
     expect(seenByBob.map((e) => `${payload(e).action}:${payload(e).notification.subject}`)).toEqual([
@@ -92,11 +108,19 @@ describeEachEngine('notification stream', (engine) => {
     await call(t, 'POST', N, ADMIN_KEY, note('user', ['alice'], { subject: 'r-4' }));
     const resumed = await again.waitFor(3, 'notification');
     await sleep(100);
-    expect(again.events.filter((e) => e.event === 'notification').map((e) => payload(e).notification.subject)).toEqual(['r-2', 'r-3', 'r-4']);
+    expect(again.events.filter((e) => e.event === 'notification').map((e) => payload(e).notification.subject)).toEqual([
+      'r-2',
+      'r-3',
+      'r-4',
+    ]);
     expect(Number(resumed[0].id)).toBeGreaterThan(Number(e1.id));
     // The query parameter works for clients that cannot set the header.
     const byQuery = await stream(headers, `${N}/stream?lastEventId=${e1.id}`);
-    expect((await byQuery.waitFor(3, 'notification')).map((e) => payload(e).notification.subject)).toEqual(['r-2', 'r-3', 'r-4']);
+    expect((await byQuery.waitFor(3, 'notification')).map((e) => payload(e).notification.subject)).toEqual([
+      'r-2',
+      'r-3',
+      'r-4',
+    ]);
   });
 
   it.each([
@@ -123,7 +147,9 @@ describeEachEngine('notification stream', (engine) => {
     await call(t, 'POST', N, OTHER_ADMIN_KEY, note('user', ['alice'], { subject: 'globex' }));
     const got = await other.waitFor(1, 'notification');
     await sleep(100);
-    expect(other.events.filter((e) => e.event === 'notification').map((e) => payload(e).notification.subject)).toEqual(['globex']);
+    expect(other.events.filter((e) => e.event === 'notification').map((e) => payload(e).notification.subject)).toEqual([
+      'globex',
+    ]);
     expect(got[0].id).toBe('1');
   });
 
@@ -147,7 +173,8 @@ describeEachEngine('notification stream', (engine) => {
     });
     // Far more than loopback's socket buffers hold (several MiB), so the server's queue for the slow one grows.
     const big = 'm'.repeat(100_000);
-    for (let i = 0; i < 200; i++) await call(t, 'POST', N, ADMIN_KEY, note('role', ['R1'], { subject: `big ${i}`, message: big }));
+    for (let i = 0; i < 200; i++)
+      await call(t, 'POST', N, ADMIN_KEY, note('role', ['R1'], { subject: `big ${i}`, message: big }));
     await reader.waitFor(200, 'notification', 20_000);
     // Now the slow one reads what it has: the server cut it off on the way, so the stream ends short of the last event.
     let received = '';
@@ -155,7 +182,10 @@ describeEachEngine('notification stream', (engine) => {
     const ended = new Promise<void>((r) => slow.on('close', () => r()));
     slow.on('error', () => undefined);
     slow.resume();
-    await Promise.race([ended, sleep(10_000).then(() => Promise.reject(new Error('the slow subscriber was not closed')))]);
+    await Promise.race([
+      ended,
+      sleep(10_000).then(() => Promise.reject(new Error('the slow subscriber was not closed'))),
+    ]);
     expect(received).toContain('big 0');
     expect(received).not.toContain('"subject":"big 199"');
     slow.destroy();
@@ -163,21 +193,41 @@ describeEachEngine('notification stream', (engine) => {
 
   it('maintenance: switching it on ends the streams and answers 503; off again lets them back', async () => {
     const c = await stream({ 'x-apikey': ADMIN_KEY });
-    expect((await call(t, 'PUT', '/cxf/svc-core/notification-maintenance', ADMIN_KEY, { active: true })).statusCode).toBe(403);
-    expect((await call(t, 'PUT', '/cxf/svc-core/notification-maintenance', TENANT_ADMIN_KEY, { active: true })).json()).toEqual({ active: true });
+    expect(
+      (await call(t, 'PUT', '/cxf/svc-core/notification-maintenance', ADMIN_KEY, { active: true })).statusCode,
+    ).toBe(403);
+    expect(
+      (await call(t, 'PUT', '/cxf/svc-core/notification-maintenance', TENANT_ADMIN_KEY, { active: true })).json(),
+    ).toEqual({ active: true });
     await c.closed;
     const refused = await stream({ 'x-apikey': ADMIN_KEY });
     expect(refused.status).toBe(503);
     expect(JSON.parse(refused.body).error.code).toBe(503);
-    for (const [method, url] of [['GET', N], ['POST', N], ['GET', `${N}/x`], ['PUT', `${N}/x`], ['DELETE', `${N}/x`]] as const) {
-      const res = await call(t, method, url, ADMIN_KEY, method === 'POST' || method === 'PUT' ? note('role', ['R1']) : undefined);
+    for (const [method, url] of [
+      ['GET', N],
+      ['POST', N],
+      ['GET', `${N}/x`],
+      ['PUT', `${N}/x`],
+      ['DELETE', `${N}/x`],
+    ] as const) {
+      const res = await call(
+        t,
+        method,
+        url,
+        ADMIN_KEY,
+        method === 'POST' || method === 'PUT' ? note('role', ['R1']) : undefined,
+      );
       expect(res.statusCode, `${method} ${url}`).toBe(503);
       expect(res.json().error.messageKey).toBe('NOTIFICATION_ERROR_MAINTENANCE');
     }
     // Another tenant is not in maintenance.
     expect((await call(t, 'GET', N, OTHER_ADMIN_KEY)).statusCode).toBe(200);
-    expect((await call(t, 'GET', '/cxf/svc-core/notification-maintenance', TENANT_ADMIN_KEY)).json()).toEqual({ active: true });
-    expect((await call(t, 'PUT', '/cxf/svc-core/notification-maintenance', TENANT_ADMIN_KEY, { active: false })).json()).toEqual({ active: false });
+    expect((await call(t, 'GET', '/cxf/svc-core/notification-maintenance', TENANT_ADMIN_KEY)).json()).toEqual({
+      active: true,
+    });
+    expect(
+      (await call(t, 'PUT', '/cxf/svc-core/notification-maintenance', TENANT_ADMIN_KEY, { active: false })).json(),
+    ).toEqual({ active: false });
     expect((await call(t, 'GET', N, ADMIN_KEY)).statusCode).toBe(200);
   });
 });
@@ -207,7 +257,11 @@ describe('maintenance from the config file', () => {
     database = await openTestDatabase('postgres');
     const schema = await database.dialect.currentSchema(database.db);
     second = createDatabase({ url: inject('pgUrl'), dataDir: '', pgSchema: schema, poolSize: 3 });
-    const config = parseConfig({ ...LIVE_CONFIG, server: { logLevel: 'silent' }, identity: { bootstrapAdminPassword: 'admin-pass-1' } });
+    const config = parseConfig({
+      ...LIVE_CONFIG,
+      server: { logLevel: 'silent' },
+      identity: { bootstrapAdminPassword: 'admin-pass-1' },
+    });
     a = await buildApp(config, { database, logger: false });
     b = await buildApp(config, { database: second, logger: false });
     await b.app.listen({ host: '127.0.0.1', port: 0 });
@@ -223,8 +277,15 @@ describe('maintenance from the config file', () => {
   it('an add, update and delete on one instance reach subscribers on the other; maintenance follows at once', async () => {
     const admin = await openSse(`${baseB}${N}/stream`, { 'x-apikey': ADMIN_KEY });
     const inject = (method: 'POST' | 'PUT' | 'DELETE' | 'GET', url: string, body?: unknown) =>
-      a.app.inject({ method, url, headers: { 'x-apikey': ADMIN_KEY, ...(body ? { 'content-type': 'application/json' } : {}) }, payload: body ? JSON.stringify(body) : undefined });
-    const added = (await inject('POST', N, note('role', ['R1'], { subject: 'from A', message: 'y'.repeat(20_000) }))).json();
+      a.app.inject({
+        method,
+        url,
+        headers: { 'x-apikey': ADMIN_KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
+        payload: body ? JSON.stringify(body) : undefined,
+      });
+    const added = (
+      await inject('POST', N, note('role', ['R1'], { subject: 'from A', message: 'y'.repeat(20_000) }))
+    ).json();
     await inject('PUT', `${N}/${added.id}`, note('role', ['R1'], { subject: 'changed on A' }));
     await inject('DELETE', `${N}/${added.id}`);
     const got = await admin.waitFor(3, 'notification');
@@ -233,7 +294,8 @@ describe('maintenance from the config file', () => {
     admin.close();
 
     // A list answered (and kept) on B sees an add on A once the add's event has reached B, which is at once.
-    const listB = async () => (await b.app.inject({ method: 'GET', url: N, headers: { 'x-apikey': ADMIN_KEY } })).json();
+    const listB = async () =>
+      (await b.app.inject({ method: 'GET', url: N, headers: { 'x-apikey': ADMIN_KEY } })).json();
     const before = await listB();
     const fresh = (await inject('POST', N, note('role', ['R1'], { subject: 'seen on B' }))).json();
     let seen = false;
@@ -244,7 +306,12 @@ describe('maintenance from the config file', () => {
     expect(seen).toBe(true);
     expect((await listB()).total).toBe(before.total + 1);
 
-    const switched = await a.app.inject({ method: 'PUT', url: '/cxf/svc-core/notification-maintenance', headers: { 'x-apikey': TENANT_ADMIN_KEY, 'content-type': 'application/json' }, payload: '{"active":true}' });
+    const switched = await a.app.inject({
+      method: 'PUT',
+      url: '/cxf/svc-core/notification-maintenance',
+      headers: { 'x-apikey': TENANT_ADMIN_KEY, 'content-type': 'application/json' },
+      payload: '{"active":true}',
+    });
     expect(switched.statusCode).toBe(200);
     let status = 0;
     for (let i = 0; i < 100 && status !== 503; i++) {

@@ -76,7 +76,11 @@ describe('house rules (ARCHITECTURE.md), checked over the imports of src/', () =
 
   it('every allow-listed face import is still one (the list cannot go stale)', () => {
     const files = readSources(join(import.meta.dirname, '../../src'));
-    const found = new Set(checkArchitecture(files, ALLOWED_MUTABLE_STATE).filter((v) => v.rule === 'module-list').map((v) => v.file));
+    const found = new Set(
+      checkArchitecture(files, ALLOWED_MUTABLE_STATE)
+        .filter((v) => v.rule === 'module-list')
+        .map((v) => v.file),
+    );
     for (const allowed of ALLOWED_FACE_IMPORTS) expect(found).toContain(allowed);
   });
 
@@ -88,7 +92,9 @@ describe('house rules (ARCHITECTURE.md), checked over the imports of src/', () =
         'src/platform/x/y.ts': `import { x } from './x.js';`,
       }),
     );
-    expect(v).toEqual([{ rule: 'platform-layer', file: 'src/platform/x/x.ts', detail: 'platform code imports src/modules/a/index.ts' }]);
+    expect(v).toEqual([
+      { rule: 'platform-layer', file: 'src/platform/x/x.ts', detail: 'platform code imports src/modules/a/index.ts' },
+    ]);
   });
 
   it('finds import cycles, type-only ones included', () => {
@@ -99,7 +105,13 @@ describe('house rules (ARCHITECTURE.md), checked over the imports of src/', () =
         'src/platform/query/u.ts': `import type { T } from './t.js';`,
       }),
     );
-    expect(v).toEqual([{ rule: 'import-cycle', file: 'src/platform/db/d.ts', detail: 'import cycle: src/platform/db/d.ts -> src/platform/query/t.ts' }]);
+    expect(v).toEqual([
+      {
+        rule: 'import-cycle',
+        file: 'src/platform/db/d.ts',
+        detail: 'import cycle: src/platform/db/d.ts -> src/platform/query/t.ts',
+      },
+    ]);
   });
 
   it('finds module-level state that is changed, and leaves constant tables alone', () => {
@@ -122,7 +134,12 @@ describe('house rules (ARCHITECTURE.md), checked over the imports of src/', () =
       }),
     );
     expect(v.map((x) => x.detail).sort()).toEqual(
-      ["module-level binding 'cache' is changed after it is made", "module-level binding 'counter' is changed after it is made", "module-level binding 'flag' is changed after it is made", "module-level binding 'registry' is changed after it is made"].sort(),
+      [
+        "module-level binding 'cache' is changed after it is made",
+        "module-level binding 'counter' is changed after it is made",
+        "module-level binding 'flag' is changed after it is made",
+        "module-level binding 'registry' is changed after it is made",
+      ].sort(),
     );
   });
 });

@@ -4,7 +4,12 @@ import { afterEach, expect, inject, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { createDatabase, type Database } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrations.js';
-import { createChangeFeed, eventsMigrations, type ChangeFeed, type FeedEvent } from '../../src/platform/events/index.js';
+import {
+  createChangeFeed,
+  eventsMigrations,
+  type ChangeFeed,
+  type FeedEvent,
+} from '../../src/platform/events/index.js';
 import { describeEachEngine, openTestDatabase } from '../helpers/test-app.js';
 
 const silent = { warn: () => undefined, info: () => undefined, debug: () => undefined, error: () => undefined } as any;
@@ -24,7 +29,10 @@ describeEachEngine('change feed', (engine) => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  async function feedOn(database: Database, options: { retentionHours?: number } = {}): Promise<ChangeFeed & { dropConnection?(): void }> {
+  async function feedOn(
+    database: Database,
+    options: { retentionHours?: number } = {},
+  ): Promise<ChangeFeed & { dropConnection?(): void }> {
     const feed = createChangeFeed({
       db: database.db,
       connectDedicated: database.connectDedicated,
@@ -73,14 +81,19 @@ describeEachEngine('change feed', (engine) => {
     const t1 = got.filter((e) => e.tenantId === 't1').map((e) => e.id);
     expect(t1).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
     expect(got.filter((e) => e.tenantId === 't2').map((e) => e.id)).toEqual([1]);
-    const names = (await database.db.selectFrom('things').select('name').execute()).map((r: { name: string }) => r.name);
+    const names = (await database.db.selectFrom('things').select('name').execute()).map(
+      (r: { name: string }) => r.name,
+    );
     expect(names).not.toContain('never');
   });
 
   it('replays what came after an id, and says when the id is unknown or past the retention window', async () => {
     const database = await setUp();
     const feed = await feedOn(database);
-    for (let i = 0; i < 5; i++) await feed.transaction(database.db as Kysely<any>, (_trx, publish) => publish({ tenantId: 't', topic: i % 2 ? 'odd' : 'even', payload: { i } }));
+    for (let i = 0; i < 5; i++)
+      await feed.transaction(database.db as Kysely<any>, (_trx, publish) =>
+        publish({ tenantId: 't', topic: i % 2 ? 'odd' : 'even', payload: { i } }),
+      );
     const replay = await feed.replay('t', 'even', 1, 100);
     expect(replay).toMatchObject({ kind: 'events' });
     expect(replay.kind === 'events' && replay.events.map((e) => e.id)).toEqual([3, 5]);
@@ -94,11 +107,19 @@ describeEachEngine('change feed', (engine) => {
 
   it('purges events older than the retention window on start', async () => {
     const database = await setUp();
-    await database.db.insertInto('change_events').values({ tenant_id: 't', id: 1, topic: 'x', payload: '{}', created_on: Date.now() - 2 * 3_600_000 }).execute();
-    await database.db.insertInto('change_events').values({ tenant_id: 't', id: 2, topic: 'x', payload: '{}', created_on: Date.now() }).execute();
+    await database.db
+      .insertInto('change_events')
+      .values({ tenant_id: 't', id: 1, topic: 'x', payload: '{}', created_on: Date.now() - 2 * 3_600_000 })
+      .execute();
+    await database.db
+      .insertInto('change_events')
+      .values({ tenant_id: 't', id: 2, topic: 'x', payload: '{}', created_on: Date.now() })
+      .execute();
     await feedOn(database, { retentionHours: 1 });
     await until(() => false, 200).catch(() => undefined);
-    const ids = (await database.db.selectFrom('change_events').select('id').execute()).map((r: { id: number }) => Number(r.id));
+    const ids = (await database.db.selectFrom('change_events').select('id').execute()).map((r: { id: number }) =>
+      Number(r.id),
+    );
     expect(ids).toEqual([2]);
   });
 
@@ -118,8 +139,12 @@ describeEachEngine('change feed', (engine) => {
       const reader = await feedOn(other);
       const got = collect(reader, 'big');
       const text = 'x'.repeat(50_000) + 'é';
-      await writer.transaction(database.db as Kysely<any>, (_trx, publish) => publish({ tenantId: 't', topic: 'big', payload: { text } }));
-      await writer.transaction(database.db as Kysely<any>, (_trx, publish) => publish({ tenantId: 't', topic: 'big', payload: { text: 'small' } }));
+      await writer.transaction(database.db as Kysely<any>, (_trx, publish) =>
+        publish({ tenantId: 't', topic: 'big', payload: { text } }),
+      );
+      await writer.transaction(database.db as Kysely<any>, (_trx, publish) =>
+        publish({ tenantId: 't', topic: 'big', payload: { text: 'small' } }),
+      );
       await until(() => got.length === 2);
       expect((got[0].payload as { text: string }).text).toBe(text);
       expect(got.map((e) => e.id)).toEqual([1, 2]);
@@ -138,7 +163,9 @@ describeEachEngine('change feed', (engine) => {
       reader.dropConnection!();
       await until(() => !reader.connected);
       const started = Date.now();
-      const event = await writer.transaction(database.db as Kysely<any>, (_trx, p) => p({ tenantId: 't', topic: 'ending', payload: {} }));
+      const event = await writer.transaction(database.db as Kysely<any>, (_trx, p) =>
+        p({ tenantId: 't', topic: 'ending', payload: {} }),
+      );
       await writer.deliveredEverywhere(event, 10_000);
       expect(got).toContain(event.id);
       expect(Date.now() - started).toBeGreaterThan(100);
@@ -152,7 +179,8 @@ describeEachEngine('change feed', (engine) => {
       const got = collect(reader, 'x');
       let resyncs = 0;
       reader.onResync(() => resyncs++);
-      const publish = (i: number) => writer.transaction(database.db as Kysely<any>, (_trx, p) => p({ tenantId: 't', topic: 'x', payload: { i } }));
+      const publish = (i: number) =>
+        writer.transaction(database.db as Kysely<any>, (_trx, p) => p({ tenantId: 't', topic: 'x', payload: { i } }));
       await publish(1);
       await until(() => got.length === 1);
       reader.dropConnection!();
@@ -168,4 +196,3 @@ describeEachEngine('change feed', (engine) => {
     });
   }
 });
-

@@ -30,6 +30,13 @@ describe('test run without PostgreSQL', () => {
   });
 
   it('reads CI as CI systems set it', () => {
-    expect([isCi({ CI: 'true' }), isCi({ CI: '1' }), isCi({ CI: 'TRUE' }), isCi({ CI: 'false' }), isCi({ CI: '0' }), isCi({})]).toEqual([true, true, true, false, false, false]);
+    expect([
+      isCi({ CI: 'true' }),
+      isCi({ CI: '1' }),
+      isCi({ CI: 'TRUE' }),
+      isCi({ CI: 'false' }),
+      isCi({ CI: '0' }),
+      isCi({}),
+    ]).toEqual([true, true, true, false, false, false]);
   });
 });

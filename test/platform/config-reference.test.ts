@@ -26,7 +26,8 @@ describe('docs/configuration.md', () => {
     expect(undescribedKeys()).toEqual([]);
     const text = configReference();
     // Every key has its row; a section (server, database...) has its paragraph instead.
-    for (const row of configRows()) if (row.key.includes('.') || row.type !== 'object') expect(text).toContain(`| \`${row.key}\` |`);
+    for (const row of configRows())
+      if (row.key.includes('.') || row.type !== 'object') expect(text).toContain(`| \`${row.key}\` |`);
     expect(configRows().length).toBeGreaterThan(100);
   });
 

@@ -1,7 +1,16 @@
 // The build scripts of package.json as a developer runs them, on a project of two files (with this repository's
 // node_modules): `npm run cli` / `npm start` compile only when a source changed, `npm run dev` restarts on a change.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, readFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+  readFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,9 +27,23 @@ function makeProject(): string {
   writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'scripts-fixture', private: true, type: 'module' }));
   writeFileSync(
     join(root, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, outDir: 'dist', rootDir: 'src', types: ['node'] } }),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: true,
+        outDir: 'dist',
+        rootDir: 'src',
+        types: ['node'],
+      },
+    }),
   );
-  writeFileSync(join(root, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', include: ['src/**/*.ts'] }));
+  writeFileSync(
+    join(root, 'tsconfig.build.json'),
+    JSON.stringify({ extends: './tsconfig.json', include: ['src/**/*.ts'] }),
+  );
   mkdirSync(join(root, 'src'));
   writeFileSync(
     join(root, 'src/main.ts'),
@@ -30,7 +53,8 @@ function makeProject(): string {
   return root;
 }
 
-const setValue = (root: string, value: number | string) => writeFileSync(join(root, 'src/value.ts'), `export const VALUE: number = ${value};\n`);
+const setValue = (root: string, value: number | string) =>
+  writeFileSync(join(root, 'src/value.ts'), `export const VALUE: number = ${value};\n`);
 
 function build(root: string) {
   const r = spawnSync(process.execPath, [BUILD, root], { encoding: 'utf8' });

@@ -53,6 +53,11 @@ describeEachEngine('HTTP edges', (engine) => {
     // Past Node's own count of 2,000 (which dropped the rest and served the request), within its 16 KB of headers.
     const short = Array.from({ length: 2100 }, (_, i) => `${i.toString(36)}:\r\n`).join('');
     expect(Buffer.byteLength(short)).toBeLessThan(15_000);
-    expectErrorBody(expect, await rawRequest(port, `GET /health HTTP/1.1\r\nHost: x\r\n${short}\r\n`), 431, 'CORE_ERROR_HEADERS_TOO_LARGE');
+    expectErrorBody(
+      expect,
+      await rawRequest(port, `GET /health HTTP/1.1\r\nHost: x\r\n${short}\r\n`),
+      431,
+      'CORE_ERROR_HEADERS_TOO_LARGE',
+    );
   });
 });

@@ -32,7 +32,12 @@ describeEachEngine('input integrity', (engine) => {
   };
   /** Storage bodies are written as raw JSON text; the restrictions every item needs are put in front. */
   const postRaw = (url: string, text: string) =>
-    t.request({ method: 'POST', url, headers: { ...KEY, ...JSON_TYPE }, payload: text.replace(/^\{/, `{${RESTRICTIONS},`) });
+    t.request({
+      method: 'POST',
+      url,
+      headers: { ...KEY, ...JSON_TYPE },
+      payload: text.replace(/^\{/, `{${RESTRICTIONS},`),
+    });
 
   const expectError = (res: { statusCode: number; json(): any }, status: number, messageKey: string) => {
     expect(res.statusCode).toBe(status);
@@ -70,7 +75,12 @@ describeEachEngine('input integrity', (engine) => {
 
   it('forms refuse NUL and lone surrogates too, and keep no version', async () => {
     const bad = '{"name":"form","config":{"components":[{"type":"textfield","label":"a\\u0000b"}]}}';
-    const res = await t.request({ method: 'POST', url: '/cxf/svc-forms/forms/f-integrity', headers: { ...KEY, ...JSON_TYPE }, payload: bad });
+    const res = await t.request({
+      method: 'POST',
+      url: '/cxf/svc-forms/forms/f-integrity',
+      headers: { ...KEY, ...JSON_TYPE },
+      payload: bad,
+    });
     const error = expectError(res, 400, 'CORE_ERROR_VALIDATION_FAILED');
     expect(error.properties.errors[0].path).toBe('body.config.components[0].label');
     const read = await t.request({ method: 'GET', url: '/cxf/svc-forms/forms/f-integrity', headers: KEY });
@@ -93,16 +103,30 @@ describeEachEngine('input integrity', (engine) => {
   }
 
   it('forms refuse an out-of-range number too', async () => {
-    const res = await t.request({ method: 'POST', url: '/cxf/svc-forms/forms/f-range', headers: { ...KEY, ...JSON_TYPE }, payload: '{"name":"r","config":{"components":[],"configuration":{"max":1e999}}}' });
+    const res = await t.request({
+      method: 'POST',
+      url: '/cxf/svc-forms/forms/f-range',
+      headers: { ...KEY, ...JSON_TYPE },
+      payload: '{"name":"r","config":{"components":[],"configuration":{"max":1e999}}}',
+    });
     expectError(res, 400, 'CORE_ERROR_VALIDATION_FAILED');
   });
 
   it('keeps numbers a double carries: zero (-0 reads as 0), subnormals, large and negative exponents', async () => {
-    const text = '{"name":"n","value":{"z":0,"nz":-0.0,"e":0e-500,"sub":5e-324,"small":1e-300,"big":1.7976931348623157e308,"int":9007199254740991}}';
+    const text =
+      '{"name":"n","value":{"z":0,"nz":-0.0,"e":0e-500,"sub":5e-324,"small":1e-300,"big":1.7976931348623157e308,"int":9007199254740991}}';
     const res = await postRaw(`${STORE}/integrity`, text);
     expect(res.statusCode).toBe(200);
     const read = await t.request({ method: 'GET', url: `${STORE}/integrity/${res.json().id}`, headers: KEY });
-    expect(read.json().value).toEqual({ z: 0, nz: 0, e: 0, sub: 5e-324, small: 1e-300, big: 1.7976931348623157e308, int: 9007199254740991 });
+    expect(read.json().value).toEqual({
+      z: 0,
+      nz: 0,
+      e: 0,
+      sub: 5e-324,
+      small: 1e-300,
+      big: 1.7976931348623157e308,
+      int: 9007199254740991,
+    });
   });
 
   it.each([
@@ -117,28 +141,50 @@ describeEachEngine('input integrity', (engine) => {
   it('an empty body with a JSON content type on a DELETE is no body', async () => {
     const created = await postRaw(`${STORE}/integrity`, '{"name":"gone","value":1}');
     const id = created.json().id;
-    const res = await t.request({ method: 'DELETE', url: `${STORE}/integrity/${id}`, headers: { ...KEY, ...JSON_TYPE } });
+    const res = await t.request({
+      method: 'DELETE',
+      url: `${STORE}/integrity/${id}`,
+      headers: { ...KEY, ...JSON_TYPE },
+    });
     expect(res.statusCode).toBe(200);
     expect((await t.request({ method: 'GET', url: `${STORE}/integrity/${id}`, headers: KEY })).statusCode).toBe(404);
   });
 
   it('an empty body with a JSON content type on a GET is no body', async () => {
-    const res = await t.request({ method: 'GET', url: `${STORE}/integrity?limit=1`, headers: { ...KEY, ...JSON_TYPE } });
+    const res = await t.request({
+      method: 'GET',
+      url: `${STORE}/integrity?limit=1`,
+      headers: { ...KEY, ...JSON_TYPE },
+    });
     expect(res.statusCode).toBe(200);
   });
 
   it('an empty body where a body is required is still an error object', async () => {
-    const res = await t.request({ method: 'POST', url: '/cxf/svc-forms/forms/f-empty', headers: { ...KEY, ...JSON_TYPE }, payload: '' });
+    const res = await t.request({
+      method: 'POST',
+      url: '/cxf/svc-forms/forms/f-empty',
+      headers: { ...KEY, ...JSON_TYPE },
+      payload: '',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.messageKey).toMatch(/^CORE_ERROR_/);
   });
 
   it('logout without the CSRF token is 403 and the session lives on; with it, 200', async () => {
     const s = await login(t, 'acme', 'ann', 'ann-secret-1');
-    const check = () => t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } });
-    expectError(await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } }), 403, 'CORE_ERROR_CSRF_TOKEN_INVALID');
+    const check = () =>
+      t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } });
     expectError(
-      await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie, 'x-csrf-token': 'wrong' } }),
+      await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } }),
+      403,
+      'CORE_ERROR_CSRF_TOKEN_INVALID',
+    );
+    expectError(
+      await t.request({
+        method: 'DELETE',
+        url: '/cxf/svc-core/authentication',
+        headers: { cookie: s.cookie, 'x-csrf-token': 'wrong' },
+      }),
       403,
       'CORE_ERROR_CSRF_TOKEN_INVALID',
     );
@@ -147,7 +193,10 @@ describeEachEngine('input integrity', (engine) => {
     expect(out.statusCode).toBe(200);
     expect((await check()).statusCode).toBe(401);
     // Without a live session there is no token to show: logging out again stays idempotent.
-    expect((await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } })).statusCode).toBe(200);
+    expect(
+      (await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication', headers: { cookie: s.cookie } }))
+        .statusCode,
+    ).toBe(200);
     expect((await t.request({ method: 'DELETE', url: '/cxf/svc-core/authentication' })).statusCode).toBe(200);
   });
 });

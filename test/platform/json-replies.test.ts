@@ -54,14 +54,24 @@ async function ordinarySerializer(schema: TSchema, payload: unknown): Promise<un
 }
 
 const firstKey = (text: string) => /^\{"([^"]*)"/.exec(text)?.[1];
-const meta = { createdOn: 1_700_000_000_123, createdBy: 'anna "a"', updatedOn: 1_700_000_100_456, updatedBy: 'bob\u2028' };
+const meta = {
+  createdOn: 1_700_000_000_123,
+  createdBy: 'anna "a"',
+  updatedOn: 1_700_000_100_456,
+  updatedBy: 'bob\u2028',
+};
 
 describe('pre-serialised replies', () => {
   for (let seed = 1; seed <= 40; seed++) {
     it(`store item ${seed}: valid against StoreItemSchema, equal to the ordinary serializer, id first`, async () => {
       const r = random(seed);
-      const restriction = () => (r.next() < 0.3 ? { user: 'u' } : { roles: ['a'], organisations: r.next() < 0.5 ? ['o'] : [] });
-      const body: Record<string, unknown> = { value: r.value(0), readRestriction: restriction(), writeRestriction: restriction() };
+      const restriction = () =>
+        r.next() < 0.3 ? { user: 'u' } : { roles: ['a'], organisations: r.next() < 0.5 ? ['o'] : [] };
+      const body: Record<string, unknown> = {
+        value: r.value(0),
+        readRestriction: restriction(),
+        writeRestriction: restriction(),
+      };
       for (const field of ['moduleId', 'moduleInstanceId', 'name']) if (r.next() < 0.5) body[field] = r.text();
       if (r.next() < 0.5) body.favorite = r.next() < 0.5;
       if (r.next() < 0.5) body.extra = r.value(1);
@@ -77,14 +87,36 @@ describe('pre-serialised replies', () => {
   for (let seed = 1; seed <= 20; seed++) {
     it(`form ${seed}: valid against FormResponse, equal to the ordinary serializer, id first`, async () => {
       const r = random(seed);
-      const components = Array.from({ length: 1 + Math.floor(r.next() * 3) }, () => ({ type: r.pick(['textfield', 'number']), label: r.text(), extra: r.value(1) }));
-      const config = storedConfigJson({ components, configuration: r.next() < 0.5 ? { x: r.value(1) } : undefined } as any, `form-${seed}`, seed);
-      const row = { form_id: `form-${seed}`, version: seed, name: r.text(), config, created_on: meta.createdOn, created_by: meta.createdBy };
+      const components = Array.from({ length: 1 + Math.floor(r.next() * 3) }, () => ({
+        type: r.pick(['textfield', 'number']),
+        label: r.text(),
+        extra: r.value(1),
+      }));
+      const config = storedConfigJson(
+        { components, configuration: r.next() < 0.5 ? { x: r.value(1) } : undefined } as any,
+        `form-${seed}`,
+        seed,
+      );
+      const row = {
+        form_id: `form-${seed}`,
+        version: seed,
+        name: r.text(),
+        config,
+        created_on: meta.createdOn,
+        created_by: meta.createdBy,
+      };
       const text = formJson(row);
       const parsed = JSON.parse(text);
       expect(firstKey(text)).toBe('id');
       expect(validates(FormResponse, parsed)).toBe('');
-      const asObject = { id: row.form_id, version: row.version, name: row.name, config: JSON.parse(config), createdOn: new Date(meta.createdOn).toISOString(), createdBy: row.created_by };
+      const asObject = {
+        id: row.form_id,
+        version: row.version,
+        name: row.name,
+        config: JSON.parse(config),
+        createdOn: new Date(meta.createdOn).toISOString(),
+        createdBy: row.created_by,
+      };
       expect(parsed).toStrictEqual(await ordinarySerializer(FormResponse, asObject));
     });
   }
@@ -124,10 +156,14 @@ describe('rootKeyScanner', () => {
       const r = next() % 6;
       if (depth > 3 || r < 2) return [1, 'x', true, null, strings[next() % strings.length]][next() % 5];
       if (r < 4) return Array.from({ length: next() % 4 }, () => value(depth + 1));
-      return Object.fromEntries(Array.from({ length: next() % 4 }, () => [strings[next() % strings.length], value(depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: next() % 4 }, () => [strings[next() % strings.length], value(depth + 1)]),
+      );
     };
     for (let n = 0; n < 500; n++) {
-      const doc = Object.fromEntries(Array.from({ length: next() % 6 }, () => [strings[next() % strings.length], value(1)]));
+      const doc = Object.fromEntries(
+        Array.from({ length: next() % 6 }, () => [strings[next() % strings.length], value(1)]),
+      );
       const compact = JSON.stringify(doc);
       // PostgreSQL's jsonb text: a space after each colon and comma.
       const spaced = JSON.stringify(doc, null, 1).replace(/\n\s*/g, ' ');
@@ -135,7 +171,8 @@ describe('rootKeyScanner', () => {
       expect(rootKeysPresent(compact, strings), compact).toBe(expected);
       expect(rootKeysPresent(spaced, strings), spaced).toBe(expected);
       // One name at a time: the scan stops at that name's last occurrence.
-      for (const [i, s] of strings.entries()) expect(rootKeysPresent(compact, [s]), `${s} in ${compact}`).toBe(expected & (1 << i) ? 1 : 0);
+      for (const [i, s] of strings.entries())
+        expect(rootKeysPresent(compact, [s]), `${s} in ${compact}`).toBe(expected & (1 << i) ? 1 : 0);
     }
     expect(rootKeysPresent('{}', ['a'])).toBe(0);
     expect(rootKeysPresent('{"a": {"name": 1}, "b": ["name"]}', ['name', 'b', 'a'])).toBe(0b110);
@@ -148,8 +185,12 @@ describe('isoDate', () => {
     const { isoDate } = await import('../../src/platform/http/json-text.js');
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-    const samples = [0, 1, 999, 1000, 86_399_999, 86_400_000, 951_782_400_000, 4_107_542_399_999, 253_402_300_799_999, 253_402_300_800_000, -1, -62_198_755_200_000, 1.5, 8.64e15];
-    for (let i = 0; i < 20_000; i++) samples.push(Math.floor(next() * 253_402_300_800_000), Math.floor(next() * 4_102_444_800_000));
+    const samples = [
+      0, 1, 999, 1000, 86_399_999, 86_400_000, 951_782_400_000, 4_107_542_399_999, 253_402_300_799_999,
+      253_402_300_800_000, -1, -62_198_755_200_000, 1.5, 8.64e15,
+    ];
+    for (let i = 0; i < 20_000; i++)
+      samples.push(Math.floor(next() * 253_402_300_800_000), Math.floor(next() * 4_102_444_800_000));
     for (const ms of samples) expect(isoDate(ms), String(ms)).toBe(new Date(ms).toISOString());
   });
 });

@@ -9,7 +9,10 @@ const json = (name: string) => JSON.parse(readFileSync(join(ROOT, name), 'utf8')
 
 type Version = [number, number, number];
 const parse = (v: string): Version => {
-  const [a = 0, b = 0, c = 0] = v.replace(/^v/, '').split('.').map((p) => (p === 'x' || p === '*' ? 0 : Number(p)));
+  const [a = 0, b = 0, c = 0] = v
+    .replace(/^v/, '')
+    .split('.')
+    .map((p) => (p === 'x' || p === '*' ? 0 : Number(p)));
   return [a, b, c];
 };
 const compare = (a: Version, b: Version) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
@@ -22,7 +25,12 @@ function meets(v: Version, comparator: string): boolean {
   const [, op = '', major, minor, patch] = m;
   const bound = parse(`${major}.${minor ?? 0}.${patch ?? 0}`);
   const c = compare(v, bound);
-  const wild = minor === undefined || minor === 'x' || minor === '*' ? 1 : patch === undefined || patch === 'x' || patch === '*' ? 2 : 3;
+  const wild =
+    minor === undefined || minor === 'x' || minor === '*'
+      ? 1
+      : patch === undefined || patch === 'x' || patch === '*'
+        ? 2
+        : 3;
   switch (op) {
     case '>=':
       return c >= 0;
@@ -62,7 +70,9 @@ describe('Node engines', () => {
 
   it('every package of the lock accepts that Node (npm ci prints no EBADENGINE)', () => {
     const lowest = parse(floor!);
-    const refused = Object.entries(json('package-lock.json').packages as Record<string, { engines?: { node?: string } }>)
+    const refused = Object.entries(
+      json('package-lock.json').packages as Record<string, { engines?: { node?: string } }>,
+    )
       .filter(([name, p]) => name && p.engines?.node && !satisfies(lowest, p.engines.node))
       .map(([name, p]) => `${name.replace(/^.*node_modules\//, '')} wants node ${p.engines!.node}`);
     expect(refused).toEqual([]);

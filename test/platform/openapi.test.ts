@@ -15,8 +15,14 @@ describe('OpenAPI document', () => {
     expect(doc.openapi).toMatch(/^3\./);
     const login = doc.paths['/cxf/svc-core/authentication'];
     expect(Object.keys(login).sort()).toEqual(['delete', 'get', 'post']);
-    expect(login.post.requestBody.content['application/x-www-form-urlencoded'].schema.required).toEqual(['tenantname', 'username', 'password']);
-    expect(login.get.responses['200'].content['application/json'].schema.properties.expirationDate.type).toBe('integer');
+    expect(login.post.requestBody.content['application/x-www-form-urlencoded'].schema.required).toEqual([
+      'tenantname',
+      'username',
+      'password',
+    ]);
+    expect(login.get.responses['200'].content['application/json'].schema.properties.expirationDate.type).toBe(
+      'integer',
+    );
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-APIKey' });
   });
 

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, DatabaseInUseError } from '../../src/platform/db/database.js';
 import { runCli } from '../helpers/cli.js';
-import { createProcessDatabase, freePort, makeWorkDir, startServiceProcess, type ServiceProcess } from '../helpers/service-process.js';
+import {
+  createProcessDatabase,
+  freePort,
+  makeWorkDir,
+  startServiceProcess,
+  type ServiceProcess,
+} from '../helpers/service-process.js';
 
 const CONFIG = { identity: { bootstrapAdminPassword: 'admin-pass-1' } };
 
@@ -31,7 +37,13 @@ describe('one process per SQLite database', () => {
   const run = async (dir: string, args: string[], env: Record<string, string> = {}) => {
     const config = join(dir, 'second.json');
     writeFileSync(config, JSON.stringify(CONFIG));
-    return runCli(args, { SVC_CONFIG: config, SVC_DATA_DIR: join(dir, 'data'), HOST: '127.0.0.1', PORT: String(await freePort()), ...env });
+    return runCli(args, {
+      SVC_CONFIG: config,
+      SVC_DATA_DIR: join(dir, 'data'),
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      ...env,
+    });
   };
 
   // One running service for the refusals (a service start costs seconds on a loaded machine); each refused process
@@ -51,10 +63,12 @@ describe('one process per SQLite database', () => {
       cleanup?.();
     });
 
-    it('refuses a second start on the same data directory with exit code 3 and the first one\'s pid', async () => {
+    it("refuses a second start on the same data directory with exit code 3 and the first one's pid", async () => {
       const second = await run(dir, ['start']);
       expect(second.code).toBe(3);
-      expect(second.stderr).toContain(`another process (pid ${first.child.pid}) is using ${join(dir, 'data', 'svc.sqlite')}`);
+      expect(second.stderr).toContain(
+        `another process (pid ${first.child.pid}) is using ${join(dir, 'data', 'svc.sqlite')}`,
+      );
       // The first one serves on, untouched.
       expect((await fetch(`${first.url}/health`)).status).toBe(200);
     });

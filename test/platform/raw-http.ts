@@ -62,7 +62,11 @@ export function watch(socket: Socket): Watched {
 }
 
 /** Sends raw bytes on a new connection and reads the first response. */
-export async function rawRequest(port: number, request: string, localAddress?: string): Promise<RawResponse & { watched: Watched }> {
+export async function rawRequest(
+  port: number,
+  request: string,
+  localAddress?: string,
+): Promise<RawResponse & { watched: Watched }> {
   const socket = await openSocket(port, localAddress);
   const watched = watch(socket);
   socket.write(request, 'latin1');

@@ -120,7 +120,10 @@ describeEachEngine('shutdown after answers written on the raw response', (engine
     expect(proxied.status).toBe(200);
     await proxied.arrayBuffer();
     const stream = new AbortController();
-    const live = await fetch(`${base}/cxf/svc-core/notification/stream`, { headers: { 'x-apikey': KEY }, signal: stream.signal });
+    const live = await fetch(`${base}/cxf/svc-core/notification/stream`, {
+      headers: { 'x-apikey': KEY },
+      signal: stream.signal,
+    });
     expect(live.status).toBe(200);
     stream.abort();
     await sleep(200);

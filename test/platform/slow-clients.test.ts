@@ -115,7 +115,9 @@ describeEachEngine('slow clients', (engine) => {
     /** Until the server has seen every earlier connection of this file close (they count against the limits). */
     const quiet = async () => {
       for (let i = 0; i < 400; i++) {
-        const n = await new Promise<number>((resolve, reject) => t.app.server.getConnections((err, count) => (err ? reject(err) : resolve(count))));
+        const n = await new Promise<number>((resolve, reject) =>
+          t.app.server.getConnections((err, count) => (err ? reject(err) : resolve(count))),
+        );
         if (n === 0) return;
         await new Promise((r) => setTimeout(r, 25));
       }
@@ -151,7 +153,11 @@ describeEachEngine('slow clients', (engine) => {
       expect(error.properties.limit).toBe(5);
       expect(await within(refused.watched.closed, 20_000)).not.toBe('pending');
       // Another address is not held up by this one.
-      const elsewhere = await rawRequest(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', '127.0.0.2');
+      const elsewhere = await rawRequest(
+        port,
+        'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+        '127.0.0.2',
+      );
       expect(elsewhere.status).toBe(200);
       // One closes: a new connection is taken again (the server sees the close a moment later).
       held[0].destroy();

@@ -12,12 +12,18 @@ describe('prepared reads on SQLite, batched per turn of the event loop', () => {
 
   beforeEach(async () => {
     database = await openTestDatabase('sqlite');
-    await database.db.schema.createTable('things').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text').execute();
+    await database.db.schema
+      .createTable('things')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('name', 'text')
+      .execute();
     await database.db
       .insertInto('things')
       .values(Array.from({ length: 300 }, (_, i) => ({ id: i, name: `thing ${i}` })))
       .execute();
-    read = prepareQuery(database.db, (p) => database.db.selectFrom('things').select(['id', 'name']).where('id', '=', p(0)));
+    read = prepareQuery(database.db, (p) =>
+      database.db.selectFrom('things').select(['id', 'name']).where('id', '=', p(0)),
+    );
   });
 
   afterEach(async () => {
@@ -37,7 +43,9 @@ describe('prepared reads on SQLite, batched per turn of the event loop', () => {
     await expect(bad).rejects.toThrow();
     expect(await Promise.all(good)).toEqual([1, 2, 3].map((id) => [{ id, name: `thing ${id}` }]));
     // A transaction left open by the batch would make this one fail ("cannot start a transaction within a transaction").
-    await database.db.transaction().execute((trx) => trx.insertInto('things').values({ id: 1000, name: 'new' }).execute());
+    await database.db
+      .transaction()
+      .execute((trx) => trx.insertInto('things').values({ id: 1000, name: 'new' }).execute());
     expect(await read(1000)).toEqual([{ id: 1000, name: 'new' }]);
   });
 
@@ -66,7 +74,13 @@ describe('prepared reads on SQLite, batched per turn of the event loop', () => {
   it('runs a statement that already serves a batch at once, but never inside an open transaction', async () => {
     const statements = new PreparedQueries();
     const readNow = (id: number) =>
-      statements.run<{ name: string }>(database.db, 'now', (p) => database.db.selectFrom('things').select('name').where('id', '=', p(0)), [id], { batched: true });
+      statements.run<{ name: string }>(
+        database.db,
+        'now',
+        (p) => database.db.selectFrom('things').select('name').where('id', '=', p(0)),
+        [id],
+        { batched: true },
+      );
     expect(await readNow(5)).toEqual([{ name: 'thing 5' }]);
     let during: Promise<unknown> | undefined;
     await expect(

@@ -10,7 +10,13 @@ import { openTestDatabase } from '../helpers/test-app.js';
 describe('SQLite reads on reader threads (readOffThread)', () => {
   let database: Database;
   const read = <R>(query: CompiledQuery<R>) => readOffThread(database.db, query).then((r) => r.rows);
-  const things = (where = sql`1 = 1`) => sql<{ id: number; name: string | null; score: number | null; data: Buffer | null }>`SELECT id, name, score, data FROM things WHERE ${where} ORDER BY id`.compile(database.db);
+  const things = (where = sql`1 = 1`) =>
+    sql<{
+      id: number;
+      name: string | null;
+      score: number | null;
+      data: Buffer | null;
+    }>`SELECT id, name, score, data FROM things WHERE ${where} ORDER BY id`.compile(database.db);
 
   beforeEach(async () => {
     database = await openTestDatabase('sqlite');
@@ -31,23 +37,40 @@ describe('SQLite reads on reader threads (readOffThread)', () => {
     const names = ['plain', '', 'ünïcödé ✓ 🙂 日本', 'a\u0000b', null, 'x'.repeat(70_000), '"quoted", {braces}'];
     await database.db
       .insertInto('things' as any)
-      .values(names.map((name, id) => ({ id, name, score: id % 2 ? id / 3 : null, data: id === 3 ? Buffer.from([0, 1, 2, 255]) : null })))
+      .values(
+        names.map((name, id) => ({
+          id,
+          name,
+          score: id % 2 ? id / 3 : null,
+          data: id === 3 ? Buffer.from([0, 1, 2, 255]) : null,
+        })),
+      )
       .execute();
     const onMain = await database.db.executeQuery(things());
     const onThread = await read(things());
     expect(onThread).toEqual(onMain.rows);
     expect(onThread.map((r) => r.name)).toEqual(names);
     expect(Buffer.from(onThread[3].data!)).toEqual(Buffer.from([0, 1, 2, 255]));
-    const arrays = await read(rowsAsArrays<[number, string | null]>(sql<[number, string | null]>`SELECT id, name FROM things ORDER BY id`.compile(database.db)));
+    const arrays = await read(
+      rowsAsArrays<[number, string | null]>(
+        sql<[number, string | null]>`SELECT id, name FROM things ORDER BY id`.compile(database.db),
+      ),
+    );
     expect(arrays).toEqual(names.map((name, id) => [id, name]));
     expect(await read(things(sql`id < 0`))).toEqual([]);
   });
 
   it('sees what was committed before it started, never a transaction still open on the main thread', async () => {
-    await database.db.insertInto('things' as any).values({ id: 1, name: 'one' }).execute();
+    await database.db
+      .insertInto('things' as any)
+      .values({ id: 1, name: 'one' })
+      .execute();
     expect((await read(things())).map((r) => r.id)).toEqual([1]);
     await database.db.transaction().execute(async (trx) => {
-      await trx.insertInto('things' as any).values({ id: 2, name: 'two' }).execute();
+      await trx
+        .insertInto('things' as any)
+        .values({ id: 2, name: 'two' })
+        .execute();
       expect((await read(things())).map((r) => r.id)).toEqual([1]);
     });
     expect((await read(things())).map((r) => r.id)).toEqual([1, 2]);
@@ -60,7 +83,11 @@ describe('SQLite reads on reader threads (readOffThread)', () => {
       .execute();
     // 1,200 distinct statements (a thread keeps 1,000 prepared), each asked three times, all at once.
     const ids = Array.from({ length: 3600 }, (_, n) => n % 1200);
-    const statement = (id: number) => sql<{ id: number; name: string }>`SELECT id, name FROM things WHERE id = ${id % 200} AND ${sql.lit(id)} >= 0`.compile(database.db);
+    const statement = (id: number) =>
+      sql<{
+        id: number;
+        name: string;
+      }>`SELECT id, name FROM things WHERE id = ${id % 200} AND ${sql.lit(id)} >= 0`.compile(database.db);
     const results = await Promise.all(ids.map((id) => read(statement(id))));
     results.forEach((rows, n) => expect(rows).toEqual([{ id: ids[n] % 200, name: `thing ${ids[n] % 200}` }]));
   });
@@ -76,7 +103,13 @@ describe('SQLite reads on reader threads (readOffThread)', () => {
 
   it('keeps the event loop free while a long read runs', async () => {
     // About a second of work for SQLite: a recursive count to 3,000,000.
-    const long = read(sql<{ n: number }>`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000000) SELECT count(*) AS n FROM c`.compile(database.db));
+    const long = read(
+      sql<{
+        n: number;
+      }>`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000000) SELECT count(*) AS n FROM c`.compile(
+        database.db,
+      ),
+    );
     const started = performance.now();
     const ticks: number[] = [];
     let last = started;

@@ -9,7 +9,10 @@ import { parseConfig } from '../../src/config/load-config.js';
 // The embedded database is opened with the configured page cache (database.sqliteCacheMiB) and its temporary
 // structures in memory.
 it('opens SQLite with the page cache of the config, 64 MiB unless set', async () => {
-  for (const [configured, expected] of [[undefined, -65536], [512, -524288]] as const) {
+  for (const [configured, expected] of [
+    [undefined, -65536],
+    [512, -524288],
+  ] as const) {
     const dir = mkdtempSync(join(tmpdir(), 'svc-settings-'));
     const config = parseConfig({
       server: { logLevel: 'silent' },

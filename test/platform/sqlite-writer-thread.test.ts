@@ -8,12 +8,22 @@ import { openTestDatabase } from '../helpers/test-app.js';
 // connection of its own to the same file (platform/db/sqlite-writer-thread.ts, write-off-thread.ts).
 describe('SQLite writes on the writer thread (writeOffThread)', () => {
   let database: Database;
-  const names = async () => (await database.db.selectFrom('things' as any).select(['id', 'name']).orderBy('id').execute()) as Array<{ id: number; name: string }>;
-  const insert = (rows: Array<{ id: number; name: string }>) => recordWrites(async (record: Kysely<any>) => void (await record.insertInto('things').values(rows).execute()));
+  const names = async () =>
+    (await database.db
+      .selectFrom('things' as any)
+      .select(['id', 'name'])
+      .orderBy('id')
+      .execute()) as Array<{ id: number; name: string }>;
+  const insert = (rows: Array<{ id: number; name: string }>) =>
+    recordWrites(async (record: Kysely<any>) => void (await record.insertInto('things').values(rows).execute()));
 
   beforeEach(async () => {
     database = await openTestDatabase('sqlite');
-    await database.db.schema.createTable('things').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text', (c) => c.notNull()).execute();
+    await database.db.schema
+      .createTable('things')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .execute();
   });
 
   afterEach(async () => {
@@ -22,7 +32,13 @@ describe('SQLite writes on the writer thread (writeOffThread)', () => {
 
   it('commits every statement of a write, visible on the main connection once it resolves', async () => {
     expect(hasOffThreadWriter(database.db)).toBe(true);
-    const writes = [...(await insert([{ id: 1, name: 'one' }])), ...(await insert([{ id: 2, name: 'ünïcödé 🙂' }, { id: 3, name: 'x'.repeat(70_000) }]))];
+    const writes = [
+      ...(await insert([{ id: 1, name: 'one' }])),
+      ...(await insert([
+        { id: 2, name: 'ünïcödé 🙂' },
+        { id: 3, name: 'x'.repeat(70_000) },
+      ])),
+    ];
     expect(writes).toHaveLength(2);
     // Recorded only: nothing is written before writeOffThread.
     expect(await names()).toEqual([]);
@@ -42,10 +58,18 @@ describe('SQLite writes on the writer thread (writeOffThread)', () => {
 
   it('holds the main connection until the commit: a transaction of the main thread started meanwhile waits, nothing is busy', async () => {
     const order: string[] = [];
-    const offThread = writeOffThread(database.db, await insert([{ id: 10, name: 'thread' }])).then(() => order.push('thread committed'));
+    const offThread = writeOffThread(database.db, await insert([{ id: 10, name: 'thread' }])).then(() =>
+      order.push('thread committed'),
+    );
     const mainWrite = database.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('things' as any).select((eb) => eb.fn.max('id').as('last')).executeTakeFirstOrThrow();
-      await trx.insertInto('things' as any).values({ id: 11, name: `main after ${row.last}` }).execute();
+      const row = await trx
+        .selectFrom('things' as any)
+        .select((eb) => eb.fn.max('id').as('last'))
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto('things' as any)
+        .values({ id: 11, name: `main after ${row.last}` })
+        .execute();
       order.push('main wrote');
     });
     await Promise.all([offThread, mainWrite]);
@@ -53,12 +77,24 @@ describe('SQLite writes on the writer thread (writeOffThread)', () => {
     expect((await names()).map((r) => r.name)).toEqual(['thread', 'main after 10']);
   });
 
-  it('adds the key base, read in the thread\'s transaction, to the keyed parameters', async () => {
+  it("adds the key base, read in the thread's transaction, to the keyed parameters", async () => {
     await writeOffThread(database.db, await insert([{ id: 41, name: 'first' }]));
     const keyed = (rows: Array<{ id: number; name: string }>) =>
-      insert(rows).then((writes) => writes.map((write) => ({ ...write, keyed: write.parameters.flatMap((v, at) => (typeof v === 'number' ? [at] : [])) })));
+      insert(rows).then((writes) =>
+        writes.map((write) => ({
+          ...write,
+          keyed: write.parameters.flatMap((v, at) => (typeof v === 'number' ? [at] : [])),
+        })),
+      );
     // Offsets 0 and 1 after the largest id: 42 and 43.
-    await writeOffThread(database.db, await keyed([{ id: 0, name: 'a' }, { id: 1, name: 'b' }]), 'SELECT max(id) + 1 FROM things');
+    await writeOffThread(
+      database.db,
+      await keyed([
+        { id: 0, name: 'a' },
+        { id: 1, name: 'b' },
+      ]),
+      'SELECT max(id) + 1 FROM things',
+    );
     await writeOffThread(database.db, await keyed([{ id: 0, name: 'c' }]), 'SELECT max(id) + 1 FROM things');
     expect(await names()).toEqual([
       { id: 41, name: 'first' },

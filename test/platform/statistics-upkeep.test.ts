@@ -16,13 +16,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   afterAll(() => t.close());
 
   const lastAnalyze = async (table: string) => {
-    const { rows } = await sql<{ at: Date | null }>`select coalesce(last_analyze, last_autoanalyze) as at from pg_stat_user_tables
+    const { rows } = await sql<{
+      at: Date | null;
+    }>`select coalesce(last_analyze, last_autoanalyze) as at from pg_stat_user_tables
       where schemaname = current_schema() and relname = ${table}`.execute(t.database.db);
     return rows[0]?.at ?? null;
   };
 
   const lastVacuum = async (table: string) => {
-    const { rows } = await sql<{ at: Date | null }>`select coalesce(last_vacuum, last_autovacuum) as at from pg_stat_user_tables
+    const { rows } = await sql<{
+      at: Date | null;
+    }>`select coalesce(last_vacuum, last_autovacuum) as at from pg_stat_user_tables
       where schemaname = current_schema() and relname = ${table}`.execute(t.database.db);
     return rows[0]?.at ?? null;
   };
@@ -52,7 +56,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const autovacuum = (await sql<{ autovacuum: string }>`show autovacuum`.execute(t.database.db)).rows[0].autovacuum;
     await sql`insert into engine_items (scope, kind, id, doc, created_on, created_by)
       select 'bulk', 'task', 'id-' || g, '{}', g, 'seed' from generate_series(1, 5000) g`.execute(t.database.db);
-    await sql`insert into engine_item_roles (scope, kind, role, item_seq) values ('bulk', 'task', 'r', 1)`.execute(t.database.db);
+    await sql`insert into engine_item_roles (scope, kind, role, item_seq) values ('bulk', 'task', 'r', 1)`.execute(
+      t.database.db,
+    );
     // Analysed at the first check that sees the rows; vacuumed once the table is quiet (a later check).
     const { analysed, vacuumed } = await upkeepOf('engine_items');
     expect(analysed, `engine_items analysed (autovacuum ${autovacuum})`).not.toBeNull();
@@ -65,7 +71,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const text = await indexPlan(sql`select seq from engine_items where scope = 'bulk' and kind = 'task' order by seq`);
     expect(text).toContain('Index Only Scan');
     expect(/Heap Fetches: (\d+)/.exec(text)?.[1]).toBe('0');
-    const { rows } = await sql<{ n: number }>`select n_mod_since_analyze as n from pg_stat_user_tables where schemaname = current_schema() and relname = 'engine_items'`.execute(t.database.db);
+    const { rows } = await sql<{
+      n: number;
+    }>`select n_mod_since_analyze as n from pg_stat_user_tables where schemaname = current_schema() and relname = 'engine_items'`.execute(
+      t.database.db,
+    );
     expect(Number(rows[0].n)).toBeLessThan(500);
   });
 
@@ -75,7 +85,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const { analysed, vacuumed } = await upkeepOf('storage_value_keys');
     expect(analysed, 'storage_value_keys analysed').not.toBeNull();
     expect(vacuumed, 'storage_value_keys vacuumed').not.toBeNull();
-    const text = await indexPlan(sql`select path from storage_value_keys where tenant_id = 'small' and store_id = 's' and path in ('p1', 'p2')`);
+    const text = await indexPlan(
+      sql`select path from storage_value_keys where tenant_id = 'small' and store_id = 's' and path in ('p1', 'p2')`,
+    );
     expect(text).toContain('Index Only Scan');
     expect(/Heap Fetches: (\d+)/.exec(text)?.[1]).toBe('0');
   });
@@ -94,15 +106,25 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const silent = { info: () => undefined, warn: () => undefined } as unknown as FastifyBaseLogger;
   const insert = (from: number, to: number) =>
     sql`insert into engine_items (scope, kind, id, doc, created_on, created_by)
-      select 'load', 'task', 'id-' || g, '{}', g, 'seed' from generate_series(${from}::int, ${to}::int) g`.execute(t.database.db);
+      select 'load', 'task', 'id-' || g, '{}', g, 'seed' from generate_series(${from}::int, ${to}::int) g`.execute(
+      t.database.db,
+    );
   const vacuums = async () => {
-    const { rows } = await sql<{ n: number }>`select vacuum_count as n from pg_stat_user_tables where schemaname = current_schema() and relname = 'engine_items'`.execute(t.database.db);
+    const { rows } = await sql<{
+      n: number;
+    }>`select vacuum_count as n from pg_stat_user_tables where schemaname = current_schema() and relname = 'engine_items'`.execute(
+      t.database.db,
+    );
     return Number(rows[0].n);
   };
   // Statistics reach pg_stat_user_tables when the writing session reports them (an idle session within seconds).
   const reported = async (rows: number) => {
     for (let i = 0; i < 300; i++) {
-      const { rows: r } = await sql<{ n: number }>`select n_tup_ins as n from pg_stat_user_tables where schemaname = current_schema() and relname = 'engine_items'`.execute(t.database.db);
+      const { rows: r } = await sql<{
+        n: number;
+      }>`select n_tup_ins as n from pg_stat_user_tables where schemaname = current_schema() and relname = 'engine_items'`.execute(
+        t.database.db,
+      );
       if (Number(r[0]?.n ?? 0) >= rows) return;
       await sleep(100);
     }
@@ -110,7 +132,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   };
 
   it('analyses a table that is still being loaded, vacuums it once it is quiet, and a busy one after the wait', async () => {
-    const patient = new StatisticsUpkeep(t.database.db, schema, { checkIntervalMs: 0, changedShare: 0.1, minChangedRows: 500, busyVacuumWaitMs: 600_000 }, silent);
+    const patient = new StatisticsUpkeep(
+      t.database.db,
+      schema,
+      { checkIntervalMs: 0, changedShare: 0.1, minChangedRows: 500, busyVacuumWaitMs: 600_000 },
+      silent,
+    );
     await insert(1, 5000);
     await reported(5000);
     expect(await patient.check()).toContain('engine_items'); // analysed, not vacuumed: first seen
@@ -122,7 +149,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     await patient.check(); // quiet since the previous check: vacuumed
     expect(await vacuums()).toBe(1);
 
-    const impatient = new StatisticsUpkeep(t.database.db, schema, { checkIntervalMs: 0, changedShare: 0.1, minChangedRows: 500, busyVacuumWaitMs: 0 }, silent);
+    const impatient = new StatisticsUpkeep(
+      t.database.db,
+      schema,
+      { checkIntervalMs: 0, changedShare: 0.1, minChangedRows: 500, busyVacuumWaitMs: 0 },
+      silent,
+    );
     await insert(10001, 20000);
     await reported(20000);
     await impatient.check(); // busy, but has waited long enough
@@ -139,11 +171,19 @@ describe('statistics upkeep [sqlite]', () => {
 
   it('gives the planner statistics of a table loaded in bulk (PRAGMA optimize), so a page of items is read by key', async () => {
     await sql`with recursive g(v) as (select 1 union all select v + 1 from g where v < 5000)
-      insert into engine_items (scope, kind, id, doc, created_on, created_by) select 'bulk', 'task', 'id-' || v, '{}', v, 'seed' from g`.execute(t.database.db);
+      insert into engine_items (scope, kind, id, doc, created_on, created_by) select 'bulk', 'task', 'id-' || v, '{}', v, 'seed' from g`.execute(
+      t.database.db,
+    );
     let stats = 0;
     for (let i = 0; i < 100 && stats === 0; i++) {
       await sleep(100);
-      stats = Number((await sql<{ n: number }>`select count(*) as n from sqlite_stat1 where tbl = 'engine_items'`.execute(t.database.db)).rows[0].n);
+      stats = Number(
+        (
+          await sql<{ n: number }>`select count(*) as n from sqlite_stat1 where tbl = 'engine_items'`.execute(
+            t.database.db,
+          )
+        ).rows[0].n,
+      );
     }
     expect(stats).toBeGreaterThan(0);
   });

@@ -9,13 +9,21 @@ const KEY = 'k-typed-notifier-0001';
 describeEachEngine('typed bodies', (engine) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(engine, { tenants: [{ name: 'acme', apiKeys: [{ name: 'notifier', key: KEY, roles: ['NOTIFICATION_ADMIN'] }] }] });
+    t = await startTestApp(engine, {
+      tenants: [{ name: 'acme', apiKeys: [{ name: 'notifier', key: KEY, roles: ['NOTIFICATION_ADMIN'] }] }],
+    });
   });
   afterAll(() => t.close());
 
   const add = (body: unknown) =>
-    t.request({ method: 'POST', url: N, headers: { 'x-apikey': KEY, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
-  const count = async () => (await t.request({ method: 'GET', url: `${N}?limit=1`, headers: { 'x-apikey': KEY } })).json().total as number;
+    t.request({
+      method: 'POST',
+      url: N,
+      headers: { 'x-apikey': KEY, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
+  const count = async () =>
+    (await t.request({ method: 'GET', url: `${N}?limit=1`, headers: { 'x-apikey': KEY } })).json().total as number;
 
   it.each([
     ['a string where the schema says array', { recipients: 'bob' }, 'body.recipients'],
@@ -33,7 +41,9 @@ describeEachEngine('typed bodies', (engine) => {
   });
 
   it('still reads query-string numbers from their text', async () => {
-    expect((await add({ subject: 'one', recipients: ['bob'], recipientsType: 'user', priority: 10 })).statusCode).toBe(200);
+    expect((await add({ subject: 'one', recipients: ['bob'], recipientsType: 'user', priority: 10 })).statusCode).toBe(
+      200,
+    );
     const res = await t.request({ method: 'GET', url: `${N}?limit=1&start=0`, headers: { 'x-apikey': KEY } });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().items).toHaveLength(1);

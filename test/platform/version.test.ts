@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
-const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { name: string; version: string };
+const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+};
 
 describe('version', () => {
   it.each([['--version'], ['-v'], ['version']])('%s prints the package version, reading no config', async (arg) => {

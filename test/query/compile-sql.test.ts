@@ -2,23 +2,90 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { describeEachEngine, openTestDatabase } from '../helpers/test-app.js';
 import type { Database } from '../../src/platform/db/database.js';
-import { compileListQuery, type FieldTarget, type ListQueryInput, type QueryContext } from '../../src/platform/query/index.js';
+import {
+  compileListQuery,
+  type FieldTarget,
+  type ListQueryInput,
+  type QueryContext,
+} from '../../src/platform/query/index.js';
 
 const at = (iso: string) => Date.parse(iso);
 
 // id, doc, title (text column), created_ms (datetime column), active (boolean column), score (number column)
 const ROWS: Array<[number, Record<string, unknown>, string | null, number | null, boolean | null, number | null]> = [
-  [1, { name: 'Alpha', status: 'open', n: 5, tags: ['red', 'blue'], date: '2026-03-29T00:30:00Z', flag: true, nested: { deep: 'x' }, text: 'The quick brown fox' },
-    'First', at('2026-03-29T00:30:00Z'), true, 1.5],
-  [2, { name: 'beta', status: 'closed', n: 10, tags: ['green'], date: '2026-03-29T01:30:00.000Z', flag: false, text: 'Lazy dog', quote: 'it\'s "quoted" \\ back' },
-    'second', at('2026-03-29T01:30:00Z'), false, 20],
-  [3, { name: 'Gamma', status: 'open', n: '7', tags: [], date: '2026-03-29T03:30:00+02:00', text: '50% off_sale' },
-    'Third', at('2026-10-25T00:30:00Z'), true, 3],
-  [4, { name: 'delta', n: 2, date: 'not a date', text: 'Another fox 🦊', nested: { deep: ['x', 'y'] } }, null, null, null, null],
-  [5, { name: 'Épsilon', status: null, n: 100, date: '2026-10-25T00:30:00Z', weird: '2026-02-30T00:00:00Z', text: 'offXsale' },
-    'fifth', at('2026-10-25T01:30:00Z'), false, -2],
-  [6, { name: "O'Brien; DROP TABLE q_items; --", n: -1, date: '2026-10-25T01:30:00Z', weird: '2026-13-01', text: 'now' },
-    'Sixth', at('2026-03-28T23:00:00Z'), true, 2.5],
+  [
+    1,
+    {
+      name: 'Alpha',
+      status: 'open',
+      n: 5,
+      tags: ['red', 'blue'],
+      date: '2026-03-29T00:30:00Z',
+      flag: true,
+      nested: { deep: 'x' },
+      text: 'The quick brown fox',
+    },
+    'First',
+    at('2026-03-29T00:30:00Z'),
+    true,
+    1.5,
+  ],
+  [
+    2,
+    {
+      name: 'beta',
+      status: 'closed',
+      n: 10,
+      tags: ['green'],
+      date: '2026-03-29T01:30:00.000Z',
+      flag: false,
+      text: 'Lazy dog',
+      quote: 'it\'s "quoted" \\ back',
+    },
+    'second',
+    at('2026-03-29T01:30:00Z'),
+    false,
+    20,
+  ],
+  [
+    3,
+    { name: 'Gamma', status: 'open', n: '7', tags: [], date: '2026-03-29T03:30:00+02:00', text: '50% off_sale' },
+    'Third',
+    at('2026-10-25T00:30:00Z'),
+    true,
+    3,
+  ],
+  [
+    4,
+    { name: 'delta', n: 2, date: 'not a date', text: 'Another fox 🦊', nested: { deep: ['x', 'y'] } },
+    null,
+    null,
+    null,
+    null,
+  ],
+  [
+    5,
+    {
+      name: 'Épsilon',
+      status: null,
+      n: 100,
+      date: '2026-10-25T00:30:00Z',
+      weird: '2026-02-30T00:00:00Z',
+      text: 'offXsale',
+    },
+    'fifth',
+    at('2026-10-25T01:30:00Z'),
+    false,
+    -2,
+  ],
+  [
+    6,
+    { name: "O'Brien; DROP TABLE q_items; --", n: -1, date: '2026-10-25T01:30:00Z', weird: '2026-13-01', text: 'now' },
+    'Sixth',
+    at('2026-03-28T23:00:00Z'),
+    true,
+    2.5,
+  ],
 ];
 const ALL = [1, 2, 3, 4, 5, 6];
 
@@ -40,7 +107,14 @@ describeEachEngine('query compiler SQL', (engine) => {
     for (const [id, doc, title, created, active, score] of ROWS) {
       await db
         .insertInto('q_items')
-        .values({ id, doc: dialect.toJson(doc), title, created_ms: created, active: active === null ? null : dialect.toBool(active), score })
+        .values({
+          id,
+          doc: dialect.toJson(doc),
+          title,
+          created_ms: created,
+          active: active === null ? null : dialect.toBool(active),
+          score,
+        })
         .execute();
     }
     const columns: Record<string, FieldTarget> = {
@@ -51,7 +125,9 @@ describeEachEngine('query compiler SQL', (engine) => {
     };
     ctx = {
       dialect,
-      resolve: (property) => columns[property] ?? (property.startsWith('unknown.') ? null : { kind: 'json', column: 'q.doc', path: property.split('.') }),
+      resolve: (property) =>
+        columns[property] ??
+        (property.startsWith('unknown.') ? null : { kind: 'json', column: 'q.doc', path: property.split('.') }),
       fullText: { kind: 'json', column: 'q.doc', path: [] },
     };
   });
@@ -111,7 +187,16 @@ describeEachEngine('query compiler SQL', (engine) => {
     ['array: ne', { filter: filter('tags', 'ne', 'red') }, [2, 3, 4, 5, 6]],
     ['nested path, scalar or array', { filter: filter('nested.deep', 'eq', 'x') }, [1, 4]],
     ['an object is no value', { filter: filter('nested', 'exists', true) }, []],
-    ['several conditions are ANDed', { filter: JSON.stringify([{ property: 'status', operator: 'eq', value: 'open' }, { property: 'n', operator: 'gt', value: 1 }]) }, [1]],
+    [
+      'several conditions are ANDed',
+      {
+        filter: JSON.stringify([
+          { property: 'status', operator: 'eq', value: 'open' },
+          { property: 'n', operator: 'gt', value: 1 },
+        ]),
+      },
+      [1],
+    ],
     ['unknown property: no value', { filter: filter('unknown.x', 'eq', 'a') }, []],
     ['unknown property: ne matches all', { filter: filter('unknown.x', 'ne', 'a') }, ALL],
     ['nonexistent JSON property: ne matches all', { filter: filter('nope', 'ne', 'a') }, ALL],
@@ -122,20 +207,64 @@ describeEachEngine('query compiler SQL', (engine) => {
 
   it.each<[string, ListQueryInput, number[]]>([
     // Stored: 1 00:30Z, 2 01:30Z, 3 03:30+02:00 = 01:30Z (all 2026-03-29), 5 2026-10-25T00:30Z, 6 2026-10-25T01:30Z, 4 no date.
-    ['Berlin, in the spring gap: 02:30 is 03:30 CEST = 01:30Z', { filter: filter('date', 'gte', '2026-03-29T02:30'), timezoneName: 'Europe/Berlin' }, [2, 3, 5, 6]],
-    ['Berlin, just after the change', { filter: filter('date', 'lt', '2026-03-29T03:00'), timezoneName: 'Europe/Berlin' }, [1]],
-    ['Berlin, just before the change', { filter: filter('date', 'lte', '2026-03-29T01:30'), timezoneName: 'Europe/Berlin' }, [1]],
-    ['Berlin, autumn overlap: 02:30 is the first pass (00:30Z)', { filter: filter('date', 'gt', '2026-10-25T02:30'), timezoneName: 'Europe/Berlin' }, [6]],
-    ['Berlin, autumn overlap gte', { filter: filter('date', 'gte', '2026-10-25T02:30'), timezoneName: 'Europe/Berlin' }, [5, 6]],
-    ['Berlin, after the autumn change: 03:00 CET = 02:00Z', { filter: filter('date', 'lt', '2026-10-25T03:00'), timezoneName: 'Europe/Berlin' }, [1, 2, 3, 5, 6]],
-    ['Berlin, date only is the day start (23:00Z before)', { filter: filter('date', 'gte', '2026-03-29'), timezoneName: 'Europe/Berlin' }, [1, 2, 3, 5, 6]],
+    [
+      'Berlin, in the spring gap: 02:30 is 03:30 CEST = 01:30Z',
+      { filter: filter('date', 'gte', '2026-03-29T02:30'), timezoneName: 'Europe/Berlin' },
+      [2, 3, 5, 6],
+    ],
+    [
+      'Berlin, just after the change',
+      { filter: filter('date', 'lt', '2026-03-29T03:00'), timezoneName: 'Europe/Berlin' },
+      [1],
+    ],
+    [
+      'Berlin, just before the change',
+      { filter: filter('date', 'lte', '2026-03-29T01:30'), timezoneName: 'Europe/Berlin' },
+      [1],
+    ],
+    [
+      'Berlin, autumn overlap: 02:30 is the first pass (00:30Z)',
+      { filter: filter('date', 'gt', '2026-10-25T02:30'), timezoneName: 'Europe/Berlin' },
+      [6],
+    ],
+    [
+      'Berlin, autumn overlap gte',
+      { filter: filter('date', 'gte', '2026-10-25T02:30'), timezoneName: 'Europe/Berlin' },
+      [5, 6],
+    ],
+    [
+      'Berlin, after the autumn change: 03:00 CET = 02:00Z',
+      { filter: filter('date', 'lt', '2026-10-25T03:00'), timezoneName: 'Europe/Berlin' },
+      [1, 2, 3, 5, 6],
+    ],
+    [
+      'Berlin, date only is the day start (23:00Z before)',
+      { filter: filter('date', 'gte', '2026-03-29'), timezoneName: 'Europe/Berlin' },
+      [1, 2, 3, 5, 6],
+    ],
     ['UTC date only', { filter: filter('date', 'lt', '2026-03-29') }, []],
-    ['timezoneOffset GMT+2', { filter: filter('date', 'gte', '2026-03-29T03:30'), timezoneOffset: 'GMT+2' }, [2, 3, 5, 6]],
+    [
+      'timezoneOffset GMT+2',
+      { filter: filter('date', 'gte', '2026-03-29T03:30'), timezoneOffset: 'GMT+2' },
+      [2, 3, 5, 6],
+    ],
     ['timezoneOffset GMT+1', { filter: filter('date', 'gte', '2026-03-29T03:30'), timezoneOffset: 'GMT+1' }, [5, 6]],
     ['timezoneOffset +02:00', { filter: filter('date', 'lt', '2026-03-29T03:30'), timezoneOffset: '+02:00' }, [1]],
-    ['timezoneName wins', { filter: filter('date', 'lt', '2026-03-29T03:30'), timezoneName: 'UTC', timezoneOffset: '+02:00' }, [1, 2, 3]],
-    ['the value keeps its own zone', { filter: filter('date', 'gt', '2026-03-29T02:00:00+02:00'), timezoneName: 'America/New_York' }, [1, 2, 3, 5, 6]],
-    ['a stored value with milliseconds and one with an offset compare as instants', { filter: filter('date', 'lte', '2026-03-29T01:30:00Z') }, [1, 2, 3]],
+    [
+      'timezoneName wins',
+      { filter: filter('date', 'lt', '2026-03-29T03:30'), timezoneName: 'UTC', timezoneOffset: '+02:00' },
+      [1, 2, 3],
+    ],
+    [
+      'the value keeps its own zone',
+      { filter: filter('date', 'gt', '2026-03-29T02:00:00+02:00'), timezoneName: 'America/New_York' },
+      [1, 2, 3, 5, 6],
+    ],
+    [
+      'a stored value with milliseconds and one with an offset compare as instants',
+      { filter: filter('date', 'lte', '2026-03-29T01:30:00Z') },
+      [1, 2, 3],
+    ],
     ['invalid stored dates never match and never fail', { filter: filter('weird', 'gt', '2000-01-01') }, []],
     ['a non-date stored string does not match', { filter: filter('text', 'gt', '2000-01-01') }, []],
     ['array of dates: any element', { filter: filter('dates', 'gt', '2026-06-01') }, []],
@@ -168,11 +297,19 @@ describeEachEngine('query compiler SQL', (engine) => {
       ['2026-03-29garbage', false],
       ['now', false],
     ];
-    await sql`CREATE TABLE q_dates (id integer PRIMARY KEY, doc ${sql.raw(dialect.jsonColumnType)} NOT NULL)`.execute(db);
-    await db.insertInto('q_dates').values(texts.map(([v], i) => ({ id: i + 1, doc: dialect.toJson({ v, list: [v] }) }))).execute();
+    await sql`CREATE TABLE q_dates (id integer PRIMARY KEY, doc ${sql.raw(dialect.jsonColumnType)} NOT NULL)`.execute(
+      db,
+    );
+    await db
+      .insertInto('q_dates')
+      .values(texts.map(([v], i) => ({ id: i + 1, doc: dialect.toJson({ v, list: [v] }) })))
+      .execute();
     const expected = texts.flatMap(([, valid], i) => (valid ? [i + 1] : []));
     for (const property of ['v', 'list']) {
-      const compiled = compileListQuery({ filter: filter(property, 'gt', '0001-01-01') }, { ...ctx, resolve: (p) => ({ kind: 'json', column: 'q.doc', path: [p] }) });
+      const compiled = compileListQuery(
+        { filter: filter(property, 'gt', '0001-01-01') },
+        { ...ctx, resolve: (p) => ({ kind: 'json', column: 'q.doc', path: [p] }) },
+      );
       const rows = await db.selectFrom('q_dates as q').select('q.id').where(compiled.where!).orderBy('q.id').execute();
       expect(rows.map((r) => Number(r.id))).toEqual(expected);
     }
@@ -194,7 +331,11 @@ describeEachEngine('query compiler SQL', (engine) => {
     ['range open end', { query: 'n:[10 TO *]' }, [2, 3, 5]],
     ['>', { query: 'n:>5' }, [2, 3, 5]],
     ['<=', { query: 'n:<=2' }, [4, 6]],
-    ['date range in Berlin across both changes', { query: 'date:[2026-03-29T02:30 TO 2026-10-25T02:30]', timezoneName: 'Europe/Berlin' }, [2, 3, 5]],
+    [
+      'date range in Berlin across both changes',
+      { query: 'date:[2026-03-29T02:30 TO 2026-10-25T02:30]', timezoneName: 'Europe/Berlin' },
+      [2, 3, 5],
+    ],
     ['date comparison with its own zone', { query: 'date:<"2026-03-29T03:00:00+02:00"' }, [1]],
     ['bare term: substring anywhere, case-insensitive', { query: 'FOX' }, [1, 4]],
     ['bare term matches numbers in the JSON text too', { query: '100' }, [5]],
@@ -241,11 +382,27 @@ describeEachEngine('query compiler SQL', (engine) => {
     ['text query, case-insensitive', { query: 'title:FIRST' }, [1]],
     ['text like', { filter: filter('title', 'like', 's*') }, [2, 6]],
     ['text lexical range', { query: 'title:[S TO Tz]' }, [6, 3].sort()],
-    ['text compared with a date: no title reads as a date, no error', { filter: filter('title', 'gt', '2000-01-01') }, []],
-    ['datetime range in Berlin', { filter: filter('created', 'gte', '2026-03-29'), timezoneName: 'Europe/Berlin' }, [1, 2, 3, 5, 6]],
-    ['datetime range exclusive', { filter: filter('created', 'gt', '2026-03-29'), timezoneName: 'Europe/Berlin' }, [1, 2, 3, 5]],
+    [
+      'text compared with a date: no title reads as a date, no error',
+      { filter: filter('title', 'gt', '2000-01-01') },
+      [],
+    ],
+    [
+      'datetime range in Berlin',
+      { filter: filter('created', 'gte', '2026-03-29'), timezoneName: 'Europe/Berlin' },
+      [1, 2, 3, 5, 6],
+    ],
+    [
+      'datetime range exclusive',
+      { filter: filter('created', 'gt', '2026-03-29'), timezoneName: 'Europe/Berlin' },
+      [1, 2, 3, 5],
+    ],
     ['datetime: a day in the query (UTC)', { query: 'created:2026-03-29' }, [1, 2]],
-    ['datetime: a day in the query (Berlin)', { query: 'created:2026-03-29', timezoneName: 'Europe/Berlin' }, [1, 2, 6]],
+    [
+      'datetime: a day in the query (Berlin)',
+      { query: 'created:2026-03-29', timezoneName: 'Europe/Berlin' },
+      [1, 2, 6],
+    ],
     ['datetime exists false', { filter: filter('created', 'exists', false) }, [4]],
     ['boolean eq', { filter: filter('active', 'eq', true) }, [1, 3, 6]],
     ['boolean in the query', { query: 'active:false' }, [2, 5]],
@@ -258,7 +415,20 @@ describeEachEngine('query compiler SQL', (engine) => {
     expect(await ids(input)).toEqual(expected);
   });
 
-  const NASTY = ["'", "'; DROP TABLE q_items; --", '"', '\\', '$1', '$', '..', '%', '_', "\\'", '"); DROP TABLE q_items; --', 'Robert\'); DELETE FROM q_items;--'];
+  const NASTY = [
+    "'",
+    "'; DROP TABLE q_items; --",
+    '"',
+    '\\',
+    '$1',
+    '$',
+    '..',
+    '%',
+    '_',
+    "\\'",
+    '"); DROP TABLE q_items; --',
+    "Robert'); DELETE FROM q_items;--",
+  ];
 
   it('injection attempts in values neither fail nor change data', async () => {
     for (const value of NASTY) {
@@ -276,7 +446,18 @@ describeEachEngine('query compiler SQL', (engine) => {
   });
 
   it('injection attempts in properties are refused with 400 or treated as plain keys', async () => {
-    for (const property of ["name'", "a'); DROP TABLE q_items; --", '$', '$.name', 'a[0]', 'a b', 'a;b', '*', "'", ')']) {
+    for (const property of [
+      "name'",
+      "a'); DROP TABLE q_items; --",
+      '$',
+      '$.name',
+      'a[0]',
+      'a b',
+      'a;b',
+      '*',
+      "'",
+      ')',
+    ]) {
       expect(await ids({ filter: filter(property, 'eq', 'x') })).toEqual([]);
       expect(await ids({ filter: filter(property, 'ne', 'x') })).toEqual(ALL);
       expect(await ids({ sort: `${property}|DESC` })).toEqual(ALL);
@@ -289,7 +470,7 @@ describeEachEngine('query compiler SQL', (engine) => {
 
   it('injection attempts in query strings neither fail with SQL nor change data', async () => {
     const queries = [
-      "name:\"'; DROP TABLE q_items; --\"",
+      'name:"\'; DROP TABLE q_items; --"',
       "'; DROP TABLE q_items; --",
       'name:\\"',
       'name:\\\\',
@@ -318,19 +499,34 @@ describeEachEngine('query compiler SQL', (engine) => {
     const values = Array.from({ length: 1000 }, (_, i) => String(i));
     // '7' is stored as a string and matches the string '7'; -1 is not among the values.
     expect(await ids({ filter: filter('n', 'in', values) })).toEqual([1, 2, 3, 4, 5]);
-    const dates = Array.from({ length: 100 }, (_, i) => ({ property: `date`, operator: 'gte', value: `2026-03-${String((i % 28) + 1).padStart(2, '0')}T00:00` }));
-    expect(await ids({ filter: JSON.stringify(dates.slice(0, 99).concat({ property: 'n', operator: 'lte', value: 10 } as any)), timezoneName: 'Europe/Berlin' })).toEqual([1, 2, 6]);
+    const dates = Array.from({ length: 100 }, (_, i) => ({
+      property: `date`,
+      operator: 'gte',
+      value: `2026-03-${String((i % 28) + 1).padStart(2, '0')}T00:00`,
+    }));
+    expect(
+      await ids({
+        filter: JSON.stringify(dates.slice(0, 99).concat({ property: 'n', operator: 'lte', value: 10 } as any)),
+        timezoneName: 'Europe/Berlin',
+      }),
+    ).toEqual([1, 2, 6]);
     const query = Array.from({ length: 32 }, (_, i) => `name:*${i}*`).join(' OR ');
     expect(await ids({ query })).toEqual([]);
   });
 
   it('errors of the parameters are AppErrors, raised before any SQL runs', () => {
     expect(() => compileListQuery({ filter: '[' }, ctx)).toThrow(expect.objectContaining({ statusCode: 500 }));
-    expect(() => compileListQuery({ filter: '[{"property":"a","operator":"nope"}]' }, ctx)).toThrow(expect.objectContaining({ statusCode: 400 }));
+    expect(() => compileListQuery({ filter: '[{"property":"a","operator":"nope"}]' }, ctx)).toThrow(
+      expect.objectContaining({ statusCode: 400 }),
+    );
     expect(() => compileListQuery({ sort: 'a|UP' }, ctx)).toThrow(expect.objectContaining({ statusCode: 400 }));
     expect(() => compileListQuery({ query: 'a AND' }, ctx)).toThrow(expect.objectContaining({ statusCode: 400 }));
-    expect(() => compileListQuery({ timezoneName: 'Nowhere/City' }, ctx)).toThrow(expect.objectContaining({ statusCode: 400 }));
-    expect(() => compileListQuery({ timezoneOffset: 'GMT+99' }, ctx)).toThrow(expect.objectContaining({ statusCode: 400 }));
+    expect(() => compileListQuery({ timezoneName: 'Nowhere/City' }, ctx)).toThrow(
+      expect.objectContaining({ statusCode: 400 }),
+    );
+    expect(() => compileListQuery({ timezoneOffset: 'GMT+99' }, ctx)).toThrow(
+      expect.objectContaining({ statusCode: 400 }),
+    );
     expect(compileListQuery({}, ctx).where).toBeUndefined();
   });
 });

@@ -18,9 +18,54 @@ const DOCS: Array<Record<string, unknown>> = [
   { a: 1e3, b: 'x y', c: true, d: '2026-12-31T23:59:59.999Z', e: [10, '10'], s: 'ALPHA' },
 ];
 const PROPS = ['a', 'b', 'c', 'd', 'e', 's', 'missing'];
-const VALUES: unknown[] = [1, '1', 10, '10', 2.5, -3, 0, 'x', 'X', 'y', 'xy', '', true, false, null, 'alpha', 'Alpha', '2026-03-29', '2026-03-29T02:30', '2026-10-25T02:30', '2026-03-29T01:00:00Z'];
+const VALUES: unknown[] = [
+  1,
+  '1',
+  10,
+  '10',
+  2.5,
+  -3,
+  0,
+  'x',
+  'X',
+  'y',
+  'xy',
+  '',
+  true,
+  false,
+  null,
+  'alpha',
+  'Alpha',
+  '2026-03-29',
+  '2026-03-29T02:30',
+  '2026-10-25T02:30',
+  '2026-03-29T01:00:00Z',
+];
 const OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'like', 'in', 'exists'];
-const TERMS = ['alpha', 'ALPHA', 'gam*', 'x', '"alpha beta"', '50%', '🦊', 'a:1', 'a:10', 'b:x', 'b:X*', 'c:true', 'a:>1', 'a:[0 TO 10]', 'a:{1 TO *]', 'd:>2026-03-29T01:00', 'd:[2026-03-29 TO 2026-10-25T02:30]', 'e:x', 'e:*', 's:alpha*', 'missing:x', 'b:(x OR y)'];
+const TERMS = [
+  'alpha',
+  'ALPHA',
+  'gam*',
+  'x',
+  '"alpha beta"',
+  '50%',
+  '🦊',
+  'a:1',
+  'a:10',
+  'b:x',
+  'b:X*',
+  'c:true',
+  'a:>1',
+  'a:[0 TO 10]',
+  'a:{1 TO *]',
+  'd:>2026-03-29T01:00',
+  'd:[2026-03-29 TO 2026-10-25T02:30]',
+  'e:x',
+  'e:*',
+  's:alpha*',
+  'missing:x',
+  'b:(x OR y)',
+];
 const JOIN = [' ', ' AND ', ' OR ', ' AND NOT ', ' -', ' +'];
 
 describe.skipIf(!inject('pgUrl'))('SQLite and PostgreSQL agree', () => {
@@ -29,11 +74,20 @@ describe.skipIf(!inject('pgUrl'))('SQLite and PostgreSQL agree', () => {
   beforeAll(async () => {
     for (const engine of ['sqlite', 'postgres'] as const) {
       const database = await openTestDatabase(engine);
-      await sql`CREATE TABLE q_agree (id integer PRIMARY KEY, doc ${sql.raw(database.dialect.jsonColumnType)} NOT NULL)`.execute(database.db);
-      await database.db.insertInto('q_agree').values(DOCS.map((d, i) => ({ id: i + 1, doc: database.dialect.toJson(d) }))).execute();
+      await sql`CREATE TABLE q_agree (id integer PRIMARY KEY, doc ${sql.raw(database.dialect.jsonColumnType)} NOT NULL)`.execute(
+        database.db,
+      );
+      await database.db
+        .insertInto('q_agree')
+        .values(DOCS.map((d, i) => ({ id: i + 1, doc: database.dialect.toJson(d) })))
+        .execute();
       engines[engine] = {
         database,
-        ctx: { dialect: database.dialect, resolve: (p) => ({ kind: 'json', column: 'q.doc', path: p.split('.') }), fullText: { kind: 'json', column: 'q.doc', path: [] } },
+        ctx: {
+          dialect: database.dialect,
+          resolve: (p) => ({ kind: 'json', column: 'q.doc', path: p.split('.') }),
+          fullText: { kind: 'json', column: 'q.doc', path: [] },
+        },
       };
     }
   });
@@ -66,10 +120,18 @@ describe.skipIf(!inject('pgUrl'))('SQLite and PostgreSQL agree', () => {
     for (let i = 0; i < 600; i++) {
       const conditions = Array.from({ length: 1 + (i % 3) }, () => {
         const operator = pick(OPS);
-        const value = operator === 'in' ? [pick(VALUES), pick(VALUES)].filter((v) => v !== null) : operator === 'exists' ? pick([true, false]) : pick(VALUES);
+        const value =
+          operator === 'in'
+            ? [pick(VALUES), pick(VALUES)].filter((v) => v !== null)
+            : operator === 'exists'
+              ? pick([true, false])
+              : pick(VALUES);
         return { property: pick(PROPS), operator, value, invert: pick([false, false, true]) };
       });
-      const query = i % 2 ? Array.from({ length: 1 + (i % 4) }, () => pick(TERMS)).reduce((q, t) => `${q}${pick(JOIN)}${t}`) : undefined;
+      const query =
+        i % 2
+          ? Array.from({ length: 1 + (i % 4) }, () => pick(TERMS)).reduce((q, t) => `${q}${pick(JOIN)}${t}`)
+          : undefined;
       const input: ListQueryInput = {
         filter: i % 3 === 0 ? undefined : JSON.stringify(conditions),
         query,

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { localToInstant, parseDateValue, parseOffset, resolveZone, UTC, zoneOffsetMs, type Zone } from '../../src/platform/query/timezone.js';
+import {
+  localToInstant,
+  parseDateValue,
+  parseOffset,
+  resolveZone,
+  UTC,
+  zoneOffsetMs,
+  type Zone,
+} from '../../src/platform/query/timezone.js';
 
 const berlin: Zone = { kind: 'iana', name: 'Europe/Berlin' };
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -23,9 +31,12 @@ describe('parseOffset', () => {
     expect(parseOffset(text)).toBe(minutes);
   });
 
-  it.each(['GMT+15', '+02:60', 'foo', 'GMT+', '+', '2', 'Europe/Berlin', '+02:00:00', 'UTC+1+1'])('%j is no offset', (text) => {
-    expect(parseOffset(text)).toBeNull();
-  });
+  it.each(['GMT+15', '+02:60', 'foo', 'GMT+', '+', '2', 'Europe/Berlin', '+02:00:00', 'UTC+1+1'])(
+    '%j is no offset',
+    (text) => {
+      expect(parseOffset(text)).toBeNull();
+    },
+  );
 });
 
 describe('resolveZone', () => {
@@ -122,12 +133,17 @@ describe('parseDateValue', () => {
   it.each(['abc', '2026', '20260329', 'open', '1.5', ''])('%j is not a date', (text) => {
     expect(parseDateValue(text, UTC, 'v')).toBeNull();
   });
-  it.each(['2026-02-30', '2026-13-01', '2026-03-29T25:00', '2026-03-29T10:61', '2026-03-29T10:00+25:00', '2026-03-29 soon', '0000-01-01'])(
-    '%j looks like a date but is invalid: 400',
-    (text) => {
-      expect(() => parseDateValue(text, UTC, 'v')).toThrow(expect.objectContaining({ statusCode: 400 }));
-    },
-  );
+  it.each([
+    '2026-02-30',
+    '2026-13-01',
+    '2026-03-29T25:00',
+    '2026-03-29T10:61',
+    '2026-03-29T10:00+25:00',
+    '2026-03-29 soon',
+    '0000-01-01',
+  ])('%j looks like a date but is invalid: 400', (text) => {
+    expect(() => parseDateValue(text, UTC, 'v')).toThrow(expect.objectContaining({ statusCode: 400 }));
+  });
   it('accepts a leap day', () => {
     expect(iso(parseDateValue('2028-02-29', UTC, 'v')!.ms)).toBe('2028-02-29T00:00:00.000Z');
   });

@@ -1,7 +1,12 @@
 // Several instances on one PostgreSQL, as a scaled-out deployment runs them: three real service processes behind
 // no load balancer, each called directly. What users of a cluster rely on must hold whichever instance they reach.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createProcessDatabase, makeWorkDir, startServiceProcess, type ServiceProcess } from '../helpers/service-process.js';
+import {
+  createProcessDatabase,
+  makeWorkDir,
+  startServiceProcess,
+  type ServiceProcess,
+} from '../helpers/service-process.js';
 import { openSse } from '../helpers/sse-client.js';
 
 const WRITER_KEY = 'k-cluster-writer-0123';
@@ -14,7 +19,11 @@ const CONFIG = {
   tenants: [
     {
       name: 'acme',
-      users: [{ ...ALICE, roles: ['OWNER'] }, { ...BOB, roles: ['OWNER'] }, { ...CAROL, roles: ['OWNER'] }],
+      users: [
+        { ...ALICE, roles: ['OWNER'] },
+        { ...BOB, roles: ['OWNER'] },
+        { ...CAROL, roles: ['OWNER'] },
+      ],
       apiKeys: [
         { name: 'writer', key: WRITER_KEY, roles: ['OWNER', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN'] },
         { name: 'admin', key: ADMIN_KEY, roles: ['ADMIN'] },
@@ -43,9 +52,15 @@ const pgUrl = inject('pgUrl');
     const database = await createProcessDatabase(pgUrl);
     cleanups.push(() => database.drop());
     // The first one migrates and provisions; the others start on the migrated database at the same time.
-    instances.push(await startServiceProcess({ config: CONFIG, workDir: work.dir, env: { DATABASE_URL: database.url } }));
     instances.push(
-      ...(await Promise.all([1, 2].map(() => startServiceProcess({ config: CONFIG, workDir: work.dir, env: { DATABASE_URL: database.url } })))),
+      await startServiceProcess({ config: CONFIG, workDir: work.dir, env: { DATABASE_URL: database.url } }),
+    );
+    instances.push(
+      ...(await Promise.all(
+        [1, 2].map(() =>
+          startServiceProcess({ config: CONFIG, workDir: work.dir, env: { DATABASE_URL: database.url } }),
+        ),
+      )),
     );
   });
 
@@ -65,7 +80,10 @@ const pgUrl = inject('pgUrl');
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   }
 
-  async function login(i: number, user: { loginName: string; password: string }): Promise<{ status: number; session?: Session }> {
+  async function login(
+    i: number,
+    user: { loginName: string; password: string },
+  ): Promise<{ status: number; session?: Session }> {
     const res = await fetch(`${url(i)}/cxf/svc-core/authentication`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -73,34 +91,60 @@ const pgUrl = inject('pgUrl');
     });
     const body = (await res.json()) as { principals: Record<string, string[]> };
     if (res.status !== 200) return { status: res.status };
-    return { status: 200, session: { cookie: res.headers.get('set-cookie')!.split(';')[0], csrf: body.principals['X-Csrf-Token'][0] } };
+    return {
+      status: 200,
+      session: { cookie: res.headers.get('set-cookie')!.split(';')[0], csrf: body.principals['X-Csrf-Token'][0] },
+    };
   }
 
   const sessionCheck = async (i: number, s: Session) =>
     (await fetch(`${url(i)}/cxf/svc-core/authentication`, { headers: { cookie: s.cookie } })).status;
 
   it('a write on one instance is read on the others at once', async () => {
-    const created = await call(0, 'POST', `${STORE}/shared`, withKey(WRITER_KEY, { value: { v: 1 }, readRestriction: restriction, writeRestriction: restriction }));
+    const created = await call(
+      0,
+      'POST',
+      `${STORE}/shared`,
+      withKey(WRITER_KEY, { value: { v: 1 }, readRestriction: restriction, writeRestriction: restriction }),
+    );
     expect(created.status).toBe(200);
     const id = created.body.id;
     for (const i of [1, 2]) expect((await call(i, 'GET', `${STORE}/shared/${id}`)).body.value).toEqual({ v: 1 });
 
-    expect((await call(1, 'PUT', `${STORE}/shared/${id}`, withKey(WRITER_KEY, { value: { v: 2 }, readRestriction: restriction, writeRestriction: restriction }))).status).toBe(200);
+    expect(
+      (
+        await call(
+          1,
+          'PUT',
+          `${STORE}/shared/${id}`,
+          withKey(WRITER_KEY, { value: { v: 2 }, readRestriction: restriction, writeRestriction: restriction }),
+        )
+      ).status,
+    ).toBe(200);
     for (const i of [0, 2]) expect((await call(i, 'GET', `${STORE}/shared/${id}`)).body.value).toEqual({ v: 2 });
 
     expect((await call(2, 'DELETE', `${STORE}/shared/${id}`)).status).toBe(200);
     for (const i of [0, 1]) expect((await call(i, 'GET', `${STORE}/shared/${id}`)).status).toBe(404);
 
-    const form = await call(2, 'POST', '/cxf/svc-forms/forms/cluster-form', withKey(WRITER_KEY, { name: 'Made on C', config: { configuration: {}, components: [] } }));
+    const form = await call(
+      2,
+      'POST',
+      '/cxf/svc-forms/forms/cluster-form',
+      withKey(WRITER_KEY, { name: 'Made on C', config: { configuration: {}, components: [] } }),
+    );
     expect(form.status).toBe(200);
-    for (const i of [0, 1]) expect((await call(i, 'GET', '/cxf/svc-forms/forms/cluster-form')).body.name).toBe('Made on C');
+    for (const i of [0, 1])
+      expect((await call(i, 'GET', '/cxf/svc-forms/forms/cluster-form')).body.name).toBe('Made on C');
   });
 
   it('a logout on one instance is refused on the others at once', async () => {
     const { session } = await login(0, ALICE);
     // Each instance has checked (and may have cached) the session before the logout.
     for (const i of [0, 1, 2]) expect(await sessionCheck(i, session!)).toBe(200);
-    const out = await fetch(`${url(1)}/cxf/svc-core/authentication`, { method: 'DELETE', headers: { cookie: session!.cookie, 'x-csrf-token': session!.csrf } });
+    const out = await fetch(`${url(1)}/cxf/svc-core/authentication`, {
+      method: 'DELETE',
+      headers: { cookie: session!.cookie, 'x-csrf-token': session!.csrf },
+    });
     expect(out.status).toBe(200);
     for (const i of [0, 1, 2]) expect(await sessionCheck(i, session!)).toBe(401);
     const read = await fetch(`${url(2)}${STORE}/shared`, { headers: { cookie: session!.cookie } });
@@ -120,7 +164,12 @@ const pgUrl = inject('pgUrl');
     const perInstance = 40;
     const creates = await Promise.all(
       Array.from({ length: perInstance * 3 }, (_, n) =>
-        call(n % 3, 'POST', `${STORE}/busy`, withKey(WRITER_KEY, { value: { n }, readRestriction: restriction, writeRestriction: restriction })),
+        call(
+          n % 3,
+          'POST',
+          `${STORE}/busy`,
+          withKey(WRITER_KEY, { value: { n }, readRestriction: restriction, writeRestriction: restriction }),
+        ),
       ),
     );
     expect(creates.map((r) => r.status)).toEqual(creates.map(() => 200));
@@ -132,7 +181,12 @@ const pgUrl = inject('pgUrl');
 
     const versions = await Promise.all(
       Array.from({ length: 30 }, (_, n) =>
-        call(n % 3, 'POST', '/cxf/svc-forms/forms/contended', withKey(WRITER_KEY, { name: `v-${n}`, config: { configuration: {}, components: [] } })),
+        call(
+          n % 3,
+          'POST',
+          '/cxf/svc-forms/forms/contended',
+          withKey(WRITER_KEY, { name: `v-${n}`, config: { configuration: {}, components: [] } }),
+        ),
       ),
     );
     expect(versions.map((r) => r.status)).toEqual(versions.map(() => 200));
@@ -152,17 +206,28 @@ const pgUrl = inject('pgUrl');
   });
 
   it('a notification added on one instance reaches live subscribers on the others; maintenance switches on all', async () => {
-    const subscribers = await Promise.all([1, 2].map((i) => openSse(`${url(i)}/cxf/svc-core/notification/stream`, { 'x-apikey': WRITER_KEY })));
+    const subscribers = await Promise.all(
+      [1, 2].map((i) => openSse(`${url(i)}/cxf/svc-core/notification/stream`, { 'x-apikey': WRITER_KEY })),
+    );
     try {
-      const added = await call(0, 'POST', '/cxf/svc-core/notification', withKey(WRITER_KEY, { subject: 'cluster-wide', recipients: ['OWNER'], recipientsType: 'role' }));
+      const added = await call(
+        0,
+        'POST',
+        '/cxf/svc-core/notification',
+        withKey(WRITER_KEY, { subject: 'cluster-wide', recipients: ['OWNER'], recipientsType: 'role' }),
+      );
       expect(added.status).toBe(200);
       for (const s of subscribers) {
         const [event] = await s.waitFor(1, 'notification');
         expect(JSON.parse(event.data)).toEqual({ action: 'add', notification: added.body });
       }
-      expect((await call(1, 'PUT', '/cxf/svc-core/notification-maintenance', withKey(ADMIN_KEY, { active: true }))).status).toBe(200);
+      expect(
+        (await call(1, 'PUT', '/cxf/svc-core/notification-maintenance', withKey(ADMIN_KEY, { active: true }))).status,
+      ).toBe(200);
       for (const i of [0, 2]) expect((await call(i, 'GET', '/cxf/svc-core/notification')).status).toBe(503);
-      expect((await call(2, 'PUT', '/cxf/svc-core/notification-maintenance', withKey(ADMIN_KEY, { active: false }))).status).toBe(200);
+      expect(
+        (await call(2, 'PUT', '/cxf/svc-core/notification-maintenance', withKey(ADMIN_KEY, { active: false }))).status,
+      ).toBe(200);
       for (const i of [0, 1]) expect((await call(i, 'GET', '/cxf/svc-core/notification')).status).toBe(200);
     } finally {
       subscribers.forEach((s) => s.close());

@@ -7,7 +7,12 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { join } from 'node:path';
 import { describeEachEngine } from '../helpers/test-app.js';
-import { createProcessDatabase, makeWorkDir, startServiceProcess, type ServiceProcess } from '../helpers/service-process.js';
+import {
+  createProcessDatabase,
+  makeWorkDir,
+  startServiceProcess,
+  type ServiceProcess,
+} from '../helpers/service-process.js';
 
 const KEY = 'k-crash-writer-0123';
 const STORE = 'crash';
@@ -39,7 +44,10 @@ function randomValue(writer: number, n: number) {
     writer,
     n,
     text: randomBytes(50 + ((writer * 31 + n * 17) % 400)).toString('base64'),
-    nested: { list: [n, `${writer}-${n}`, { deep: n % 7 === 0 }], when: new Date(1_700_000_000_000 + n * 1000).toISOString() },
+    nested: {
+      list: [n, `${writer}-${n}`, { deep: n % 7 === 0 }],
+      when: new Date(1_700_000_000_000 + n * 1000).toISOString(),
+    },
   };
 }
 
@@ -90,7 +98,11 @@ describeEachEngine('crash durability: SIGKILL under concurrent writers', (engine
           const ledger = items.get(id)!;
           ledger.pending = value;
           try {
-            const res = await send(base, 'PUT', `/cxf/svc-core/storage/store/${STORE}/${id}`, { value, readRestriction: restriction, writeRestriction: restriction });
+            const res = await send(base, 'PUT', `/cxf/svc-core/storage/store/${STORE}/${id}`, {
+              value,
+              readRestriction: restriction,
+              writeRestriction: restriction,
+            });
             if (res.status !== 200) throw new Error(`update answered ${res.status}: ${await res.text()}`);
             await res.arrayBuffer();
             ledger.acked = value;
@@ -103,7 +115,11 @@ describeEachEngine('crash durability: SIGKILL under concurrent writers', (engine
         } else {
           unansweredCreates.push(value);
           try {
-            const res = await send(base, 'POST', `/cxf/svc-core/storage/store/${STORE}`, { value, readRestriction: restriction, writeRestriction: restriction });
+            const res = await send(base, 'POST', `/cxf/svc-core/storage/store/${STORE}`, {
+              value,
+              readRestriction: restriction,
+              writeRestriction: restriction,
+            });
             if (res.status !== 200) throw new Error(`create answered ${res.status}: ${await res.text()}`);
             const { id } = (await res.json()) as { id: string };
             unansweredCreates.splice(unansweredCreates.indexOf(value), 1);
@@ -149,7 +165,8 @@ describeEachEngine('crash durability: SIGKILL under concurrent writers', (engine
     // Kill mid-load once every kind of write has been acknowledged a fair number of times: waited for, with a
     // deadline far beyond what it takes (a few seconds alone), so that a loaded machine is slower, not red.
     const until = Date.now() + 60_000;
-    while ((counts.creates < 300 || counts.updates < 100 || counts.versions < 40) && Date.now() < until) await sleep(20);
+    while ((counts.creates < 300 || counts.updates < 100 || counts.versions < 40) && Date.now() < until)
+      await sleep(20);
     dead = true;
     await svc.kill();
     await Promise.all(writers);
@@ -184,7 +201,11 @@ describeEachEngine('crash durability: SIGKILL under concurrent writers', (engine
     for (const [formId, ledger] of forms) {
       const res = await send(svc.url, 'GET', `/cxf/svc-forms/history/${formId}`);
       expect(res.status, `history of ${formId}`).toBe(200);
-      const history = (await res.json()) as Array<{ version: number; name: string; config: { components: Array<{ label: string }> } }>;
+      const history = (await res.json()) as Array<{
+        version: number;
+        name: string;
+        config: { components: Array<{ label: string }> };
+      }>;
       const byVersion = new Map(history.map((f) => [f.version, f]));
       for (const [version, name] of ledger.acked) {
         expect(byVersion.get(version)?.name, `${formId} v${version}`).toBe(name);

@@ -36,7 +36,14 @@ const deepJson = (levels: number) => {
  * Bodies with a stored JSON value at `@`, whose container lies at level `depth` (the body's root is level 1): a value
  * of n levels there makes the body `depth + n` levels deep.
  */
-const ENDPOINTS: Array<{ name: string; method: 'POST' | 'PUT'; url: string; headers: Record<string, string>; body: string; depth: number }> = [
+const ENDPOINTS: Array<{
+  name: string;
+  method: 'POST' | 'PUT';
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  depth: number;
+}> = [
   {
     name: 'storage create (value)',
     method: 'POST',
@@ -108,12 +115,20 @@ describeEachEngine('hostile input', (engine) => {
         .join('&'),
     });
 
-  it.each(['tenantname', 'username', 'password'])('answers NUL in the form-encoded login field %s with 400', async (field) => {
-    const fields: Record<string, string> = { tenantname: 'acme', username: 'alice', password: 'alice-pass-1', [field]: 'a%00b' };
-    const error = expect400(await login(fields));
-    expect(error.messageKey).toBe('CORE_ERROR_VALIDATION_FAILED');
-    expect(error.properties.errors[0].path).toBe(`body.${field}`);
-  });
+  it.each(['tenantname', 'username', 'password'])(
+    'answers NUL in the form-encoded login field %s with 400',
+    async (field) => {
+      const fields: Record<string, string> = {
+        tenantname: 'acme',
+        username: 'alice',
+        password: 'alice-pass-1',
+        [field]: 'a%00b',
+      };
+      const error = expect400(await login(fields));
+      expect(error.messageKey).toBe('CORE_ERROR_VALIDATION_FAILED');
+      expect(error.properties.errors[0].path).toBe(`body.${field}`);
+    },
+  );
 
   it('never answers 500 for bytes that are not UTF-8 in a login field, and still logs in', async () => {
     for (const raw of ['%ED%A0%80', '%FF', '%C0%80']) {
@@ -126,8 +141,16 @@ describeEachEngine('hostile input', (engine) => {
   it.each([
     ['a storage list query', `${STORE}/fuzz?query=${encodeURIComponent('value.a:x\u0000y')}`, 'querystring.query'],
     // As JSON text the NUL is an escape: the filter's own parser refuses it.
-    ['a storage list filter (JSON escape)', `${STORE}/fuzz?filter=${encodeURIComponent(JSON.stringify([{ property: 'value.a', operator: 'eq', value: 'a\u0000b' }]))}`, 'filter/0/value'],
-    ['a storage list filter (the character itself)', `${STORE}/fuzz?filter=${encodeURIComponent('[{"property":"value.a","operator":"eq","value":"a\u0000b"}]')}`, 'querystring.filter'],
+    [
+      'a storage list filter (JSON escape)',
+      `${STORE}/fuzz?filter=${encodeURIComponent(JSON.stringify([{ property: 'value.a', operator: 'eq', value: 'a\u0000b' }]))}`,
+      'filter/0/value',
+    ],
+    [
+      'a storage list filter (the character itself)',
+      `${STORE}/fuzz?filter=${encodeURIComponent('[{"property":"value.a","operator":"eq","value":"a\u0000b"}]')}`,
+      'querystring.filter',
+    ],
     ['a storage list sort', `${STORE}/fuzz?sort=${encodeURIComponent('value.a\u0000|ASC')}`, 'querystring.sort'],
     ['a store name in the path', `${STORE}/a%00b`, 'params.storeId'],
     ['a form id in the path', '/cxf/svc-forms/forms/f%00x', 'params.formId'],
@@ -140,8 +163,16 @@ describeEachEngine('hostile input', (engine) => {
     ['the engine REST interface', 'GET', '/engine/rest/tasks?userType=processEngineUser'],
     ['the data management endpoint', 'POST', DM_URL],
   ] as const)('answers NUL in Basic credentials on %s with 400', async (_what, method, url) => {
-    for (const [name, password] of [['a\u0000b', 'x'], [DM.name, 'dm\u0000pass']]) {
-      const res = await t.request({ method, url, headers: { authorization: basic(name, password), 'content-type': 'application/json' }, payload: method === 'POST' ? '{}' : undefined });
+    for (const [name, password] of [
+      ['a\u0000b', 'x'],
+      [DM.name, 'dm\u0000pass'],
+    ]) {
+      const res = await t.request({
+        method,
+        url,
+        headers: { authorization: basic(name, password), 'content-type': 'application/json' },
+        payload: method === 'POST' ? '{}' : undefined,
+      });
       expect(expect400(res).properties.errors[0].path).toBe('headers.authorization');
     }
   });
@@ -150,7 +181,12 @@ describeEachEngine('hostile input', (engine) => {
     it(`answers JSON nested 129, 5,000 and 100,000 levels deep on ${endpoint.name} with 400`, async () => {
       for (const levels of [129, 5_000, 100_000]) {
         const payload = endpoint.body.replace('@', deepJson(levels - endpoint.depth));
-        const res = await t.request({ method: endpoint.method, url: endpoint.url, headers: { ...endpoint.headers, 'content-type': 'application/json' }, payload });
+        const res = await t.request({
+          method: endpoint.method,
+          url: endpoint.url,
+          headers: { ...endpoint.headers, 'content-type': 'application/json' },
+          payload,
+        });
         const error = expect400(res);
         expect(error.messageKey).toBe('CORE_ERROR_VALIDATION_FAILED');
         expect(error.message).toBe('body: JSON may be nested at most 128 levels deep');
@@ -161,10 +197,20 @@ describeEachEngine('hostile input', (engine) => {
   it('takes JSON nested exactly 128 levels deep', async () => {
     const notification = ENDPOINTS[1];
     const payload = notification.body.replace('@', deepJson(128 - notification.depth));
-    const res = await t.request({ method: 'POST', url: notification.url, headers: { ...notification.headers, 'content-type': 'application/json' }, payload });
+    const res = await t.request({
+      method: 'POST',
+      url: notification.url,
+      headers: { ...notification.headers, 'content-type': 'application/json' },
+      payload,
+    });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     const dm = ENDPOINTS[3];
-    const created = await t.request({ method: 'POST', url: dm.url, headers: { ...dm.headers, 'content-type': 'application/json' }, payload: dm.body.replace('@', deepJson(128 - dm.depth)) });
+    const created = await t.request({
+      method: 'POST',
+      url: dm.url,
+      headers: { ...dm.headers, 'content-type': 'application/json' },
+      payload: dm.body.replace('@', deepJson(128 - dm.depth)),
+    });
     expect(created.statusCode, created.body.slice(0, 300)).toBe(200);
   });
 });

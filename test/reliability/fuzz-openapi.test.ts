@@ -24,13 +24,26 @@ const EXCLUDED_TABLES = new Set(['audit_log', 'credential_throttle', 'kysely_mig
 const EXCLUDED_COLUMNS: Record<string, string[]> = { sessions: ['expires_on'], feed_instances: ['seen_on'] };
 
 /** Answers the spec itself gives 500 for: a storage write whose body is not JSON. */
-const specOwn500 = (url: string, body: any) => url.startsWith('/cxf/svc-core/storage/') && body?.error?.messageKey === 'CORE_ERROR_INVALID_JSON';
+const specOwn500 = (url: string, body: any) =>
+  url.startsWith('/cxf/svc-core/storage/') && body?.error?.messageKey === 'CORE_ERROR_INVALID_JSON';
 /** The notification API's 503 while its tenant is in maintenance (a fuzzed request may switch it on). */
-const specOwn503 = (url: string, body: any) => url.startsWith('/cxf/svc-core/notification') && body?.error?.messageKey === 'NOTIFICATION_ERROR_MAINTENANCE';
+const specOwn503 = (url: string, body: any) =>
+  url.startsWith('/cxf/svc-core/notification') && body?.error?.messageKey === 'NOTIFICATION_ERROR_MAINTENANCE';
 /** Streams (Server-Sent Events) never answer whole; their refusals and resumption are tested in test/notifications. */
 const isStream = (path: string) => path.endsWith('/stream');
 
-const LEAKS = [/node_modules/, /\/work\//, /\.(?:ts|js|mjs):\d+/, /\n\s+at [\w.<>]+ \(/, /\bSELECT\b.+\bFROM\b/i, /\bINSERT INTO\b/i, /SQLITE_/, /syntax error at/i, /violates .* constraint/i, /relation ".*" does not exist/i];
+const LEAKS = [
+  /node_modules/,
+  /\/work\//,
+  /\.(?:ts|js|mjs):\d+/,
+  /\n\s+at [\w.<>]+ \(/,
+  /\bSELECT\b.+\bFROM\b/i,
+  /\bINSERT INTO\b/i,
+  /SQLITE_/,
+  /syntax error at/i,
+  /violates .* constraint/i,
+  /relation ".*" does not exist/i,
+];
 
 interface Operation {
   method: string;
@@ -43,7 +56,11 @@ interface FuzzRequest {
   credential: 'none' | 'apiKey' | 'badApiKey' | 'session' | 'sessionNoCsrf' | 'bearer' | 'badBearer';
   pathParams: Record<string, string>;
   query: Array<[string, string]>;
-  body: { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'text'; text: string; contentType: string } | { kind: 'bytes'; bytes: Buffer; contentType: string };
+  body:
+    | { kind: 'none' }
+    | { kind: 'json'; value: unknown }
+    | { kind: 'text'; text: string; contentType: string }
+    | { kind: 'bytes'; bytes: Buffer; contentType: string };
   extraHeaders: Record<string, string>;
 }
 
@@ -54,7 +71,12 @@ function operations(doc: any): Operation[] {
     for (const [method, op] of Object.entries<any>(byMethod)) {
       const content = op.requestBody?.content ?? {};
       const type = Object.keys(content)[0];
-      ops.push({ method: method.toUpperCase(), path, params: op.parameters ?? [], body: type ? { type, schema: content[type].schema ?? {} } : undefined });
+      ops.push({
+        method: method.toUpperCase(),
+        path,
+        params: op.parameters ?? [],
+        body: type ? { type, schema: content[type].schema ?? {} } : undefined,
+      });
     }
   }
   return ops;
@@ -79,7 +101,24 @@ const weirdText = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.string({ unit: 'binary', maxLength: 12 }),
-  fc.constantFrom('', '..', '.', '%2e%2e', '%00', 'a\u0000b', '\ud800', '__proto__', 'constructor', "'; drop table users; --", '${x}', '%ff', 'a/b', '-1', '1e309', 'NaN'),
+  fc.constantFrom(
+    '',
+    '..',
+    '.',
+    '%2e%2e',
+    '%00',
+    'a\u0000b',
+    '\ud800',
+    '__proto__',
+    'constructor',
+    "'; drop table users; --",
+    '${x}',
+    '%ff',
+    'a/b',
+    '-1',
+    '1e309',
+    'NaN',
+  ),
   fc.integer({ min: 1000, max: 5000 }).map((n) => 'x'.repeat(n)),
 );
 
@@ -91,7 +130,10 @@ function encode(text: string): string {
     return [...text]
       .map((ch) => {
         const c = ch.charCodeAt(0);
-        if (ch.length === 1 && c >= 0xd800 && c <= 0xdfff) return [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+        if (ch.length === 1 && c >= 0xd800 && c <= 0xdfff)
+          return [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)]
+            .map((b) => `%${b.toString(16).toUpperCase()}`)
+            .join('');
         return encodeURIComponent(ch);
       })
       .join('');
@@ -128,26 +170,44 @@ function bodyArbitrary(op: Operation): fc.Arbitrary<FuzzRequest['body']> {
   }
   const valid = arbitraryFromSchema(op.body.schema);
   if (op.body.type === 'application/x-www-form-urlencoded') {
-    const form = valid.map((v) => new URLSearchParams(Object.entries((v ?? {}) as Record<string, unknown>).map(([k, x]): [string, string] => [k, String(x)])).toString());
+    const form = valid.map((v) =>
+      new URLSearchParams(
+        Object.entries((v ?? {}) as Record<string, unknown>).map(([k, x]): [string, string] => [k, String(x)]),
+      ).toString(),
+    );
     return fc.oneof(
       form.map((text) => ({ kind: 'text' as const, text, contentType: op.body!.type })),
-      fc.dictionary(weirdText, weirdText, { maxKeys: 4 }).map((d) => ({ kind: 'text' as const, text: new URLSearchParams(d).toString(), contentType: op.body!.type })),
+      fc
+        .dictionary(weirdText, weirdText, { maxKeys: 4 })
+        .map((d) => ({ kind: 'text' as const, text: new URLSearchParams(d).toString(), contentType: op.body!.type })),
       valid.map((value) => ({ kind: 'json' as const, value })),
     );
   }
   // A valid body with one leaf (string, number, boolean, null) replaced: where schema checks pass, the value reaches
   // the service and the database, so this is what finds what the database refuses.
-  const leafSwapped = fc.tuple(valid, fc.nat(), fc.oneof(hostileText, weirdText)).map(([v, i, text]) => replaceLeaf(v, i, text));
+  const leafSwapped = fc
+    .tuple(valid, fc.nat(), fc.oneof(hostileText, weirdText))
+    .map(([v, i, text]) => replaceLeaf(v, i, text));
   const numberSwapped = fc
-    .tuple(valid, fc.nat(), fc.constantFrom('1e309', '-1e309', '1e-400', '123456789012345678901234567890', '-0', '5e-324'))
-    .map(([v, i, literal]) => ({ kind: 'text' as const, text: JSON.stringify(replaceLeaf(v, i, NUMBER_SLOT)).replace(`"${NUMBER_SLOT}"`, literal), contentType: 'application/json' }));
+    .tuple(
+      valid,
+      fc.nat(),
+      fc.constantFrom('1e309', '-1e309', '1e-400', '123456789012345678901234567890', '-0', '5e-324'),
+    )
+    .map(([v, i, literal]) => ({
+      kind: 'text' as const,
+      text: JSON.stringify(replaceLeaf(v, i, NUMBER_SLOT)).replace(`"${NUMBER_SLOT}"`, literal),
+      contentType: 'application/json',
+    }));
   const mutated = valid.chain((v) => {
     const obj = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
     const keys = Object.keys(obj);
     return fc.oneof(
       // a field removed, a field of the wrong type, extra fields
       keys.length ? fc.constantFrom(...keys).map((k) => ({ ...obj, [k]: undefined })) : fc.constant(obj),
-      keys.length ? fc.tuple(fc.constantFrom(...keys), fc.jsonValue({ maxDepth: 2 })).map(([k, x]) => ({ ...obj, [k]: x })) : fc.constant(obj),
+      keys.length
+        ? fc.tuple(fc.constantFrom(...keys), fc.jsonValue({ maxDepth: 2 })).map(([k, x]) => ({ ...obj, [k]: x }))
+        : fc.constant(obj),
       fc.dictionary(weirdText, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }).map((extra) => ({ ...obj, ...extra })),
     );
   });
@@ -159,26 +219,50 @@ function bodyArbitrary(op: Operation): fc.Arbitrary<FuzzRequest['body']> {
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => ({ kind: 'json' as const, value })) },
     {
       weight: 3,
-      arbitrary: fc.constantFrom(
-        '{"__proto__":{"polluted":true},"value":1}',
-        '{"constructor":{"prototype":{"polluted":true}}}',
-        '{"name":"a\\u0000b","value":"\\ud800"}',
-        '{"value":1e309,"x":1e-400}',
-        deep(5000),
-        `{"value":${deep(100)}}`,
-        '{"value":',
-        'null',
-        '',
-        '[]',
-        '"text"',
-      ).map((text) => ({ kind: 'text' as const, text, contentType: 'application/json' })),
+      arbitrary: fc
+        .constantFrom(
+          '{"__proto__":{"polluted":true},"value":1}',
+          '{"constructor":{"prototype":{"polluted":true}}}',
+          '{"name":"a\\u0000b","value":"\\ud800"}',
+          '{"value":1e309,"x":1e-400}',
+          deep(5000),
+          `{"value":${deep(100)}}`,
+          '{"value":',
+          'null',
+          '',
+          '[]',
+          '"text"',
+        )
+        .map((text) => ({ kind: 'text' as const, text, contentType: 'application/json' })),
     },
-    { weight: 1, arbitrary: fc.integer({ min: 1_100_000, max: 1_300_000 }).map((n) => ({ kind: 'text' as const, text: `{"value":"${'x'.repeat(n)}"}`, contentType: 'application/json' })) },
-    { weight: 1, arbitrary: fc.constant({ kind: 'bytes' as const, bytes: Buffer.from([0x7b, 0x22, 0x76, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d]), contentType: 'application/json' }) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 1_100_000, max: 1_300_000 })
+        .map((n) => ({ kind: 'text' as const, text: `{"value":"${'x'.repeat(n)}"}`, contentType: 'application/json' })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant({
+        kind: 'bytes' as const,
+        bytes: Buffer.from([0x7b, 0x22, 0x76, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d]),
+        contentType: 'application/json',
+      }),
+    },
     {
       weight: 2,
       arbitrary: fc
-        .tuple(valid, fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/vnd.api+json'))
+        .tuple(
+          valid,
+          fc.constantFrom(
+            'text/plain',
+            'application/xml',
+            'multipart/form-data; boundary=x',
+            'application/x-www-form-urlencoded',
+            'application/json; charset=latin1',
+            'application/vnd.api+json',
+          ),
+        )
         .map(([value, contentType]) => ({ kind: 'text' as const, text: JSON.stringify(value ?? null), contentType })),
     },
   );
@@ -189,19 +273,46 @@ function requestArbitrary(op: Operation): fc.Arbitrary<FuzzRequest> {
   const queryParams = op.params.filter((p) => p.in === 'query');
   const pathArb = fc.record(
     Object.fromEntries(
-      pathParams.map((p) => [p.name, fc.oneof({ weight: 3, arbitrary: arbitraryFromSchema(p.schema).map(String) }, { weight: 1, arbitrary: fc.stringMatching(/^[a-z0-9-]{1,12}$/) }, { weight: 2, arbitrary: weirdText })]),
+      pathParams.map((p) => [
+        p.name,
+        fc.oneof(
+          { weight: 3, arbitrary: arbitraryFromSchema(p.schema).map(String) },
+          { weight: 1, arbitrary: fc.stringMatching(/^[a-z0-9-]{1,12}$/) },
+          { weight: 2, arbitrary: weirdText },
+        ),
+      ]),
     ),
   ) as fc.Arbitrary<Record<string, string>>;
   const queryArb = fc.array(
     fc.oneof(
-      ...(queryParams.length ? [fc.constantFrom(...queryParams).chain((p) => arbitraryFromSchema(p.schema).map((v) => [p.name, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string]))] : []),
+      ...(queryParams.length
+        ? [
+            fc
+              .constantFrom(...queryParams)
+              .chain((p) =>
+                arbitraryFromSchema(p.schema).map(
+                  (v) => [p.name, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string],
+                ),
+              ),
+          ]
+        : []),
       ...(queryParams.length ? [fc.tuple(fc.constantFrom(...queryParams.map((p) => p.name)), weirdText)] : []),
       fc.tuple(weirdText, weirdText),
     ),
     { maxLength: 4 },
   );
   return fc.record({
-    credential: fc.constantFrom<FuzzRequest['credential']>('none', 'apiKey', 'apiKey', 'badApiKey', 'session', 'session', 'sessionNoCsrf', 'bearer', 'badBearer'),
+    credential: fc.constantFrom<FuzzRequest['credential']>(
+      'none',
+      'apiKey',
+      'apiKey',
+      'badApiKey',
+      'session',
+      'session',
+      'sessionNoCsrf',
+      'bearer',
+      'badBearer',
+    ),
     pathParams: pathArb,
     query: queryArb,
     body: bodyArbitrary(op),
@@ -229,14 +340,23 @@ describeEachEngine('fuzzing every OpenAPI operation', (engine) => {
       tenants: [
         {
           name: 'acme',
-          users: [{ loginName: 'fuzzer', password: 'fuzzer-secret-1', roles: ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN'], organisations: ['org1'] }],
+          users: [
+            {
+              loginName: 'fuzzer',
+              password: 'fuzzer-secret-1',
+              roles: ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN'],
+              organisations: ['org1'],
+            },
+          ],
           apiKeys: [{ name: 'fuzz-admin', key: KEY, roles: ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN'] }],
         },
       ],
     });
     ops = operations((await t.request({ method: 'GET', url: '/docs/json' })).json());
     await freshSession();
-    bearer = (await t.request({ method: 'POST', url: '/cxf/svc-core/authentication/token', headers: { 'x-apikey': KEY } })).json().access_token;
+    bearer = (
+      await t.request({ method: 'POST', url: '/cxf/svc-core/authentication/token', headers: { 'x-apikey': KEY } })
+    ).json().access_token;
   });
   afterAll(() => t.close());
 
@@ -245,8 +365,20 @@ describeEachEngine('fuzzing every OpenAPI operation', (engine) => {
     const db = t.database.db;
     const tables =
       t.database.dialect.name === 'sqlite'
-        ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`.execute(db)).rows.map((r) => r.name)
-        : (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() order by table_name`.execute(db)).rows.map((r) => r.name);
+        ? (
+            await sql<{
+              name: string;
+            }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`.execute(
+              db,
+            )
+          ).rows.map((r) => r.name)
+        : (
+            await sql<{
+              name: string;
+            }>`select table_name as name from information_schema.tables where table_schema = current_schema() order by table_name`.execute(
+              db,
+            )
+          ).rows.map((r) => r.name);
     const hash = createHash('sha256');
     for (const table of tables) {
       if (EXCLUDED_TABLES.has(table)) continue;
@@ -283,65 +415,79 @@ describeEachEngine('fuzzing every OpenAPI operation', (engine) => {
   let before: string | undefined;
   const statuses = new Map<string, Set<number>>();
 
-  it.each(Array.from({ length: CHUNKS }, (_, k) => k + 1))(`answers every generated request within the contract, and a failed one changes nothing (operations, part %i of ${CHUNKS})`, async (part) => {
-    expect(ops.length).toBeGreaterThanOrEqual(20);
-    before ??= await snapshot();
-    const chunk = ops.slice(Math.floor(((part - 1) * ops.length) / CHUNKS), Math.floor((part * ops.length) / CHUNKS));
-    for (const op of chunk) {
-      await fc.assert(
-        fc.asyncProperty(requestArbitrary(op), async (req) => {
-          if (req.credential === 'session' || req.credential === 'sessionNoCsrf') {
-            const alive = await t.request({ method: 'GET', url: '/cxf/svc-core/authentication', headers: { cookie: session.cookie } });
-            if (alive.statusCode !== 200) {
-              await freshSession();
-              before = await snapshot();
+  it.each(Array.from({ length: CHUNKS }, (_, k) => k + 1))(
+    `answers every generated request within the contract, and a failed one changes nothing (operations, part %i of ${CHUNKS})`,
+    async (part) => {
+      expect(ops.length).toBeGreaterThanOrEqual(20);
+      before ??= await snapshot();
+      const chunk = ops.slice(Math.floor(((part - 1) * ops.length) / CHUNKS), Math.floor((part * ops.length) / CHUNKS));
+      for (const op of chunk) {
+        await fc.assert(
+          fc.asyncProperty(requestArbitrary(op), async (req) => {
+            if (req.credential === 'session' || req.credential === 'sessionNoCsrf') {
+              const alive = await t.request({
+                method: 'GET',
+                url: '/cxf/svc-core/authentication',
+                headers: { cookie: session.cookie },
+              });
+              if (alive.statusCode !== 200) {
+                await freshSession();
+                before = await snapshot();
+              }
             }
-          }
-          const path = op.path.replace(/\{(\w+)\}/g, (_m, name) => encode(req.pathParams[name] ?? 'x'));
-          const query = req.query.length ? `?${req.query.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')}` : '';
-          const headers: Record<string, string> = { ...credentialHeaders(req.credential), ...req.extraHeaders };
-          let payload: string | Buffer | undefined;
-          if (req.body.kind === 'json') {
-            payload = JSON.stringify(req.body.value ?? null);
-            headers['content-type'] = 'application/json';
-          } else if (req.body.kind === 'text') {
-            payload = req.body.text;
-            headers['content-type'] = req.body.contentType;
-          } else if (req.body.kind === 'bytes') {
-            payload = req.body.bytes;
-            headers['content-type'] = req.body.contentType;
-          }
-          const url = `${path}${query}`;
-          const res = await t.request({ method: op.method as any, url, headers, payload });
-          const where = `${op.method} ${url.slice(0, 200)} (${req.credential}) -> ${res.statusCode} ${res.body.slice(0, 300)}`;
-          statuses.set(`${op.method} ${op.path}`, (statuses.get(`${op.method} ${op.path}`) ?? new Set()).add(res.statusCode));
+            const path = op.path.replace(/\{(\w+)\}/g, (_m, name) => encode(req.pathParams[name] ?? 'x'));
+            const query = req.query.length
+              ? `?${req.query.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')}`
+              : '';
+            const headers: Record<string, string> = { ...credentialHeaders(req.credential), ...req.extraHeaders };
+            let payload: string | Buffer | undefined;
+            if (req.body.kind === 'json') {
+              payload = JSON.stringify(req.body.value ?? null);
+              headers['content-type'] = 'application/json';
+            } else if (req.body.kind === 'text') {
+              payload = req.body.text;
+              headers['content-type'] = req.body.contentType;
+            } else if (req.body.kind === 'bytes') {
+              payload = req.body.bytes;
+              headers['content-type'] = req.body.contentType;
+            }
+            const url = `${path}${query}`;
+            const res = await t.request({ method: op.method as any, url, headers, payload });
+            const where = `${op.method} ${url.slice(0, 200)} (${req.credential}) -> ${res.statusCode} ${res.body.slice(0, 300)}`;
+            statuses.set(
+              `${op.method} ${op.path}`,
+              (statuses.get(`${op.method} ${op.path}`) ?? new Set()).add(res.statusCode),
+            );
 
-          let body: any;
-          if (res.statusCode >= 400) {
-            expect(() => (body = JSON.parse(res.body)), where).not.toThrow();
-            expect(Object.keys(body), where).toEqual(['error']);
-            expect(typeof body.error.messageKey, where).toBe('string');
-            expect(typeof body.error.code, where).toBe('number');
-            expect(typeof body.error.name, where).toBe('string');
-            expect(typeof body.error.message, where).toBe('string');
-            expect(typeof body.error.properties, where).toBe('object');
-            for (const leak of LEAKS) expect(leak.test(res.body), `${where}: answer matches ${leak}`).toBe(false);
-          }
-          if (res.statusCode >= 500) expect(specOwn500(url, body) || specOwn503(url, body), where).toBe(true);
+            let body: any;
+            if (res.statusCode >= 400) {
+              expect(() => (body = JSON.parse(res.body)), where).not.toThrow();
+              expect(Object.keys(body), where).toEqual(['error']);
+              expect(typeof body.error.messageKey, where).toBe('string');
+              expect(typeof body.error.code, where).toBe('number');
+              expect(typeof body.error.name, where).toBe('string');
+              expect(typeof body.error.message, where).toBe('string');
+              expect(typeof body.error.properties, where).toBe('object');
+              for (const leak of LEAKS) expect(leak.test(res.body), `${where}: answer matches ${leak}`).toBe(false);
+            }
+            if (res.statusCode >= 500) expect(specOwn500(url, body) || specOwn503(url, body), where).toBe(true);
 
-          const after = await snapshot();
-          if (res.statusCode >= 400) expect(after, `${where}: a failed request changed rows`).toBe(before);
-          before = after;
-        }),
-        { numRuns: RUNS, seed: SEED, endOnFailure: true },
-      );
-    }
-    // A part takes 1-4 s here at 12 runs; more runs (THOROUGH, FUZZ_RUNS) take proportionally longer.
-  }, Math.max(30_000, RUNS * 2_500));
+            const after = await snapshot();
+            if (res.statusCode >= 400) expect(after, `${where}: a failed request changed rows`).toBe(before);
+            before = after;
+          }),
+          { numRuns: RUNS, seed: SEED, endOnFailure: true },
+        );
+      }
+      // A part takes 1-4 s here at 12 runs; more runs (THOROUGH, FUZZ_RUNS) take proportionally longer.
+    },
+    Math.max(30_000, RUNS * 2_500),
+  );
 
   it('is still up after the fuzzing, which reached past the front door', async () => {
     expect(statuses.size).toBe(ops.length);
-    if (process.env.FUZZ_VERBOSE) for (const [op, seen] of statuses) console.log(engine, op, [...seen].sort().join(' '));
+    if (process.env.FUZZ_VERBOSE)
+      for (const [op, seen] of statuses) console.log(engine, op, [...seen].sort().join(' '));
     // The service is still up and answering.
     expect((await t.request({ method: 'GET', url: '/health' })).statusCode).toBe(200);
     // The fuzzer reached past the front door: some operations answered 2xx, some refused.
@@ -354,7 +500,20 @@ describeEachEngine('fuzzing every OpenAPI operation', (engine) => {
 // Absurd numbers in query strings (issue 40, finding 8): every integer query parameter of every operation in the
 // OpenAPI document, with a valid credential so that the value itself is what gets judged. Query strings are text
 // that may be read as numbers; what is no whole number in the parameter's range is 400 with the error object.
-const ABSURD_NUMBERS = ['1e309', '-1e309', '1e20', 'Infinity', '-Infinity', 'NaN', '-1', '1.5', '2147483648', '', '0x80000000', '9007199254740993'];
+const ABSURD_NUMBERS = [
+  '1e309',
+  '-1e309',
+  '1e20',
+  'Infinity',
+  '-Infinity',
+  'NaN',
+  '-1',
+  '1.5',
+  '2147483648',
+  '',
+  '0x80000000',
+  '9007199254740993',
+];
 const ENGINE_USER = { name: 'eng-numbers', password: 'eng-numbers-pass-1' };
 
 describeEachEngine('absurd numbers in query strings', (engine) => {
@@ -365,7 +524,12 @@ describeEachEngine('absurd numbers in query strings', (engine) => {
   beforeAll(async () => {
     t = await startTestApp(engine, {
       maintenance: false,
-      tenants: [{ name: 'acme', apiKeys: [{ name: 'numbers-admin', key: KEY, roles: ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN'] }] }],
+      tenants: [
+        {
+          name: 'acme',
+          apiKeys: [{ name: 'numbers-admin', key: KEY, roles: ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN'] }],
+        },
+      ],
       engine: { users: [{ ...ENGINE_USER, groups: [], roles: ['ops'] }] },
     });
     ops = operations((await t.request({ method: 'GET', url: '/docs/json' })).json());
@@ -387,11 +551,19 @@ describeEachEngine('absurd numbers in query strings', (engine) => {
     expect(res.statusCode, `${where} -> ${res.statusCode} ${res.body.slice(0, 300)}`).toBe(400);
     const body = JSON.parse(res.body);
     expect(Object.keys(body), where).toEqual(['error']);
-    expect(body.error, where).toMatchObject({ code: 400, name: expect.any(String), messageKey: expect.any(String), message: expect.any(String), properties: expect.any(Object) });
+    expect(body.error, where).toMatchObject({
+      code: 400,
+      name: expect.any(String),
+      messageKey: expect.any(String),
+      message: expect.any(String),
+      properties: expect.any(Object),
+    });
   };
 
   it('refuses every absurd value of every integer query parameter with 400 and the error object', async () => {
-    const integerParams = ops.flatMap((op) => op.params.filter((p) => p.in === 'query' && p.schema.type === 'integer').map((p) => ({ op, name: p.name })));
+    const integerParams = ops.flatMap((op) =>
+      op.params.filter((p) => p.in === 'query' && p.schema.type === 'integer').map((p) => ({ op, name: p.name })),
+    );
     const covered = new Set(integerParams.map(({ op, name }) => `${op.method} ${op.path} ${name}`));
     for (const expected of [
       'GET /cxf/svc-core/audit start',
@@ -434,7 +606,13 @@ describeEachEngine('absurd numbers in query strings', (engine) => {
 
   it('takes the largest valid values: 2^31-1 pages past the end, and a storage limit above 10000 is cut', async () => {
     const max = '2147483647';
-    for (const path of ['/cxf/svc-core/audit', '/cxf/svc-core/notification', '/cxf/svc-core/storage/store/s1', '/engine/rest/tasks', '/engine/rest/reports']) {
+    for (const path of [
+      '/cxf/svc-core/audit',
+      '/cxf/svc-core/notification',
+      '/cxf/svc-core/storage/store/s1',
+      '/engine/rest/tasks',
+      '/engine/rest/reports',
+    ]) {
       const res = await call({ method: 'GET', path }, { start: max });
       expect(res.statusCode, `${path}?start=${max} -> ${res.body.slice(0, 300)}`).toBe(200);
     }
@@ -442,7 +620,12 @@ describeEachEngine('absurd numbers in query strings', (engine) => {
       const res = await call({ method: 'GET', path }, { limit: max });
       expect(res.statusCode, `${path}?limit=${max} -> ${res.body.slice(0, 300)}`).toBe(200);
     }
-    const created = await t.request({ method: 'POST', url: '/cxf/svc-core/storage/store/s1', headers: { 'x-apikey': KEY }, payload: { value: 1, readRestriction: { user: 'numbers-admin' }, writeRestriction: { user: 'numbers-admin' } } });
+    const created = await t.request({
+      method: 'POST',
+      url: '/cxf/svc-core/storage/store/s1',
+      headers: { 'x-apikey': KEY },
+      payload: { value: 1, readRestriction: { user: 'numbers-admin' }, writeRestriction: { user: 'numbers-admin' } },
+    });
     expect(created.statusCode).toBe(200);
     const cut = await call({ method: 'GET', path: '/cxf/svc-core/storage/store/s1' }, { limit: max, start: '0' });
     expect(cut.statusCode).toBe(200);

@@ -39,7 +39,8 @@ function nonNull(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (alternatives?.length) return fc.oneof(...alternatives.map((s) => arbitraryFromSchema(s, depth)));
   // The schema's own keywords and its allOf's together (a QueryInteger's bounds sit beside its allOf).
-  if (schema.allOf?.length) return arbitraryFromSchema(Object.assign({}, schema, ...schema.allOf, { allOf: undefined }), depth);
+  if (schema.allOf?.length)
+    return arbitraryFromSchema(Object.assign({}, schema, ...schema.allOf, { allOf: undefined }), depth);
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   if (depth > MAX_DEPTH) return fc.constant(type === 'array' ? [] : type === 'object' ? {} : null);
   switch (type) {
@@ -47,16 +48,26 @@ function nonNull(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
       return stringArbitrary(schema);
     case 'integer': {
       const min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : -1000);
-      const max = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : Math.max(min, 0) + 1000);
+      const max =
+        schema.maximum ??
+        (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : Math.max(min, 0) + 1000);
       return fc.integer({ min, max: Math.max(min, max) });
     }
     case 'number':
-      return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true });
+      return fc.double({
+        min: schema.minimum ?? -1e6,
+        max: schema.maximum ?? 1e6,
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
     case 'boolean':
       return fc.boolean();
     case 'array': {
       const minLength = schema.minItems ?? 0;
-      return fc.array(arbitraryFromSchema(schema.items ?? {}, depth + 1), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 3)) });
+      return fc.array(arbitraryFromSchema(schema.items ?? {}, depth + 1), {
+        minLength,
+        maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 3)),
+      });
     }
     case 'object': {
       const props = schema.properties ?? {};
@@ -64,7 +75,14 @@ function nonNull(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
         Object.fromEntries(Object.entries(props).map(([k, s]) => [k, arbitraryFromSchema(s, depth + 1)])),
         { requiredKeys: (schema.required ?? []).filter((k) => k in props) },
       );
-      return schema.additionalProperties === false ? record : fc.tuple(record, fc.dictionary(fc.stringMatching(/^[a-z]{1,8}$/), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 })).map(([r, extra]) => ({ ...extra, ...r }));
+      return schema.additionalProperties === false
+        ? record
+        : fc
+            .tuple(
+              record,
+              fc.dictionary(fc.stringMatching(/^[a-z]{1,8}$/), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
+            )
+            .map(([r, extra]) => ({ ...extra, ...r }));
     }
     default:
       return fc.jsonValue({ maxDepth: 2 });
@@ -74,7 +92,8 @@ function nonNull(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
 function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   const minLength = schema.minLength ?? 0;
   const maxLength = Math.max(minLength, Math.min(schema.maxLength ?? 24, 24));
-  if (schema.format === 'date-time') return fc.date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true }).map((d) => d.toISOString());
+  if (schema.format === 'date-time')
+    return fc.date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true }).map((d) => d.toISOString());
   if (schema.pattern) {
     let re: RegExp;
     try {

@@ -11,7 +11,10 @@ import { createDatabase, type Database } from '../../src/platform/db/database.js
 const PAIR_BUDGET = 5;
 const CONFIG = {
   server: { logLevel: 'silent' },
-  identity: { bootstrapAdminPassword: 'admin-pass-1', loginThrottle: { maxFailuresPerAccountAndAddress: PAIR_BUDGET, maxFailuresPerAddress: 1000 } },
+  identity: {
+    bootstrapAdminPassword: 'admin-pass-1',
+    loginThrottle: { maxFailuresPerAccountAndAddress: PAIR_BUDGET, maxFailuresPerAddress: 1000 },
+  },
   tenants: [{ name: 'acme', users: [{ loginName: 'alice', password: 'alice-pass-1' }] }],
   engine: { users: [{ name: 'eng', password: 'eng-pass-1', groups: [], roles: [] }] },
 };

@@ -27,9 +27,22 @@ describeEachEngine('storage bad input', (engine) => {
     owner = client(t, apiKeyCaller('owner', OWNER_KEY));
     for (let i = 0; i < 3; i++) await owner.put('safe', `item-${i}`, item({ i }));
     snapshot = async () => {
-      const items = await t.database.db.selectFrom('storage_items').select(['item_id', 'store_id', 'doc', 'updated_on']).orderBy('seq').execute();
-      const access = await t.database.db.selectFrom('storage_item_access').select(['item_seq', 'mode', 'grantee']).orderBy('item_seq').orderBy('grantee').execute();
-      const stores = await t.database.db.selectFrom('storage_stores').select(['store_id']).orderBy('store_id').execute();
+      const items = await t.database.db
+        .selectFrom('storage_items')
+        .select(['item_id', 'store_id', 'doc', 'updated_on'])
+        .orderBy('seq')
+        .execute();
+      const access = await t.database.db
+        .selectFrom('storage_item_access')
+        .select(['item_seq', 'mode', 'grantee'])
+        .orderBy('item_seq')
+        .orderBy('grantee')
+        .execute();
+      const stores = await t.database.db
+        .selectFrom('storage_stores')
+        .select(['store_id'])
+        .orderBy('store_id')
+        .execute();
       return JSON.stringify({ items, access, stores });
     };
   });
@@ -150,7 +163,7 @@ describeEachEngine('storage bad input', (engine) => {
   });
 
   it.each([
-    ['start', "0; DROP TABLE storage_items"],
+    ['start', '0; DROP TABLE storage_items'],
     ['limit', '1 OR 1=1'],
     ['start', '1e400'],
     ['limit', '1e400x'],
@@ -165,14 +178,23 @@ describeEachEngine('storage bad input', (engine) => {
       ['application/xml', 415],
       ['text/plain', 400],
     ] as const) {
-      const res = await t.request({ method: 'POST', url: `${STORE}/safe`, headers: { 'x-apikey': OWNER_KEY, 'content-type': type }, payload: JSON.stringify(item(1)) });
+      const res = await t.request({
+        method: 'POST',
+        url: `${STORE}/safe`,
+        headers: { 'x-apikey': OWNER_KEY, 'content-type': type },
+        payload: JSON.stringify(item(1)),
+      });
       expectErrorObject(res, status);
     }
     await unchanged();
   });
 
   it('answers a JSON body with a prototype-poisoning key with the error object', async () => {
-    const res = await owner.send('POST', `${STORE}/safe`, '{"value":1,"__proto__":{"x":1},"readRestriction":{"roles":["OWNER"]},"writeRestriction":{"roles":["OWNER"]}}');
+    const res = await owner.send(
+      'POST',
+      `${STORE}/safe`,
+      '{"value":1,"__proto__":{"x":1},"readRestriction":{"roles":["OWNER"]},"writeRestriction":{"roles":["OWNER"]}}',
+    );
     expect([400, 500]).toContain(res.statusCode);
     expectErrorObject(res, res.statusCode);
     await unchanged();
@@ -193,11 +215,20 @@ describeEachEngine('storage ids over raw HTTP', (engine) => {
 
   const raw = (method: string, path: string, body?: string) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: { 'x-apikey': OWNER_KEY, ...(body ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-        let data = '';
-        res.on('data', (c) => (data += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method,
+          path,
+          headers: { 'x-apikey': OWNER_KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
+        },
+        (res) => {
+          let data = '';
+          res.on('data', (c) => (data += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -213,7 +244,11 @@ describeEachEngine('storage ids over raw HTTP', (engine) => {
     ['1,000-character item', `/safe/${'i'.repeat(1000)}`],
   ])('refuses %s without a crash or a change', async (_n, suffix) => {
     for (const method of ['GET', 'POST', 'PUT', 'DELETE']) {
-      const res = await raw(method, `${STORE}${suffix}`, method === 'POST' || method === 'PUT' ? JSON.stringify(item(1)) : undefined);
+      const res = await raw(
+        method,
+        `${STORE}${suffix}`,
+        method === 'POST' || method === 'PUT' ? JSON.stringify(item(1)) : undefined,
+      );
       // 414: Fastify refuses a path parameter over maxParamLength (100) before routing.
       expect([400, 404, 414]).toContain(res.status);
       expect(res.body).not.toMatch(/select |insert |sqlite|postgres|node_modules|\bat \w/i);
@@ -221,7 +256,10 @@ describeEachEngine('storage ids over raw HTTP', (engine) => {
     }
     const list = await raw('GET', `${STORE}/safe`);
     expect(JSON.parse(list.body).total).toBe(1);
-    const count = await t.database.db.selectFrom('storage_items').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+    const count = await t.database.db
+      .selectFrom('storage_items')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
     expect(Number(count?.n)).toBe(1);
   });
 });

@@ -22,7 +22,12 @@ describeEachEngine('storage lists right after a bulk load', (engine) => {
         while (next < ITEMS) {
           const i = next++;
           const res = await owner.create('bulk', {
-            value: { n: i, status: ['open', 'closed', 'done'][i % 3], owner: `u${i % 50}`, title: `Invoice ${i} ${WORDS[i % 5]}` },
+            value: {
+              n: i,
+              status: ['open', 'closed', 'done'][i % 3],
+              owner: `u${i % 50}`,
+              title: `Invoice ${i} ${WORDS[i % 5]}`,
+            },
             readRestriction: { roles: i % 2 ? ['OWNER'] : ['OWNER', 'roleA'] },
             writeRestriction: { roles: ['OWNER'] },
           });
@@ -34,9 +39,20 @@ describeEachEngine('storage lists right after a bulk load', (engine) => {
   afterAll(() => t.close());
 
   const LISTS: Array<Record<string, string>> = [
-    { filter: JSON.stringify([{ property: 'value.status', operator: 'eq', value: 'open' }]), sort: 'value.n|DESC', limit: '50' },
+    {
+      filter: JSON.stringify([{ property: 'value.status', operator: 'eq', value: 'open' }]),
+      sort: 'value.n|DESC',
+      limit: '50',
+    },
     { filter: JSON.stringify([{ property: 'value.owner', operator: 'eq', value: 'u7' }]), sort: 'value.title|ASC' },
-    { filter: JSON.stringify([{ property: 'value.n', operator: 'gte', value: 700 }, { property: 'value.status', operator: 'ne', value: 'done' }]), start: '100', limit: '100' },
+    {
+      filter: JSON.stringify([
+        { property: 'value.n', operator: 'gte', value: 700 },
+        { property: 'value.status', operator: 'ne', value: 'done' },
+      ]),
+      start: '100',
+      limit: '100',
+    },
     { query: 'charlie AND value.status:closed', sort: 'value.n|ASC' },
     { query: 'invoice -bravo', limit: '0' },
   ];
@@ -62,7 +78,10 @@ describeEachEngine('storage lists right after a bulk load', (engine) => {
     expect(stale[LISTS.length].total).toBe(ITEMS / 6);
     expect(stale[4].total).toBe(ITEMS - ITEMS / 5);
     // Only this file's tables: a database-wide ANALYZE would also analyse the tables other test files are watching.
-    if (engine === 'postgres') await sql`analyze storage_items, storage_item_access, storage_item_values, storage_value_keys, storage_item_words`.execute(t.database.db);
+    if (engine === 'postgres')
+      await sql`analyze storage_items, storage_item_access, storage_item_values, storage_value_keys, storage_item_words`.execute(
+        t.database.db,
+      );
     else await sql`analyze`.execute(t.database.db);
     expect(await answers()).toEqual(stale);
   });

@@ -19,7 +19,12 @@ describeEachEngine('storage concurrency', (engine) => {
   });
 
   async function expectConsistent(store: string, id: string) {
-    const rows = await t.database.db.selectFrom('storage_items').select(['seq', 'doc']).where('store_id', '=', store).where('item_id', '=', id).execute();
+    const rows = await t.database.db
+      .selectFrom('storage_items')
+      .select(['seq', 'doc'])
+      .where('store_id', '=', store)
+      .where('item_id', '=', id)
+      .execute();
     expect(rows).toHaveLength(1);
     const doc = t.database.dialect.fromJson<any>(rows[0].doc);
     const access = await t.database.db
@@ -39,7 +44,9 @@ describeEachEngine('storage concurrency', (engine) => {
   }
 
   it('30 concurrent create-or-updates of one new id all succeed and leave one consistent item', async () => {
-    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? owner.put : owner.post)('race', 'one', bodyFor(i))));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 ? owner.put : owner.post)('race', 'one', bodyFor(i))),
+    );
     expect(results.map((r) => r.statusCode)).toEqual(Array(30).fill(200));
     const doc = await expectConsistent('race', 'one');
     expect(doc.readRestriction.roles).toEqual(['OWNER', `reader-${doc.value.writer}`]);
@@ -50,7 +57,9 @@ describeEachEngine('storage concurrency', (engine) => {
 
   it('concurrent updates and deletes of one id never answer 500 and leave it consistent or gone', async () => {
     await owner.put('race', 'two', bodyFor(0));
-    const calls = Array.from({ length: 30 }, (_, i) => (i % 5 === 4 ? owner.remove('race', 'two') : owner.put('race', 'two', bodyFor(i))));
+    const calls = Array.from({ length: 30 }, (_, i) =>
+      i % 5 === 4 ? owner.remove('race', 'two') : owner.put('race', 'two', bodyFor(i)),
+    );
     const results = await Promise.all(calls);
     for (const r of results) expect([200, 404]).toContain(r.statusCode);
     const exists = (await owner.read('race', 'two')).statusCode === 200;
@@ -74,9 +83,15 @@ describeEachEngine('storage concurrency', (engine) => {
   });
 
   it('a refused write among concurrent ones changes nothing and does not undo the others', async () => {
-    await owner.put('mixed', 'locked', { value: 'keep', readRestriction: { roles: ['OWNER'] }, writeRestriction: { user: 'someone-else' } });
+    await owner.put('mixed', 'locked', {
+      value: 'keep',
+      readRestriction: { roles: ['OWNER'] },
+      writeRestriction: { user: 'someone-else' },
+    });
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => (i % 2 ? owner.put('mixed', 'locked', bodyFor(i)) : owner.put('mixed', `free-${i}`, bodyFor(i)))),
+      Array.from({ length: 40 }, (_, i) =>
+        i % 2 ? owner.put('mixed', 'locked', bodyFor(i)) : owner.put('mixed', `free-${i}`, bodyFor(i)),
+      ),
     );
     results.forEach((r, i) => expect(r.statusCode).toBe(i % 2 ? 403 : 200));
     const list = (await owner.list('mixed')).json();

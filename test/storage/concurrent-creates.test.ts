@@ -22,7 +22,11 @@ describeEachEngine('storage creates arriving together', (engine) => {
   afterAll(() => t.close());
 
   it('stores every one of many concurrent creates with its own value, tenant and access rows', async () => {
-    const body = (i: number) => ({ value: { i, word: `w${i}x` }, readRestriction: { roles: ['OWNER', `r-${i}`] }, writeRestriction: { roles: ['OWNER'] } });
+    const body = (i: number) => ({
+      value: { i, word: `w${i}x` },
+      readRestriction: { roles: ['OWNER', `r-${i}`] },
+      writeRestriction: { roles: ['OWNER'] },
+    });
     // The stores exist before the burst, so the creates take the known-store path.
     expect((await acme().create('burst', body(-1))).statusCode).toBe(200);
     expect((await globex().create('burst', body(-2))).statusCode).toBe(200);
@@ -57,7 +61,9 @@ describeEachEngine('storage creates arriving together', (engine) => {
     expect(list.json().total).toBe(n / 2 + 1);
     // Each item's own value rows and words: found by a filter on its value and by its word, and by nothing else.
     for (const i of [0, 7, 38]) {
-      const byValue = await callerOf(i).list('burst', { filter: JSON.stringify([{ property: 'value.i', operator: 'eq', value: i }]) });
+      const byValue = await callerOf(i).list('burst', {
+        filter: JSON.stringify([{ property: 'value.i', operator: 'eq', value: i }]),
+      });
       expect(byValue.json().items.map((item: { id: string }) => item.id)).toEqual([ids[i]]);
       const byWord = await callerOf(i).list('burst', { query: `w${i}x` });
       expect(byWord.json().items.map((item: { id: string }) => item.id)).toEqual([ids[i]]);
@@ -65,8 +71,20 @@ describeEachEngine('storage creates arriving together', (engine) => {
   });
 
   it('stores large items created together (more than one statement holds) whole', async () => {
-    const big = (i: number) => ({ value: { i, text: String(i).repeat(1_500_000) }, readRestriction: { roles: ['OWNER'] }, writeRestriction: { roles: ['OWNER'] } });
-    expect((await acme().create('big', { value: 0, readRestriction: { roles: ['OWNER'] }, writeRestriction: { roles: ['OWNER'] } })).statusCode).toBe(200);
+    const big = (i: number) => ({
+      value: { i, text: String(i).repeat(1_500_000) },
+      readRestriction: { roles: ['OWNER'] },
+      writeRestriction: { roles: ['OWNER'] },
+    });
+    expect(
+      (
+        await acme().create('big', {
+          value: 0,
+          readRestriction: { roles: ['OWNER'] },
+          writeRestriction: { roles: ['OWNER'] },
+        })
+      ).statusCode,
+    ).toBe(200);
     const created = await Promise.all([1, 2, 3, 4].map((i) => acme().create('big', big(i))));
     for (const [n, res] of created.entries()) {
       expect(res.statusCode).toBe(200);
@@ -77,10 +95,20 @@ describeEachEngine('storage creates arriving together', (engine) => {
   });
 
   it('skips an id that exists already in a batch and stores the others of it whole (SQLite: again on the main connection)', async () => {
-    const body = (i: number) => ({ value: { i, word: `dup${i}x` }, readRestriction: { roles: ['OWNER'] }, writeRestriction: { roles: ['OWNER'] } });
+    const body = (i: number) => ({
+      value: { i, word: `dup${i}x` },
+      readRestriction: { roles: ['OWNER'] },
+      writeRestriction: { roles: ['OWNER'] },
+    });
     const first = await acme().create('dup', body(0));
     const taken = first.json().id as string;
-    const tenantId = (await t.database.db.selectFrom('storage_items').select('tenant_id').where('item_id', '=', taken).executeTakeFirstOrThrow()).tenant_id;
+    const tenantId = (
+      await t.database.db
+        .selectFrom('storage_items')
+        .select('tenant_id')
+        .where('item_id', '=', taken)
+        .executeTakeFirstOrThrow()
+    ).tenant_id;
     // The repository as the module builds it, on the app's database: creates of one turn go in one batch.
     const { dialect } = t.database;
     const db = t.database.db as Kysely<StorageTables>;
@@ -95,15 +123,22 @@ describeEachEngine('storage creates arriving together', (engine) => {
     ]);
     expect(answers).toEqual([true, false, true]);
     expect((await acme().read('dup', taken)).json().value).toEqual({ i: 0, word: 'dup0x' });
-    for (const [n, i] of [[0, 1], [1, 3]] as const) {
+    for (const [n, i] of [
+      [0, 1],
+      [1, 3],
+    ] as const) {
       expect((await acme().read('dup', fresh[n]!)).json().value).toEqual({ i, word: `dup${i}x` });
-      const byValue = await acme().list('dup', { filter: JSON.stringify([{ property: 'value.i', operator: 'eq', value: i }]) });
+      const byValue = await acme().list('dup', {
+        filter: JSON.stringify([{ property: 'value.i', operator: 'eq', value: i }]),
+      });
       expect(byValue.json().items.map((item: { id: string }) => item.id)).toEqual([fresh[n]]);
       const byWord = await acme().list('dup', { query: `dup${i}x` });
       expect(byWord.json().items.map((item: { id: string }) => item.id)).toEqual([fresh[n]]);
     }
     // The skipped create left no rows of its own: the taken id's item has its first document's rows only.
-    const byOther = await acme().list('dup', { filter: JSON.stringify([{ property: 'value.i', operator: 'eq', value: 2 }]) });
+    const byOther = await acme().list('dup', {
+      filter: JSON.stringify([{ property: 'value.i', operator: 'eq', value: 2 }]),
+    });
     expect(byOther.json().total).toBe(0);
     expect((await acme().list('dup', {})).json().total).toBe(3);
   });

@@ -16,7 +16,11 @@ describeEachEngine('storage item reads arriving together', (engine) => {
 
   beforeAll(async () => {
     t = await startTestApp(engine, STORAGE_CONFIG);
-    const restricted = (role: string, value: string) => ({ value, readRestriction: { roles: [role] }, writeRestriction: { roles: [role] } });
+    const restricted = (role: string, value: string) => ({
+      value,
+      readRestriction: { roles: [role] },
+      writeRestriction: { roles: [role] },
+    });
     for (const [name, caller, body] of [
       ['a', callers.owner, restricted('roleA', 'for roleA')],
       ['b', callers.owner, restricted('roleB', 'for roleB')],
@@ -38,8 +42,15 @@ describeEachEngine('storage item reads arriving together', (engine) => {
       owner: { a: 403, b: 403, o: 200, g: 404, missing: 404 },
       globex: { a: 404, b: 404, o: 404, g: 200, missing: 404 },
     };
-    const values: Record<string, string> = { a: 'for roleA', b: 'for roleB', o: 'for owners of acme', g: 'for owners of globex' };
-    const cases = Object.entries(expected).flatMap(([who, items]) => Object.entries(items).map(([what, status]) => ({ who, what, status })));
+    const values: Record<string, string> = {
+      a: 'for roleA',
+      b: 'for roleB',
+      o: 'for owners of acme',
+      g: 'for owners of globex',
+    };
+    const cases = Object.entries(expected).flatMap(([who, items]) =>
+      Object.entries(items).map(([what, status]) => ({ who, what, status })),
+    );
     const all = [...cases, ...cases, ...cases].sort(() => Math.random() - 0.5); // interleaved, several of each at once
     const responses = await Promise.all(
       all.map((c) => client(t, callers[c.who as keyof typeof callers]).read('shared', ids[c.what] ?? 'no-such-item')),

@@ -33,7 +33,12 @@ describeEachEngine('storage lists in creation order', (engine) => {
     await putItems(owner, 'order', ITEMS, (i) => ({
       id: idOf(i),
       item: {
-        value: { n: (i * 7919) % 10007, k: i, status: statusOf(i), title: i % 4 === 1 ? `Invoices ${i}` : `Invoice ${i}` },
+        value: {
+          n: (i * 7919) % 10007,
+          k: i,
+          status: statusOf(i),
+          title: i % 4 === 1 ? `Invoices ${i}` : `Invoice ${i}`,
+        },
         // One item in eight is hidden from the owner.
         readRestriction: i % 8 === 0 ? { roles: ['roleB'] } : { roles: ['OWNER'] },
         writeRestriction: { roles: ['OWNER'] },
@@ -44,18 +49,58 @@ describeEachEngine('storage lists in creation order', (engine) => {
   }, 180_000);
   afterAll(() => t.close());
 
-  const cases: Array<{ name: string; params: Record<string, string>; matches: (i: number) => boolean; walks: boolean }> = [
-    { name: 'a filter on most items', params: { filter: filter({ property: 'value.status', operator: 'eq', value: 'common' }) }, matches: (i) => statusOf(i) === 'common', walks: true },
-    { name: 'a range filter', params: { filter: filter({ property: 'value.n', operator: 'gte', value: 5000 }) }, matches: (i) => (i * 7919) % 10007 >= 5000, walks: true },
-    { name: 'an inverted filter', params: { filter: filter({ property: 'value.status', operator: 'eq', value: 'rare', invert: true }) }, matches: (i) => statusOf(i) !== 'rare', walks: true },
-    { name: 'a field query and a NOT', params: { query: 'value.status:common AND NOT value.k:[0 TO 99]' }, matches: (i) => statusOf(i) === 'common' && i > 99, walks: true },
+  const cases: Array<{
+    name: string;
+    params: Record<string, string>;
+    matches: (i: number) => boolean;
+    walks: boolean;
+  }> = [
+    {
+      name: 'a filter on most items',
+      params: { filter: filter({ property: 'value.status', operator: 'eq', value: 'common' }) },
+      matches: (i) => statusOf(i) === 'common',
+      walks: true,
+    },
+    {
+      name: 'a range filter',
+      params: { filter: filter({ property: 'value.n', operator: 'gte', value: 5000 }) },
+      matches: (i) => (i * 7919) % 10007 >= 5000,
+      walks: true,
+    },
+    {
+      name: 'an inverted filter',
+      params: { filter: filter({ property: 'value.status', operator: 'eq', value: 'rare', invert: true }) },
+      matches: (i) => statusOf(i) !== 'rare',
+      walks: true,
+    },
+    {
+      name: 'a field query and a NOT',
+      params: { query: 'value.status:common AND NOT value.k:[0 TO 99]' },
+      matches: (i) => statusOf(i) === 'common' && i > 99,
+      walks: true,
+    },
     { name: 'a query on a column', params: { query: 'id:i1*' }, matches: (i) => idOf(i).startsWith('i1'), walks: true },
-    { name: 'a selective filter', params: { filter: filter({ property: 'value.k', operator: 'lt', value: 10 }) }, matches: (i) => i < 10, walks: false },
-    { name: 'matches that all come late', params: { filter: filter({ property: 'value.k', operator: 'gte', value: 2500 }) }, matches: (i) => i >= 2500, walks: true },
+    {
+      name: 'a selective filter',
+      params: { filter: filter({ property: 'value.k', operator: 'lt', value: 10 }) },
+      matches: (i) => i < 10,
+      walks: false,
+    },
+    {
+      name: 'matches that all come late',
+      params: { filter: filter({ property: 'value.k', operator: 'gte', value: 2500 }) },
+      matches: (i) => i >= 2500,
+      walks: true,
+    },
     { name: 'a bare term', params: { query: 'invoice' }, matches: (i) => i % 4 !== 1, walks: true },
     { name: 'a prefix', params: { query: 'invoic*' }, matches: () => true, walks: true },
     { name: 'a pattern', params: { query: 'inv?ices' }, matches: (i) => i % 4 === 1, walks: true },
-    { name: 'a bare term and a filter', params: { query: 'invoices AND value.status:common' }, matches: (i) => i % 4 === 1 && statusOf(i) === 'common', walks: true },
+    {
+      name: 'a bare term and a filter',
+      params: { query: 'invoices AND value.status:common' },
+      matches: (i) => i % 4 === 1 && statusOf(i) === 'common',
+      walks: true,
+    },
   ];
 
   for (const c of cases) {
@@ -102,7 +147,10 @@ describeEachEngine('storage lists in creation order', (engine) => {
       for (const [query, matches] of expectations) {
         const expected = order.filter((id) => matches(numberOf(id)));
         for (const start of [0, 3]) {
-          expect(await listIds(owner, 'cut', { query, start, limit: 5 }), `${query} from ${start}`).toEqual({ total: expected.length, ids: expected.slice(start, start + 5) });
+          expect(await listIds(owner, 'cut', { query, start, limit: 5 }), `${query} from ${start}`).toEqual({
+            total: expected.length,
+            ids: expected.slice(start, start + 5),
+          });
         }
       }
     } finally {
@@ -118,7 +166,10 @@ describeEachEngine('storage lists in creation order', (engine) => {
     try {
       // The walk would read ~(start + limit) x 2,600 / 1,820 rows: more than the matches.
       const start = expected.length - 100;
-      expect(await list({ ...params, start, limit: 5 })).toEqual({ total: expected.length, ids: expected.slice(start, start + 5) });
+      expect(await list({ ...params, start, limit: 5 })).toEqual({
+        total: expected.length,
+        ids: expected.slice(start, start + 5),
+      });
     } finally {
       recorder.stop();
     }
@@ -126,13 +177,20 @@ describeEachEngine('storage lists in creation order', (engine) => {
   });
 
   it('does not walk again for a while once a walk gave up, and still walks for other lists', async () => {
-    const late = (from: number) => ({ filter: filter({ property: 'value.k', operator: 'gte', value: from }), limit: 5 });
+    const late = (from: number) => ({
+      filter: filter({ property: 'value.k', operator: 'gte', value: from }),
+      limit: 5,
+    });
     const walks = async (params: Record<string, string | number>) => {
       const recorder = recordStatements(t);
       try {
         const page = await list(params);
         const start = Number(params.start ?? 0);
-        expect(page.ids).toEqual(created.filter((id) => numberOf(id) >= Number(JSON.parse(String(params.filter))[0].value)).slice(start, start + 5));
+        expect(page.ids).toEqual(
+          created
+            .filter((id) => numberOf(id) >= Number(JSON.parse(String(params.filter))[0].value))
+            .slice(start, start + 5),
+        );
       } finally {
         recorder.stop();
       }

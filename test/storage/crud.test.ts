@@ -14,7 +14,10 @@ describeEachEngine('storage CRUD', (engine) => {
   afterAll(() => t.close());
 
   it('creates an item under a new UUID written into the item, and reads it back with its metadata', async () => {
-    const created = await owner.create('notes', item({ text: 'hello', n: 1 }, { moduleId: 'm1', moduleInstanceId: 'mi1', name: 'first' }));
+    const created = await owner.create(
+      'notes',
+      item({ text: 'hello', n: 1 }, { moduleId: 'm1', moduleInstanceId: 'mi1', name: 'first' }),
+    );
     expect(created.statusCode).toBe(200);
     expect(created.headers['content-type']).toMatch(/^application\/json/);
     const { id } = created.json();
@@ -61,10 +64,21 @@ describeEachEngine('storage CRUD', (engine) => {
     const second = await owner.post('notes', 'fixed-1', item({ v: 2 }, { name: 'renamed' }));
     expect(second.statusCode).toBe(200);
     const b = second.json();
-    expect(b).toMatchObject({ id: 'fixed-1', value: { v: 2 }, name: 'renamed', favorite: false, createdOn: a.createdOn, createdBy: 'owner' });
+    expect(b).toMatchObject({
+      id: 'fixed-1',
+      value: { v: 2 },
+      name: 'renamed',
+      favorite: false,
+      createdOn: a.createdOn,
+      createdBy: 'owner',
+    });
     expect(Date.parse(b.updatedOn)).toBeGreaterThan(Date.parse(a.updatedOn));
     expect((await owner.read('notes', 'fixed-1')).json()).toEqual(b);
-    const rows = await t.database.db.selectFrom('storage_items').select('item_id').where('item_id', '=', 'fixed-1').execute();
+    const rows = await t.database.db
+      .selectFrom('storage_items')
+      .select('item_id')
+      .where('item_id', '=', 'fixed-1')
+      .execute();
     expect(rows).toHaveLength(1);
   });
 
@@ -72,7 +86,13 @@ describeEachEngine('storage CRUD', (engine) => {
     const res = await owner.put(
       'notes',
       'custom-1',
-      item('v', { color: 'red', nested: { a: [1, 2] }, customFields: { size: 3, color: 'blue' }, createdOn: 'x', updatedBy: 'y' }),
+      item('v', {
+        color: 'red',
+        nested: { a: [1, 2] },
+        customFields: { size: 3, color: 'blue' },
+        createdOn: 'x',
+        updatedBy: 'y',
+      }),
     );
     expect(res.statusCode).toBe(200);
     expect(res.json().customFields).toEqual({ color: 'blue', nested: { a: [1, 2] }, size: 3 });
@@ -112,11 +132,27 @@ describeEachEngine('storage CRUD', (engine) => {
     ['readRestriction missing', { value: 1, writeRestriction: { roles: ['OWNER'] } }, ['readRestriction']],
     ['writeRestriction missing', { value: 1, readRestriction: { roles: ['OWNER'] } }, ['writeRestriction']],
     ['all missing', { name: 'x' }, ['value', 'readRestriction', 'writeRestriction']],
-    ['an empty readRestriction', { value: 1, readRestriction: {}, writeRestriction: { roles: ['OWNER'] } }, ['readRestriction']],
-    ['empty lists only', { value: 1, readRestriction: { roles: [], organisations: [] }, writeRestriction: { roles: ['OWNER'] } }, ['readRestriction']],
-    ['an empty user', { value: 1, readRestriction: { roles: ['OWNER'] }, writeRestriction: { user: '' } }, ['writeRestriction']],
+    [
+      'an empty readRestriction',
+      { value: 1, readRestriction: {}, writeRestriction: { roles: ['OWNER'] } },
+      ['readRestriction'],
+    ],
+    [
+      'empty lists only',
+      { value: 1, readRestriction: { roles: [], organisations: [] }, writeRestriction: { roles: ['OWNER'] } },
+      ['readRestriction'],
+    ],
+    [
+      'an empty user',
+      { value: 1, readRestriction: { roles: ['OWNER'] }, writeRestriction: { user: '' } },
+      ['writeRestriction'],
+    ],
   ])('answers 406 when %s, on create and on create-or-update, and stores nothing', async (_n, body, fields) => {
-    for (const res of [await owner.create('s406', body), await owner.put('s406', 'x406', body), await owner.post('s406', 'x406', body)]) {
+    for (const res of [
+      await owner.create('s406', body),
+      await owner.put('s406', 'x406', body),
+      await owner.post('s406', 'x406', body),
+    ]) {
       const e = expectErrorObject(res, 406);
       expect(e.messageKey).toBe('STORAGE_ERROR_MANDATORY_FIELDS_MISSING');
       expect(e.properties.fields).toEqual(fields);
@@ -142,10 +178,23 @@ describeEachEngine('storage CRUD', (engine) => {
 
   it('deletes: 200 with the deleted item, then 404; a missing item answers 404', async () => {
     const put = (await owner.put('del', 'd1', item('bye'))).json();
-    const { seq } = await t.database.db.selectFrom('storage_items').select('seq').where('store_id', '=', 'del').where('item_id', '=', 'd1').executeTakeFirstOrThrow();
+    const { seq } = await t.database.db
+      .selectFrom('storage_items')
+      .select('seq')
+      .where('store_id', '=', 'del')
+      .where('item_id', '=', 'd1')
+      .executeTakeFirstOrThrow();
     const rowsOf = async () => [
-      ...(await t.database.db.selectFrom('storage_item_access').select('item_seq').where('item_seq', '=', seq).execute()),
-      ...(await t.database.db.selectFrom('storage_item_values').select('item_seq').where('item_seq', '=', seq).execute()),
+      ...(await t.database.db
+        .selectFrom('storage_item_access')
+        .select('item_seq')
+        .where('item_seq', '=', seq)
+        .execute()),
+      ...(await t.database.db
+        .selectFrom('storage_item_values')
+        .select('item_seq')
+        .where('item_seq', '=', seq)
+        .execute()),
     ];
     expect((await rowsOf()).length).toBeGreaterThan(0);
     const res = await owner.remove('del', 'd1');
@@ -218,7 +267,11 @@ describeEachEngine('storage CRUD', (engine) => {
 
   it('creates the store as the index svc-store-<storeId> on first write', async () => {
     await owner.create('indexed', item(1));
-    const stores = await t.database.db.selectFrom('storage_stores').select(['store_id', 'index_name']).where('store_id', '=', 'indexed').execute();
+    const stores = await t.database.db
+      .selectFrom('storage_stores')
+      .select(['store_id', 'index_name'])
+      .where('store_id', '=', 'indexed')
+      .execute();
     expect(stores).toEqual([{ store_id: 'indexed', index_name: 'svc-store-indexed' }]);
   });
 

@@ -31,7 +31,11 @@ describeEachEngine('storage list hint', (engine) => {
     }
     try {
       // The first list of this caller in this store: the hint is counted.
-      expect(await listIds(app.owner, 'hint', { filter: JSON.stringify([{ property: 'value.n', operator: 'eq', value: 1 }]) })).toEqual({
+      expect(
+        await listIds(app.owner, 'hint', {
+          filter: JSON.stringify([{ property: 'value.n', operator: 'eq', value: 1 }]),
+        }),
+      ).toEqual({
         total: 1,
         ids: ['h1'],
       });

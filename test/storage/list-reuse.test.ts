@@ -11,7 +11,11 @@ describeEachEngine('storage list reuse', (engine) => {
   let owner: ReturnType<typeof client>;
   let other: ReturnType<typeof client>;
   let globex: ReturnType<typeof client>;
-  const params = { filter: JSON.stringify([{ property: 'value.kind', operator: 'eq', value: 'a' }]), sort: 'value.n|DESC', limit: 10 };
+  const params = {
+    filter: JSON.stringify([{ property: 'value.kind', operator: 'eq', value: 'a' }]),
+    sort: 'value.n|DESC',
+    limit: 10,
+  };
   const ids = (c: ReturnType<typeof client>, store: string) => listIds(c, store, params);
 
   beforeAll(async () => {
@@ -52,8 +56,20 @@ describeEachEngine('storage list reuse', (engine) => {
     expect((await owner.put('reuse3', 'bare', item({ n: 2, name: 'inside the value' }))).statusCode).toBe(200);
     const res = await owner.list('reuse3', { sort: 'value.n|ASC' });
     const [first, second] = res.json().items;
-    expect(first).toMatchObject({ id: 'named', name: 'A name', moduleId: 'm1', moduleInstanceId: null, value: { n: 1 } });
-    expect(second).toMatchObject({ id: 'bare', name: null, moduleId: null, moduleInstanceId: null, value: { n: 2, name: 'inside the value' } });
+    expect(first).toMatchObject({
+      id: 'named',
+      name: 'A name',
+      moduleId: 'm1',
+      moduleInstanceId: null,
+      value: { n: 1 },
+    });
+    expect(second).toMatchObject({
+      id: 'bare',
+      name: null,
+      moduleId: null,
+      moduleInstanceId: null,
+      value: { n: 2, name: 'inside the value' },
+    });
     const read = await owner.read('reuse3', 'named');
     expect(read.json()).toEqual(first);
   });

@@ -22,7 +22,8 @@ describeEachEngine('storage list totals kept between changes', (engine) => {
     t = await startTestApp(engine, STORAGE_CONFIG);
     owner = client(t, apiKeyCaller('owner', OWNER_KEY));
     other = client(t, apiKeyCaller('other', 'k-other-0123456789'));
-    for (let i = 0; i < 6; i++) expect((await owner.put('totals', `t${i}`, item({ n: i, kind: i < 4 ? 'a' : 'b' }))).statusCode).toBe(200);
+    for (let i = 0; i < 6; i++)
+      expect((await owner.put('totals', `t${i}`, item({ n: i, kind: i < 4 ? 'a' : 'b' }))).statusCode).toBe(200);
   });
   afterAll(() => t.close());
 
@@ -47,7 +48,11 @@ describeEachEngine('storage list totals kept between changes', (engine) => {
       ['create another item', () => owner.put('totals', 'other', item({ n: 10, kind: 'b' })), 0],
       ['update a match so that it no longer matches', () => owner.put('totals', 't0', item({ n: 0, kind: 'b' })), -1],
       ['update an item so that it matches', () => owner.put('totals', 't5', item({ n: 5, kind: 'a' })), +1],
-      ['take away the caller`s read', () => owner.put('totals', 't1', item({ n: 1, kind: 'a' }, { readRestriction: { roles: ['nobody'] } })), -1],
+      [
+        'take away the caller`s read',
+        () => owner.put('totals', 't1', item({ n: 1, kind: 'a' }, { readRestriction: { roles: ['nobody'] } })),
+        -1,
+      ],
       ['delete a match', () => owner.remove('totals', 't2'), -1],
     ];
     let expected = await currentTotal();
@@ -91,7 +96,11 @@ describeEachEngine('storage list totals kept between changes', (engine) => {
   });
 
   it('counts again after a write through another instance on the same database', async () => {
-    const config = parseConfig({ ...STORAGE_CONFIG, server: { logLevel: 'silent' }, identity: { bootstrapAdminPassword: ADMIN_PASSWORD } });
+    const config = parseConfig({
+      ...STORAGE_CONFIG,
+      server: { logLevel: 'silent' },
+      identity: { bootstrapAdminPassword: ADMIN_PASSWORD },
+    });
     const second = await buildApp(config, { database: t.database, logger: false });
     try {
       const before = await listed(unsorted);

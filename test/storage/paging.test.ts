@@ -44,9 +44,12 @@ describeEachEngine('storage paging', (engine) => {
     return ids;
   }
 
-  it.each([1, 7, 13, 60, 1000])('pages of %i in default order are full and concatenate to the readable list', async (size) => {
-    expect(await allPages(kim, size)).toEqual(visible);
-  });
+  it.each([1, 7, 13, 60, 1000])(
+    'pages of %i in default order are full and concatenate to the readable list',
+    async (size) => {
+      expect(await allPages(kim, size)).toEqual(visible);
+    },
+  );
 
   it('the owner sees every item', async () => {
     expect(await allPages(owner, 25)).toHaveLength(90);
@@ -57,13 +60,16 @@ describeEachEngine('storage paging', (engine) => {
     ['value.group|DESC,value.name|ASC', 11],
     ['value.n|DESC', 9],
     ['nonexistent|ASC', 8],
-  ])('pages of the list sorted by %s (size %i) are full and concatenate with no duplicates or gaps', async (sort, size) => {
-    const pages = await allPages(kim, size, { sort });
-    const full = (await kim.list('paged', { sort, limit: 1000 })).json().items.map((i: any) => i.id);
-    expect(pages).toEqual(full);
-    expect(new Set(pages).size).toBe(60);
-    expect([...pages].sort()).toEqual([...visible].sort());
-  });
+  ])(
+    'pages of the list sorted by %s (size %i) are full and concatenate with no duplicates or gaps',
+    async (sort, size) => {
+      const pages = await allPages(kim, size, { sort });
+      const full = (await kim.list('paged', { sort, limit: 1000 })).json().items.map((i: any) => i.id);
+      expect(pages).toEqual(full);
+      expect(new Set(pages).size).toBe(60);
+      expect([...pages].sort()).toEqual([...visible].sort());
+    },
+  );
 
   it('a filter keeps pages full and totals true with hidden items interleaved', async () => {
     const filter = JSON.stringify([{ property: 'value.group', operator: 'in', value: [1, 2] }]);

@@ -16,7 +16,11 @@ describeEachEngine('storage lists compiled for plain values', (engine) => {
   /** Items p0..p4: status 'open' and 'closed' alternately, title 't<i>', n = i. */
   async function plainStore(store: string): Promise<void> {
     for (let i = 0; i < 5; i++) {
-      const res = await app.owner.put(store, `p${i}`, item({ n: i, status: i % 2 === 0 ? 'open' : 'closed', title: `t${i}` }));
+      const res = await app.owner.put(
+        store,
+        `p${i}`,
+        item({ n: i, status: i % 2 === 0 ? 'open' : 'closed', title: `t${i}` }),
+      );
       expect(res.statusCode, res.body).toBe(200);
     }
   }
@@ -61,7 +65,9 @@ describeEachEngine('storage lists compiled for plain values', (engine) => {
       page: { total: 3, ids: ['p0', 'p2', 'p4'] },
       counted: 3,
     });
-    expect((await app.owner.put('plain-b', 'arr', item({ n: 9, status: ['pending', 'open'], title: 'arr' }))).statusCode).toBe(200);
+    expect(
+      (await app.owner.put('plain-b', 'arr', item({ n: 9, status: ['pending', 'open'], title: 'arr' }))).statusCode,
+    ).toBe(200);
     expect(await everyPlan('plain-b', 'value.status', 'open')).toEqual({
       walked: { total: 4, ids: ['arr', 'p4'] },
       page: { total: 4, ids: ['p0', 'p2', 'p4', 'arr'] },
@@ -71,8 +77,16 @@ describeEachEngine('storage lists compiled for plain values', (engine) => {
 
   it('finds a long string written after the list was compiled, on every plan', async () => {
     await plainStore('plain-c');
-    expect(await everyPlan('plain-c', 'value.title', LONG)).toEqual({ walked: { total: 0, ids: [] }, page: { total: 0, ids: [] }, counted: 0 });
-    expect(await everyPlan('plain-c', 'value.title', 't1')).toEqual({ walked: { total: 1, ids: ['p1'] }, page: { total: 1, ids: ['p1'] }, counted: 1 });
+    expect(await everyPlan('plain-c', 'value.title', LONG)).toEqual({
+      walked: { total: 0, ids: [] },
+      page: { total: 0, ids: [] },
+      counted: 0,
+    });
+    expect(await everyPlan('plain-c', 'value.title', 't1')).toEqual({
+      walked: { total: 1, ids: ['p1'] },
+      page: { total: 1, ids: ['p1'] },
+      counted: 1,
+    });
     expect((await app.owner.put('plain-c', 'long', item({ n: 9, status: 'open', title: LONG }))).statusCode).toBe(200);
     expect((await app.owner.put('plain-c', 'long2', item({ n: 8, status: 'open', title: LONG }))).statusCode).toBe(200);
     expect(await everyPlan('plain-c', 'value.title', LONG)).toEqual({
@@ -80,7 +94,11 @@ describeEachEngine('storage lists compiled for plain values', (engine) => {
       page: { total: 2, ids: ['long', 'long2'] },
       counted: 2,
     });
-    expect(await everyPlan('plain-c', 'value.title', 't1')).toEqual({ walked: { total: 1, ids: ['p1'] }, page: { total: 1, ids: ['p1'] }, counted: 1 });
+    expect(await everyPlan('plain-c', 'value.title', 't1')).toEqual({
+      walked: { total: 1, ids: ['p1'] },
+      page: { total: 1, ids: ['p1'] },
+      counted: 1,
+    });
   });
 
   it('finds an item beyond the index caps written after the list was compiled, on every plan', async () => {

@@ -9,10 +9,41 @@ const HIDDEN = { readRestriction: { roles: ['OWNER'] }, writeRestriction: { role
 
 // EU summer time 2026 starts 29 March 01:00 UTC and ends 25 October 01:00 UTC.
 const ITEMS: Array<[string, Record<string, unknown>]> = [
-  ['a', { name: 'Alpha report', moduleId: 'crm', value: { status: 'open', n: 1, when: '2026-03-29T00:30:00Z', tags: ['x', 'y'] }, customFields: { prio: 'high' } }],
-  ['b', { name: 'beta Notes', moduleId: 'crm', value: { status: 'closed', n: 5, when: '2026-03-29T01:30:00Z', tags: ['y'] }, favorite: true }],
-  ['c', { name: 'gamma', moduleId: 'hr', value: { status: 'open', n: 3, when: '2026-03-29T22:30:00Z', text: 'Hello World' } }],
-  ['d', { name: 'delta report', moduleId: 'hr', value: { status: 'pending', n: 10, when: '2026-03-28T23:30:00Z' }, customFields: { prio: 'low' } }],
+  [
+    'a',
+    {
+      name: 'Alpha report',
+      moduleId: 'crm',
+      value: { status: 'open', n: 1, when: '2026-03-29T00:30:00Z', tags: ['x', 'y'] },
+      customFields: { prio: 'high' },
+    },
+  ],
+  [
+    'b',
+    {
+      name: 'beta Notes',
+      moduleId: 'crm',
+      value: { status: 'closed', n: 5, when: '2026-03-29T01:30:00Z', tags: ['y'] },
+      favorite: true,
+    },
+  ],
+  [
+    'c',
+    {
+      name: 'gamma',
+      moduleId: 'hr',
+      value: { status: 'open', n: 3, when: '2026-03-29T22:30:00Z', text: 'Hello World' },
+    },
+  ],
+  [
+    'd',
+    {
+      name: 'delta report',
+      moduleId: 'hr',
+      value: { status: 'pending', n: 10, when: '2026-03-28T23:30:00Z' },
+      customFields: { prio: 'low' },
+    },
+  ],
   ['e', { name: 'epsilon', value: { status: 'OPEN', n: 2.5, when: '2026-10-24T22:30:00Z' } }],
   ['f', { name: 'zeta', value: { status: 'closed', when: '2026-10-25T23:30:00Z', n: '7' } }],
   ['g', { name: 'eta', value: 'plain text value' }],
@@ -96,7 +127,9 @@ describeEachEngine('storage list query, filter and sort', (engine) => {
   });
 
   it('query and filter together are ANDed', async () => {
-    expect(await ids({ query: 'moduleId:crm', ...filter({ property: 'value.status', operator: 'eq', value: 'open' }) })).toEqual(['a']);
+    expect(
+      await ids({ query: 'moduleId:crm', ...filter({ property: 'value.status', operator: 'eq', value: 'open' }) }),
+    ).toEqual(['a']);
   });
 
   it.each([
@@ -112,27 +145,77 @@ describeEachEngine('storage list query, filter and sort', (engine) => {
     expect(await ids({ sort })).toEqual(expected);
   });
 
-  it.each(['moduleId|ASC', 'value.n|DESC', 'favorite|DESC,name|ASC'])('pages of the list sorted by %s concatenate to the full list', async (sort) => {
-    const full = await ids({ sort });
-    const pages: string[] = [];
-    for (let start = 0; start < 8; start += 3) {
-      const body = (await kim.list('q', { sort, start, limit: 3 })).json();
-      expect(body.total).toBe(8);
-      pages.push(...body.items.map((i: any) => i.id));
-    }
-    expect(pages).toEqual(full);
-  });
+  it.each(['moduleId|ASC', 'value.n|DESC', 'favorite|DESC,name|ASC'])(
+    'pages of the list sorted by %s concatenate to the full list',
+    async (sort) => {
+      const full = await ids({ sort });
+      const pages: string[] = [];
+      for (let start = 0; start < 8; start += 3) {
+        const body = (await kim.list('q', { sort, start, limit: 3 })).json();
+        expect(body.total).toBe(8);
+        pages.push(...body.items.map((i: any) => i.id));
+      }
+      expect(pages).toEqual(full);
+    },
+  );
 
   it.each([
-    ['Europe/Berlin day across the spring change', { timezoneName: 'Europe/Berlin' }, [['gte', '2026-03-29'], ['lt', '2026-03-30']], ['a', 'b', 'd']],
-    ['UTC day (default)', {}, [['gte', '2026-03-29'], ['lt', '2026-03-30']], ['a', 'b', 'c']],
-    ['Berlin 03:00 on the change day is 01:00 UTC', { timezoneName: 'Europe/Berlin' }, [['lt', '2026-03-29T03:00:00']], ['a', 'd']],
+    [
+      'Europe/Berlin day across the spring change',
+      { timezoneName: 'Europe/Berlin' },
+      [
+        ['gte', '2026-03-29'],
+        ['lt', '2026-03-30'],
+      ],
+      ['a', 'b', 'd'],
+    ],
+    [
+      'UTC day (default)',
+      {},
+      [
+        ['gte', '2026-03-29'],
+        ['lt', '2026-03-30'],
+      ],
+      ['a', 'b', 'c'],
+    ],
+    [
+      'Berlin 03:00 on the change day is 01:00 UTC',
+      { timezoneName: 'Europe/Berlin' },
+      [['lt', '2026-03-29T03:00:00']],
+      ['a', 'd'],
+    ],
     ['offset GMT+2', { timezoneOffset: 'GMT+2' }, [['lt', '2026-03-29T03:00:00']], ['a', 'd']],
     ['offset +01:00', { timezoneOffset: '+01:00' }, [['<', '2026-03-29T03:00:00']], ['a', 'b', 'd']],
-    ['timezoneName wins over timezoneOffset', { timezoneName: 'Europe/Berlin', timezoneOffset: 'GMT+1' }, [['lt', '2026-03-29T03:00:00']], ['a', 'd']],
-    ['a value with its own offset ignores the zone', { timezoneName: 'Europe/Berlin' }, [['lt', '2026-03-29T02:00:00Z']], ['a', 'b', 'd']],
-    ['Berlin day across the autumn change (25 hours)', { timezoneName: 'Europe/Berlin' }, [['>=', '2026-10-25'], ['<', '2026-10-26']], ['e', 'h']],
-    ['UTC day of the autumn change', {}, [['>=', '2026-10-25'], ['<', '2026-10-26']], ['f', 'h']],
+    [
+      'timezoneName wins over timezoneOffset',
+      { timezoneName: 'Europe/Berlin', timezoneOffset: 'GMT+1' },
+      [['lt', '2026-03-29T03:00:00']],
+      ['a', 'd'],
+    ],
+    [
+      'a value with its own offset ignores the zone',
+      { timezoneName: 'Europe/Berlin' },
+      [['lt', '2026-03-29T02:00:00Z']],
+      ['a', 'b', 'd'],
+    ],
+    [
+      'Berlin day across the autumn change (25 hours)',
+      { timezoneName: 'Europe/Berlin' },
+      [
+        ['>=', '2026-10-25'],
+        ['<', '2026-10-26'],
+      ],
+      ['e', 'h'],
+    ],
+    [
+      'UTC day of the autumn change',
+      {},
+      [
+        ['>=', '2026-10-25'],
+        ['<', '2026-10-26'],
+      ],
+      ['f', 'h'],
+    ],
   ])('dates: %s', async (_n, zone, bounds, expected) => {
     const conds = bounds.map(([operator, value]) => ({ property: 'value.when', operator, value }));
     expect(await ids({ ...zone, ...filter(...conds) })).toEqual(expected);
@@ -144,7 +227,9 @@ describeEachEngine('storage list query, filter and sort', (engine) => {
     const later = await ids(filter({ property: 'createdOn', operator: 'gt', value: first }));
     expect(later).toEqual(all.filter((i: any) => i.createdOn > first).map((i: any) => i.id));
     expect(await ids(filter({ property: 'updatedOn', operator: 'lt', value: '2000-01-01' }))).toEqual([]);
-    expect(await ids(filter({ property: 'createdOn', operator: 'gte', value: '2000-01-01T00:00:00', timezone: 'x' }))).toHaveLength(8);
+    expect(
+      await ids(filter({ property: 'createdOn', operator: 'gte', value: '2000-01-01T00:00:00', timezone: 'x' })),
+    ).toHaveLength(8);
   });
 
   it.each([
@@ -155,7 +240,11 @@ describeEachEngine('storage list query, filter and sort', (engine) => {
     ['filter not an array', { filter: '{"property":"name"}' }, 400],
     ['query syntax error', { query: 'name:(unclosed' }, 400],
     ['bad sort direction', { sort: 'name|SIDEWAYS' }, 400],
-    ['unknown time zone', { timezoneName: 'Mars/Olympus', ...filter({ property: 'value.when', operator: 'gt', value: '2026-01-01' }) }, 400],
+    [
+      'unknown time zone',
+      { timezoneName: 'Mars/Olympus', ...filter({ property: 'value.when', operator: 'gt', value: '2026-01-01' }) },
+      400,
+    ],
   ])('%s answers %i with the error object', async (_n, params, status) => {
     expectErrorObject(await kim.list('q', params as Record<string, string>), status);
   });
@@ -165,11 +254,20 @@ describeEachEngine('storage list query, filter and sort', (engine) => {
     ['SQL in a filter value', filter({ property: 'name', operator: 'eq', value: "x' OR '1'='1" })],
     ['SQL in a like pattern', filter({ property: 'name', operator: 'like', value: "%' OR '1'='1" })],
     ['SQL in a sort field', { sort: 'name; DROP TABLE storage_items --|ASC' }],
-    ['SQL in a sort path', { sort: "value.\"n') --|DESC" }],
+    ['SQL in a sort path', { sort: 'value."n\') --|DESC' }],
     ['SQL in a query', { query: "name:x' OR '1'='1" }],
     ['query targeting restrictions', { query: 'readRestriction.roles:OWNER' }],
-    ['SQL in timezoneName', { timezoneName: "UTC'; DROP TABLE storage_items; --", ...filter({ property: 'value.when', operator: 'gt', value: '2026-01-01' }) }],
-    ['SQL in timezoneOffset', { timezoneOffset: "+01:00' --", ...filter({ property: 'value.when', operator: 'gt', value: '2026-01-01' }) }],
+    [
+      'SQL in timezoneName',
+      {
+        timezoneName: "UTC'; DROP TABLE storage_items; --",
+        ...filter({ property: 'value.when', operator: 'gt', value: '2026-01-01' }),
+      },
+    ],
+    [
+      'SQL in timezoneOffset',
+      { timezoneOffset: "+01:00' --", ...filter({ property: 'value.when', operator: 'gt', value: '2026-01-01' }) },
+    ],
   ])('%s neither leaks hidden items nor internals nor changes data', async (_n, params) => {
     const res = await kim.list('q', params as Record<string, string>);
     if (res.statusCode === 200) {

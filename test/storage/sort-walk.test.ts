@@ -35,18 +35,43 @@ describeEachEngine('storage sort walk', (engine) => {
       value.mix = i === 7 ? { deep: 1 } : i % 2 === 0 ? i : `m${i}`;
       // One item in eight is hidden from the owner.
       const read = i % 8 === 0 ? { roles: ['roleB'] } : { roles: ['OWNER'] };
-      return { id: `i${String(i).padStart(4, '0')}`, item: { value, readRestriction: read, writeRestriction: { roles: ['OWNER'] } } };
+      return {
+        id: `i${String(i).padStart(4, '0')}`,
+        item: { value, readRestriction: read, writeRestriction: { roles: ['OWNER'] } },
+      };
     });
   }, 120_000);
   afterAll(() => t.close());
 
   const cases: Array<{ name: string; params: Record<string, string>; walks: boolean }> = [
     { name: 'numbers DESC, no filter', params: { sort: 'value.n|DESC' }, walks: true },
-    { name: 'numbers ASC, a filter on most items', params: { sort: 'value.n|ASC', filter: JSON.stringify([{ property: 'value.status', operator: 'eq', value: 'common' }]) }, walks: true },
-    { name: 'strings ASC with ties, a range filter', params: { sort: 'value.s|ASC', filter: JSON.stringify([{ property: 'value.n', operator: 'gte', value: 100 }]) }, walks: true },
-    { name: 'strings DESC, an inverted filter', params: { sort: 'value.s|DESC', filter: JSON.stringify([{ property: 'value.status', operator: 'eq', value: 'rare', invert: true }]) }, walks: true },
+    {
+      name: 'numbers ASC, a filter on most items',
+      params: {
+        sort: 'value.n|ASC',
+        filter: JSON.stringify([{ property: 'value.status', operator: 'eq', value: 'common' }]),
+      },
+      walks: true,
+    },
+    {
+      name: 'strings ASC with ties, a range filter',
+      params: { sort: 'value.s|ASC', filter: JSON.stringify([{ property: 'value.n', operator: 'gte', value: 100 }]) },
+      walks: true,
+    },
+    {
+      name: 'strings DESC, an inverted filter',
+      params: {
+        sort: 'value.s|DESC',
+        filter: JSON.stringify([{ property: 'value.status', operator: 'eq', value: 'rare', invert: true }]),
+      },
+      walks: true,
+    },
     { name: 'booleans DESC (ties in creation order)', params: { sort: 'value.flag|DESC' }, walks: true },
-    { name: 'numbers DESC, a query on a field and a word', params: { sort: 'value.n|DESC', query: 'value.status:common OR invoice' }, walks: true },
+    {
+      name: 'numbers DESC, a query on a field and a word',
+      params: { sort: 'value.n|DESC', query: 'value.status:common OR invoice' },
+      walks: true,
+    },
     { name: 'numbers ASC, bare terms', params: { sort: 'value.n|ASC', query: 'invoice OR order' }, walks: true },
     { name: 'a value few items have (the rest missing, last)', params: { sort: 'value.few|DESC' }, walks: true },
     { name: 'a path of mixed forms', params: { sort: 'value.mix|DESC' }, walks: false },
@@ -73,8 +98,11 @@ describeEachEngine('storage sort walk', (engine) => {
   it('pages at the end, among the items without the value, come from the general plan', async () => {
     const full = await list({ sort: 'value.few|DESC', limit: 2000 });
     // Items with the value first, in its order, then the rest in creation order.
-    const withValue = Array.from({ length: ITEMS }, (_, i) => i).filter((i) => i % 100 === 0 && i % 8 !== 0).reverse();
+    const withValue = Array.from({ length: ITEMS }, (_, i) => i)
+      .filter((i) => i % 100 === 0 && i % 8 !== 0)
+      .reverse();
     expect(full.ids.slice(0, withValue.length)).toEqual(withValue.map((i) => `i${String(i).padStart(4, '0')}`));
-    for (const start of [8, 12]) expect((await list({ sort: 'value.few|DESC', start, limit: 5 })).ids).toEqual(full.ids.slice(start, start + 5));
+    for (const start of [8, 12])
+      expect((await list({ sort: 'value.few|DESC', start, limit: 5 })).ids).toEqual(full.ids.slice(start, start + 5));
   });
 });

@@ -30,7 +30,15 @@ export const STORAGE_CONFIG = {
     },
     {
       name: 'globex',
-      users: [{ loginName: 'uma', password: 'uma-secret-2', organisations: ['orgA'], roles: ['roleA', 'OWNER'], rights: ['rightA'] }],
+      users: [
+        {
+          loginName: 'uma',
+          password: 'uma-secret-2',
+          organisations: ['orgA'],
+          roles: ['roleA', 'OWNER'],
+          rights: ['rightA'],
+        },
+      ],
       apiKeys: [{ name: 'owner', key: 'k-globex-owner-0123', roles: ['OWNER'], organisations: ['orgA'] }],
     },
   ],
@@ -53,11 +61,18 @@ export async function sessionCaller(t: TestApp, tenant: string, user: string, pa
 
 /** Thin HTTP helpers bound to one app and caller. */
 export function client(t: TestApp, c: Caller) {
-  const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown): Promise<LightMyRequestResponse> =>
+  const send = (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    body?: unknown,
+  ): Promise<LightMyRequestResponse> =>
     t.request({
       method,
       url,
-      headers: { ...c.headers(method !== 'GET'), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...c.headers(method !== 'GET'),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
   return {
@@ -68,7 +83,9 @@ export function client(t: TestApp, c: Caller) {
     read: (store: string, id: string) => send('GET', `${STORE}/${store}/${id}`),
     remove: (store: string, id: string) => send('DELETE', `${STORE}/${store}/${id}`),
     list: (store: string, params: Record<string, string | number> = {}) => {
-      const qs = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+      const qs = new URLSearchParams(
+        Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
+      ).toString();
       return send('GET', `${STORE}/${store}${qs ? `?${qs}` : ''}`);
     },
   };
@@ -89,7 +106,12 @@ export function ownerApp(engine: Engine): { readonly t: TestApp; readonly owner:
 }
 
 /** PUTs `count` items into `store`, 50 at a time: `body(i)` gives item i's id and body; each must answer 200. */
-export async function putItems(c: ReturnType<typeof client>, store: string, count: number, body: (i: number) => { id: string; item: unknown }): Promise<void> {
+export async function putItems(
+  c: ReturnType<typeof client>,
+  store: string,
+  count: number,
+  body: (i: number) => { id: string; item: unknown },
+): Promise<void> {
   for (let from = 0; from < count; from += 50) {
     await Promise.all(
       Array.from({ length: Math.min(50, count - from) }, async (_, k) => {
@@ -102,7 +124,11 @@ export async function putItems(c: ReturnType<typeof client>, store: string, coun
 }
 
 /** A list's total and the ids of its page, after checking it answered 200. */
-export async function listIds(c: ReturnType<typeof client>, store: string, params: Record<string, string | number>): Promise<{ total: number; ids: string[] }> {
+export async function listIds(
+  c: ReturnType<typeof client>,
+  store: string,
+  params: Record<string, string | number>,
+): Promise<{ total: number; ids: string[] }> {
   const res = await c.list(store, params);
   expect(res.statusCode, res.body).toBe(200);
   const body = res.json();
@@ -119,13 +145,17 @@ export const item = (value: unknown, extra: Record<string, unknown> = {}) => ({
 
 /** Every storage error is the error object and never carries SQL or a stack. */
 export function expectErrorObject(res: LightMyRequestResponse, status: number): Record<string, any> {
-  if (res.statusCode !== status) throw new Error(`expected ${status}, got ${res.statusCode}: ${res.body.slice(0, 300)}`);
+  if (res.statusCode !== status)
+    throw new Error(`expected ${status}, got ${res.statusCode}: ${res.body.slice(0, 300)}`);
   const body = res.json();
   const keys = Object.keys(body);
   if (keys.length !== 1 || keys[0] !== 'error') throw new Error(`not an error object: ${res.body.slice(0, 300)}`);
   const e = body.error;
-  for (const k of ['messageKey', 'code', 'name', 'message', 'properties']) if (!(k in e)) throw new Error(`error object lacks ${k}`);
-  if (/select |insert |update |delete from|sqlite|postgres|syntax error at|\bat [\w.<>]+ \(|node_modules/i.test(res.body)) {
+  for (const k of ['messageKey', 'code', 'name', 'message', 'properties'])
+    if (!(k in e)) throw new Error(`error object lacks ${k}`);
+  if (
+    /select |insert |update |delete from|sqlite|postgres|syntax error at|\bat [\w.<>]+ \(|node_modules/i.test(res.body)
+  ) {
     throw new Error(`error leaks internals: ${res.body.slice(0, 300)}`);
   }
   return e;
@@ -138,7 +168,11 @@ export function recordStatements(t: TestApp): { texts: string[]; parameters: unk
   // The executor class of every Kysely instance of the app (plugins make new instances of it).
   const executor = Object.getPrototypeOf(t.database.db.getExecutor());
   const executeQuery = executor.executeQuery;
-  executor.executeQuery = function (this: unknown, compiled: { sql: string; parameters: readonly unknown[] }, ...rest: unknown[]) {
+  executor.executeQuery = function (
+    this: unknown,
+    compiled: { sql: string; parameters: readonly unknown[] },
+    ...rest: unknown[]
+  ) {
     texts.push(compiled.sql);
     parameters.push([...compiled.parameters]);
     return executeQuery.call(this, compiled, ...rest);

@@ -1,7 +1,15 @@
 // A caller of another tenant sees nothing of a store: not its items, not that it exists.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { apiKeyCaller, client, expectErrorObject, item, OWNER_KEY, sessionCaller, STORAGE_CONFIG } from './storage-kit.js';
+import {
+  apiKeyCaller,
+  client,
+  expectErrorObject,
+  item,
+  OWNER_KEY,
+  sessionCaller,
+  STORAGE_CONFIG,
+} from './storage-kit.js';
 
 describeEachEngine('storage tenant isolation', (engine) => {
   let t: TestApp;
@@ -9,7 +17,11 @@ describeEachEngine('storage tenant isolation', (engine) => {
   let globexUma: ReturnType<typeof client>;
   let globexOwner: ReturnType<typeof client>;
   // Restrictions that the globex principals would match by name, organisation, role and right.
-  const open = { value: 'acme secret', readRestriction: { organisations: ['orgA'], roles: ['OWNER', 'roleA'], rights: ['rightA'] }, writeRestriction: { roles: ['OWNER', 'roleA'] } };
+  const open = {
+    value: 'acme secret',
+    readRestriction: { organisations: ['orgA'], roles: ['OWNER', 'roleA'], rights: ['rightA'] },
+    writeRestriction: { roles: ['OWNER', 'roleA'] },
+  };
 
   beforeAll(async () => {
     t = await startTestApp(engine, STORAGE_CONFIG);
