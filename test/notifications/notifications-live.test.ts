@@ -157,9 +157,20 @@ describeEachEngine('notification stream', (engine) => {
     const reader = await stream({ 'x-apikey': ADMIN_KEY });
     const { port } = new URL(base);
     const slow = connect(Number(port), '127.0.0.1');
-    slow.pause();
     slow.write(`GET ${N}/stream HTTP/1.1\r\nHost: x\r\nX-APIKey: ${ADMIN_KEY}\r\n\r\n`);
-    await sleep(200);
+    // Read its answer's head (the stream is open: its subscription is taken, as openSse waits for), then read no more.
+    // A fixed 200 ms wait was not always enough on a loaded machine; the stream then missed "big 0".
+    await new Promise<void>((resolve) => {
+      let head = '';
+      const onData = (d: Buffer) => {
+        head += d.toString('latin1');
+        if (!head.includes('\r\n\r\n')) return;
+        slow.off('data', onData);
+        slow.pause();
+        resolve();
+      };
+      slow.on('data', onData);
+    });
     // Far more than loopback's socket buffers hold (several MiB), so the server's queue for the slow one grows.
     const big = 'm'.repeat(100_000);
     for (let i = 0; i < 200; i++)

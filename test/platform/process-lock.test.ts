@@ -4,10 +4,16 @@
 // PostgreSQL, instances share the database by design and a second start runs.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, DatabaseInUseError } from '../../src/platform/db/database.js';
 import { runCli } from '../helpers/cli.js';
-import { createProcessDatabase, freePort, makeWorkDir, startServiceProcess } from '../helpers/service-process.js';
+import {
+  createProcessDatabase,
+  freePort,
+  makeWorkDir,
+  startServiceProcess,
+  type ServiceProcess,
+} from '../helpers/service-process.js';
 
 const CONFIG = { identity: { bootstrapAdminPassword: 'admin-pass-1' } };
 
@@ -40,26 +46,41 @@ describe('one process per SQLite database', () => {
     });
   };
 
-  it("refuses a second start on the same data directory with exit code 3 and the first one's pid", async () => {
-    const dir = workDir();
-    const first = await start(dir);
-    const second = await run(dir, ['start']);
-    expect(second.code).toBe(3);
-    expect(second.stderr).toContain(
-      `another process (pid ${first.child.pid}) is using ${join(dir, 'data', 'svc.sqlite')}`,
-    );
-    // The first one serves on, untouched.
-    expect((await fetch(`${first.url}/health`)).status).toBe(200);
-  });
+  // One running service for the refusals (a service start costs seconds on a loaded machine); each refused process
+  // must leave it serving, which the second start's test checks after its refusal.
+  describe('while a service runs', () => {
+    let dir: string;
+    let first: ServiceProcess;
+    let cleanup: () => void;
+    beforeAll(async () => {
+      const w = makeWorkDir();
+      dir = w.dir;
+      cleanup = w.cleanup;
+      first = await startServiceProcess({ config: CONFIG, workDir: dir });
+    });
+    afterAll(async () => {
+      await first?.kill();
+      cleanup?.();
+    });
 
-  it('refuses admin commands that open the database while the service runs', async () => {
-    const dir = workDir();
-    const first = await start(dir);
-    const cli = await run(dir, ['user', 'list']);
-    expect(cli.code).toBe(3);
-    expect(cli.stderr).toContain(`another process (pid ${first.child.pid}) is using`);
-    // Commands that open no database still work.
-    expect((await run(dir, ['hash-password', '--password', 'x'])).code).toBe(0);
+    it("refuses a second start on the same data directory with exit code 3 and the first one's pid", async () => {
+      const second = await run(dir, ['start']);
+      expect(second.code).toBe(3);
+      expect(second.stderr).toContain(
+        `another process (pid ${first.child.pid}) is using ${join(dir, 'data', 'svc.sqlite')}`,
+      );
+      // The first one serves on, untouched.
+      expect((await fetch(`${first.url}/health`)).status).toBe(200);
+    });
+
+    it('refuses admin commands that open the database while the service runs', async () => {
+      const cli = await run(dir, ['user', 'list']);
+      expect(cli.code).toBe(3);
+      expect(cli.stderr).toContain(`another process (pid ${first.child.pid}) is using`);
+      // Commands that open no database still work.
+      expect((await run(dir, ['hash-password', '--password', 'x'])).code).toBe(0);
+      expect((await fetch(`${first.url}/health`)).status).toBe(200);
+    });
   });
 
   it('takes the database again after the holder was killed with SIGKILL, or stopped', async () => {
