@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 
 /** The error object of decisions.md section 4, for the OpenAPI document. */
 export const ErrorResponseSchema = Type.Object(
@@ -99,4 +99,17 @@ export function QueryInteger(
     throw new RangeError(`a query integer lies within 0..${MAX_QUERY_INTEGER}, not ${minimum}..${maximum}`);
   }
   return Type.Integer({ ...options, minimum, maximum, allOf: [{ type: 'integer' }] });
+}
+
+/**
+ * A success answer for the OpenAPI document: the schema with the description of the answer and, where given, its
+ * example (the tests replay every operation's example and validate real answers against the schema).
+ */
+export function answer<T extends TSchema>(schema: T, description: string, example?: unknown): T {
+  return { ...schema, description, ...(example !== undefined ? { examples: [example] } : {}) };
+}
+
+/** The schema with an example (a request body's, a parameter's). */
+export function withExample<T extends TSchema>(schema: T, example: unknown): T {
+  return { ...schema, examples: [example] };
 }
