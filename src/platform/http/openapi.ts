@@ -64,20 +64,17 @@ export interface StreamEvent {
 }
 
 /**
- * The 200 answer of a Server-Sent Events stream for the document: `text/event-stream`, with its events listed in the
- * description and in `x-events` (event name -> `$ref` of its data schema). Put the result in the route's
- * `config.openapi.schema.response` and the data schemas in `config.openapi.components`.
+ * A Server-Sent Events stream for the document: the 200 answer as `text/event-stream`, with its events listed in the
+ * description and in the operation's `x-events` (event name -> `$ref` of its data schema). Spread the result into the
+ * route's `config.openapi.schema` and put the data schemas in `config.openapi.components`.
  */
-export function eventStreamResponse(summary: string, events: Record<string, StreamEvent>) {
+export function eventStreamDocument(summary: string, events: Record<string, StreamEvent>) {
   const lines = Object.entries(events).map(
     ([name, e]) =>
       `- \`${name}\`${e.resumable ? ' (with an id)' : ''}: ${e.description}; data: \`#/components/schemas/${e.data}\``,
   );
-  return {
+  const response = {
     description: `${summary}\n\nEvents (\`event:\` name, then \`data:\` JSON):\n${lines.join('\n')}\n\nComment lines (\`: heartbeat\`) keep the connection open.`,
-    'x-events': Object.fromEntries(
-      Object.entries(events).map(([name, e]) => [name, { $ref: `#/components/schemas/${e.data}` }]),
-    ),
     content: {
       'text/event-stream': {
         schema: { type: 'string', description: 'A stream of events: `id:`, `event:` and `data:` lines' },
@@ -86,6 +83,12 @@ export function eventStreamResponse(summary: string, events: Record<string, Stre
           .join('\n'),
       },
     },
+  };
+  return {
+    'x-events': Object.fromEntries(
+      Object.entries(events).map(([name, e]) => [name, { $ref: `#/components/schemas/${e.data}` }]),
+    ),
+    response: { 200: response },
   };
 }
 
