@@ -334,8 +334,7 @@ export const DATA_MANAGEMENT_METHODS: Record<'Template' | 'Asset', Record<string
       example: {
         parameters: {
           templateCustomId: 'pump',
-          customId: 'P-1',
-          asset: { attributes: { power: 11 } },
+          asset: { customId: 'P-1', attributes: { power: 11 } },
           versionComment: 'new motor',
         },
         answer: {},
