@@ -2,6 +2,11 @@
 // reason, RouteDocument.exclude), every operation describes its answers (a success and the error object for its
 // errors) with examples, and the whole is valid OpenAPI 3.1 whose schemas compile. The document does not depend on
 // the database engine; the replay of its examples against the service runs on both (openapi-replay.test.ts).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -197,5 +202,18 @@ describe('the OpenAPI document', () => {
     const flow = doc.paths['/cxf/svc-flow/flow/{instance}/{path}'];
     expect(Object.keys(flow.post.requestBody.content)).toEqual(['*/*']);
     expect(flow.get.responses['2XX'].content['*/*'].schema.format).toBe('binary');
+  });
+
+  it('is what npm run openapi writes without a server (scripts/openapi.mjs, from dist/)', {
+    timeout: 120_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-openapi-test-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      await promisify(execFile)(process.execPath, [join(import.meta.dirname, '../../scripts/openapi.mjs'), file]);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(doc);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
