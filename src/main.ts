@@ -17,12 +17,19 @@ async function start(): Promise<void> {
       `created tenant "default" with user "admin"; its generated password (shown only now) is: ${built.bootstrapPassword}`,
     );
   }
+  // SIGTERM (an orchestrator, a deploy) drains first: readiness turns 503 and the service serves on for
+  // server.drainSeconds while the load balancer stops sending. SIGINT (Ctrl-C at a terminal) skips the drain, also
+  // when it comes during one. A second identical signal ends the process at once (the listener is gone).
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      app.log.info(`${signal}: shutting down`);
-      built.close().then(
+      const drainMs = signal === 'SIGTERM' ? config.server.drainSeconds * 1000 : 0;
+      app.log.info(`${signal}: shutting down${drainMs > 0 ? `, draining for ${drainMs / 1000} s` : ''}`);
+      built.shutdown(drainMs).then(
         () => process.exit(0),
-        () => process.exit(1),
+        (err: unknown) => {
+          app.log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
       );
     });
   }
