@@ -49,6 +49,7 @@ export interface Readiness {
  */
 export function registerReadiness(app: FastifyInstance, deps: ReadinessDeps): Readiness {
   let draining = false;
+  let lastState: string | undefined;
   const running = new SingleFlight<'check', string[]>();
   const appliedSteps = async (): Promise<string[]> => {
     const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(deps.db);
@@ -136,8 +137,15 @@ export function registerReadiness(app: FastifyInstance, deps: ReadinessDeps): Re
         },
       },
     },
-    async () => {
+    async (request) => {
       const { problems, checks } = await check();
+      // A change of state is logged once (a probe every few seconds would otherwise fill the log).
+      const state = problems.join('; ');
+      if (state !== lastState) {
+        if (state) request.log.warn({ checks }, `not ready: ${state}`);
+        else if (lastState !== undefined) request.log.warn({ checks }, 'ready again');
+        lastState = state;
+      }
       if (problems.length > 0) throw ERRORS.notReady(problems, checks);
       return { status: 'ready' as const, checks };
     },
