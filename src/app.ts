@@ -25,12 +25,19 @@ import type { Module } from './platform/module.js';
 import type { CredentialResolver } from './platform/auth/credentials.js';
 import { SecurityCounters } from './platform/auth/throttle/index.js';
 import { buildModules, MIGRATIONS } from './module-list.js';
+import { loggerOptions } from './platform/http/logger-options.js';
+import { answerRequestId, requestIdGenerator } from './platform/http/request-id.js';
+import { registerReadiness, type Readiness } from './platform/http/readiness.js';
+import { SHUTDOWN_STREAM_EVENT } from './platform/http/stream-end.js';
+import { trackUnusedSockets } from './platform/http/unused-sockets.js';
 
 export interface AppDeps {
   /** An already open database (tests, CLI); otherwise one is opened from config.database. */
   database?: Database;
-  /** Pino options or false; defaults to the configured level with secret headers redacted. */
+  /** Pino options or false; defaults to the configured level and format with secret headers redacted. */
   logger?: boolean | object;
+  /** Whether stdout is a terminal (`logFormat: auto` then logs readable lines); default: process.stdout.isTTY. */
+  stdoutIsTTY?: boolean;
 }
 
 export interface App {
@@ -42,6 +49,16 @@ export interface App {
   routes: readonly RouteRecord[];
   /** Security events counted in this process (password verifications, throttled attempts...), for metrics. */
   security: SecurityCounters;
+  /** Readiness (GET /readyz) and whether a shutdown has begun. */
+  readiness: Readiness;
+  /**
+   * The graceful shutdown (SIGTERM): readiness answers 503 at once while the service goes on serving for `drainMs`
+   * (answers then say `Connection: close`), then every module drains (live streams end with the `reconnect` event),
+   * the server stops taking requests, requests in flight finish (up to `server.shutdownGraceSeconds`), the modules
+   * close and the database closes. Called again, it answers the same shutdown; a shorter `drainMs` cuts the wait.
+   */
+  shutdown(drainMs: number): Promise<void>;
+  /** `shutdown(0)`. */
   close(): Promise<void>;
 }
 
@@ -56,23 +73,17 @@ export interface RouteRecord {
 /** The service's version, in the OpenAPI document. */
 const SERVICE_VERSION = '0.1.0';
 
-const REDACT = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["x-apikey"]',
-  'req.headers["x-auth-token"]',
-  'req.headers["x-csrf-token"]',
-  'res.headers["set-cookie"]',
-];
-
 /**
  * The composition root: opens the database, migrates, builds the module list (src/module-list.ts), registers every
  * module's plugin in a scope of its own, and starts the parts in the list's order (closing them in reverse).
  */
 export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<App> {
   const app = Fastify({
-    logger: deps.logger ?? { level: config.server.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    logger: deps.logger ?? loggerOptions(config.server, deps.stdoutIsTTY ?? process.stdout.isTTY === true),
     trustProxy: config.server.trustProxy,
+    // Every log line of a request carries `reqId`, answered as X-Request-Id (a trusted proxy's own is kept).
+    genReqId: requestIdGenerator(config.server.trustProxy),
+    requestIdHeader: false,
     bodyLimit: config.server.bodyLimitBytes,
     // Bodies are validated as typed, query strings, parameters and headers as text (validators.ts).
     ajv: { customOptions: { ...AJV_OPTIONS } },
@@ -97,13 +108,14 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     });
   limitConnectionsPerAddress(app.server, config.limits.connectionsPerAddress);
   const inFlight = trackInFlight(app);
+  const sockets = trackUnusedSockets(app.server);
   const started: Module[] = [];
   const routes: RouteRecord[] = [];
   const security = new SecurityCounters();
   try {
     const { db, dialect } = database;
     await migrateToLatest(db, dialect, MIGRATIONS);
-    const { modules, resolver, sessionCookie, bootstrapPassword } = await buildModules(
+    const { modules, resolver, sessionCookie, bootstrapPassword, feed } = await buildModules(
       database,
       config,
       app.log,
@@ -116,6 +128,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       routes.push(route);
     });
     installErrorHandler(app, dialect.toDomainError);
+    answerRequestId(app);
     installInputIntegrity(app);
     checkRequestHead(app, { headerCount: config.limits.headerCount });
     closeUnreadBodies(app);
@@ -150,6 +163,24 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       async () => ({ status: 'ok' as const }),
     );
 
+    const readiness = registerReadiness(app, {
+      db,
+      migrations: MIGRATIONS.map((m) => m.name),
+      feed,
+      sharedFeed: !database.traits.singleInstance,
+      timeoutMs: 1000,
+    });
+    // While draining, every answer closes its connection: clients (and balancers) open the next one elsewhere.
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      if (readiness.draining) reply.header('connection', 'close');
+      done(null, payload);
+    });
+    // Registered before the modules' plugins, so it runs before theirs; the server closes right after the last one.
+    app.addHook('preClose', (done) => {
+      sockets.closeUnused();
+      done();
+    });
+
     for (const m of modules) if (m.plugin) await app.register(scopeOf(m, resolver), { prefix: m.prefix });
     // Background work (timers, listeners, pools) starts once the routes stand, in the list's order; close() stops it.
     for (const m of modules) {
@@ -157,18 +188,58 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       await m.start?.();
     }
 
+    const graceMs = config.server.shutdownGraceSeconds * 1000;
+    let shutting: Promise<void> | undefined;
+    let endDrain: (() => void) | undefined;
+    let drainUntil = Number.POSITIVE_INFINITY;
+    const shutdown = (drainMs: number): Promise<void> => {
+      readiness.startDraining();
+      // A second signal with a shorter drain (SIGINT after SIGTERM) cuts the wait short.
+      if (shutting) {
+        if (Date.now() + drainMs < drainUntil) endDrain?.();
+        return shutting;
+      }
+      drainUntil = Date.now() + drainMs;
+      shutting = (async () => {
+        if (drainMs > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, drainMs);
+            endDrain = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+        for (const m of [...started].reverse()) await m.drain?.(SHUTDOWN_STREAM_EVENT);
+        const until = Date.now() + graceMs;
+        const closing = app.close();
+        let timer: NodeJS.Timeout | undefined;
+        const inTime = await Promise.race([
+          closing.then(() => true),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(false), graceMs);
+          }),
+        ]);
+        clearTimeout(timer);
+        // Past the grace period, requests whose clients are still connected are cut, so that the process ends.
+        if (!inTime) app.server.closeAllConnections();
+        await closing;
+        await inFlight.drained(Math.max(0, until - Date.now()));
+        await closeModules(started);
+        if (!deps.database) await database.destroy();
+      })();
+      return shutting;
+    };
+
     return {
       app,
       routes,
       database,
       bootstrapPassword,
       security,
-      async close() {
-        await app.close();
-        await inFlight.drained(config.server.shutdownGraceSeconds * 1000);
-        await closeModules(started);
-        if (!deps.database) await database.destroy();
-      },
+      readiness,
+      shutdown,
+      close: () => shutdown(0),
     };
   } catch (err) {
     await app.close().catch(() => undefined);

@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { CLI_USAGE, UsageError, runAdminCommand } from './cli/admin-cli.js';
 import { DatabaseInUseError } from './platform/db/database.js';
+import { BackupError } from './cli/backup.js';
 
 /** Exit codes an operator's script can tell apart: 2 config, 3 database in use by another process, 64 usage. */
 const EXIT_DATABASE_IN_USE = 3;
@@ -17,12 +18,19 @@ async function start(): Promise<void> {
       `created tenant "default" with user "admin"; its generated password (shown only now) is: ${built.bootstrapPassword}`,
     );
   }
+  // SIGTERM (an orchestrator, a deploy) drains first: readiness turns 503 and the service serves on for
+  // server.drainSeconds while the load balancer stops sending. SIGINT (Ctrl-C at a terminal) skips the drain, also
+  // when it comes during one. A second identical signal ends the process at once (the listener is gone).
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      app.log.info(`${signal}: shutting down`);
-      built.close().then(
+      const drainMs = signal === 'SIGTERM' ? config.server.drainSeconds * 1000 : 0;
+      app.log.info(`${signal}: shutting down${drainMs > 0 ? `, draining for ${drainMs / 1000} s` : ''}`);
+      built.shutdown(drainMs).then(
         () => process.exit(0),
-        () => process.exit(1),
+        (err: unknown) => {
+          app.log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
       );
     });
   }
@@ -65,6 +73,10 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof UsageError || (err as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS')) {
     console.error(`${(err as Error).message}\n\n${CLI_USAGE}`);
     process.exit(64);
+  }
+  if (err instanceof BackupError) {
+    console.error(`backup failed: ${err.message}`);
+    process.exit(1);
   }
   // Never a stack trace on the console for an operator mistake; the message names the problem.
   console.error(`start failed: ${(err as Error)?.message ?? String(err)}`);

@@ -76,6 +76,8 @@ export interface BuiltModules {
   sessionCookie: string;
   /** Set when the bootstrap admin was created with a generated password (printed once). */
   bootstrapPassword?: string;
+  /** The change feed, whose listener connection readiness reports. */
+  feed: ChangeFeed;
 }
 
 /**
@@ -168,5 +170,6 @@ export async function buildModules(
     resolver: identity?.resolver,
     sessionCookie: SESSION_COOKIE,
     bootstrapPassword: generatedPassword,
+    feed,
   };
 }

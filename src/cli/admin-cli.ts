@@ -5,6 +5,7 @@ import { migrateToLatest } from '../platform/db/migrations.js';
 import { MIGRATIONS } from '../module-list.js';
 import { createIdentityAdmin } from '../modules/identity/index.js';
 import { hashPassword } from '../platform/crypto/secrets.js';
+import { backupDatabase } from './backup.js';
 
 export const CLI_USAGE = `usage: svc <command> [options]
 
@@ -21,6 +22,8 @@ export const CLI_USAGE = `usage: svc <command> [options]
            [--expires-on 2027-01-01T00:00:00Z]
                                           create or replace an API key; the key is printed once
   apikey list [--tenant T]                list API keys (names and grants, never the keys)
+  backup --to FILE                        copy the database, also while the service runs: SQLite's online
+                                          backup, checked; PostgreSQL: pg_dump --format=custom
   hash-password (--password P | --password-stdin)
                                           print a passwordHash for the config file
   version, --version                      print the version
@@ -45,6 +48,7 @@ const OPTIONS = {
   rights: { type: 'string' },
   active: { type: 'string' },
   'expires-on': { type: 'string' },
+  to: { type: 'string' },
 } as const;
 
 const list = (v: string | undefined) =>
@@ -73,6 +77,12 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [group, action] = positionals;
   const password = values['password-stdin'] ? await readStdin() : values.password;
+
+  // Before the database is opened as the other commands open it: no process lock, no migration, only reads.
+  if (group === 'backup') {
+    await backupDatabase(config, need(values.to, 'to'), out);
+    return;
+  }
 
   if (group === 'hash-password') {
     out(await hashPassword(need(password, 'password')));

@@ -130,9 +130,21 @@ export const ConfigSchema = Type.Object(
           {
             default: 'info',
             description:
-              'Log level (pino, JSON lines on stdout). The headers `authorization`, `cookie`, `x-apikey`, `x-auth-token`, `x-csrf-token` and `set-cookie` are redacted.',
+              'Log level (pino, on stdout, in the form `logFormat` says). The headers `authorization`, `cookie`, `x-apikey`, `x-auth-token`, `x-csrf-token` and `set-cookie` are redacted.',
           },
         ),
+        logFormat: Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], {
+          default: 'auto',
+          description:
+            '`auto`: readable lines (pino-pretty) when stdout is a terminal, JSON lines otherwise; `json`: always JSON lines; `pretty`: always readable lines.',
+        }),
+        drainSeconds: Type.Number({
+          minimum: 0,
+          maximum: 600,
+          default: 5,
+          description:
+            'On SIGTERM, how long the service goes on serving while `GET /readyz` answers 503, so that load balancers stop sending to it; then live streams end with a `reconnect` event and the shutdown proceeds. SIGINT skips it.',
+        }),
         shutdownGraceSeconds: Type.Number({
           minimum: 0,
           maximum: 600,

@@ -127,6 +127,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     },
   },
   { name: 'LOG_LEVEL', path: 'server.logLevel', description: 'Log level.' },
+  { name: 'LOG_FORMAT', path: 'server.logFormat', description: 'Log format: `auto`, `json` or `pretty`.' },
   { name: 'SVC_DATA_DIR', path: 'database.dataDir', description: 'Directory of the embedded SQLite database.' },
   {
     name: 'DATABASE_URL',

@@ -3,6 +3,7 @@ import type { DataAccess } from './db/data-access.js';
 import type { Dialect } from './db/dialects/dialect.js';
 import type { DeploymentTraits } from './db/deployment.js';
 import type { ModuleMigration } from './db/migrations.js';
+import type { FinalStreamEvent } from './http/stream-end.js';
 
 /**
  * What the module list hands a module: the database's handle typed with the module's own tables (it can name no
@@ -28,6 +29,10 @@ export interface ModuleDeps<Tables, Config = undefined> {
  * none of it reaches another module. `start` runs once every plugin is registered, in the list's order, and starts
  * what runs in the background (timers, listeners, pools); `close` stops it again in reverse order, after running
  * requests have drained and before the database closes.
+ *
+ * A graceful shutdown (SIGTERM) first keeps serving for `server.drainSeconds` while readiness answers 503, then calls
+ * `drain` of every module in reverse order, before the server stops taking requests: a module with live streams ends
+ * them there with the final event it is handed (`SHUTDOWN_STREAM_EVENT`), so that clients reconnect elsewhere.
  */
 export interface Module {
   readonly name: string;
@@ -44,6 +49,8 @@ export interface Module {
    */
   readonly credentials?: 'platform' | 'own';
   start?(): void | Promise<void>;
+  /** Ends what would hold the shutdown up (live streams), each stream with `event` as its last frame. */
+  drain?(event: FinalStreamEvent): void | Promise<void>;
   close?(): void | Promise<void>;
 }
 

@@ -78,6 +78,10 @@ export const notificationsModule = defineModule({
         await maintenance.start();
         streams.start();
       },
+      // A shutdown ends the streams with its final event: clients reconnect to another instance and resume.
+      drain(event) {
+        streams.endAll(event);
+      },
       close() {
         lists.close();
         streams.close();

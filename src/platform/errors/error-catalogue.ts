@@ -121,6 +121,14 @@ export const ERRORS = {
     }),
   serviceUnavailable: (message = 'Maintenance mode is active') =>
     new AppError(503, { messageKey: 'CORE_ERROR_SERVICE_UNAVAILABLE', name: 'SERVICE_UNAVAILABLE', message }),
+  /** GET /readyz: what keeps this instance from taking traffic, one sentence each, and every check's state. */
+  notReady: (problems: string[], checks: Record<string, string>) =>
+    new AppError(503, {
+      messageKey: 'CORE_ERROR_NOT_READY',
+      name: 'SERVICE_UNAVAILABLE',
+      message: `Not ready: ${problems.join('; ')}`,
+      properties: { checks },
+    }),
   internal: (cause?: unknown) =>
     new AppError(
       500,

@@ -108,7 +108,9 @@ export function frameworkErrorHandler(err: FastifyError, _request: FastifyReques
 export function installErrorHandler(app: FastifyInstance, domainError?: DomainErrorOf): void {
   app.setErrorHandler((err, request, reply) => {
     const appError = toAppError(err, request, domainError);
-    if (appError.statusCode >= 500) request.log.error({ err: appError.cause ?? err }, 'request failed');
+    // 503 is a state the service answers on purpose (maintenance, not ready), not a failure: no error line per call.
+    if (appError.statusCode >= 500 && appError.statusCode !== 503)
+      request.log.error({ err: appError.cause ?? err }, 'request failed');
     else request.log.debug({ err: appError.body }, 'request rejected');
     return sendError(reply, appError);
   });

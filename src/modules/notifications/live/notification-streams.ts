@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChangeFeed, FeedEvent } from '../../../platform/events/index.js';
+import { finalEventFrame, type FinalStreamEvent } from '../../../platform/http/stream-end.js';
 import { canSee, type Notification, type Visibility } from '../notification.js';
 import type { NotificationEvent } from '../notifications.service.js';
 import { NOTIFICATION_TOPIC } from '../notification-topic.js';
@@ -55,9 +56,18 @@ export class NotificationStreams {
     this.endAll();
   }
 
-  /** Ends every stream (before the server closes, which would otherwise wait for them). */
-  endAll(): void {
-    for (const set of this.byTenant.values()) for (const sub of set) sub.res.end();
+  /**
+   * Ends every stream (before the server closes, which would otherwise wait for them), with `event` as the last frame
+   * when given (a shutdown: clients reconnect elsewhere). A subscriber still reading back missed events gets it too:
+   * its Last-Event-ID names the last event it received, so it resumes from there.
+   */
+  endAll(event?: FinalStreamEvent): void {
+    const frame = event ? finalEventFrame(event) : undefined;
+    for (const set of this.byTenant.values())
+      for (const sub of set) {
+        if (frame) this.write(sub, frame);
+        sub.res.end();
+      }
     this.byTenant.clear();
   }
 
