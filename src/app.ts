@@ -71,6 +71,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       url: config.database.url,
       dataDir: config.database.dataDir,
       poolSize: config.database.poolSize,
+      pooler: config.database.pooler,
+      directUrl: config.database.directUrl,
       sqliteCacheMiB: config.database.sqliteCacheMiB,
       sqliteReaderThreads: config.database.sqliteReaderThreads,
       sqliteWriterThread: config.database.sqliteWriterThread,
@@ -82,7 +84,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   const security = new SecurityCounters();
   try {
     const { db, dialect } = database;
-    await migrateToLatest(db, dialect, MIGRATIONS);
+    for (const limitation of database.limitations)
+      app.log.warn(`database.pooler is transaction and database.directUrl is not set: ${limitation}`);
+    await migrateToLatest(database.sessionDb ?? db, dialect, MIGRATIONS);
     const { modules, resolver, sessionCookie, bootstrapPassword } = await buildModules(
       database,
       config,

@@ -98,7 +98,14 @@ export async function buildModules(
   const schema = await dialect.currentSchema(db);
 
   const { connectDedicated } = database;
-  const feed = createChangeFeed({ db, connectDedicated, schema, retentionHours: config.events.retentionHours, log });
+  const feed = createChangeFeed({
+    db,
+    connectDedicated,
+    shared: !traits.singleInstance,
+    schema,
+    retentionHours: config.events.retentionHours,
+    log,
+  });
   // One credential throttle for every password check, the platform's and the engine's (which may run without it).
   // One process owns a SQLite database: the throttle then knows every change of its keys and reads them once.
   const throttle = createCredentialThrottle(db, ic.loginThrottle, counters, { onlyWriter: traits.singleInstance });
@@ -115,7 +122,7 @@ export async function buildModules(
   // grantee test as a filter instead of an index condition (docs/benchmarks.md, session 13).
   const checkIntervalMs = config.database.analyzeCheckSeconds * 1000;
   const upkeepSettings = { checkIntervalMs, changedShare: 0.1, minChangedRows: 50, busyVacuumWaitMs: 30_000 };
-  const upkeep = new StatisticsUpkeep(db, schema, upkeepSettings, log);
+  const upkeep = new StatisticsUpkeep(db, schema, upkeepSettings, log, database.sessionDb);
 
   // One entry per part of LIST; the type holds them together: a part missing here, or one too many, fails to compile.
   const built: Record<(typeof LIST)[number]['name'], Module | undefined> = {
