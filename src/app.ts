@@ -18,6 +18,7 @@ import { AJV_OPTIONS, typedBodyValidators } from './platform/http/validators.js'
 import type { Module } from './platform/module.js';
 import type { CredentialResolver } from './platform/auth/credentials.js';
 import { SecurityCounters } from './platform/auth/throttle/index.js';
+import { installMetrics, Telemetry } from './platform/metrics/index.js';
 import { buildModules, MIGRATIONS } from './module-list.js';
 
 export interface AppDeps {
@@ -82,16 +83,18 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   const inFlight = trackInFlight(app);
   const started: Module[] = [];
   const security = new SecurityCounters();
+  const telemetry = new Telemetry();
   try {
     const { db, dialect } = database;
     for (const limitation of database.limitations)
       app.log.warn(`database.pooler is transaction and database.directUrl is not set: ${limitation}`);
     await migrateToLatest(database.sessionDb ?? db, dialect, MIGRATIONS);
-    const { modules, resolver, sessionCookie, bootstrapPassword } = await buildModules(
+    const { modules, resolver, sessionCookie, bootstrapPassword, feed } = await buildModules(
       database,
       config,
       app.log,
       security,
+      telemetry,
     );
 
     installErrorHandler(app, dialect.toDomainError);
@@ -133,6 +136,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       },
       async () => ({ status: 'ok' }),
     );
+
+    // Before the modules: its request hook reaches the scopes registered after it.
+    installMetrics(app, config.metrics, { database, feed, security, telemetry });
 
     for (const m of modules) if (m.plugin) await app.register(scopeOf(m, resolver), { prefix: m.prefix });
     // Background work (timers, listeners, pools) starts once the routes stand, in the list's order; close() stops it.

@@ -8,6 +8,7 @@ import type { ModuleMigration } from './platform/db/migrations.js';
 import { WriteBatcher } from './platform/db/write-batcher.js';
 import { StatisticsUpkeep } from './platform/db/statistics-upkeep.js';
 import { defineModule, type Module } from './platform/module.js';
+import type { Telemetry } from './platform/metrics/index.js';
 import type { CredentialResolver } from './platform/auth/credentials.js';
 import { createChangeFeed, eventsMigrations, type ChangeFeed } from './platform/events/index.js';
 import {
@@ -76,6 +77,8 @@ export interface BuiltModules {
   sessionCookie: string;
   /** Set when the bootstrap admin was created with a generated password (printed once). */
   bootstrapPassword?: string;
+  /** The change feed every part shares (for metrics and readiness). */
+  feed: ChangeFeed;
 }
 
 /**
@@ -87,6 +90,7 @@ export async function buildModules(
   config: AppConfig,
   log: FastifyBaseLogger,
   counters: SecurityCounters,
+  telemetry: Telemetry,
 ): Promise<BuiltModules> {
   const { db, dialect, traits } = database;
   const {
@@ -136,11 +140,18 @@ export async function buildModules(
       ? notificationsModule.create({
           ...base,
           feed,
+          telemetry,
           config: { maintenance: config.maintenance, ...config.notifications },
         })
       : undefined,
     flow: identity
-      ? flowModule.create({ ...base, audit: identity.audit, config: config.flow, ownCookies: [SESSION_COOKIE] })
+      ? flowModule.create({
+          ...base,
+          audit: identity.audit,
+          telemetry,
+          config: config.flow,
+          ownCookies: [SESSION_COOKIE],
+        })
       : undefined,
     'engine-users': engine ? engineUsers.create(users) : undefined,
     'engine-rest': engine
@@ -175,5 +186,6 @@ export async function buildModules(
     resolver: identity?.resolver,
     sessionCookie: SESSION_COOKIE,
     bootstrapPassword: generatedPassword,
+    feed,
   };
 }

@@ -22,6 +22,12 @@ export async function proxyRoutes(scope: FastifyInstance, ctx: FlowContext): Pro
     response: errorResponses(400, 401, 403, 404, 502, 504),
   };
   for (const method of ['GET', 'POST', 'PUT', 'DELETE'] as const) {
-    scope.route({ method, url: '/flow/*', schema, handler: (request, reply) => ctx.proxy.forward(request, reply) });
+    scope.route({
+      method,
+      url: '/flow/*',
+      schema,
+      config: { rawAnswer: true },
+      handler: (request, reply) => ctx.proxy.forward(request, reply),
+    });
   }
 }

@@ -12,7 +12,7 @@ export function streamNotificationsRoute(app: FastifyInstance, ctx: Notification
     {
       onRequest: maintenanceGuard(ctx.maintenance),
       // An open stream holds a connection and a subscriber: limits.streamsPerCaller of them per caller and address.
-      config: { longLived: true },
+      config: { longLived: true, rawAnswer: true },
       schema: {
         tags: ['notifications'],
         summary:
