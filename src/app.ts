@@ -24,6 +24,7 @@ import { openapiOptions, outOfDocument, registerOutOfDocument } from './platform
 import type { Module } from './platform/module.js';
 import type { CredentialResolver } from './platform/auth/credentials.js';
 import { SecurityCounters } from './platform/auth/throttle/index.js';
+import { installMetrics, Telemetry } from './platform/metrics/index.js';
 import { buildModules, MIGRATIONS } from './module-list.js';
 import { loggerOptions } from './platform/http/logger-options.js';
 import { answerRequestId, requestIdGenerator } from './platform/http/request-id.js';
@@ -101,6 +102,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       url: config.database.url,
       dataDir: config.database.dataDir,
       poolSize: config.database.poolSize,
+      pooler: config.database.pooler,
+      directUrl: config.database.directUrl,
       sqliteCacheMiB: config.database.sqliteCacheMiB,
       sqliteReaderThreads: config.database.sqliteReaderThreads,
       sqliteWriterThread: config.database.sqliteWriterThread,
@@ -112,14 +115,18 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   const started: Module[] = [];
   const routes: RouteRecord[] = [];
   const security = new SecurityCounters();
+  const telemetry = new Telemetry();
   try {
     const { db, dialect } = database;
-    await migrateToLatest(db, dialect, MIGRATIONS);
+    for (const limitation of database.limitations)
+      app.log.warn(`database.pooler is transaction and database.directUrl is not set: ${limitation}`);
+    await migrateToLatest(database.sessionDb ?? db, dialect, MIGRATIONS);
     const { modules, resolver, sessionCookie, bootstrapPassword, feed } = await buildModules(
       database,
       config,
       app.log,
       security,
+      telemetry,
     );
 
     // Every route as registered (the test of the OpenAPI document compares them with it).
@@ -180,6 +187,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       sockets.closeUnused();
       done();
     });
+    // Before the modules: its request hook reaches the scopes registered after it.
+    installMetrics(app, config.metrics, { database, feed, security, telemetry });
 
     for (const m of modules) if (m.plugin) await app.register(scopeOf(m, resolver), { prefix: m.prefix });
     // Background work (timers, listeners, pools) starts once the routes stand, in the list's order; close() stops it.

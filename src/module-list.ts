@@ -8,6 +8,7 @@ import type { ModuleMigration } from './platform/db/migrations.js';
 import { WriteBatcher } from './platform/db/write-batcher.js';
 import { StatisticsUpkeep } from './platform/db/statistics-upkeep.js';
 import { defineModule, type Module } from './platform/module.js';
+import type { Telemetry } from './platform/metrics/index.js';
 import type { CredentialResolver } from './platform/auth/credentials.js';
 import { createChangeFeed, eventsMigrations, type ChangeFeed } from './platform/events/index.js';
 import {
@@ -76,7 +77,7 @@ export interface BuiltModules {
   sessionCookie: string;
   /** Set when the bootstrap admin was created with a generated password (printed once). */
   bootstrapPassword?: string;
-  /** The change feed, whose listener connection readiness reports. */
+  /** The change feed every part shares (for metrics and readiness). */
   feed: ChangeFeed;
 }
 
@@ -89,6 +90,7 @@ export async function buildModules(
   config: AppConfig,
   log: FastifyBaseLogger,
   counters: SecurityCounters,
+  telemetry: Telemetry,
 ): Promise<BuiltModules> {
   const { db, dialect, traits } = database;
   const {
@@ -100,7 +102,14 @@ export async function buildModules(
   const schema = await dialect.currentSchema(db);
 
   const { connectDedicated } = database;
-  const feed = createChangeFeed({ db, connectDedicated, schema, retentionHours: config.events.retentionHours, log });
+  const feed = createChangeFeed({
+    db,
+    connectDedicated,
+    shared: !traits.singleInstance,
+    schema,
+    retentionHours: config.events.retentionHours,
+    log,
+  });
   // One credential throttle for every password check, the platform's and the engine's (which may run without it).
   // One process owns a SQLite database: the throttle then knows every change of its keys and reads them once.
   const throttle = createCredentialThrottle(db, ic.loginThrottle, counters, { onlyWriter: traits.singleInstance });
@@ -117,7 +126,7 @@ export async function buildModules(
   // grantee test as a filter instead of an index condition (docs/benchmarks.md, session 13).
   const checkIntervalMs = config.database.analyzeCheckSeconds * 1000;
   const upkeepSettings = { checkIntervalMs, changedShare: 0.1, minChangedRows: 50, busyVacuumWaitMs: 30_000 };
-  const upkeep = new StatisticsUpkeep(db, schema, upkeepSettings, log);
+  const upkeep = new StatisticsUpkeep(db, schema, upkeepSettings, log, database.sessionDb);
 
   // One entry per part of LIST; the type holds them together: a part missing here, or one too many, fails to compile.
   const built: Record<(typeof LIST)[number]['name'], Module | undefined> = {
@@ -131,11 +140,18 @@ export async function buildModules(
       ? notificationsModule.create({
           ...base,
           feed,
+          telemetry,
           config: { maintenance: config.maintenance, ...config.notifications },
         })
       : undefined,
     flow: identity
-      ? flowModule.create({ ...base, audit: identity.audit, config: config.flow, ownCookies: [SESSION_COOKIE] })
+      ? flowModule.create({
+          ...base,
+          audit: identity.audit,
+          telemetry,
+          config: config.flow,
+          ownCookies: [SESSION_COOKIE],
+        })
       : undefined,
     'engine-users': engine ? engineUsers.create(users) : undefined,
     'engine-rest': engine

@@ -93,12 +93,16 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
     url: config.database.url,
     dataDir: config.database.dataDir,
     poolSize: 2,
+    pooler: config.database.pooler,
+    directUrl: config.database.directUrl,
     sqliteCacheMiB: config.database.sqliteCacheMiB,
     sqliteReaderThreads: 0,
     logError: (error, what) => process.stderr.write(`${what}: ${error.message}\n`),
   });
   try {
-    const applied = await migrateToLatest(database.db, database.dialect, MIGRATIONS);
+    for (const limitation of database.limitations)
+      process.stderr.write(`database.pooler is transaction and database.directUrl is not set: ${limitation}\n`);
+    const applied = await migrateToLatest(database.sessionDb ?? database.db, database.dialect, MIGRATIONS);
     const identity = createIdentityAdmin(database.data, database.dialect);
     const key = `${group ?? ''} ${action ?? ''}`.trim();
     switch (key) {

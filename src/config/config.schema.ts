@@ -243,6 +243,18 @@ export const ConfigSchema = Type.Object(
           description:
             "SQLite: a thread that writes the storage module's batches of creates on a connection of its own, so that their statements and commits (and the WAL checkpoints those trigger, up to ~100 ms) never stop the event loop; false writes them on the main thread. It has its own page cache of `sqliteCacheMiB`.",
         }),
+        pooler: Type.Union([Type.Literal('none'), Type.Literal('transaction')], {
+          default: 'none',
+          description:
+            "PostgreSQL: `transaction` when `url` goes through a pooler in transaction pooling mode (PgBouncer `pool_mode = transaction`): the service then prepares no named statements on the server (PgBouncer before 1.21 cannot keep them; with 1.21 or later and `max_prepared_statements` set, `none` keeps them and is faster), sends no session settings at connect (set `jit = off` and `max_parallel_workers_per_gather = 0` on the database or role instead), and opens what needs a session (the change feed's LISTEN, migrations and their advisory lock, the statistics upkeep's VACUUM) on `directUrl` (docs/operations.md, PgBouncer).",
+        }),
+        directUrl: Type.Optional(
+          Type.String({
+            pattern: '^postgres(ql)?://',
+            description:
+              "PostgreSQL: a URL to the same database that bypasses the pooler, for what needs a session of its own: the change feed's LISTEN, migrations (their advisory lock) and the statistics upkeep's VACUUM. Used only with `pooler: transaction`; without it the service starts and logs what will not work.",
+          }),
+        ),
         analyzeCheckSeconds: Type.Number({
           minimum: 0,
           maximum: 86400,
@@ -562,6 +574,40 @@ export const ConfigSchema = Type.Object(
         default: {},
         additionalProperties: false,
         description: 'The flow proxy, `/cxf/svc-flow/flow/{instanceId}{targetPath}` (docs/api/flow.md).',
+      },
+    ),
+    metrics: Type.Object(
+      {
+        enabled: Type.Boolean({
+          default: false,
+          description:
+            'Serve `GET /metrics` in the Prometheus text format (docs/operations.md, Metrics); off: the path answers 404.',
+        }),
+        token: Type.Optional(
+          Type.String({
+            minLength: 16,
+            maxLength: 1024,
+            description:
+              'A scraper that sends `Authorization: Bearer <token>` with this token may read `/metrics` from any address (compared in constant time).',
+          }),
+        ),
+        allow: Type.Array(
+          Type.String({
+            pattern: '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$',
+            description: 'An address or a CIDR range (`10.0.0.0/8`, `::1/128`).',
+          }),
+          {
+            default: [],
+            maxItems: 256,
+            description:
+              'Addresses that may read `/metrics` without the token: the TCP peer of the connection, never a forwarded header. Empty and no `token`: nobody may (403).',
+          },
+        ),
+      },
+      {
+        default: {},
+        additionalProperties: false,
+        description: 'Prometheus metrics of this instance: requests, the process, the database, streams, logins.',
       },
     ),
     engine: Type.Object(

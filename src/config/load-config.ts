@@ -135,6 +135,16 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: '`postgres://user@host:5432/db` selects PostgreSQL instead of the embedded SQLite.',
   },
   {
+    name: 'DATABASE_DIRECT_URL',
+    path: 'database.directUrl',
+    description: 'PostgreSQL behind a pooler: the URL that bypasses it, for what needs a session (LISTEN, migrations).',
+  },
+  {
+    name: 'METRICS_TOKEN',
+    path: 'metrics.token',
+    description: 'The bearer token that may read `/metrics`.',
+  },
+  {
     name: 'SVC_ADMIN_PASSWORD',
     path: 'identity.bootstrapAdminPassword',
     description: 'Password of the bootstrap admin created on an empty database.',

@@ -5,6 +5,10 @@ import { sql, type RawBuilder } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { StatisticsUpkeep } from '../../src/platform/db/statistics-upkeep.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { buildApp, type App } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import { createProcessDatabase } from '../helpers/service-process.js';
+import { pgbouncerBinary, reportMissingPgBouncer, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -186,5 +190,66 @@ describe('statistics upkeep [sqlite]', () => {
       );
     }
     expect(stats).toBeGreaterThan(0);
+  });
+});
+
+// Behind PgBouncer in transaction pooling mode: the service's statements go through it, the upkeep's VACUUM with its
+// SET runs on the direct URL, so the setting never lands on a pooled server connection that others then share.
+const bouncer = inject('pgUrl') && pgbouncerBinary();
+if (inject('pgUrl') && !bouncer) reportMissingPgBouncer('statistics upkeep behind PgBouncer');
+(bouncer ? describe : describe.skip)('statistics upkeep behind PgBouncer (transaction pooling) [postgres]', () => {
+  let app: App;
+  let pgbouncer: PgBouncer;
+  let database: { url: string; drop(): Promise<void> };
+  beforeAll(async () => {
+    database = await createProcessDatabase(inject('pgUrl'));
+    pgbouncer = await startPgBouncer(inject('pgUrl'));
+    const config = parseConfig({
+      server: { logLevel: 'silent' },
+      identity: { bootstrapAdminPassword: 'admin-pass-1' },
+      database: {
+        url: pgbouncer.through(database.url),
+        directUrl: database.url,
+        pooler: 'transaction',
+        analyzeCheckSeconds: 0.2,
+      },
+    });
+    app = await buildApp(config, { logger: false });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await pgbouncer?.stop();
+    await database?.drop();
+  });
+
+  it('analyses and vacuums a table loaded through PgBouncer, and leaves no session setting on its connections', async () => {
+    const db = app.database.db;
+    await sql`insert into engine_items (scope, kind, id, doc, created_on, created_by)
+      select 'bulk', 'task', 'id-' || g, '{}', g, 'seed' from generate_series(1, 5000) g`.execute(db);
+    let stats: { analysed: boolean; vacuumed: boolean } | undefined;
+    for (let i = 0; i < 100 && !(stats?.analysed && stats.vacuumed); i++) {
+      await sleep(100);
+      const { rows } = await sql<{ analysed: boolean; vacuumed: boolean }>`
+        select coalesce(last_analyze, last_autoanalyze) is not null as analysed,
+               coalesce(last_vacuum, last_autovacuum) is not null as vacuumed
+        from pg_stat_user_tables where relname = 'engine_items'`.execute(db);
+      stats = rows[0];
+    }
+    expect(stats, `upkeep behind PgBouncer: ${pgbouncer.output().slice(-2000)}`).toEqual({
+      analysed: true,
+      vacuumed: true,
+    });
+    // Every pooled server connection (PgBouncer keeps up to 20): none got the VACUUM's cost delay.
+    const delays = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        db.transaction().execute(async (trx) => {
+          const { rows } = await sql<{
+            d: string;
+          }>`select current_setting('vacuum_cost_delay') as d, pg_sleep(0.02)`.execute(trx);
+          return rows[0].d;
+        }),
+      ),
+    );
+    expect(new Set(delays)).toEqual(new Set(['0']));
   });
 });

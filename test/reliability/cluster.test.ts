@@ -8,6 +8,7 @@ import {
   type ServiceProcess,
 } from '../helpers/service-process.js';
 import { openSse } from '../helpers/sse-client.js';
+import { pgbouncerBinary, reportMissingPgBouncer, startPgBouncer } from '../helpers/pgbouncer.js';
 
 const WRITER_KEY = 'k-cluster-writer-0123';
 const ADMIN_KEY = 'k-cluster-admin-0123';
@@ -41,7 +42,17 @@ interface Session {
 
 const pgUrl = inject('pgUrl');
 
-(pgUrl ? describe : describe.skip)('three instances on one PostgreSQL', () => {
+(pgUrl ? describe : describe.skip)('three instances on one PostgreSQL', () => clusterSuite('direct'));
+
+// Once more behind a real PgBouncer in transaction pooling mode (PgBouncer 1.18 of Debian here, which keeps no named
+// prepared statements): DATABASE_URL through it, DATABASE_DIRECT_URL for LISTEN and migrations.
+const bouncer = pgUrl && pgbouncerBinary();
+if (pgUrl && !bouncer) reportMissingPgBouncer('the cluster tests behind PgBouncer');
+(bouncer ? describe : describe.skip)('three instances on one PostgreSQL behind PgBouncer (transaction pooling)', () =>
+  clusterSuite('pgbouncer'),
+);
+
+function clusterSuite(route: 'direct' | 'pgbouncer'): void {
   const instances: ServiceProcess[] = [];
   const cleanups: Array<() => unknown> = [];
   const url = (i: number) => instances[i % instances.length].url;
@@ -51,17 +62,18 @@ const pgUrl = inject('pgUrl');
     cleanups.push(() => work.cleanup());
     const database = await createProcessDatabase(pgUrl);
     cleanups.push(() => database.drop());
+    let env = { DATABASE_URL: database.url };
+    let config: Record<string, unknown> = CONFIG;
+    if (route === 'pgbouncer') {
+      const pgbouncer = await startPgBouncer(pgUrl);
+      // Stopped before the database is dropped (cleanups run in reverse), after the instances.
+      cleanups.push(() => pgbouncer.stop());
+      env = { DATABASE_URL: pgbouncer.through(database.url), DATABASE_DIRECT_URL: database.url } as typeof env;
+      config = { ...CONFIG, database: { pooler: 'transaction' } };
+    }
     // The first one migrates and provisions; the others start on the migrated database at the same time.
-    instances.push(
-      await startServiceProcess({ config: CONFIG, workDir: work.dir, env: { DATABASE_URL: database.url } }),
-    );
-    instances.push(
-      ...(await Promise.all(
-        [1, 2].map(() =>
-          startServiceProcess({ config: CONFIG, workDir: work.dir, env: { DATABASE_URL: database.url } }),
-        ),
-      )),
-    );
+    instances.push(await startServiceProcess({ config, workDir: work.dir, env }));
+    instances.push(...(await Promise.all([1, 2].map(() => startServiceProcess({ config, workDir: work.dir, env })))));
   });
 
   afterAll(async () => {
@@ -233,4 +245,4 @@ const pgUrl = inject('pgUrl');
       subscribers.forEach((s) => s.close());
     }
   });
-});
+}

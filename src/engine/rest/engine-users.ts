@@ -64,7 +64,10 @@ export class EngineUsers {
       // An unknown name costs a verification too (no user enumeration by timing).
       this.guard.counters.passwordVerifications++;
       const ok = await verifyPassword(password, user?.hash ?? this.dummy!);
-      if (!user || !ok || !key) return null;
+      if (!user || !ok || !key) {
+        this.guard.counters.passwordFailures++;
+        return null;
+      }
       await attempt.succeeded();
       this.verified.set(key, true, Date.now() + 30_000);
       return strip(user);

@@ -9,6 +9,7 @@ import { parseFlowTarget, upstreamPath } from './flow-target.js';
 import type { FlowInstances } from './flow-instances.js';
 import { forwardedHeader } from './forwarded-header.js';
 import type { OwnCookies } from './upstream-cookies.js';
+import type { Telemetry } from '../../platform/metrics/index.js';
 
 /** Headers that describe one connection, not the message (RFC 9110 section 7.6.1), and never travel on. */
 const HOP_BY_HOP = new Set([
@@ -40,6 +41,7 @@ export class FlowProxy {
     private readonly audit: AuditTrail,
     private readonly auditLevel: AuditLevel,
     private readonly ownCookies: OwnCookies,
+    private readonly telemetry?: Telemetry,
   ) {}
 
   forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -55,10 +57,13 @@ export class FlowProxy {
       request.headers['content-length'] !== undefined
         ? request.headers['content-length'] !== '0'
         : request.headers['transfer-encoding'] !== undefined;
+    const finished = this.telemetry?.flowCallStarted(instance.id);
     return new Promise<void>((resolve, reject) => {
       const call = new ProxiedCall(
         reply,
-        (status, error) => {
+        (status, error, upstreamFailed) => {
+          finished?.();
+          if (upstreamFailed) this.telemetry?.flowUpstreamError(instance.id);
           this.record(request, target.instanceId, path, status);
           if (error) reject(error);
           else resolve();
@@ -137,7 +142,8 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly reply: FastifyReply,
-    private readonly done: (status: number, error?: AppError) => void,
+    /** `upstreamFailed`: the instance failed the call (unreachable, timed out, answer cut off), not the caller. */
+    private readonly done: (status: number, error?: AppError, upstreamFailed?: boolean) => void,
     private readonly instanceId: string,
     private readonly timeoutSeconds: number,
     private readonly ownCookies: OwnCookies,
@@ -195,7 +201,8 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
     if (this.status !== 0 || this.callerLeft) {
       if (this.status === 0) this.reply.hijack();
       res.destroy();
-      this.done(this.callerLeft ? 499 : 502);
+      if (this.callerLeft) this.done(499);
+      else this.done(502, undefined, true);
       return;
     }
     const timedOut =
@@ -207,6 +214,7 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
       timedOut
         ? FLOW_ERRORS.upstreamTimeout(this.instanceId, this.timeoutSeconds)
         : FLOW_ERRORS.upstreamUnreachable(this.instanceId),
+      true,
     );
   }
 }

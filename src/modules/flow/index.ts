@@ -2,6 +2,7 @@
 // instances (decisions.md section 8). It owns no tables; it holds one keep-alive pool per instance while started.
 import type { AuditTrail } from '../../platform/audit/audit-trail.js';
 import { defineModule, type ModuleDeps } from '../../platform/module.js';
+import type { Telemetry } from '../../platform/metrics/index.js';
 import { FlowInstances, type FlowInstanceConfig } from './flow-instances.js';
 import { FlowProxy, type AuditLevel } from './flow-proxy.js';
 import { proxyRoutes } from './routes/proxy-routes.js';
@@ -19,6 +20,8 @@ export interface FlowConfig {
 export type FlowDeps = ModuleDeps<Record<string, never>, FlowConfig> & {
   audit: AuditTrail;
   ownCookies: readonly string[];
+  /** Counts calls in flight and upstream errors by instance, for metrics. */
+  telemetry?: Telemetry;
 };
 
 /** The flow module: the proxy routes, and one keep-alive pool per instance while started. */
@@ -26,7 +29,13 @@ export const flowModule = defineModule({
   name: 'flow',
   create(deps: FlowDeps) {
     const instances = new FlowInstances(deps.config.instances, deps.config.connectionsPerInstance);
-    const proxy = new FlowProxy(instances, deps.audit, deps.config.audit, new OwnCookies(deps.ownCookies));
+    const proxy = new FlowProxy(
+      instances,
+      deps.audit,
+      deps.config.audit,
+      new OwnCookies(deps.ownCookies),
+      deps.telemetry,
+    );
     return {
       prefix: '/cxf/svc-flow',
       plugin: (app) => proxyRoutes(app, { proxy }),

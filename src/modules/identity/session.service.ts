@@ -105,6 +105,7 @@ export class SessionService {
       const passwordOk = await verifyPassword(input.password, hash);
       if (!user?.passwordHash || !passwordOk || !user.active) {
         // The reservation stays: it is this failure.
+        this.counters.passwordFailures++;
         const reason = !user ? 'unknown user' : !user.active ? 'inactive user' : 'wrong password';
         if (tenantId) await this.audit.record({ ...auditBase, tenantId, outcome: 'failure', detail: { reason } });
         throw ERRORS.authenticationFailed();

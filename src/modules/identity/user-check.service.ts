@@ -57,7 +57,10 @@ export class UserCheckService {
       if (!attempt.allowed) throw attempt.error;
       this.counters.passwordVerifications++;
       const ok = await verifyPassword(password, user?.passwordHash ?? (await this.getDummyHash()));
-      if (!user?.active || !user.passwordHash || !ok || !key) return null;
+      if (!user?.active || !user.passwordHash || !ok || !key) {
+        this.counters.passwordFailures++;
+        return null;
+      }
       await attempt.succeeded();
       this.verified.set(key, true, Date.now() + this.verifiedTtlMs);
       return checked(user);

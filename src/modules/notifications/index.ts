@@ -2,6 +2,7 @@
 // It owns the notifications, notification_recipients and notification_settings tables, and publishes on the change feed.
 import type { ChangeFeed } from '../../platform/events/index.js';
 import { defineModule, type ModuleDeps } from '../../platform/module.js';
+import type { Telemetry } from '../../platform/metrics/index.js';
 import type { NotificationsTables } from './notifications.tables.js';
 import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
@@ -29,7 +30,11 @@ export interface NotificationsConfig {
   listCacheSeconds: number;
 }
 
-export type NotificationsDeps = ModuleDeps<NotificationsTables, NotificationsConfig> & { feed: ChangeFeed };
+/** `telemetry`: counts the open live streams (metrics, stream `notifications`). */
+export type NotificationsDeps = ModuleDeps<NotificationsTables, NotificationsConfig> & {
+  feed: ChangeFeed;
+  telemetry?: Telemetry;
+};
 
 /** The notifications module: its routes and live streams, the maintenance switch and the list cache. */
 export const notificationsModule = defineModule({
@@ -45,6 +50,7 @@ export const notificationsModule = defineModule({
         maxQueuedBytes: deps.config.maxQueuedBytes,
       },
       deps.log,
+      deps.telemetry,
     );
     const maintenance = new MaintenanceSwitch(
       deps.data.db,

@@ -38,6 +38,13 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to use (tests isolate themselves this way). */
   pgSchema?: string;
   /**
+   * PostgreSQL: `transaction` when `url` goes through a pooler in transaction pooling mode (PgBouncer): no named
+   * prepared statements, no session settings at connect, and what needs a session goes to `directUrl`.
+   */
+  pooler?: 'none' | 'transaction';
+  /** PostgreSQL behind a pooler: the same database without it, for what needs a session (LISTEN, migrations). */
+  directUrl?: string;
+  /**
    * Where errors that reach no caller go: a pooled PostgreSQL connection that fails while idle (its server restarted,
    * a connection killed). The pool drops that connection and opens a new one when needed; the operator should still
    * see why. The service passes its logger; tests may pass a no-op.
@@ -60,10 +67,30 @@ export interface Database {
   describe: string;
   /**
    * PostgreSQL only: a connection of its own, outside the pool, for work that holds one for the life of the
-   * instance (the change feed's LISTEN). The caller ends it.
+   * instance (the change feed's LISTEN). The caller ends it. Absent behind a transaction pooler without a direct URL,
+   * where no connection is a session of its own.
    */
   connectDedicated?: () => Promise<pg.Client>;
+  /**
+   * Where work that needs a session runs (migrations with their advisory lock, SET before VACUUM): `db` itself, or a
+   * small pool on the direct URL behind a transaction pooler; absent behind one without a direct URL.
+   */
+  sessionDb?: Kysely<any>;
+  /** What does not work as it should in this deployment (a pooler without a direct URL), for the start-up log. */
+  limitations: readonly string[];
+  /** How busy the database's connections and threads are now, for metrics. */
+  load(): DatabaseLoad;
   destroy(): Promise<void>;
+}
+
+/** A snapshot of the database's queues; a field is absent where this engine has no such thing. */
+export interface DatabaseLoad {
+  /** PostgreSQL: connections of the pool, those running a query or a transaction, and callers waiting for one. */
+  pool?: { total: number; inUse: number; waiting: number };
+  /** SQLite: reads sent to the reader threads and not answered yet. */
+  readerQueue?: number;
+  /** SQLite: write transactions handed to the writer thread and not committed yet. */
+  writerQueue?: number;
 }
 
 const isPostgresUrl = (url?: string) => !!url && /^postgres(ql)?:\/\//i.test(url);
@@ -126,6 +153,9 @@ function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Dat
     dialect: sqliteDialect,
     traits: { singleInstance: true, singleWriter: true },
     describe: `sqlite:${file}`,
+    sessionDb: db,
+    limitations: [],
+    load: () => ({ readerQueue: readers?.queued ?? 0, writerQueue: writer?.queued ?? 0 }),
     destroy,
   };
 }
@@ -195,29 +225,37 @@ function createPostgres(options: DatabaseOptions): Database {
     '-c max_parallel_workers_per_gather=0',
     ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : []),
   ].join(' ');
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 10,
-    types: types as any,
-    options: sessionOptions,
-  });
-  // An idle client that loses its server must not crash the process (the pool replaces it); it is logged.
-  pool.on('error', (error) => options.logError(error, 'idle PostgreSQL pool connection failed'));
-  // Statements are issued with a QueryConfig of what each asks for (named prepared, rows as arrays).
-  const db = new Kysely<any>({ dialect: new PostgresStatementDialect(pool) });
-  const safe = (() => {
-    try {
-      const u = new URL(options.url!);
-      return `postgres://${u.host}${u.pathname}`;
-    } catch {
-      return 'postgres';
-    }
-  })();
-  const connectDedicated = async () => {
-    const client = new pg.Client({ connectionString: options.url, options: sessionOptions });
-    await client.connect();
-    return client;
+  // Behind a transaction pooler each transaction may run on another server connection: nothing may outlive one (named
+  // statements, session settings). PgBouncer before 1.23 refuses the `options` startup parameter outright.
+  const pooled = options.pooler === 'transaction';
+  if (pooled && options.pgSchema) throw new Error('pgSchema needs session settings, which a transaction pooler drops');
+  const open = (url: string | undefined, max: number, session: boolean) => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max,
+      types: types as any,
+      ...(session ? { options: sessionOptions } : {}),
+    });
+    // An idle client that loses its server must not crash the process (the pool replaces it); it is logged.
+    pool.on('error', (error) => options.logError(error, 'idle PostgreSQL pool connection failed'));
+    // Statements are issued with a QueryConfig of what each asks for (named prepared, rows as arrays).
+    return { pool, db: new Kysely<any>({ dialect: new PostgresStatementDialect(pool, { named: session }) }) };
   };
+  const main = open(options.url, options.poolSize ?? 10, !pooled);
+  const { db, pool } = main;
+  // What needs a session: the pool itself, or (behind a pooler) two connections on the direct URL, opened when used.
+  const direct = pooled && options.directUrl ? open(options.directUrl, 2, true) : undefined;
+  const sessionDb = pooled ? direct?.db : db;
+  const sessionUrl = pooled ? options.directUrl : options.url;
+  const safe = safeUrl(options.url);
+  const connectDedicated =
+    sessionUrl === undefined
+      ? undefined
+      : async () => {
+          const client = new pg.Client({ connectionString: sessionUrl, options: sessionOptions });
+          await client.connect();
+          return client;
+        };
   return {
     data: { db },
     db,
@@ -225,6 +263,31 @@ function createPostgres(options: DatabaseOptions): Database {
     traits: { singleInstance: false, singleWriter: false },
     describe: safe,
     connectDedicated,
-    destroy: () => db.destroy(),
+    sessionDb,
+    limitations: pooled && !options.directUrl ? POOLED_WITHOUT_SESSION : [],
+    load: () => ({
+      pool: { total: pool.totalCount, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount },
+    }),
+    destroy: async () => {
+      await direct?.db.destroy();
+      await db.destroy();
+    },
   };
+}
+
+/** What a deployment behind a transaction pooler loses without `database.directUrl` (logged at start). */
+const POOLED_WITHOUT_SESSION = [
+  'the change feed cannot LISTEN: events written on other instances reach live streams (notifications SSE) and caches of this one only when this instance writes an event of the same tenant, caches built on the feed stay off (session and notification list caches), and /readyz reports the listener as not connected',
+  'migrations run without their advisory lock held on one session: two instances migrating at once may collide, and a failed migration can leave the lock held on a pooled server connection',
+  'the statistics upkeep vacuums without its cost delay (it cannot SET it on a session)',
+];
+
+/** The URL without credentials, for logs. */
+function safeUrl(url: string | undefined): string {
+  try {
+    const u = new URL(url!);
+    return `postgres://${u.host}${u.pathname}`;
+  } catch {
+    return 'postgres';
+  }
 }

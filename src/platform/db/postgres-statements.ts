@@ -22,7 +22,10 @@ export class PostgresStatementDriver implements Driver {
   private readonly connections = new WeakMap<pg.PoolClient, PostgresStatementConnection>();
   private ended = false;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: StatementOptions = {},
+  ) {}
 
   async init(): Promise<void> {}
 
@@ -34,7 +37,7 @@ export class PostgresStatementDriver implements Driver {
     }
     let connection = this.connections.get(client);
     if (!connection) {
-      connection = new PostgresStatementConnection(client, this.names);
+      connection = new PostgresStatementConnection(client, this.options.named === false ? undefined : this.names);
       this.connections.set(client, connection);
     }
     return connection;
@@ -69,7 +72,8 @@ class PostgresStatementConnection implements DatabaseConnection {
 
   constructor(
     readonly client: pg.PoolClient,
-    private readonly names: Map<string, string>,
+    /** Statement names by text; undefined: nothing is prepared by name (a transaction pooler in between). */
+    private readonly names: Map<string, string> | undefined,
   ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
@@ -86,7 +90,7 @@ class PostgresStatementConnection implements DatabaseConnection {
   private config({ sql, parameters, runAs }: RunAsQuery<unknown>): pg.QueryConfig {
     const config: pg.QueryConfig = { text: sql, values: [...parameters] };
     if (runAs?.arrays) (config as pg.QueryArrayConfig).rowMode = 'array';
-    if (runAs?.prepared) {
+    if (runAs?.prepared && this.names) {
       let name = this.names.get(sql);
       if (!name) {
         name = `svc_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
@@ -101,13 +105,25 @@ class PostgresStatementConnection implements DatabaseConnection {
   }
 }
 
+export interface StatementOptions {
+  /**
+   * False: `runAs.prepared` statements run unnamed (parsed at each run), for connections behind a transaction pooler,
+   * where a named statement prepared in one transaction may be missing on the server connection of the next
+   * (PgBouncer before 1.21, or without `max_prepared_statements`). Default true.
+   */
+  named?: boolean;
+}
+
 /** Kysely's PostgreSQL dialect with PostgresStatementDriver under it. */
 export class PostgresStatementDialect extends PostgresDialect {
-  constructor(private readonly statementPool: pg.Pool) {
+  constructor(
+    private readonly statementPool: pg.Pool,
+    private readonly statementOptions: StatementOptions = {},
+  ) {
     super({ pool: statementPool });
   }
 
   override createDriver(): Driver {
-    return new PostgresStatementDriver(this.statementPool);
+    return new PostgresStatementDriver(this.statementPool, this.statementOptions);
   }
 }

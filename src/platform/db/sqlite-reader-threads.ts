@@ -127,6 +127,13 @@ export class SqliteReaderThreads {
     this.threads = new Array<Thread | undefined>(count).fill(undefined);
   }
 
+  /** Reads sent to the threads and not answered yet (metrics); the reads of the current turn are not sent yet. */
+  get queued(): number {
+    let n = 0;
+    for (const t of this.threads) for (const batch of t?.waiting.values() ?? []) n += batch.length;
+    return n;
+  }
+
   /** The rows of a read statement, run on a reader thread. */
   read(sql: string, parameters: readonly unknown[], arrays = false): Promise<ThreadRows> {
     if (this.closed) return Promise.reject(new Error('the database is closed'));

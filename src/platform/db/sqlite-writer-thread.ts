@@ -70,6 +70,11 @@ export class SqliteWriterThread {
 
   constructor(private readonly options: SqliteWriterThreadOptions) {}
 
+  /** Transactions handed to the thread and not committed yet (metrics). */
+  get queued(): number {
+    return this.waiting.size;
+  }
+
   /**
    * Runs the statements in one transaction on the thread; resolves after its commit, rejects (rolled back) on an error.
    * `keyBase`: a query answering one number, read first inside the transaction (under the write lock, so it stays

@@ -33,6 +33,11 @@ export class StatisticsUpkeep {
     private readonly schema: string | undefined,
     private readonly settings: UpkeepSettings,
     private readonly log: FastifyBaseLogger,
+    /**
+     * Where a VACUUM runs with its SET on one session: `db`, or a direct connection behind a transaction pooler;
+     * undefined behind one without a direct URL, where the VACUUM runs without its cost delay.
+     */
+    private readonly sessionDb: Kysely<any> | undefined = db,
   ) {}
 
   start(): void {
@@ -108,7 +113,11 @@ export class StatisticsUpkeep {
    * from the requests while it reads a large table; on one connection, where the setting is made and reset.
    */
   private async vacuum(table: RawBuilder<unknown>): Promise<void> {
-    await this.db.connection().execute(async (conn) => {
+    if (!this.sessionDb) {
+      await sql`vacuum (analyze) ${table}`.execute(this.db);
+      return;
+    }
+    await this.sessionDb.connection().execute(async (conn) => {
       await sql`set vacuum_cost_delay = 2`.execute(conn);
       try {
         await sql`vacuum (analyze) ${table}`.execute(conn);

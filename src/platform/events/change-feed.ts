@@ -1,5 +1,21 @@
 import type { Kysely, Transaction } from 'kysely';
 
+/**
+ * Deliveries on one instance. `listener`: `local` (one process owns the database), `connected` or `disconnected`
+ * (PostgreSQL's LISTEN), `off` (instances share the database but this one cannot listen: a pooler without a direct
+ * URL). Lag: from the event's creation (inside its writing transaction) to its delivery here, on this host's clock
+ * against the writer's.
+ */
+export interface FeedStats {
+  readonly listener: 'local' | 'connected' | 'disconnected' | 'off';
+  /** Events delivered to this instance's subscribers. */
+  readonly delivered: number;
+  /** The sum of their lags, in seconds (rate of it over rate of `delivered`: the mean lag). */
+  readonly lagSecondsTotal: number;
+  /** The lag of the last one delivered, in seconds. */
+  readonly lastLagSeconds: number;
+}
+
 /** What a writer publishes: a topic, the tenant whose data changed, and a JSON payload. */
 export interface PublishedEvent {
   tenantId: string;
@@ -41,6 +57,8 @@ export interface ChangeFeed {
   onResync(listener: () => void): () => void;
   /** True while every committed event reaches this instance; caches built on the feed are only safe then. */
   readonly connected: boolean;
+  /** How deliveries went so far on this instance, for metrics. */
+  readonly stats: FeedStats;
   /**
    * Resolves once this instance has delivered the event (at most `timeoutMs` later). A writer that must not answer
    * before every instance knows (a logout) waits for its own instance: the server sends the event to all at once.

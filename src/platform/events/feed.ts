@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
-import type { ChangeFeed, FeedEvent, Publish, Replay } from './change-feed.js';
+import type { ChangeFeed, FeedEvent, FeedStats, Publish, Replay } from './change-feed.js';
 import type { EventStore } from './event-store.js';
 import type { EventsTables } from './events.tables.js';
 
@@ -21,6 +21,8 @@ export interface FeedTransport {
   ): Promise<void>;
   close(): Promise<void>;
   readonly connected: boolean;
+  /** `local` and `off` for the in-process transport; PostgreSQL's follows its connection. */
+  readonly listener?: 'local' | 'off';
 }
 
 export interface FeedSettings {
@@ -42,6 +44,9 @@ export class Feed implements ChangeFeed {
   private heartbeatTimer?: NodeJS.Timeout;
   private readonly acknowledged = new Set<string>();
   private readonly instanceId = randomUUID();
+  private deliveredCount = 0;
+  private lagSecondsTotal = 0;
+  private lastLagSeconds = 0;
 
   constructor(
     readonly _db: Kysely<EventsTables>,
@@ -53,6 +58,16 @@ export class Feed implements ChangeFeed {
 
   get connected(): boolean {
     return this.transport.connected;
+  }
+
+  get stats(): FeedStats {
+    const { transport } = this;
+    return {
+      listener: transport.listener ?? (transport.connected ? 'connected' : 'disconnected'),
+      delivered: this.deliveredCount,
+      lagSecondsTotal: this.lagSecondsTotal,
+      lastLagSeconds: this.lastLagSeconds,
+    };
   }
 
   async transaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>, publish: Publish) => Promise<T>): Promise<T> {
@@ -187,6 +202,10 @@ export class Feed implements ChangeFeed {
     const last = this.lastDelivered.get(event.tenantId) ?? 0;
     if (event.id <= last) return;
     this.lastDelivered.set(event.tenantId, event.id);
+    const lag = Math.max(0, Date.now() - event.createdOn) / 1000;
+    this.deliveredCount++;
+    this.lagSecondsTotal += lag;
+    this.lastLagSeconds = lag;
     const set = this.listeners.get(event.topic);
     for (const listener of set ?? []) {
       try {

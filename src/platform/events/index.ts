@@ -10,7 +10,7 @@ import { Feed } from './feed.js';
 import { LocalTransport } from './local-transport.js';
 import { PostgresTransport } from './postgres-transport.js';
 
-export type { ChangeFeed, FeedEvent, Publish, PublishedEvent, Replay } from './change-feed.js';
+export type { ChangeFeed, FeedEvent, FeedStats, Publish, PublishedEvent, Replay } from './change-feed.js';
 export type { EventsTables } from './events.tables.js';
 export { eventsMigrations } from './events.migrations.js';
 export { FeedCache } from './feed-cache.js';
@@ -19,6 +19,12 @@ export interface ChangeFeedDeps {
   db: Kysely<EventsTables>;
   /** Set where several instances share the database (PostgreSQL): a dedicated connection for LISTEN. */
   connectDedicated?: () => Promise<pg.Client>;
+  /**
+   * Several instances share the database. Without `connectDedicated` (a transaction pooler and no direct URL) this
+   * instance cannot listen: it delivers its own events (and, before each, what others committed since its last one)
+   * and reports the listener as `off`, so that no cache trusts the feed.
+   */
+  shared?: boolean;
   /** Distinguishes deployments that share one PostgreSQL database in different schemas. */
   schema?: string;
   retentionHours: number;
@@ -28,7 +34,7 @@ export interface ChangeFeedDeps {
 export function createChangeFeed(deps: ChangeFeedDeps): ChangeFeed & { dropConnection?(): void } {
   const transport = deps.connectDedicated
     ? new PostgresTransport({ connect: deps.connectDedicated, channel: channelName(deps.schema), log: deps.log })
-    : new LocalTransport();
+    : new LocalTransport({ complete: !deps.shared });
   const feed = new Feed(
     deps.db,
     new EventStore(deps.db),

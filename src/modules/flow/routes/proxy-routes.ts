@@ -62,7 +62,7 @@ export async function proxyRoutes(scope: FastifyInstance, ctx: FlowContext): Pro
       method,
       url: '/flow/*',
       schema,
-      config: { openapi: documented },
+      config: { openapi: documented, rawAnswer: true },
       handler: (request, reply) => ctx.proxy.forward(request, reply),
     });
   }

@@ -5,6 +5,7 @@ import { finalEventFrame, type FinalStreamEvent } from '../../../platform/http/s
 import { canSee, type Notification, type Visibility } from '../notification.js';
 import type { NotificationEvent } from '../notifications.service.js';
 import { NOTIFICATION_TOPIC } from '../notification-topic.js';
+import type { Telemetry } from '../../../platform/metrics/index.js';
 
 export interface StreamSettings {
   heartbeatMs: number;
@@ -39,6 +40,7 @@ export class NotificationStreams {
     private readonly feed: ChangeFeed,
     private readonly settings: StreamSettings,
     private readonly log: FastifyBaseLogger,
+    private readonly telemetry?: Telemetry,
   ) {}
 
   start(): void {
@@ -101,7 +103,9 @@ export class NotificationStreams {
     let set = this.byTenant.get(tenantId);
     if (!set) this.byTenant.set(tenantId, (set = new Set()));
     set.add(sub);
+    const closed = this.telemetry?.streamOpened('notifications');
     res.on('close', () => {
+      closed?.();
       const s = this.byTenant.get(tenantId);
       s?.delete(sub);
       if (s?.size === 0) this.byTenant.delete(tenantId);

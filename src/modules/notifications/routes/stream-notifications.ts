@@ -15,6 +15,7 @@ export function streamNotificationsRoute(app: FastifyInstance, ctx: Notification
       // An open stream holds a connection and a subscriber: limits.streamsPerCaller of them per caller and address.
       config: {
         longLived: true,
+        rawAnswer: true,
         openapi: {
           schema: eventStreamDocument('The stream (`text/event-stream`); `retry:` first, then the events', {
             notification: {

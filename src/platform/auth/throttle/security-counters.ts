@@ -7,6 +7,8 @@ export class SecurityCounters {
   unknownTenantLogins = 0;
   /** Passwords verified (scrypt) for a login, a Basic credential or a user check; a cache hit is none. */
   passwordVerifications = 0;
-  /** Attempts refused by the credential throttle (429). */
+  /** Attempts refused by the credential throttle (429): an account, address or pair locked out for a while. */
   throttled = 0;
+  /** Password checks that failed (wrong password, unknown or inactive user): logins, user checks, engine Basic. */
+  passwordFailures = 0;
 }
