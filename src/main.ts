@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
-import { CLI_USAGE, UsageError, runAdminCommand } from './cli/admin-cli.js';
+import { CLI_USAGE, CommandError, UsageError, runAdminCommand } from './cli/admin-cli.js';
 import { DatabaseInUseError } from './platform/db/database.js';
 
 /** Exit codes an operator's script can tell apart: 2 config, 3 database in use by another process, 64 usage. */
@@ -65,6 +65,10 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof UsageError || (err as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS')) {
     console.error(`${(err as Error).message}\n\n${CLI_USAGE}`);
     process.exit(64);
+  }
+  if (err instanceof CommandError) {
+    console.error(err.message);
+    process.exit(1);
   }
   // Never a stack trace on the console for an operator mistake; the message names the problem.
   console.error(`start failed: ${(err as Error)?.message ?? String(err)}`);

@@ -5,6 +5,9 @@ import { migrateToLatest } from '../platform/db/migrations.js';
 import { MIGRATIONS } from '../module-list.js';
 import { createIdentityAdmin } from '../modules/identity/index.js';
 import { hashPassword } from '../platform/crypto/secrets.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { createChangeFeed } from '../platform/events/index.js';
+import { AppError } from '../platform/errors/app-error.js';
 
 export const CLI_USAGE = `usage: svc <command> [options]
 
@@ -21,6 +24,11 @@ export const CLI_USAGE = `usage: svc <command> [options]
            [--expires-on 2027-01-01T00:00:00Z]
                                           create or replace an API key; the key is printed once
   apikey list [--tenant T]                list API keys (names and grants, never the keys)
+  apikey revoke --tenant T --name N       delete an API key; it stops working at once on running instances
+  user delete --tenant T --login L        delete a user and end its sessions (not brought back by the config
+                                          file while its entry there is unchanged)
+  session end --tenant T --login L [--id ID]
+                                          end a user's sessions (one, with the id the HTTP session list answers)
   hash-password (--password P | --password-stdin)
                                           print a passwordHash for the config file
   version, --version                      print the version
@@ -29,6 +37,22 @@ export const CLI_USAGE = `usage: svc <command> [options]
 The database is the one the service uses: DATABASE_URL, SVC_DATA_DIR or the file named by SVC_CONFIG.`;
 
 export class UsageError extends Error {}
+
+/** A command that could not be done (no such user, key or session): its message, exit code 1. */
+export class CommandError extends Error {}
+
+/** The change feed's logger in the CLI: warnings and errors to stderr, nothing else. */
+const stderrLog: FastifyBaseLogger = {
+  level: 'warn',
+  fatal: (...a: unknown[]) => void process.stderr.write(`${String(a.at(-1))}\n`),
+  error: (...a: unknown[]) => void process.stderr.write(`${String(a.at(-1))}\n`),
+  warn: (...a: unknown[]) => void process.stderr.write(`${String(a.at(-1))}\n`),
+  info: () => undefined,
+  debug: () => undefined,
+  trace: () => undefined,
+  silent: () => undefined,
+  child: () => stderrLog,
+} as unknown as FastifyBaseLogger;
 
 const OPTIONS = {
   tenant: { type: 'string' },
@@ -45,6 +69,7 @@ const OPTIONS = {
   rights: { type: 'string' },
   active: { type: 'string' },
   'expires-on': { type: 'string' },
+  id: { type: 'string' },
 } as const;
 
 const list = (v: string | undefined) =>
@@ -89,7 +114,15 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
   });
   try {
     const applied = await migrateToLatest(database.db, database.dialect, MIGRATIONS);
-    const identity = createIdentityAdmin(database.data, database.dialect);
+    // Endings and revocations travel on the change feed, so that running instances (PostgreSQL) drop what they cached.
+    const feed = createChangeFeed({
+      db: database.db,
+      connectDedicated: database.connectDedicated,
+      schema: await database.dialect.currentSchema(database.db),
+      retentionHours: config.events.retentionHours,
+      log: stderrLog,
+    });
+    const identity = createIdentityAdmin(database.data, database.dialect, { feed, log: stderrLog });
     const key = `${group ?? ''} ${action ?? ''}`.trim();
     switch (key) {
       case 'migrate':
@@ -153,9 +186,34 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
           );
         }
         break;
+      case 'user delete': {
+        const tenant = need(values.tenant, 'tenant');
+        const login = need(values.login, 'login');
+        const { sessionsEnded } = await identity.deleteUser(tenant, login);
+        out(`user ${login} of tenant ${tenant} deleted; ${sessionsEnded} session(s) ended`);
+        break;
+      }
+      case 'apikey revoke': {
+        const tenant = need(values.tenant, 'tenant');
+        const name = need(values.name, 'name');
+        await identity.revokeApiKey(tenant, name);
+        out(`api key ${name} of tenant ${tenant} revoked`);
+        break;
+      }
+      case 'session end': {
+        const tenant = need(values.tenant, 'tenant');
+        const login = need(values.login, 'login');
+        const { sessionsEnded } = await identity.endSessions(tenant, login, values.id);
+        out(`${sessionsEnded} session(s) of user ${login} of tenant ${tenant} ended`);
+        break;
+      }
       default:
         throw new UsageError(`unknown command: ${key || '(none)'}`);
     }
+  } catch (err) {
+    // A refusal of the administration (no such tenant, user, key or session) is the operator's to read, not a crash.
+    if (err instanceof AppError && err.statusCode < 500) throw new CommandError(err.message);
+    throw err;
   } finally {
     await database.destroy();
   }
