@@ -30,7 +30,18 @@ const USER_FIELDS = [
 ] as const;
 const KEY_FIELDS = ['keyHash', 'organisations', 'roles', 'rights', 'expiresOn'] as const;
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** Equal as JSON values, whatever the order of object keys (PostgreSQL's jsonb does not keep it). */
+const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
 
 /** The fields an entry of the file states (present in it), in a fixed order. */
 function stated(entry: Record<string, unknown>, names: readonly string[]): Fields {
