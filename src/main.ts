@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
-import { CLI_USAGE, UsageError, runAdminCommand } from './cli/admin-cli.js';
+import { CLI_USAGE, CommandError, UsageError, runAdminCommand } from './cli/admin-cli.js';
 import { DatabaseInUseError } from './platform/db/database.js';
 import { BackupError } from './cli/backup.js';
 
@@ -76,6 +76,10 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   }
   if (err instanceof BackupError) {
     console.error(`backup failed: ${err.message}`);
+    process.exit(1);
+  }
+  if (err instanceof CommandError) {
+    console.error(err.message);
     process.exit(1);
   }
   // Never a stack trace on the console for an operator mistake; the message names the problem.

@@ -6,6 +6,9 @@ import { MIGRATIONS } from '../module-list.js';
 import { createIdentityAdmin } from '../modules/identity/index.js';
 import { hashPassword } from '../platform/crypto/secrets.js';
 import { backupDatabase } from './backup.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { createChangeFeed } from '../platform/events/index.js';
+import { AppError } from '../platform/errors/app-error.js';
 
 export const CLI_USAGE = `usage: svc <command> [options]
 
@@ -24,6 +27,11 @@ export const CLI_USAGE = `usage: svc <command> [options]
   apikey list [--tenant T]                list API keys (names and grants, never the keys)
   backup --to FILE                        copy the database, also while the service runs: SQLite's online
                                           backup, checked; PostgreSQL: pg_dump --format=custom
+  apikey revoke --tenant T --name N       delete an API key; it stops working at once on running instances
+  user delete --tenant T --login L        delete a user and end its sessions (not brought back by the config
+                                          file while its entry there is unchanged)
+  session end --tenant T --login L [--id ID]
+                                          end a user's sessions (one, with the id the HTTP session list answers)
   hash-password (--password P | --password-stdin)
                                           print a passwordHash for the config file
   version, --version                      print the version
@@ -32,6 +40,22 @@ export const CLI_USAGE = `usage: svc <command> [options]
 The database is the one the service uses: DATABASE_URL, SVC_DATA_DIR or the file named by SVC_CONFIG.`;
 
 export class UsageError extends Error {}
+
+/** A command that could not be done (no such user, key or session): its message, exit code 1. */
+export class CommandError extends Error {}
+
+/** The change feed's logger in the CLI: warnings and errors to stderr, nothing else. */
+const stderrLog: FastifyBaseLogger = {
+  level: 'warn',
+  fatal: (...a: unknown[]) => void process.stderr.write(`${String(a.at(-1))}\n`),
+  error: (...a: unknown[]) => void process.stderr.write(`${String(a.at(-1))}\n`),
+  warn: (...a: unknown[]) => void process.stderr.write(`${String(a.at(-1))}\n`),
+  info: () => undefined,
+  debug: () => undefined,
+  trace: () => undefined,
+  silent: () => undefined,
+  child: () => stderrLog,
+} as unknown as FastifyBaseLogger;
 
 const OPTIONS = {
   tenant: { type: 'string' },
@@ -49,6 +73,7 @@ const OPTIONS = {
   active: { type: 'string' },
   'expires-on': { type: 'string' },
   to: { type: 'string' },
+  id: { type: 'string' },
 } as const;
 
 const list = (v: string | undefined) =>
@@ -103,7 +128,16 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
     for (const limitation of database.limitations)
       process.stderr.write(`database.pooler is transaction and database.directUrl is not set: ${limitation}\n`);
     const applied = await migrateToLatest(database.sessionDb ?? database.db, database.dialect, MIGRATIONS);
-    const identity = createIdentityAdmin(database.data, database.dialect);
+    // Endings and revocations travel on the change feed, so that running instances (PostgreSQL) drop what they cached.
+    const feed = createChangeFeed({
+      db: database.db,
+      shared: !database.traits.singleInstance,
+      connectDedicated: database.connectDedicated,
+      schema: await database.dialect.currentSchema(database.db),
+      retentionHours: config.events.retentionHours,
+      log: stderrLog,
+    });
+    const identity = createIdentityAdmin(database.data, database.dialect, { feed, log: stderrLog });
     const key = `${group ?? ''} ${action ?? ''}`.trim();
     switch (key) {
       case 'migrate':
@@ -167,9 +201,34 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
           );
         }
         break;
+      case 'user delete': {
+        const tenant = need(values.tenant, 'tenant');
+        const login = need(values.login, 'login');
+        const { sessionsEnded } = await identity.deleteUser(tenant, login);
+        out(`user ${login} of tenant ${tenant} deleted; ${sessionsEnded} session(s) ended`);
+        break;
+      }
+      case 'apikey revoke': {
+        const tenant = need(values.tenant, 'tenant');
+        const name = need(values.name, 'name');
+        await identity.revokeApiKey(tenant, name);
+        out(`api key ${name} of tenant ${tenant} revoked`);
+        break;
+      }
+      case 'session end': {
+        const tenant = need(values.tenant, 'tenant');
+        const login = need(values.login, 'login');
+        const { sessionsEnded } = await identity.endSessions(tenant, login, values.id);
+        out(`${sessionsEnded} session(s) of user ${login} of tenant ${tenant} ended`);
+        break;
+      }
       default:
         throw new UsageError(`unknown command: ${key || '(none)'}`);
     }
+  } catch (err) {
+    // A refusal of the administration (no such tenant, user, key or session) is the operator's to read, not a crash.
+    if (err instanceof AppError && err.statusCode < 500) throw new CommandError(err.message);
+    throw err;
   } finally {
     await database.destroy();
   }

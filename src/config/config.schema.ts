@@ -5,7 +5,8 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 
 // Every key carries a `description`: docs/configuration.md is generated from them (npm run docs:config) and a test
 // fails when a key has none or the file is stale. Notes for maintainers stay comments.
-const StringList = (description: string) => Type.Array(Type.String({ maxLength: 256 }), { default: [], description });
+// No default: a list the file leaves out is not stated, and provisioning then leaves the stored one as it is.
+const StringList = (description: string) => Type.Array(Type.String({ maxLength: 256 }), { description });
 
 export const UserConfigSchema = Type.Object(
   {
@@ -443,8 +444,22 @@ export const ConfigSchema = Type.Object(
           Type.String({
             minLength: 1,
             description:
-              'On an empty database the service creates tenant `default` with user `admin` (roles ADMIN, FORMS_ADMIN, NOTIFICATION_ADMIN); this is its password. Absent: a generated one, printed once to the log.',
+              'On an empty database the service creates tenant `default` with user `admin` (roles ADMIN, FORMS_ADMIN, NOTIFICATION_ADMIN, TENANT_ADMIN); this is its password. Absent: a generated one, printed once to the log.',
           }),
+        ),
+        platformAdmins: Type.Array(
+          Type.Object(
+            {
+              tenant: Type.String({ minLength: 1, maxLength: 128, description: "The user's tenant." }),
+              loginName: Type.String({ minLength: 1, maxLength: 256, description: "The user's login name." }),
+            },
+            { additionalProperties: false },
+          ),
+          {
+            default: [],
+            description:
+              'Users (never API keys) who administer the tenants of the platform over HTTP: list, create, deactivate and reactivate them (`/cxf/svc-core/admin/tenants`). Empty: nobody can; tenants then come from this file only.',
+          },
         ),
       },
       { default: {}, additionalProperties: false, description: 'Logins, sessions, tokens and the audit log.' },
@@ -452,7 +467,7 @@ export const ConfigSchema = Type.Object(
     tenants: Type.Array(TenantConfigSchema, {
       default: [],
       description:
-        "Tenants, users and API keys, written at every start (an idempotent upsert: nothing is deleted). A user's lists absent from the file are set empty; its other absent fields keep their stored value.",
+        'Tenants, users and API keys, applied at every start: what is missing is created, and of what exists only the fields the file states and that changed in the file since the start before are written, so changes made over HTTP or the CLI last (docs/operations.md, provisioning). Nothing is deleted, and a user or key deleted over HTTP is not brought back while its entry is unchanged.',
     }),
     events: Type.Object(
       {

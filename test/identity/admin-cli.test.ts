@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, parseConfig } from '../../src/config/load-config.js';
-import { runAdminCommand, UsageError } from '../../src/cli/admin-cli.js';
+import { CommandError, runAdminCommand, UsageError } from '../../src/cli/admin-cli.js';
 import { createDatabase } from '../../src/platform/db/database.js';
 import { describeEachEngine, login, type TestApp } from '../helpers/test-app.js';
 import { runCli } from '../helpers/cli.js';
@@ -159,6 +159,84 @@ describeEachEngine('admin CLI', (engine) => {
       await fresh.drop();
     }
   });
+
+  it('deletes a user, revokes a key and ends sessions, through the services of the HTTP administration', async () => {
+    await inProcess(['user', 'set', '--tenant', 'cli', '--login', 'dora', '--password', 'dora-pw-123'], target.env);
+    await inProcess(['user', 'set', '--tenant', 'cli', '--login', 'eve', '--password', 'eve-pw-1234'], target.env);
+    const created = await inProcess(['apikey', 'create', '--tenant', 'cli', '--name', 'bot'], target.env);
+    const key = created.stdout.trim().split('\n').pop()!;
+    // Sessions made by the service, then ended by the CLI with the service stopped (SQLite: one process at a time).
+    const { cookies, ids } = await withApp(async (t) => {
+      const made = [
+        (await login(t, 'cli', 'dora', 'dora-pw-123')).cookie,
+        (await login(t, 'cli', 'eve', 'eve-pw-1234')).cookie,
+        (await login(t, 'cli', 'eve', 'eve-pw-1234')).cookie,
+      ];
+      const rows = await t.database.db
+        .selectFrom('sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .select('s.id_hash')
+        .where('u.login_name', '=', 'eve')
+        .execute();
+      return { cookies: made, ids: rows.map((r) => r.id_hash) };
+    });
+    expect(ids).toHaveLength(2);
+
+    let r = await runCli(['session', 'end', '--tenant', 'cli', '--login', 'eve', '--id', ids[0]], target.env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('1 session(s) of user eve of tenant cli ended');
+    expect((await inProcess(['session', 'end', '--tenant', 'cli', '--login', 'eve'], target.env)).stdout).toContain(
+      '1 session(s)',
+    );
+    expect((await inProcess(['user', 'delete', '--tenant', 'cli', '--login', 'dora'], target.env)).stdout).toContain(
+      'user dora of tenant cli deleted; 1 session(s) ended',
+    );
+    expect((await inProcess(['apikey', 'revoke', '--tenant', 'cli', '--name', 'bot'], target.env)).stdout).toContain(
+      'api key bot of tenant cli revoked',
+    );
+
+    // Unknown targets: a message and exit code 1, no stack trace.
+    r = await runCli(['user', 'delete', '--tenant', 'cli', '--login', 'dora'], target.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe('No user dora in this tenant');
+    await expect(inProcess(['apikey', 'revoke', '--tenant', 'cli', '--name', 'bot'], target.env)).rejects.toThrow(
+      CommandError,
+    );
+    await expect(inProcess(['session', 'end', '--tenant', 'nope', '--login', 'x'], target.env)).rejects.toThrow(
+      /No tenant nope/,
+    );
+
+    await withApp(async (t) => {
+      for (const cookie of cookies) {
+        const who = await t.request({
+          method: 'GET',
+          url: '/cxf/svc-core/authentication/principal',
+          headers: { cookie },
+        });
+        expect(who.statusCode).toBe(401);
+      }
+      const bot = await t.request({
+        method: 'GET',
+        url: '/cxf/svc-core/authentication/principal',
+        headers: { 'x-apikey': key },
+      });
+      expect(bot.statusCode).toBe(401);
+      const audit = await t.database.db
+        .selectFrom('audit_log')
+        .select(['action', 'actor'])
+        .where('action', 'like', 'admin.%')
+        .execute();
+      expect(audit.map((a) => a.action).sort()).toEqual([
+        'admin.apikey.revoke',
+        'admin.sessions.end',
+        'admin.sessions.end',
+        'admin.user.delete',
+      ]);
+      for (const a of audit) expect(a.actor).toBe('(admin CLI)');
+    });
+    // Two spawns of the built CLI, several service builds and password hashes: seconds alone, more on a loaded machine.
+  }, 120_000);
 
   it('answers a usage error for unknown commands and missing flags', async () => {
     const r = await runCli(['user', 'frobnicate'], target.env);

@@ -25,7 +25,7 @@ describeEachEngine('provisioning and bootstrap', (engine) => {
       await run(db1, { identity: { bootstrapAdminPassword: 'given-pw' } }, async (t) => {
         expect(t.bootstrapPassword).toBeUndefined();
         const s = await login(t, 'default', 'admin', 'given-pw');
-        expect(s.record.roles).toEqual(['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN']);
+        expect(s.record.roles).toEqual(['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN', 'TENANT_ADMIN']);
       });
       // A second start changes nothing and prints no new password.
       await run(db1, {}, async (t) => {

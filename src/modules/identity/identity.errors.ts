@@ -17,6 +17,15 @@ export const IDENTITY_ERRORS = {
       name: 'AUTHENTICATION_UNAUTHORIZED',
       message: 'Password login is disabled: an OIDC identity provider is in use',
     }),
+  userNotFound: (loginName: string) => ERRORS.notFound(`No user ${loginName} in this tenant`, { loginName }),
+  userExists: (loginName: string) => ERRORS.conflict(`User ${loginName} exists already`, { loginName }),
+  apiKeyNotFound: (name: string) => ERRORS.notFound(`No API key ${name} in this tenant`, { name }),
+  apiKeyExists: (name: string) => ERRORS.conflict(`API key ${name} exists already`, { name }),
+  sessionNotFound: () => ERRORS.notFound('No live session with this id for this user'),
+  tenantNotFound: (name: string) => ERRORS.notFound(`No tenant ${name}`, { tenant: name }),
+  tenantExists: (name: string) => ERRORS.conflict(`Tenant ${name} exists already`, { tenant: name }),
+  notOnYourself: (what: string) =>
+    ERRORS.conflict(`An administrator cannot ${what} their own account or tenant; another administrator can`),
   tokenCannotMintTokens: () =>
     ERRORS.forbidden('An access token cannot mint access tokens; use a session or an API key'),
 } as const;

@@ -108,4 +108,25 @@ export const identityMigrations: ModuleMigration[] = [
       await db.schema.dropTable('login_failures').ifExists().execute();
     },
   },
+  {
+    // Identity administration over HTTP (issue 44): tenants can be deactivated, and what the config file applied to
+    // each user and key is kept, so a restart re-applies only what changed in the file (ProvisioningService).
+    name: '2026-12-01-identity-005-admin',
+    async up(db, d) {
+      await db.schema
+        .alterTable('tenants')
+        .addColumn('active', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema
+        .createTable('provisioned')
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('applied', d.jsonColumnType, (c) => c.notNull())
+        .addColumn('deleted', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('updated_on', d.bigintColumnType, (c) => c.notNull())
+        .addPrimaryKeyConstraint('provisioned_pk', ['tenant_id', 'kind', 'name'])
+        .execute();
+    },
+  },
 ];

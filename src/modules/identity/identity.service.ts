@@ -1,4 +1,3 @@
-import type { TenantConfig } from '../../config/config.schema.js';
 import { hashPassword, isPasswordHash, randomToken, sha256Hex, verifyPassword } from '../../platform/crypto/secrets.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { UsersRepository, UserFields } from './users.repository.js';
@@ -8,7 +7,9 @@ import { SingleFlight } from '../../platform/async/single-flight.js';
 
 export const BOOTSTRAP_TENANT = 'default';
 export const BOOTSTRAP_ADMIN = 'admin';
-export const BOOTSTRAP_ROLES = ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN'];
+/** The role (or right) of a tenant's administrators: users, API keys and sessions of their own tenant over HTTP. */
+export const TENANT_ADMIN = 'TENANT_ADMIN';
+export const BOOTSTRAP_ROLES = ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN', TENANT_ADMIN];
 
 /** API keys are stored as `sha256:<hex>`; a config may give either the key or that hash. */
 export const hashApiKey = (key: string) => `sha256:${sha256Hex(key)}`;
@@ -40,6 +41,8 @@ export class IdentityService {
   private readonly keyCache = new ExpiringMap<string, ApiKey>(10_000);
   /** Lookups of a key hash under way: a burst of requests with one key (a cold start, an expired entry) makes one. */
   private readonly keyLookups = new SingleFlight<string, ApiKey | undefined>();
+  /** Raised by every revocation heard of. */
+  private revocationsSeen = 0;
 
   constructor(
     private readonly repo: UsersRepository,
@@ -92,39 +95,6 @@ export class IdentityService {
     return this.repo.findUser(tenant, loginName);
   }
 
-  /** Applies the config's tenants, users and keys as an idempotent upsert; nothing is deleted. */
-  async provision(tenants: readonly TenantConfig[]): Promise<void> {
-    for (const t of tenants) {
-      await this.repo.ensureTenant(t.name);
-      for (const u of t.users ?? []) {
-        await this.setUser(t.name, u.loginName, {
-          password: u.password,
-          passwordHash: u.passwordHash,
-          email: u.email,
-          firstName: u.firstName,
-          lastName: u.lastName,
-          organisations: u.organisations,
-          inactiveOrganisations: u.inactiveOrganisations,
-          roles: u.roles,
-          rights: u.rights,
-          customData: u.customData,
-          active: u.active,
-        });
-      }
-      for (const k of t.apiKeys ?? []) {
-        if (!k.key && !k.keyHash) throw new Error(`api key ${k.name} of tenant ${t.name} needs key or keyHash`);
-        await this.setApiKey(t.name, k.name, {
-          key: k.key,
-          keyHash: k.keyHash,
-          organisations: k.organisations,
-          roles: k.roles,
-          rights: k.rights,
-          expiresOn: k.expiresOn ? Date.parse(k.expiresOn) : null,
-        });
-      }
-    }
-  }
-
   /** True before the first start has put any user in the database. */
   async isEmpty(): Promise<boolean> {
     return (await this.repo.countUsers()) === 0;
@@ -141,14 +111,23 @@ export class IdentityService {
     return { created: true, generatedPassword: generated };
   }
 
+  /** A key was revoked (here or on another instance): what this instance cached of keys is forgotten. */
+  forgetApiKeys(): void {
+    this.revocationsSeen++;
+    this.keyCache.clear();
+  }
+
   async principalFromApiKey(key: string): Promise<Principal | null> {
     const hash = hashApiKey(key);
     const now = Date.now();
     let apiKey = this.keyCache.get(hash, now);
     if (!apiKey) {
+      const seen = this.revocationsSeen;
       apiKey = await this.keyLookups.run(hash, () => this.repo.findApiKeyByHash(hash));
       if (!apiKey) return null;
-      if (this.apiKeyCacheMs > 0) this.keyCache.set(hash, apiKey, now + this.apiKeyCacheMs);
+      // A lookup that a revocation overtook is not cached: it may have read the key just before it went.
+      if (this.apiKeyCacheMs > 0 && seen === this.revocationsSeen)
+        this.keyCache.set(hash, apiKey, now + this.apiKeyCacheMs);
     }
     // Expiry is checked on every use, cached or not.
     if (apiKey.expiresOn !== null && apiKey.expiresOn <= now) return null;

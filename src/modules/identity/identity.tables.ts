@@ -1,8 +1,22 @@
+import type { Generated } from 'kysely';
+
 /** Row shapes of the identity module's tables, as Kysely sees them. JSON columns arrive per dialect. */
 export interface TenantRow {
   id: string;
   name: string;
   created_on: number;
+  /** 0: deactivated by a platform administrator; its users and keys cannot log in. */
+  active: Generated<number>;
+}
+
+/** What the config file last applied to a user or key (ProvisioningService); `deleted` once removed over HTTP. */
+export interface ProvisionedRow {
+  tenant_id: string;
+  kind: 'user' | 'apiKey';
+  name: string;
+  applied: unknown;
+  deleted: number;
+  updated_on: number;
 }
 
 export interface UserRow {
@@ -76,6 +90,7 @@ export interface IdentityTables {
   users: UserRow;
   api_keys: ApiKeyRow;
   sessions: SessionRow;
+  provisioned: ProvisionedRow;
 }
 
 /** A user as the service works with it (JSON decoded). */

@@ -5,7 +5,9 @@ import type { AppConfig, TenantConfig } from '../../config/config.schema.js';
 import { defineModule, type Module, type ModuleDeps } from '../../platform/module.js';
 import type { AuditTrail } from '../../platform/audit/audit-trail.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
-import type { QueryTarget } from '../../platform/db/data-access.js';
+import { accessOf, type QueryTarget } from '../../platform/db/data-access.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { IDENTITY_ERRORS } from './identity.errors.js';
 import type { CredentialResolver, RequestMeta } from '../../platform/auth/credentials.js';
 import type { ApiKey, IdentityTables, User } from './identity.tables.js';
 import { UsersRepository } from './users.repository.js';
@@ -32,9 +34,19 @@ import { UserCheckService, type CheckedUser } from './user-check.service.js';
 import { postUserCheckRoute } from './routes/post-user-check.js';
 import type { ChangeFeed } from '../../platform/events/index.js';
 import { identityMigrations } from './identity.migrations.js';
+import { AdminRepository } from './admin/admin.repository.js';
+import { AdminService, type AdminCaller } from './admin/admin.service.js';
+import { TenantsService } from './admin/tenants.service.js';
+import { KeyRevocations } from './key-revocations.js';
+import { ProvisioningService } from './provisioning.service.js';
+import { adminUserRoutes } from './routes/admin/users.js';
+import { adminSessionRoutes } from './routes/admin/user-sessions.js';
+import { adminApiKeyRoutes } from './routes/admin/api-keys.js';
+import { adminTenantRoutes } from './routes/admin/tenants.js';
 
 export type { UserChange, ApiKeyChange } from './identity.service.js';
 export type { User, ApiKey } from './identity.tables.js';
+export { TENANT_ADMIN } from './identity.service.js';
 export type { SessionRecord } from './session.service.js';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -68,23 +80,73 @@ export interface IdentityModule extends Module {
   userCheck: UserCheck;
 }
 
-/** What the admin CLI (or another process on the same database) may do to users and keys. */
+/** What the admin CLI (or another process on the same database) may do to users, keys and sessions. */
 export interface IdentityAdmin {
   listUsers(tenant?: string): Promise<User[]>;
   setUser(tenant: string, loginName: string, change: UserChange): Promise<void>;
   listApiKeys(tenant?: string): Promise<ApiKey[]>;
   /** Creates or replaces a key; answers the new key when one was generated (shown once). */
   setApiKey(tenant: string, name: string, change: ApiKeyChange): Promise<string | undefined>;
+  /** The HTTP administration's operations, with the CLI as the audited actor. */
+  deleteUser(tenant: string, loginName: string): Promise<{ sessionsEnded: number }>;
+  revokeApiKey(tenant: string, name: string): Promise<void>;
+  /** Ends one session (its id as the HTTP session list answers it) or all sessions of a user. */
+  endSessions(tenant: string, loginName: string, id?: string): Promise<{ sessionsEnded: number }>;
 }
 
-/** The identity administration of a database, without the HTTP module around it (the admin CLI's entry). */
-export function createIdentityAdmin(db: QueryTarget<IdentityTables>, dialect: Dialect): IdentityAdmin {
-  return new IdentityService(new UsersRepository(db, dialect));
-}
+/** The audit log's actor for changes made with the admin CLI. */
+export const CLI_ACTOR = '(admin CLI)';
 
 /**
- * Applies the config's tenants, users and keys (an idempotent upsert) and, on an empty database, creates the bootstrap
- * admin; answers the generated password when one was made. Whether or not the platform's face runs in this process.
+ * The identity administration of a database, without the HTTP module around it (the admin CLI's entry). With `tools`,
+ * session endings and key revocations go through the change feed, so running instances drop what they cached at once.
+ */
+export function createIdentityAdmin(
+  db: QueryTarget<IdentityTables>,
+  dialect: Dialect,
+  tools: { feed?: ChangeFeed; throttle?: CredentialThrottle; log?: FastifyBaseLogger } = {},
+): IdentityAdmin {
+  const users = new UsersRepository(db, dialect);
+  const data = accessOf(db);
+  const identity = new IdentityService(users);
+  const repo = new AdminRepository(data, dialect);
+  const sessionRows = new SessionsRepository(data, dialect);
+  const audit = new AuditService(new AuditRepository(data.db, dialect), tools.log ?? silentLog);
+  const admin = new AdminService({
+    repo,
+    sessions: sessionRows,
+    throttle: tools.throttle ?? noThrottle,
+    audit,
+    endings: tools.feed ? new SessionEndings(data.db, tools.feed, sessionRows, false) : undefined,
+    revocations: tools.feed ? new KeyRevocations(data.db, tools.feed, false) : undefined,
+    forgetUser: () => undefined,
+    forgetApiKeys: () => undefined,
+    forgetSessions: () => undefined,
+  });
+  const caller = async (tenant: string): Promise<AdminCaller> => {
+    const t = await repo.findTenant(tenant);
+    if (!t) throw IDENTITY_ERRORS.tenantNotFound(tenant);
+    return { tenantId: t.id, tenant: t.name, actor: CLI_ACTOR, remoteAddress: '', userAgent: 'svc admin CLI' };
+  };
+  return {
+    listUsers: (tenant) => identity.listUsers(tenant),
+    setUser: (tenant, loginName, change) => identity.setUser(tenant, loginName, change),
+    listApiKeys: (tenant) => identity.listApiKeys(tenant),
+    setApiKey: (tenant, name, change) => identity.setApiKey(tenant, name, change),
+    deleteUser: async (tenant, loginName) => admin.deleteUser(await caller(tenant), loginName),
+    revokeApiKey: async (tenant, name) => admin.revokeApiKey(await caller(tenant), name),
+    endSessions: async (tenant, loginName, id) => admin.endSessions(await caller(tenant), loginName, id),
+  };
+}
+
+/** The CLI unlocks nothing: the throttle is a running service's. */
+const noThrottle = { unlock: async () => false } as unknown as CredentialThrottle;
+const silentLog = { warn: () => undefined } as unknown as FastifyBaseLogger;
+
+/**
+ * Applies the config's tenants, users and keys (ProvisioningService: the file and HTTP administration agree) and, on
+ * an empty database, creates the bootstrap admin; answers the generated password when one was made. Whether or not
+ * the platform's face runs in this process.
  */
 export async function provisionIdentity(
   db: QueryTarget<IdentityTables>,
@@ -92,9 +154,11 @@ export async function provisionIdentity(
   tenants: TenantConfig[],
   bootstrapAdminPassword: string | undefined,
 ): Promise<{ generatedPassword?: string }> {
-  const identity = new IdentityService(new UsersRepository(db, dialect));
+  const users = new UsersRepository(db, dialect);
+  const data = accessOf(db);
+  const identity = new IdentityService(users);
   const firstStart = await identity.isEmpty();
-  await identity.provision(tenants);
+  await new ProvisioningService(users, new AdminRepository(data, dialect), dialect, data.db).provision(tenants);
   return firstStart ? identity.bootstrapAdmin(bootstrapAdminPassword) : {};
 }
 
@@ -126,6 +190,9 @@ function createIdentity({
   const users = new UsersRepository(data, dialect);
   const identity = new IdentityService(users, idc.credentialCacheSeconds * 1000);
   const audit = new AuditService(new AuditRepository(db, dialect), log);
+  // One of each per process: both acknowledge their topic on the feed.
+  const sessionEndings = feed ? new SessionEndings(db, feed, sessionRows) : undefined;
+  const revocations = feed ? new KeyRevocations(db, feed) : undefined;
   const sessions = new SessionService(
     users,
     sessionRows,
@@ -139,7 +206,7 @@ function createIdentity({
       singleInstance: traits.singleInstance,
     },
     audit,
-    feed ? new SessionEndings(db, feed, sessionRows) : undefined,
+    sessionEndings,
   );
   const signingKeys = new SigningKeys(db, dialect, {
     algorithm: idc.tokens.algorithm,
@@ -160,6 +227,29 @@ function createIdentity({
         })
       : undefined;
   const tokens = new TokenService(signingKeys, idc.tokens, audit, oidc);
+  const adminRepo = new AdminRepository(data, dialect);
+  const caches = {
+    forgetUser: (userId: string) => sessions.forgetUser(userId),
+    forgetApiKeys: () => identity.forgetApiKeys(),
+    forgetSessions: (tenantId: string) => sessions.forgetSessions(tenantId),
+  };
+  const admin = new AdminService({
+    repo: adminRepo,
+    sessions: sessionRows,
+    throttle,
+    audit,
+    endings: sessionEndings,
+    revocations,
+    ...caches,
+  });
+  const tenantsAdmin = new TenantsService({
+    repo: adminRepo,
+    platformAdmins: idc.platformAdmins,
+    audit,
+    endings: sessionEndings,
+    revocations,
+    ...caches,
+  });
   const userCheck = new UserCheckService(users, tokens, throttle, counters, USER_CHECK_TTL_MS);
   const context: IdentityContext = {
     identity,
@@ -197,7 +287,12 @@ function createIdentity({
     userCheck,
     prefix: '/cxf/svc-core',
     start() {
-      stopEndings = sessions.followEndings();
+      const stopSessions = sessions.followEndings();
+      const stopKeys = revocations?.listen(() => identity.forgetApiKeys());
+      stopEndings = () => {
+        stopSessions();
+        stopKeys?.();
+      };
       purgeTimer = setInterval(() => {
         Promise.all([sessions.purgeExpired(), signingKeys.purge(), audit.purge(idc.auditRetentionDays)]).catch((err) =>
           log.warn({ err }, 'identity purge failed'),
@@ -220,6 +315,10 @@ function createIdentity({
       getJwksRoute(app, context);
       getAuditRoute(app, context);
       postUserCheckRoute(app, userCheck);
+      adminUserRoutes(app, admin);
+      adminSessionRoutes(app, admin);
+      adminApiKeyRoutes(app, admin);
+      adminTenantRoutes(app, tenantsAdmin);
     },
   };
 }

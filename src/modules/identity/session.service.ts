@@ -201,6 +201,17 @@ export class SessionService {
     }
   }
 
+  /** A user changed here (administration): its grants and active flag are read again on its next call. */
+  forgetUser(userId: string): void {
+    this.userCache.delete(userId);
+  }
+
+  /** Sessions of the tenant were ended without the change feed: this process forgets the ones it kept. */
+  forgetSessions(tenantId: string): void {
+    this.endingsSeen++;
+    this.liveSessions.deleteWhere((s) => s.tenantId === tenantId);
+  }
+
   /** Removes dead sessions; runs on a timer, any instance may do it. */
   async purgeExpired(): Promise<void> {
     await this.sessions.deleteExpiredSessions(Date.now());

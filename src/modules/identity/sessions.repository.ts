@@ -82,6 +82,26 @@ export class SessionsRepository {
     await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
   }
 
+  /** Deletes the sessions of a user (or its one of `idHash`); answers their hashes, for the endings' event. */
+  async deleteUserSessions(userId: string, db: Kysely<IdentityTables> = this.db, idHash?: string): Promise<string[]> {
+    let q = db.deleteFrom('sessions').where('user_id', '=', userId);
+    if (idHash !== undefined) q = q.where('id_hash', '=', idHash);
+    const rows = await q.returning('id_hash').execute();
+    return rows.map((r) => r.id_hash);
+  }
+
+  /** The live sessions of a user, newest first. */
+  async listUserSessions(userId: string, now: number) {
+    return this.db
+      .selectFrom('sessions')
+      .select(['id_hash', 'remote_address', 'user_agent', 'created_on', 'expires_on'])
+      .where('user_id', '=', userId)
+      .where('expires_on', '>', now)
+      .orderBy('created_on', 'desc')
+      .orderBy('id_hash')
+      .execute();
+  }
+
   async deleteTenantSessions(tenantId: string, db: Kysely<IdentityTables> = this.db): Promise<number> {
     const r = await db.deleteFrom('sessions').where('tenant_id', '=', tenantId).executeTakeFirst();
     return Number(r.numDeletedRows ?? 0);

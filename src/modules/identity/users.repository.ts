@@ -52,7 +52,8 @@ export class UsersRepository {
         .innerJoin('tenants as t', 't.id', 'k.tenant_id')
         .selectAll('k')
         .select('t.name as tenant_name')
-        .where('k.key_hash', '=', p(0)),
+        .where('k.key_hash', '=', p(0))
+        .where('t.active', '=', 1),
     );
     this.userById = prepareQuery<UserRow & { tenant_name: string }, [string]>(this.data, (p) =>
       db
@@ -60,7 +61,8 @@ export class UsersRepository {
         .innerJoin('tenants as t', 't.id', 'u.tenant_id')
         .selectAll('u')
         .select('t.name as tenant_name')
-        .where('u.id', '=', p(0)),
+        .where('u.id', '=', p(0))
+        .where('t.active', '=', 1),
     );
   }
 
@@ -113,7 +115,10 @@ export class UsersRepository {
 
   private userByName?: (tenant: string, loginName: string) => Promise<any[]>;
 
-  /** A user by tenant and login name, read now (logins, and the user check on every engine request). */
+  /**
+   * A user by tenant and login name, read now (logins, and the user check on every engine request). The three
+   * credential lookups see only active tenants: a deactivated tenant's users and keys authenticate nowhere.
+   */
   async findUser(tenantName: string, loginName: string): Promise<User | undefined> {
     this.userByName ??= prepareQuery<any, [string, string]>(this.data, (p) =>
       this.db
@@ -122,7 +127,8 @@ export class UsersRepository {
         .selectAll('u')
         .select('t.name as tenant_name')
         .where('t.name', '=', p(0))
-        .where('u.login_name', '=', p(1)),
+        .where('u.login_name', '=', p(1))
+        .where('t.active', '=', 1),
     );
     const [row] = await this.userByName(tenantName, loginName);
     return row ? this.toUser(row) : undefined;

@@ -182,6 +182,19 @@ export class CredentialThrottle {
     return this.refuse(keys, now);
   }
 
+  /**
+   * An administrator's unlock: forgets the account's failures, from every address, so its next attempt is allowed
+   * at once. The addresses' own budgets (credential stuffing across accounts) stay as they are. Answers whether the
+   * account was held back by anything.
+   */
+  async unlock(namespace: string, account: readonly string[]): Promise<boolean> {
+    const full = [namespace, ...account];
+    this.changed();
+    const n = await this.repo.clearAccount(`acct:${keyId(full)}`, pairPrefix(full));
+    this.changed();
+    return n > 0;
+  }
+
   /** Forgets expired keys now and then; any instance may do it. */
   start(intervalMs = 10 * 60 * 1000): void {
     this.purgeTimer = setInterval(() => void this.purge().catch(() => undefined), intervalMs);
@@ -254,14 +267,14 @@ export class CredentialThrottle {
 
   /** The subject's keys in one fixed order (by key), so that transactions lock rows in the same order everywhere. */
   private keysOf(subject: ThrottleSubject): Key[] {
-    // Hashed: fixed length, any text (a NUL or a lone surrogate cannot break a statement), no name stored in clear.
-    const id = (...parts: readonly string[]) => sha256Hex(JSON.stringify(parts));
+    const id = (...parts: readonly string[]) => keyId(parts);
     const account = [subject.namespace, ...subject.account];
     const keys: Key[] = [{ kind: 'account', key: `acct:${id(...account)}`, policy: this.policies.account }];
     if (subject.address !== undefined) {
       keys.push({
         kind: 'account-address',
-        key: `pair:${id(subject.address, ...account)}`,
+        // Prefixed by the account's hash, so that an unlock finds the account's pairs from every address.
+        key: `${pairPrefix(account)}${id(subject.address, ...account)}`,
         policy: this.policies['account-address'],
       });
       keys.push({ kind: 'address', key: `addr:${id(subject.address)}`, policy: this.policies.address });
@@ -271,6 +284,10 @@ export class CredentialThrottle {
 }
 
 const REFUSED = Symbol('refused');
+
+// Hashed: fixed length, any text (a NUL or a lone surrogate cannot break a statement), no name stored in clear.
+const keyId = (parts: readonly string[]) => sha256Hex(JSON.stringify(parts));
+const pairPrefix = (account: readonly string[]) => `pair:${keyId(account).slice(0, 32)}:`;
 
 /** How long `row` refuses attempts from `now` under its policy (ms); 0 when it allows one. */
 function refusesFor(row: ThrottleRow, policy: KeyPolicy, now: number): number {

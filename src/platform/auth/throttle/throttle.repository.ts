@@ -94,6 +94,15 @@ export class ThrottleRepository {
     await this.db.deleteFrom('credential_throttle').where('throttle_key', 'in', keys).execute();
   }
 
+  /** Forgets an account's key and every pair key that starts with `pairPrefix`; answers how many rows went. */
+  async clearAccount(accountKey: string, pairPrefix: string): Promise<number> {
+    const r = await this.db
+      .deleteFrom('credential_throttle')
+      .where((eb) => eb.or([eb('throttle_key', '=', accountKey), eb('throttle_key', 'like', `${pairPrefix}%`)]))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
   /** Takes back one reservation of `key` made in the window that began at `windowStart` (a success from an address, an attempt never checked). */
   async release(key: string, windowStart: number): Promise<void> {
     await this.db

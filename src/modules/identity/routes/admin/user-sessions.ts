@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { errorResponses } from '../../../../platform/http/schemas.js';
+import type { AdminService } from '../../admin/admin.service.js';
+import {
+  LoginNameParams,
+  SessionParams,
+  SessionSchema,
+  SessionsEndedSchema,
+  callerOf,
+  sessionOut,
+} from '../../admin/admin.schemas.js';
+import { ADMIN_TAG, requireTenantAdmin } from './admin-guard.js';
+
+/** A user's live sessions: list them, end one or all (on every instance at once). */
+export function adminSessionRoutes(app: FastifyInstance, admin: AdminService): void {
+  const base = { onRequest: requireTenantAdmin };
+
+  app.get<{ Params: Static<typeof LoginNameParams> }>(
+    '/admin/users/:loginName/sessions',
+    {
+      ...base,
+      schema: {
+        tags: [ADMIN_TAG],
+        summary: "A user's live sessions, newest first (TENANT_ADMIN)",
+        params: LoginNameParams,
+        response: {
+          200: Type.Object({ items: Type.Array(SessionSchema) }),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => ({
+      items: (await admin.listSessions(callerOf(request), request.params.loginName)).map(sessionOut),
+    }),
+  );
+
+  app.delete<{ Params: Static<typeof LoginNameParams> }>(
+    '/admin/users/:loginName/sessions',
+    {
+      ...base,
+      schema: {
+        tags: [ADMIN_TAG],
+        summary: "Ends all of a user's sessions, on every instance (TENANT_ADMIN)",
+        params: LoginNameParams,
+        response: { 200: SessionsEndedSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => admin.endSessions(callerOf(request), request.params.loginName),
+  );
+
+  app.delete<{ Params: Static<typeof SessionParams> }>(
+    '/admin/users/:loginName/sessions/:id',
+    {
+      ...base,
+      schema: {
+        tags: [ADMIN_TAG],
+        summary: "Ends one of a user's sessions, on every instance (TENANT_ADMIN)",
+        params: SessionParams,
+        response: { 200: SessionsEndedSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => admin.endSessions(callerOf(request), request.params.loginName, request.params.id),
+  );
+}
