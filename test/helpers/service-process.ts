@@ -40,7 +40,9 @@ export async function startServiceProcess(opts: {
   env?: Record<string, string>;
 }): Promise<ServiceProcess> {
   const configFile = join(opts.workDir, `config-${randomBytes(4).toString('hex')}.json`);
-  writeFileSync(configFile, JSON.stringify(opts.config));
+  // No drain on SIGTERM unless the test asks for one (server.drainSeconds): stop() would wait its 5 s default.
+  const config = opts.config as { server?: Record<string, unknown> };
+  writeFileSync(configFile, JSON.stringify({ ...config, server: { drainSeconds: 0, ...config.server } }));
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN, 'start'], {
     env: {
