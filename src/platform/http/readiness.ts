@@ -108,7 +108,12 @@ export function registerReadiness(app: FastifyInstance, deps: ReadinessDeps): Re
         description:
           'Checks no dependency: a load balancer or orchestrator restarts the process only when this fails. Also 200 during a shutdown.',
         security: [],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }, { examples: [{ status: 'ok' }] }) },
+        response: {
+          200: Type.Object(
+            { status: Type.Literal('ok') },
+            { description: 'The process serves requests', examples: [{ status: 'ok' }] },
+          ),
+        },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -128,6 +133,7 @@ export function registerReadiness(app: FastifyInstance, deps: ReadinessDeps): Re
           200: Type.Object(
             { status: Type.Literal('ready'), checks: ChecksSchema },
             {
+              description: 'This instance should take traffic; the state of each check',
               examples: [
                 { status: 'ready', checks: { database: 'ok', schema: 'ok', changeFeed: 'ok', shutdown: 'ok' } },
               ],
