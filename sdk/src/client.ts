@@ -18,7 +18,7 @@ export interface ClientOptions {
   auth?: Auth;
   /** A fetch to use instead of the global one (tests, a proxy agent, a fetch with timeouts). */
   fetch?: FetchFunction;
-  /** Headers sent with every request. */
+  /** Headers sent with every request (helpers and streams included), unless the request sets them itself. */
   headers?: Record<string, string>;
 }
 
@@ -71,8 +71,10 @@ export function createClient(options: ClientOptions): SvcClient {
 
   const authorize = async (request: Request): Promise<Request> => {
     const headers = new Headers(request.headers);
+    for (const [name, value] of Object.entries(options.headers ?? {})) if (!headers.has(name)) headers.set(name, value);
     await applyAuth(auth, session, request.method, headers);
-    return new Request(request, { headers });
+    // Browsers send the session cookie cross-origin only with `credentials: 'include'`, streams and dm calls included.
+    return new Request(request, sessionMode ? { headers, credentials: 'include' } : { headers });
   };
   const send = async (request: Request): Promise<Response> => {
     const response = await fetchImpl(await authorize(request));
@@ -83,9 +85,6 @@ export function createClient(options: ClientOptions): SvcClient {
   const raw = createFetchClient<paths>({
     baseUrl,
     fetch: send,
-    headers: options.headers,
-    // Browsers send the session cookie cross-origin only with this; same-origin pages send it anyway.
-    ...(sessionMode ? { credentials: 'include' as const } : {}),
   });
 
   const requireSession = (what: string) => {

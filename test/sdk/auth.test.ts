@@ -24,12 +24,26 @@ describeEachEngine('sdk auth modes', (engine) => {
     await s.t.close();
   });
 
-  it('apiKey: sends X-APIKey; the principal is the key', async () => {
-    const client = createClient({ baseUrl: s.baseUrl, auth: { apiKey: ROBOT_KEY } });
+  it('apiKey: sends X-APIKey; the principal is the key; option headers go on every request', async () => {
+    const seen: Headers[] = [];
+    const client = createClient({
+      baseUrl: s.baseUrl,
+      auth: { apiKey: ROBOT_KEY },
+      headers: { 'X-Trace': 'sdk-test' },
+      fetch: (request) => {
+        seen.push(request.headers);
+        return fetch(request);
+      },
+    });
     const { data, error, response } = await client.GET('/cxf/svc-core/authentication/principal');
     expect(error).toBeUndefined();
     expect(response.status).toBe(200);
     expect(data).toMatchObject({ kind: 'apiKey', tenant: TENANT, loginName: 'robot' });
+    await client.dm.call('Template', 'query', {}).catch(() => undefined);
+    expect(seen.map((h) => [h.get('x-apikey'), h.get('x-trace'), h.get('x-csrf-token')])).toEqual([
+      [ROBOT_KEY, 'sdk-test', null],
+      [ROBOT_KEY, 'sdk-test', null],
+    ]);
   });
 
   it('session: login keeps the cookie and the CSRF token; a write succeeds; logout ends the session', async () => {
