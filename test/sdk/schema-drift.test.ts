@@ -30,7 +30,7 @@ describe('sdk/src/schema.ts', () => {
     });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-  });
+  }, 180_000);
 
   it('the check fails on a document that differs', () => {
     const file = join(dir, 'other.json');
@@ -48,5 +48,5 @@ describe('sdk/src/schema.ts', () => {
     });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('npm run sdk:generate');
-  });
+  }, 120_000);
 });
