@@ -1,9 +1,12 @@
 // GET /storage/store/{storeId}/stream over real sockets: what each reader sees of changes (readable after, readable
 // before, never), resumption by Last-Event-ID, resets, heartbeats, tenants, slow readers, and a randomised check that
 // no reader ever gets an event of an item it may not read.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect } from 'node:net';
-import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { buildApp, type App } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import { createDatabase, type Database } from '../../src/platform/db/database.js';
+import { describeEachEngine, openTestDatabase, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { openSse, type SseConnection } from '../helpers/sse-client.js';
 import { GLOBEX_KEY, READERS, STORE, STREAM_CONFIG, WRITER_KEY, changes, itemFor } from './store-stream-kit.js';
 
@@ -222,5 +225,65 @@ describeEachEngine('storage store stream', (engine) => {
     }
     const seen = await settle('prop', streams, 3);
     names.forEach((n, i) => expect(seen[i], n).toEqual(expected.get(n)));
+  });
+});
+
+(inject('pgUrl') ? describe : describe.skip)('store stream on two instances of one PostgreSQL', () => {
+  let database: Database;
+  let second: Database;
+  let a: App;
+  let b: App;
+  let baseB: string;
+  beforeAll(async () => {
+    database = await openTestDatabase('postgres');
+    const schema = await database.dialect.currentSchema(database.db);
+    second = createDatabase({ logError: () => {}, url: inject('pgUrl'), dataDir: '', pgSchema: schema, poolSize: 3 });
+    const config = parseConfig({
+      ...STREAM_CONFIG,
+      server: { logLevel: 'silent' },
+      identity: { bootstrapAdminPassword: 'admin-pass-1' },
+    });
+    a = await buildApp(config, { database, logger: false });
+    b = await buildApp(config, { database: second, logger: false });
+    await b.app.listen({ host: '127.0.0.1', port: 0 });
+    baseB = `http://127.0.0.1:${(b.app.server.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await second?.destroy();
+    await database?.destroy();
+  });
+
+  it('writes on instance A reach the readers on B, each as it may see them', async () => {
+    const r1 = await openSse(`${baseB}${STORE}/duo/stream`, { 'x-apikey': READERS.r1.key });
+    const r2 = await openSse(`${baseB}${STORE}/duo/stream`, { 'x-apikey': READERS.r2.key });
+    const onA = async (method: 'PUT' | 'POST' | 'DELETE', url: string, body?: unknown) => {
+      const res = await a.app.inject({
+        method,
+        url: `${STORE}/${url}`,
+        headers: { 'x-apikey': WRITER_KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
+        payload: body ? JSON.stringify(body) : undefined,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json();
+    };
+    // Larger than a NOTIFY payload: it travels as a reference and is read back.
+    await onA('PUT', 'duo/x', itemFor('y'.repeat(20_000), { roles: ['R1'] }));
+    await onA('PUT', 'duo/x', itemFor('to R2', { roles: ['R2'] }));
+    const { id } = await onA('POST', 'duo', itemFor('both', { roles: ['R1', 'R2'] }));
+    await onA('DELETE', 'duo/x');
+    expect(changes(await r1.waitFor(3))).toEqual([
+      { event: 'created', id: 'x', value: 'y'.repeat(20_000) },
+      { event: 'deleted', id: 'x' },
+      { event: 'created', id, value: 'both' },
+    ]);
+    expect(changes(await r2.waitFor(3))).toEqual([
+      { event: 'updated', id: 'x', value: 'to R2' },
+      { event: 'created', id, value: 'both' },
+      { event: 'deleted', id: 'x' },
+    ]);
+    r1.close();
+    r2.close();
   });
 });
