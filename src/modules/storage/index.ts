@@ -14,6 +14,7 @@ import { getItemsRoute } from './routes/get-items.js';
 import { deleteItemRoute } from './routes/delete-item.js';
 import { listStoresRoute } from './routes/list-stores.js';
 import { streamStoreRoute } from './routes/stream-store.js';
+import { exportStoreRoute } from './routes/export-store.js';
 import { StoreStreams } from './live/store-streams.js';
 import type { SseFinalEvent } from '../../platform/http/sse-hub.js';
 import type { StorageContext } from './storage.context.js';
@@ -69,6 +70,7 @@ export const storageModule = defineModule({
       streams,
       prefix: '/cxf/svc-core/storage/store',
       bodyLimit: STORAGE_BODY_LIMIT,
+      exportPageSize: deps.config.exportPageSize,
     };
     return {
       async plugin(app) {
@@ -76,6 +78,7 @@ export const storageModule = defineModule({
         app.addHook('preClose', async () => streams.endAll());
         listStoresRoute(app, ctx);
         streamStoreRoute(app, ctx);
+        exportStoreRoute(app, ctx);
         postItemRoute(app, ctx);
         putItemRoutes(app, ctx);
         getItemRoute(app, ctx);

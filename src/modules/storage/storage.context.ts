@@ -8,6 +8,8 @@ export interface StorageContext {
   streams: StoreStreams;
   /** `/cxf/svc-core/storage/store` */
   prefix: string;
+  /** Items an export reads per statement. */
+  exportPageSize: number;
   /** Body limit of the item writes, in bytes. */
   bodyLimit: number;
 }

@@ -148,3 +148,19 @@ export const StoreStreamQuerySchema = Type.Object({
   ),
 });
 export type StoreStreamQuery = Static<typeof StoreStreamQuerySchema>;
+
+export const ExportQuerySchema = Type.Object(
+  {
+    format: Type.Union([Type.Literal('json'), Type.Literal('csv')], {
+      default: 'json',
+      description: 'json: an array of items as a list answers them; csv: see docs/api/storage.md',
+    }),
+    query: Text('Lucene query-string syntax, as the list takes it'),
+    filter: Text('As the list takes it'),
+    sort: Text('As the list takes it'),
+    timezoneName: Text('As the list takes it'),
+    timezoneOffset: Text('As the list takes it'),
+  },
+  { additionalProperties: true },
+);
+export type ExportQuery = Static<typeof ExportQuerySchema>;

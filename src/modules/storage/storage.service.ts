@@ -12,7 +12,15 @@ import type { Transaction } from 'kysely';
 import type { ChangeFeed, Publish } from '../../platform/events/index.js';
 import { readersOf, storeEvent, type StoreItemChange } from './store-events.js';
 import { toStoreItem } from './store-item-record.js';
-import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody, type StoreList } from './storage.schemas.js';
+import {
+  MAX_LIMIT,
+  type ListQuery,
+  type StoreItem,
+  type StoreItemBody,
+  type StoreList,
+  type ExportQuery,
+} from './storage.schemas.js';
+import { exportText } from './store-export-format.js';
 
 /** Thrown inside a write transaction when a concurrent request changed the row under it: run again. */
 class ConcurrentChange extends Error {}
@@ -136,6 +144,17 @@ export class StorageService {
     const input = { query, filter, sort, timezoneName, timezoneOffset };
     const page = await this.repo.lists.read(caller, input, { start: q.start, limit: Math.min(q.limit, MAX_LIMIT) });
     return `{"total":${page.total},"items":[${page.records.map(itemJson).join(',')}]}`;
+  }
+
+  /**
+   * The items the caller may read that the list parameters select, as the text of an export, read page by page as
+   * the caller takes it (store-export.ts). Invalid parameters throw before the first chunk.
+   */
+  async export(p: Principal, storeId: string, q: ExportQuery, pageSize: number): Promise<AsyncGenerator<string>> {
+    const caller = { tenantId: p.tenantId, storeId, grantees: principalGrantees(p) };
+    const { query, filter, sort, timezoneName, timezoneOffset } = q;
+    const pages = await this.repo.exportPages(caller, { query, filter, sort, timezoneName, timezoneOffset }, pageSize);
+    return exportText(q.format, pages);
   }
 
   /** The stores of the caller's tenant in which it may read items, with how many (store-directory.ts). */

@@ -13,6 +13,9 @@ import { StoreItemCreates } from './store-item-creates.js';
 import type { CommittedRun, ItemKey } from './store-keys.js';
 import { StoreItemLists, type ItemText } from './store-item-lists.repository.js';
 import type { ChangeFeed } from '../../platform/events/index.js';
+import { exportPages } from './store-export.js';
+import type { StoreCaller } from './store-scope.js';
+import type { ListQueryInput } from '../../platform/query/index.js';
 import { readStoreDirectory } from './store-directory.js';
 import { accessRows, granteesOf, mayAccess, type Grantees } from './store-access.js';
 
@@ -93,6 +96,11 @@ export class StoreItemRepository {
   private get requestGrantees(): Grantees {
     const granteeIn = (grantee: RawBuilder<unknown>) => this.dialect.inList(grantee, sql.ref('r.g'));
     return { tenantId: sql.ref('i.tenant_id'), storeId: sql.ref('i.store_id'), granteeIn };
+  }
+
+  /** The pages of an export (store-export.ts); the first is read before this answers. */
+  exportPages(caller: StoreCaller, input: ListQueryInput, pageSize: number) {
+    return exportPages(this.db, this.dialect, this.lists, caller, input, pageSize);
   }
 
   /** One page of the caller's stores with their readable item counts (store-directory.ts). */
