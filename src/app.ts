@@ -1,4 +1,9 @@
-import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, {
+  type FastifyContextConfig,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifySchema,
+} from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
@@ -15,6 +20,7 @@ import { checkRequestHead, closeUnreadBodies, transportErrorHandler } from './pl
 import { serverTimeouts } from './platform/http/server-options.js';
 import { limitConnectionsPerAddress, limitLongLivedAnswers } from './platform/http/connection-limits.js';
 import { AJV_OPTIONS, typedBodyValidators } from './platform/http/validators.js';
+import { openapiOptions, outOfDocument, registerOutOfDocument } from './platform/http/openapi.js';
 import type { Module } from './platform/module.js';
 import type { CredentialResolver } from './platform/auth/credentials.js';
 import { SecurityCounters } from './platform/auth/throttle/index.js';
@@ -32,10 +38,23 @@ export interface App {
   database: Database;
   /** Set when the bootstrap admin was created with a generated password (printed once). */
   bootstrapPassword?: string;
+  /** Every route the app registered (HEAD routes of GET included), in order. */
+  routes: readonly RouteRecord[];
   /** Security events counted in this process (password verifications, throttled attempts...), for metrics. */
   security: SecurityCounters;
   close(): Promise<void>;
 }
+
+/** A route as registered: what the test of the OpenAPI document needs of it. */
+export interface RouteRecord {
+  method: string | string[];
+  url: string;
+  config?: FastifyContextConfig;
+  schema?: FastifySchema;
+}
+
+/** The service's version, in the OpenAPI document. */
+const SERVICE_VERSION = '0.1.0';
 
 const REDACT = [
   'req.headers.authorization',
@@ -79,6 +98,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   limitConnectionsPerAddress(app.server, config.limits.connectionsPerAddress);
   const inFlight = trackInFlight(app);
   const started: Module[] = [];
+  const routes: RouteRecord[] = [];
   const security = new SecurityCounters();
   try {
     const { db, dialect } = database;
@@ -90,6 +110,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       security,
     );
 
+    // Every route as registered (the test of the OpenAPI document compares them with it).
+    // Kept as registered: hooks of inner scopes may still complete a route's options after this one ran.
+    app.addHook('onRoute', (route) => {
+      routes.push(route);
+    });
     installErrorHandler(app, dialect.toDomainError);
     installInputIntegrity(app);
     checkRequestHead(app, { headerCount: config.limits.headerCount });
@@ -97,25 +122,14 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     limitLongLivedAnswers(app, config.limits.streamsPerCaller);
     await app.register(cookie);
     await app.register(formbody, { bodyLimit: 16 * 1024 });
-    await app.register(swagger, {
-      openapi: {
-        openapi: '3.0.3',
-        info: { title: 'Application platform service', version: '0.1.0' },
-        components: {
-          securitySchemes: {
-            apiKey: { type: 'apiKey', in: 'header', name: 'X-APIKey' },
-            session: { type: 'apiKey', in: 'cookie', name: sessionCookie },
-            csrf: { type: 'apiKey', in: 'header', name: 'X-Csrf-Token' },
-            basic: { type: 'http', scheme: 'basic' },
-            processUserToken: { type: 'apiKey', in: 'header', name: 'X-AUTH-TOKEN' },
-          },
-        },
-        security: [{ apiKey: [] }, { session: [], csrf: [] }],
-      },
+    await app.register(swagger, openapiOptions(sessionCookie, SERVICE_VERSION));
+    await registerOutOfDocument(app, 'the OpenAPI document and its UI', async (scope) => {
+      await scope.register(swaggerUi, { routePrefix: '/docs' });
     });
-    await app.register(swaggerUi, { routePrefix: '/docs' });
     // A first visitor of / lands on the API's UI (the console's place once it exists); a redirect, not an API call.
-    app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/docs', 302));
+    app.get('/', outOfDocument('a redirect of a first visitor to the UI, not an API call'), (_req, reply) =>
+      reply.redirect('/docs', 302),
+    );
 
     app.get(
       '/health',
@@ -123,11 +137,17 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
         schema: {
           tags: ['operations'],
           summary: 'Liveness',
+          description: 'Answers while the process serves requests; needs no credential.',
           security: [],
-          response: { 200: Type.Object({ status: Type.String() }) },
+          response: {
+            200: Type.Object(
+              { status: Type.Literal('ok') },
+              { description: 'The service is alive', examples: [{ status: 'ok' }] },
+            ),
+          },
         },
       },
-      async () => ({ status: 'ok' }),
+      async () => ({ status: 'ok' as const }),
     );
 
     for (const m of modules) if (m.plugin) await app.register(scopeOf(m, resolver), { prefix: m.prefix });
@@ -139,6 +159,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
 
     return {
       app,
+      routes,
       database,
       bootstrapPassword,
       security,

@@ -17,6 +17,22 @@ import { assetMethods, templateAssets } from './assets/asset-methods.js';
 import { SavedQueriesRepository } from './assets/saved-queries.repository.js';
 import type { ActionWebhook } from './actions/action-runner.js';
 import { dmMigrations } from './dm.migrations.js';
+import {
+  DATA_MANAGEMENT_METHODS,
+  dataManagementAnswer,
+  dataManagementBody,
+  dataManagementComponents,
+} from './dm.openapi.js';
+
+/** Every method the dispatcher runs is in the OpenAPI document, and nothing else (dm.openapi.ts). */
+function checkDocumented(contexts: Record<string, Record<string, unknown>>): void {
+  const run = Object.entries(contexts).flatMap(([c, m]) => Object.keys(m).map((k) => `${c}.${k}`));
+  const documented = Object.entries(DATA_MANAGEMENT_METHODS).flatMap(([c, m]) =>
+    Object.keys(m).map((k) => `${c}.${k}`),
+  );
+  if (run.sort().join() !== documented.sort().join())
+    throw new Error(`data management methods and their document differ: ${run.join()} / ${documented.join()}`);
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -55,13 +71,15 @@ export const dataManagementModule = defineModule({
     const webhooks = new Map(deps.config.actionWebhooks.map((w) => [w.name, w]));
     const templates = new TemplatesRepository(deps.data, SCOPE, deps.dialect);
     const assets = new AssetsRepository(deps.data, SCOPE, deps.dialect);
-    const dispatcher = new Dispatcher(deps.data.db, deps.writes, {
+    const contexts = {
       Template: templateMethods(templates, deps.dialect, webhooks, templateAssets(assets)),
       Asset: assetMethods(assets, templates, new SavedQueriesRepository(SCOPE, deps.dialect), deps.dialect, {
         inactiveVersions: deps.config.inactiveVersions,
         webhooks,
       }),
-    });
+    };
+    checkDocumented(contexts);
+    const dispatcher = new Dispatcher(deps.data.db, deps.writes, contexts);
     return {
       credentials: 'own' as const,
       async plugin(app) {
@@ -79,15 +97,26 @@ export const dataManagementModule = defineModule({
                 throw ERRORS.forbidden(`Requires group ${DATA_MANAGEMENT_GROUP}`);
               request.dmCaller = { name: user.name, groups: user.groups, roles: user.roles ?? [] };
             },
+            // The dispatcher checks each call with its method's schema and answers the protocol's own errors, so the
+            // route validates nothing; the document shows the calls (dm.openapi.ts).
+            config: {
+              openapi: {
+                schema: { body: dataManagementBody, response: { 200: dataManagementAnswer } },
+                components: dataManagementComponents(),
+              },
+            },
             schema: {
               tags: ['engine'],
               summary:
                 'Data management API call {context, method, parameters}, or a batch {requests: [...]} in one transaction',
+              description:
+                'Every call is one of `#/components/schemas/DataManagement.<Context>.<method>.Call` and answers ' +
+                '`DataManagement.<Context>.<method>.Answer`. HTTP Basic as an engine user of group DataManagement.',
               security: [{ basic: [] }],
               body: Type.Unknown({ description: '{"context","method","parameters"} or {"requests":[...]}' }),
               response: {
-                200: Type.Record(Type.String(), Type.Unknown()),
-                ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+                200: Type.Record(Type.String(), Type.Unknown(), { description: "The call's answer" }),
+                ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502),
               },
             },
           },

@@ -13,21 +13,27 @@ const FormId = Type.String({
   description: "1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..')",
 });
 
-export const FormIdParams = Type.Object({ formId: FormId });
+export const FormIdParams = Type.Object({ formId: { ...FormId, examples: ['contact'] } });
 
 /** `{version}` of a read or an update: any text; a read falls back to the latest version when it names none. */
 export const AnyVersionParams = Type.Object({
-  formId: FormId,
+  formId: { ...FormId, examples: ['contact'] },
   version: Type.String({
     maxLength: 64,
     description: 'a version number; a read answers the latest version when it does not exist',
+    examples: ['1'],
   }),
 });
 
 /** `{version}` of a delete: a positive integer, else 400. */
 export const DeleteVersionParams = Type.Object({
-  formId: FormId,
-  version: Type.String({ pattern: '^0*[1-9][0-9]*$', maxLength: 32, description: 'a positive integer' }),
+  formId: { ...FormId, examples: ['contact'] },
+  version: Type.String({
+    pattern: '^0*[1-9][0-9]*$',
+    maxLength: 32,
+    description: 'a positive integer',
+    examples: ['1'],
+  }),
 });
 
 /** The first level of components; nested ones are checked by findComponentError (form-definition.ts). */
@@ -51,8 +57,28 @@ export const FormBody = Type.Object(
       OPEN,
     ),
   },
-  { ...OPEN, description: 'a form definition; root properties other than name and config are not stored' },
+  {
+    ...OPEN,
+    description: 'a form definition; root properties other than name and config are not stored',
+    examples: [{ name: 'Contact', config: { components: [{ type: 'textfield', key: 'name', label: 'Name' }] } }],
+  },
 );
+
+const CONFIG_EXAMPLE = {
+  metaData: { id: 'contact', version: 1 },
+  configuration: {},
+  components: [{ type: 'textfield', key: 'name', label: 'Name' }],
+};
+/** A form as answered, for the document's examples. */
+export const FORM_EXAMPLE = {
+  id: 'contact',
+  version: 1,
+  name: 'Contact',
+  config: CONFIG_EXAMPLE,
+  createdOn: '2026-11-27T07:04:34.357Z',
+  createdBy: 'admin',
+};
+export const FORM_CONFIG_EXAMPLE = CONFIG_EXAMPLE;
 
 export const FormConfig = Type.Object(
   {

@@ -6,7 +6,7 @@ export const LoginBodySchema = Type.Object(
     username: Type.String({ minLength: 1, maxLength: 256 }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ tenantname: 'acme', username: 'alice', password: 'alice-secret-1' }] },
 );
 
 export const SessionRecordSchema = Type.Object(
@@ -27,3 +27,18 @@ export const SessionRecordSchema = Type.Object(
   },
   { description: 'The session record' },
 );
+
+/** A session record as answered, for the document's examples. */
+export const SESSION_EXAMPLE = {
+  loginName: 'alice',
+  email: 'alice@example.com',
+  firstName: 'Alice',
+  lastName: 'Example',
+  organisations: ['org1'],
+  inactiveOrganisations: [],
+  roles: ['USER'],
+  rights: [],
+  principals: { 'X-Csrf-Token': ['3f9c0d1e6b2a4c8d9e7f1a2b3c4d5e6f'], 'svc.core.UserPrincipal': ['alice'] },
+  customData: {},
+  expirationDate: 1795763074357,
+};

@@ -37,7 +37,18 @@ export const NotificationBody = Type.Object(
     ),
     typeSpecificData: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
-  { additionalProperties: true },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        id: 'welcome-1',
+        subject: 'Welcome',
+        message: 'The new portal is open',
+        recipients: ['NOTIFICATION_ADMIN'],
+        recipientsType: 'role',
+      },
+    ],
+  },
 );
 export type NotificationInput = Static<typeof NotificationBody>;
 
@@ -57,11 +68,46 @@ export const NotificationSchema = Type.Object({
   version: Type.Integer(),
 });
 
+/** The data of a stream's `notification` event. */
+export const NotificationEventSchema = Type.Object(
+  {
+    action: Type.Union([Type.Literal('add'), Type.Literal('update'), Type.Literal('delete')]),
+    notification: NotificationSchema,
+  },
+  { description: 'A notification added, updated or deleted' },
+);
+
+/** The data of a stream's `reset` event: why the stream could not resume from Last-Event-ID. */
+export const StreamResetSchema = Type.Object(
+  {
+    reason: Type.Union(
+      ['unavailable', 'invalid', 'expired', 'unknown'].map((r) => Type.Literal(r)),
+      { description: 'unavailable, invalid, expired or unknown' },
+    ),
+    message: Type.String(),
+  },
+  { description: 'The stream could not resume; it starts from now' },
+);
+
 export const NotificationListSchema = Type.Object({ total: Type.Integer(), items: Type.Array(NotificationSchema) });
 
 export const NotificationIdParams = Type.Object({
-  notificationId: Type.String({ minLength: 1, maxLength: LIMITS.name }),
+  notificationId: Type.String({ minLength: 1, maxLength: LIMITS.name, examples: ['welcome-1'] }),
 });
+
+/** A notification as answered, for the document's examples. */
+export const NOTIFICATION_EXAMPLE = {
+  id: 'welcome-1',
+  priority: 5,
+  subject: 'Welcome',
+  message: 'The new portal is open',
+  recipients: ['NOTIFICATION_ADMIN'],
+  recipientsType: 'role',
+  originator: 'admin',
+  type: 'info',
+  date: '2026-11-27T07:04:34.357Z',
+  version: 1,
+};
 export type NotificationIdParams = Static<typeof NotificationIdParams>;
 
 export const ListQuery = Type.Object({
@@ -71,7 +117,10 @@ export const ListQuery = Type.Object({
 });
 export type ListQuery = Static<typeof ListQuery>;
 
-export const MaintenanceSchema = Type.Object({ active: Type.Boolean() }, { additionalProperties: false });
+export const MaintenanceSchema = Type.Object(
+  { active: Type.Boolean() },
+  { additionalProperties: false, examples: [{ active: false }] },
+);
 export type Maintenance = Static<typeof MaintenanceSchema>;
 
 export const StreamQuery = Type.Object({

@@ -6,10 +6,11 @@ export const ID_MAX_LENGTH = 100;
 const IdSchema = (description: string) =>
   Type.String({ minLength: 1, maxLength: ID_MAX_LENGTH, pattern: '^(?!\\.\\.?$)[A-Za-z0-9._-]+$', description });
 
-export const StoreParamsSchema = Type.Object({ storeId: IdSchema('Id of the store') });
+const StoreId = { ...IdSchema('Id of the store'), examples: ['orders'] };
+export const StoreParamsSchema = Type.Object({ storeId: StoreId });
 export const ItemParamsSchema = Type.Object({
-  storeId: IdSchema('Id of the store'),
-  itemId: IdSchema('Id of the item'),
+  storeId: StoreId,
+  itemId: { ...IdSchema('Id of the item'), examples: ['order-42'] },
 });
 export type StoreParams = Static<typeof StoreParamsSchema>;
 export type ItemParams = Static<typeof ItemParamsSchema>;
@@ -55,6 +56,23 @@ export const StoreItemBodySchema = Type.Object(
 );
 export type StoreItemBody = Static<typeof StoreItemBodySchema> & Record<string, unknown>;
 
+/**
+ * The item body as documented: StoreItemBodySchema with its mandatory fields in `required` (the route validates
+ * without them, so that a missing one answers the spec's 406 from the service, not a 400).
+ */
+export const StoreItemBodyDocument = {
+  ...StoreItemBodySchema,
+  required: ['value', 'readRestriction', 'writeRestriction'],
+  examples: [
+    {
+      name: 'Order 42',
+      value: { status: 'open', total: 99.5 },
+      readRestriction: { roles: ['SALES'] },
+      writeRestriction: { roles: ['SALES'] },
+    },
+  ],
+};
+
 const RestrictionOutSchema = Type.Object({
   user: Type.Optional(Type.String()),
   organisations: Type.Optional(Type.Array(Type.String())),
@@ -80,6 +98,23 @@ export const StoreItemSchema = Type.Object(
   },
   { description: 'A store item as read' },
 );
+
+/** A store item as answered, for the document's examples. */
+export const ITEM_EXAMPLE = {
+  id: 'order-42',
+  moduleId: null,
+  moduleInstanceId: null,
+  name: 'Order 42',
+  value: { status: 'open', total: 99.5 },
+  favorite: false,
+  readRestriction: { roles: ['SALES'] },
+  writeRestriction: { roles: ['SALES'] },
+  customFields: {},
+  createdOn: '2026-11-27T07:04:34.357Z',
+  createdBy: 'admin',
+  updatedOn: '2026-11-27T07:04:34.357Z',
+  updatedBy: 'admin',
+};
 export type StoreItem = Static<typeof StoreItemSchema>;
 
 export const CreatedItemSchema = Type.Object({ id: Type.String() });
@@ -91,7 +126,13 @@ export const ListQuerySchema = Type.Object(
   {
     start: QueryInteger({ default: 0, description: 'First record to read' }),
     limit: QueryInteger({ default: 1000, description: `Number of records; above ${MAX_LIMIT} is cut to ${MAX_LIMIT}` }),
-    query: Text('Lucene query-string syntax, e.g. value.status:open'),
+    query: Type.Optional(
+      Type.String({
+        maxLength: 8192,
+        description: 'Lucene query-string syntax, e.g. value.status:open',
+        examples: ['value.status:open'],
+      }),
+    ),
     filter: Text('JSON array of {property, operator, value, source, invert}'),
     sort: Text('field|ASC or field|DESC, comma-separated'),
     timezoneName: Text('IANA zone for dates without a zone in range filters; wins over timezoneOffset'),
@@ -164,3 +205,26 @@ export const ExportQuerySchema = Type.Object(
   { additionalProperties: true },
 );
 export type ExportQuery = Static<typeof ExportQuerySchema>;
+
+/** The data of a store stream's `created` and `updated` events. */
+export const StoreItemEventSchema = Type.Object(
+  { storeId: Type.String(), id: Type.String({ description: 'Id of the item' }), item: StoreItemSchema },
+  { description: 'An item the caller may read after the change, as an item read answers it' },
+);
+
+/** The data of a store stream's `deleted` event. */
+export const StoreItemDeletedSchema = Type.Object(
+  { storeId: Type.String(), id: Type.String({ description: 'Id of the item' }) },
+  { description: 'An item the caller could read before the change and may not after it (deleted or restricted away)' },
+);
+
+export const StoreStreamResetSchema = Type.Object(
+  {
+    reason: Type.Union(
+      ['unavailable', 'invalid', 'expired', 'unknown'].map((r) => Type.Literal(r)),
+      { description: 'unavailable, invalid, expired or unknown' },
+    ),
+    message: Type.String(),
+  },
+  { description: 'The stream could not resume; it starts from now' },
+);

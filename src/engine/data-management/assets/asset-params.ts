@@ -23,47 +23,51 @@ const Write = {
   return: Type.Optional(Type.Boolean()),
   returnParameters: Type.Optional(Type.Unknown()),
 };
-export const CreateParams = checkerOf(
-  Type.Object(
-    { ...Write, templateId: AssetRefParams.templateId, templateCustomId: AssetRefParams.templateCustomId },
-    { additionalProperties: false },
-  ),
+// The parameter schemas are exported for the OpenAPI document (dm.openapi.ts), which names each method's.
+/** `asset` is checked by checkAsset (AssetInputSchema), `returnParameters` by returnOptions (ReturnSchema). */
+export const CreateSchema = Type.Object(
+  { ...Write, templateId: AssetRefParams.templateId, templateCustomId: AssetRefParams.templateCustomId },
+  { additionalProperties: false },
 );
-export const UpdateParams = checkerOf(
-  Type.Object(
-    {
-      ...Write,
-      ...AssetRefParams,
-      activationPolicy: Type.Optional(
-        Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('ifHEADActive')]),
-      ),
-      onlyIfChanged: Type.Optional(Type.Boolean()),
-      unversionedAttributesOnly: Type.Optional(Type.Boolean()),
-      updatedOn: Type.Optional(Designator),
-    },
-    { additionalProperties: false },
-  ),
+export const CreateParams = checkerOf(CreateSchema);
+export const UpdateSchema = Type.Object(
+  {
+    ...Write,
+    ...AssetRefParams,
+    activationPolicy: Type.Optional(
+      Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('ifHEADActive')]),
+    ),
+    onlyIfChanged: Type.Optional(Type.Boolean()),
+    unversionedAttributesOnly: Type.Optional(Type.Boolean()),
+    updatedOn: Type.Optional(Designator),
+  },
+  { additionalProperties: false },
 );
-export const DeleteParams = checkerOf(
-  Type.Object({ ...AssetRefParams, unlinkChildAssets: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+export const UpdateParams = checkerOf(UpdateSchema);
+export const DeleteSchema = Type.Object(
+  { ...AssetRefParams, unlinkChildAssets: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
 );
+export const DeleteParams = checkerOf(DeleteSchema);
 const GetOptions = { withoutHiddenAttributes: Type.Optional(Type.Boolean()) };
-export const GetParams = checkerOf(
-  Type.Object(
-    {
-      ...AssetRefParams,
-      ...GetOptions,
-      updatedOn: Type.Optional(Designator),
-      other: Type.Optional(Designator),
-      optional: Type.Optional(Type.Boolean()),
-    },
-    { additionalProperties: false },
-  ),
+export const GetSchema = Type.Object(
+  {
+    ...AssetRefParams,
+    ...GetOptions,
+    updatedOn: Type.Optional(Designator),
+    other: Type.Optional(Designator),
+    optional: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
 );
+export const GetParams = checkerOf(GetSchema);
 /** The parameters of the get behind `return` (others, such as the get's id, are ignored: it reads the asset written). */
-const ReturnParameters = checkerOf(
-  Type.Object({ ...GetOptions, updatedOn: Type.Optional(Designator), other: Type.Optional(Designator) }),
-);
+export const ReturnSchema = Type.Object({
+  ...GetOptions,
+  updatedOn: Type.Optional(Designator),
+  other: Type.Optional(Designator),
+});
+const ReturnParameters = checkerOf(ReturnSchema);
 /** What selects and shapes an asset's answer: get's `updatedOn`, `other` and `withoutHiddenAttributes`. */
 export interface ReadOptions {
   updatedOn?: string;
@@ -71,29 +75,26 @@ export interface ReadOptions {
   withoutHiddenAttributes?: boolean;
 }
 const Verbosity = Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2), Type.Literal(5)]);
-export const QueryParams = checkerOf(
-  Type.Object(
-    {
-      start: Type.Optional(PagingSchema),
-      limit: Type.Optional(PagingSchema),
-      filters: Type.Optional(FiltersSchema),
-      sorters: Type.Optional(SortersSchema),
-      sortMode: Type.Optional(
-        Type.Union([Type.Literal(''), Type.Literal('ci'), Type.Literal('user'), Type.Literal('user_ci')]),
-      ),
-      verbosity: Type.Optional(Verbosity),
-      withoutHiddenAttributes: Type.Optional(Type.Boolean()),
-      withoutAttributeGroups: Type.Optional(
-        Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50 }),
-      ),
-      restricted: Type.Optional(Type.Boolean()),
-      getActions: Type.Optional(Type.Boolean()),
-      getQueries: Type.Optional(Type.Boolean()),
-      getUser: Type.Optional(Type.Boolean()),
-    },
-    { additionalProperties: false },
-  ),
+export const QuerySchema = Type.Object(
+  {
+    start: Type.Optional(PagingSchema),
+    limit: Type.Optional(PagingSchema),
+    filters: Type.Optional(FiltersSchema),
+    sorters: Type.Optional(SortersSchema),
+    sortMode: Type.Optional(
+      Type.Union([Type.Literal(''), Type.Literal('ci'), Type.Literal('user'), Type.Literal('user_ci')]),
+    ),
+    verbosity: Type.Optional(Verbosity),
+    withoutHiddenAttributes: Type.Optional(Type.Boolean()),
+    withoutAttributeGroups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50 })),
+    restricted: Type.Optional(Type.Boolean()),
+    getActions: Type.Optional(Type.Boolean()),
+    getQueries: Type.Optional(Type.Boolean()),
+    getUser: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
 );
+export const QueryParams = checkerOf(QuerySchema);
 export const ActionSchema = Type.Object(
   {
     template: RefSchema,
@@ -113,15 +114,16 @@ export const ActionSchema = Type.Object(
   { additionalProperties: false },
 );
 export const ActionParams = checkerOf(ActionSchema);
-export const SaveQueryParams = checkerOf(
-  Type.Object(
-    { name: Type.String({ minLength: 1, maxLength: 256 }), query: Type.Record(Type.String(), Type.Unknown()) },
-    { additionalProperties: false },
-  ),
+export const SaveQuerySchema = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 256 }), query: Type.Record(Type.String(), Type.Unknown()) },
+  { additionalProperties: false },
 );
-export const DeleteQueryParams = checkerOf(
-  Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }),
+export const SaveQueryParams = checkerOf(SaveQuerySchema);
+export const DeleteQuerySchema = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
 );
+export const DeleteQueryParams = checkerOf(DeleteQuerySchema);
 const isAssetInput = checkerOf(AssetInputSchema);
 
 const invalidDate = (what: string, value: string) =>

@@ -13,18 +13,22 @@ import { callingOut, checkerOf, JsonText, parse, reading, uniquely, type Caller,
 import { compileDmQuery, FiltersSchema, SortersSchema } from '../dm-query.js';
 
 const Ref = { id: Type.Optional(IdSchema), customId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) };
-const WriteParams = checkerOf(
-  Type.Object(
-    { template: Type.Unknown(), strict: Type.Optional(Type.Boolean()), return: Type.Optional(Type.Boolean()) },
-    { additionalProperties: false },
-  ),
+// The parameter schemas are exported for the OpenAPI document (dm.openapi.ts), which names each method's.
+/** `template` is checked by checkTemplate (TemplateInputSchema and the rules of template-rules.ts). */
+export const WriteSchema = Type.Object(
+  { template: Type.Unknown(), strict: Type.Optional(Type.Boolean()), return: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
 );
-const DeleteParams = checkerOf(Type.Object(Ref, { additionalProperties: false }));
+const WriteParams = checkerOf(WriteSchema);
+export const RefOnlySchema = Type.Object(Ref, { additionalProperties: false });
+const DeleteParams = checkerOf(RefOnlySchema);
 // An image is at most 128 KiB (template-image.ts), 174,764 base64 characters; line breaks in the text take the rest.
-const ImageParams = checkerOf(
-  Type.Object({ ...Ref, image: Type.String({ maxLength: 200_000 }) }, { additionalProperties: false }),
+export const ImageSchema = Type.Object(
+  { ...Ref, image: Type.String({ maxLength: 200_000, description: 'A PNG of 64 x 64 pixels, base64' }) },
+  { additionalProperties: false },
 );
-const ActionSchema = Type.Object(
+const ImageParams = checkerOf(ImageSchema);
+export const ActionSchema = Type.Object(
   {
     template: Type.Object(Ref),
     action: Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }) }),
@@ -40,24 +44,22 @@ const ActionSchema = Type.Object(
   { additionalProperties: false },
 );
 const ActionParams = checkerOf(ActionSchema);
-const GetParams = checkerOf(
-  Type.Object(
-    { ...Ref, optional: Type.Optional(Type.Boolean()), withoutHiddenAttributes: Type.Optional(Type.Boolean()) },
-    { additionalProperties: false },
-  ),
+export const GetSchema = Type.Object(
+  { ...Ref, optional: Type.Optional(Type.Boolean()), withoutHiddenAttributes: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
 );
-const QueryParams = checkerOf(
-  Type.Object(
-    {
-      start: Type.Optional(PagingSchema),
-      limit: Type.Optional(PagingSchema),
-      filters: Type.Optional(FiltersSchema),
-      sorters: Type.Optional(SortersSchema),
-      withoutHiddenAttributes: Type.Optional(Type.Boolean()),
-    },
-    { additionalProperties: false },
-  ),
+const GetParams = checkerOf(GetSchema);
+export const QuerySchema = Type.Object(
+  {
+    start: Type.Optional(PagingSchema),
+    limit: Type.Optional(PagingSchema),
+    filters: Type.Optional(FiltersSchema),
+    sorters: Type.Optional(SortersSchema),
+    withoutHiddenAttributes: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
 );
+const QueryParams = checkerOf(QuerySchema);
 
 function refOf(p: { id?: number; customId?: string }, method: string): TemplateRef {
   if (p.id !== undefined) return { id: p.id };

@@ -1,12 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { errorResponses, QueryInteger } from '../../../platform/http/schemas.js';
+import { answer, errorResponses, QueryInteger } from '../../../platform/http/schemas.js';
 import { sendJsonText } from '../../../platform/http/json-text.js';
 import type { RestContext } from '../rest.context.js';
 
 const UserTypeQuery = {
   userType: Type.Optional(
-    Type.String({ description: 'processEngineUser or processUser (decisions section 10); another value or none: 401' }),
+    Type.String({
+      description: 'processEngineUser or processUser (decisions section 10); another value or none: 401',
+      examples: ['processEngineUser'],
+    }),
   ),
 };
 const ListQuery = Type.Object({
@@ -21,8 +24,18 @@ const ItemBody = Type.Object(
     roles: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 1000 }),
     data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Review order 42', roles: ['clerk'], data: { orderId: 42 } }],
+  },
 );
+const ITEM_EXAMPLE = {
+  id: '7d0c4a52-0a7e-4c5b-8f5e-2b1d3c4e5f60',
+  name: 'Review order 42',
+  roles: ['clerk'],
+  data: { orderId: 42 },
+  createdOn: '2026-11-27T07:04:34.357Z',
+};
 const Item = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -45,7 +58,10 @@ export function restRoutes(app: FastifyInstance, ctx: RestContext): void {
           summary: `The ${kind}s the caller may see: a process user those sharing a role with it ([] when none), a process-engine user all`,
           security,
           querystring: ListQuery,
-          response: { 200: Type.Array(Item), ...errorResponses(400, 401, 503) },
+          response: {
+            200: answer(Type.Array(Item), `A page of the ${kind}s`, [ITEM_EXAMPLE]),
+            ...errorResponses(400, 401, 429, 503),
+          },
         },
       },
       async (request, reply) =>
@@ -60,7 +76,10 @@ export function restRoutes(app: FastifyInstance, ctx: RestContext): void {
           security,
           querystring: CreateQuery,
           body: ItemBody,
-          response: { 200: Item, ...errorResponses(400, 401, 403, 413, 415) },
+          response: {
+            200: answer(Item, `The ${kind} as stored`, ITEM_EXAMPLE),
+            ...errorResponses(400, 401, 403, 413, 415, 429),
+          },
         },
       },
       async (request, reply) => sendJsonText(reply, await ctx.items.create(request.restCaller, kind, request.body)),
@@ -75,8 +94,12 @@ export function restRoutes(app: FastifyInstance, ctx: RestContext): void {
         security,
         querystring: CreateQuery,
         response: {
-          200: Type.Object({ name: Type.String(), userType: Type.String(), roles: Type.Array(Type.String()) }),
-          ...errorResponses(401),
+          200: answer(
+            Type.Object({ name: Type.String(), userType: Type.String(), roles: Type.Array(Type.String()) }),
+            'The caller',
+            { name: 'engine', userType: 'processEngineUser', roles: [] },
+          ),
+          ...errorResponses(401, 429, 503),
         },
       },
     },

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import { FORMS_RIGHTS, formsGuard } from '../forms.access.js';
 import type { FormsContext } from '../forms.context.js';
-import { FormIdParams, FormResponse, strictValidatorCompiler } from '../forms.schemas.js';
+import { FormIdParams, FormResponse, strictValidatorCompiler, FORM_EXAMPLE } from '../forms.schemas.js';
 import { sendJsonText } from '../../../platform/http/json-text.js';
 import { formListJson } from '../form-json.js';
 
@@ -17,7 +17,10 @@ export function getFormHistoryRoute(app: FastifyInstance, ctx: FormsContext): vo
         tags: ['forms'],
         summary: 'Every version of the form, oldest first (role FORMS_ADMIN or right FORMS_READ_HISTORY)',
         params: FormIdParams,
-        response: { 200: Type.Array(FormResponse), ...errorResponses(400, 401, 404) },
+        response: {
+          200: answer(Type.Array(FormResponse), 'Every version, oldest first', [FORM_EXAMPLE]),
+          ...errorResponses(400, 401, 404),
+        },
       },
     },
     async (request, reply) =>

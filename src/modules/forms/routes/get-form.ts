@@ -1,8 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import type { FormsContext } from '../forms.context.js';
-import { AnyVersionParams, FormIdParams, FormResponse, strictValidatorCompiler } from '../forms.schemas.js';
+import {
+  AnyVersionParams,
+  FormIdParams,
+  FormResponse,
+  strictValidatorCompiler,
+  FORM_EXAMPLE,
+} from '../forms.schemas.js';
 import { sendJsonText } from '../../../platform/http/json-text.js';
 import { formJson } from '../form-json.js';
 
@@ -16,7 +22,7 @@ export function getFormRoute(app: FastifyInstance, ctx: FormsContext): void {
         tags: ['forms'],
         summary: 'The form in its latest version (any logged-in user or API key)',
         params: FormIdParams,
-        response: { 200: FormResponse, ...errorResponses(400, 401, 404) },
+        response: { 200: answer(FormResponse, 'The form', FORM_EXAMPLE), ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) =>
@@ -34,7 +40,7 @@ export function getFormVersionRoute(app: FastifyInstance, ctx: FormsContext): vo
         tags: ['forms'],
         summary: 'The form in that version; the latest version when it does not exist (any logged-in user or API key)',
         params: AnyVersionParams,
-        response: { 200: FormResponse, ...errorResponses(400, 401, 404) },
+        response: { 200: answer(FormResponse, 'The form', FORM_EXAMPLE), ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) =>

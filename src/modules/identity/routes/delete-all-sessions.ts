@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { requireRoleOrRight } from '../../../platform/auth/auth-plugin.js';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import { requestMeta } from '../../../platform/http/request-meta.js';
 import type { IdentityContext } from '../identity.context.js';
 
@@ -13,7 +13,10 @@ export function deleteAllSessionsRoute(app: FastifyInstance, ctx: IdentityContex
       schema: {
         tags: ['authentication'],
         summary: "Ends every session of the caller's tenant (role ADMIN)",
-        response: { 200: Type.Object({ deleted: Type.Integer() }), ...errorResponses(401, 403) },
+        response: {
+          200: answer(Type.Object({ deleted: Type.Integer() }), 'How many sessions ended', { deleted: 3 }),
+          ...errorResponses(401, 403),
+        },
       },
     },
     async (request) => {

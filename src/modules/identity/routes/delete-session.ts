@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { requestMeta } from '../../../platform/http/request-meta.js';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import type { IdentityContext } from '../identity.context.js';
 
 export function deleteSessionRoute(app: FastifyInstance, ctx: IdentityContext): void {
@@ -13,7 +13,14 @@ export function deleteSessionRoute(app: FastifyInstance, ctx: IdentityContext): 
         tags: ['authentication'],
         summary:
           'Log out (X-Csrf-Token required while the session lives): the session ends on every instance at once; idempotent',
-        response: { 200: Type.Object({ loggedOut: Type.Boolean() }), ...errorResponses(403) },
+        description: 'Needs no credential: without a live session cookie it only clears the cookie.',
+        security: [{ session: [], csrf: [] }, {}],
+        response: {
+          200: answer(Type.Object({ loggedOut: Type.Boolean() }), 'Logged out; the cookie is cleared', {
+            loggedOut: true,
+          }),
+          ...errorResponses(403),
+        },
       },
     },
     async (request, reply) => {

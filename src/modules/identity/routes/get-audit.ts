@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { requireRoleOrRight } from '../../../platform/auth/auth-plugin.js';
-import { errorResponses, QueryInteger } from '../../../platform/http/schemas.js';
+import { answer, errorResponses, QueryInteger } from '../../../platform/http/schemas.js';
 import type { IdentityContext } from '../identity.context.js';
 
 const Query = Type.Object({
@@ -19,21 +19,39 @@ export function getAuditRoute(app: FastifyInstance, ctx: IdentityContext): void 
         summary: "Audit records of the caller's tenant, newest first (role ADMIN)",
         querystring: Query,
         response: {
-          200: Type.Object({
-            total: Type.Integer(),
-            items: Type.Array(
-              Type.Object({
-                id: Type.String(),
-                at: Type.String(),
-                actor: Type.String(),
-                action: Type.String(),
-                outcome: Type.String(),
-                remoteAddress: Type.String(),
-                userAgent: Type.String(),
-                detail: Type.Record(Type.String(), Type.Unknown()),
-              }),
-            ),
-          }),
+          200: answer(
+            Type.Object({
+              total: Type.Integer(),
+              items: Type.Array(
+                Type.Object({
+                  id: Type.String(),
+                  at: Type.String(),
+                  actor: Type.String(),
+                  action: Type.String(),
+                  outcome: Type.String(),
+                  remoteAddress: Type.String(),
+                  userAgent: Type.String(),
+                  detail: Type.Record(Type.String(), Type.Unknown()),
+                }),
+              ),
+            }),
+            'A page of the records, newest first, and the total',
+            {
+              total: 1,
+              items: [
+                {
+                  id: '1',
+                  at: '2026-11-27T07:04:34.357Z',
+                  actor: 'alice',
+                  action: 'login',
+                  outcome: 'success',
+                  remoteAddress: '203.0.113.7',
+                  userAgent: 'curl/8.5.0',
+                  detail: {},
+                },
+              ],
+            },
+          ),
           ...errorResponses(400, 401, 403),
         },
       },

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 
 export const PrincipalSchema = Type.Object({
   kind: Type.Union([Type.Literal('session'), Type.Literal('apiKey'), Type.Literal('token')]),
@@ -19,7 +19,17 @@ export function getPrincipalRoute(app: FastifyInstance): void {
       schema: {
         tags: ['authentication'],
         summary: 'The principal the credential of this call acts as (session, API key or access token)',
-        response: { 200: PrincipalSchema, ...errorResponses(401) },
+        response: {
+          200: answer(PrincipalSchema, 'The principal', {
+            kind: 'apiKey',
+            tenant: 'acme',
+            loginName: 'integration',
+            organisations: [],
+            roles: ['ADMIN'],
+            rights: [],
+          }),
+          ...errorResponses(401),
+        },
       },
     },
     async (request) => request.principal,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../../../platform/http/schemas.js';
-import { SessionRecordSchema } from '../identity.schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
+import { SessionRecordSchema, SESSION_EXAMPLE } from '../identity.schemas.js';
 import type { IdentityContext } from '../identity.context.js';
 
 export function getSessionRoute(app: FastifyInstance, ctx: IdentityContext): void {
@@ -12,7 +12,9 @@ export function getSessionRoute(app: FastifyInstance, ctx: IdentityContext): voi
       schema: {
         tags: ['authentication'],
         summary: 'The session record of the session cookie; also extends the session',
-        response: { 200: SessionRecordSchema, ...errorResponses(401) },
+        description: 'Takes only the session cookie (its own 401 without it); API keys and tokens have no session.',
+        security: [{ session: [] }],
+        response: { 200: answer(SessionRecordSchema, 'The session record', SESSION_EXAMPLE), ...errorResponses(401) },
       },
     },
     async (request) => ctx.sessions.check(request.cookies[ctx.cookieName]),

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import { ERRORS } from '../../../platform/errors/error-catalogue.js';
-import { errorResponses } from '../../../platform/http/schemas.js';
-import { LoginBodySchema, SessionRecordSchema } from '../identity.schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
+import { LoginBodySchema, SessionRecordSchema, SESSION_EXAMPLE } from '../identity.schemas.js';
 import { requestMeta } from '../../../platform/http/request-meta.js';
 import type { IdentityContext } from '../identity.context.js';
 
@@ -16,9 +16,18 @@ export function postLoginRoute(app: FastifyInstance, ctx: IdentityContext): void
       schema: {
         tags: ['authentication'],
         summary: 'Log in with tenant, user name and password (form-encoded); sets the session cookie',
+        description: 'Needs no credential. The answer carries the CSRF token (principals X-Csrf-Token) for writes.',
+        security: [],
         consumes: [FORM],
         body: LoginBodySchema,
-        response: { 200: SessionRecordSchema, ...errorResponses(400, 401, 415, 429) },
+        response: {
+          200: answer(
+            SessionRecordSchema,
+            'Logged in: the session record; Set-Cookie holds the session',
+            SESSION_EXAMPLE,
+          ),
+          ...errorResponses(400, 401, 415, 429),
+        },
       },
       // The content type is part of the contract: refuse JSON and friends before validation.
       preValidation: async (request) => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import { requestMeta } from '../../../platform/http/request-meta.js';
 import type { IdentityContext } from '../identity.context.js';
 
@@ -12,11 +12,19 @@ export function postTokenRoute(app: FastifyInstance, ctx: IdentityContext): void
         tags: ['authentication'],
         summary: 'Mints a short-lived access token (JWT) for the session or API key of this call',
         response: {
-          200: Type.Object({
-            access_token: Type.String(),
-            token_type: Type.Literal('Bearer'),
-            expires_in: Type.Integer(),
-          }),
+          200: answer(
+            Type.Object({
+              access_token: Type.String(),
+              token_type: Type.Literal('Bearer'),
+              expires_in: Type.Integer({ description: 'Seconds' }),
+            }),
+            'An access token for Authorization: Bearer',
+            {
+              access_token: 'eyJhbGciOiJFUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl',
+              token_type: 'Bearer',
+              expires_in: 900,
+            },
+          ),
           ...errorResponses(401, 403),
         },
       },

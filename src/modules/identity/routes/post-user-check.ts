@@ -2,19 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { requireRoleOrRight } from '../../../platform/auth/auth-plugin.js';
 import { ERRORS } from '../../../platform/errors/error-catalogue.js';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import type { UserCheckService } from '../user-check.service.js';
 
-const Body = Type.Union([
-  Type.Object(
-    {
-      username: Type.String({ minLength: 1, maxLength: 256 }),
-      password: Type.String({ minLength: 1, maxLength: 1024 }),
-    },
-    { additionalProperties: false },
-  ),
-  Type.Object({ token: Type.String({ minLength: 1, maxLength: 16384 }) }, { additionalProperties: false }),
-]);
+const Body = Type.Union(
+  [
+    Type.Object(
+      {
+        username: Type.String({ minLength: 1, maxLength: 256 }),
+        password: Type.String({ minLength: 1, maxLength: 1024 }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object({ token: Type.String({ minLength: 1, maxLength: 16384 }) }, { additionalProperties: false }),
+  ],
+  { examples: [{ username: 'alice', password: 'alice-secret-1' }] },
+);
 const Checked = Type.Object({
   loginName: Type.String(),
   roles: Type.Array(Type.String()),
@@ -37,7 +40,15 @@ export function postUserCheckRoute(app: FastifyInstance, userCheck: UserCheckSer
         summary:
           "Checks a user's password or access token; answers its current grants (role ADMIN or right PROCESS_USER_CHECK)",
         body: Body,
-        response: { 200: Checked, ...errorResponses(400, 401, 403, 429) },
+        response: {
+          200: answer(Checked, 'The user and its current grants', {
+            loginName: 'alice',
+            roles: ['USER'],
+            organisations: ['org1'],
+            rights: [],
+          }),
+          ...errorResponses(400, 401, 403, 429),
+        },
       },
     },
     async (request) => {

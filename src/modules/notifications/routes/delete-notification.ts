@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import { sendJsonText } from '../../../platform/http/json-text.js';
 import { NOTIFICATION_RIGHTS, maintenanceGuard, notificationGuard } from '../notifications.access.js';
 import type { NotificationsContext } from '../notifications.context.js';
-import { NotificationIdParams, NotificationSchema } from '../notifications.schemas.js';
+import { NotificationIdParams, NotificationSchema, NOTIFICATION_EXAMPLE } from '../notifications.schemas.js';
 
 export function deleteNotificationRoute(app: FastifyInstance, ctx: NotificationsContext): void {
   app.delete<{ Params: NotificationIdParams }>(
@@ -14,7 +14,10 @@ export function deleteNotificationRoute(app: FastifyInstance, ctx: Notifications
         tags: ['notifications'],
         summary: 'Deletes a notification and answers it (role NOTIFICATION_ADMIN or right NOTIFICATION_DELETE)',
         params: NotificationIdParams,
-        response: { 200: NotificationSchema, ...errorResponses(400, 401, 403, 404, 503) },
+        response: {
+          200: answer(NotificationSchema, 'The notification as it was', NOTIFICATION_EXAMPLE),
+          ...errorResponses(400, 401, 403, 404, 503),
+        },
       },
     },
     async (request, reply) =>

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import { sendJsonText } from '../../../platform/http/json-text.js';
 import { maintenanceGuard } from '../notifications.access.js';
 import type { NotificationsContext } from '../notifications.context.js';
-import { NotificationIdParams, NotificationSchema } from '../notifications.schemas.js';
+import { NotificationIdParams, NotificationSchema, NOTIFICATION_EXAMPLE } from '../notifications.schemas.js';
 
 export function getNotificationRoute(app: FastifyInstance, ctx: NotificationsContext): void {
   app.get<{ Params: NotificationIdParams }>(
@@ -14,7 +14,10 @@ export function getNotificationRoute(app: FastifyInstance, ctx: NotificationsCon
         tags: ['notifications'],
         summary: 'The notification, when the caller is among its recipients (else 404)',
         params: NotificationIdParams,
-        response: { 200: NotificationSchema, ...errorResponses(400, 401, 404, 503) },
+        response: {
+          200: answer(NotificationSchema, 'The notification', NOTIFICATION_EXAMPLE),
+          ...errorResponses(400, 401, 404, 503),
+        },
       },
     },
     async (request, reply) =>

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import { sendJsonText } from '../../../platform/http/json-text.js';
 import { maintenanceGuard } from '../notifications.access.js';
 import type { NotificationsContext } from '../notifications.context.js';
-import { ListQuery, NotificationListSchema } from '../notifications.schemas.js';
+import { ListQuery, NotificationListSchema, NOTIFICATION_EXAMPLE } from '../notifications.schemas.js';
 
 export function listNotificationsRoute(app: FastifyInstance, ctx: NotificationsContext): void {
   app.get<{ Querystring: ListQuery }>(
@@ -14,7 +14,13 @@ export function listNotificationsRoute(app: FastifyInstance, ctx: NotificationsC
         tags: ['notifications'],
         summary: 'The notifications of the caller, newest first ({total, items}; limit cut to 10000)',
         querystring: ListQuery,
-        response: { 200: NotificationListSchema, ...errorResponses(400, 401, 503) },
+        response: {
+          200: answer(NotificationListSchema, 'A page of the notifications and the total', {
+            total: 1,
+            items: [NOTIFICATION_EXAMPLE],
+          }),
+          ...errorResponses(400, 401, 503),
+        },
       },
     },
     async (request, reply) =>

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { requireRoleOrRight } from '../../../platform/auth/auth-plugin.js';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import type { NotificationsContext } from '../notifications.context.js';
 import { MaintenanceSchema, type Maintenance } from '../notifications.schemas.js';
 
@@ -15,7 +15,10 @@ export function maintenanceRoutes(app: FastifyInstance, ctx: NotificationsContex
       schema: {
         tags: ['notifications'],
         summary: "Whether the tenant's notification endpoints are in maintenance mode (role ADMIN)",
-        response: { 200: MaintenanceSchema, ...errorResponses(401, 403) },
+        response: {
+          200: answer(MaintenanceSchema, 'Whether maintenance mode is on', { active: false }),
+          ...errorResponses(401, 403),
+        },
       },
     },
     async (request): Promise<Maintenance> => ({ active: ctx.maintenance.isActive(request.principal.tenantId) }),
@@ -29,7 +32,10 @@ export function maintenanceRoutes(app: FastifyInstance, ctx: NotificationsContex
         summary:
           "Switches the tenant's notification endpoints into or out of maintenance mode (503) on every instance (role ADMIN)",
         body: MaintenanceSchema,
-        response: { 200: MaintenanceSchema, ...errorResponses(400, 401, 403, 415) },
+        response: {
+          200: answer(MaintenanceSchema, 'The mode as set', { active: false }),
+          ...errorResponses(400, 401, 403, 415),
+        },
       },
     },
     async (request): Promise<Maintenance> => {

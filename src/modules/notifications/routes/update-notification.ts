@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import { sendJsonText } from '../../../platform/http/json-text.js';
 import { NOTIFICATION_RIGHTS, maintenanceGuard, notificationGuard } from '../notifications.access.js';
 import type { NotificationsContext } from '../notifications.context.js';
@@ -8,6 +8,7 @@ import {
   NotificationIdParams,
   NotificationSchema,
   type NotificationInput,
+  NOTIFICATION_EXAMPLE,
 } from '../notifications.schemas.js';
 
 export function updateNotificationRoute(app: FastifyInstance, ctx: NotificationsContext): void {
@@ -20,7 +21,13 @@ export function updateNotificationRoute(app: FastifyInstance, ctx: Notifications
         summary: 'Updates a notification: new date, version + 1 (role NOTIFICATION_ADMIN or right NOTIFICATION_UPDATE)',
         params: NotificationIdParams,
         body: NotificationBody,
-        response: { 200: NotificationSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 503) },
+        response: {
+          200: answer(NotificationSchema, 'The notification as stored (version + 1)', {
+            ...NOTIFICATION_EXAMPLE,
+            version: 2,
+          }),
+          ...errorResponses(400, 401, 403, 404, 413, 415, 503),
+        },
       },
     },
     async (request, reply) =>

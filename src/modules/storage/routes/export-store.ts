@@ -1,8 +1,15 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { errorResponses } from '../../../platform/http/schemas.js';
-import { ExportQuerySchema, StoreParamsSchema, type ExportQuery, type StoreParams } from '../storage.schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
+import {
+  ExportQuerySchema,
+  ITEM_EXAMPLE,
+  StoreItemSchema,
+  StoreParamsSchema,
+  type ExportQuery,
+  type StoreParams,
+} from '../storage.schemas.js';
 import type { StorageContext } from '../storage.context.js';
 
 const CONTENT_TYPES = { json: 'application/json; charset=utf-8', csv: 'text/csv; charset=utf-8' } as const;
@@ -23,10 +30,12 @@ export function exportStoreRoute(app: FastifyInstance, o: StorageContext): void 
         params: StoreParamsSchema,
         querystring: ExportQuerySchema,
         response: {
-          200: Type.String({
-            description: 'The export: application/json (an array of items) or text/csv',
-            examples: ['[{"id":"t-1","value":{"status":"open"},"...":"..."}]'],
-          }),
+          200: answer(
+            Type.Array(StoreItemSchema),
+            'format=json: an array of the items as a list answers them; format=csv: text/csv, one row per item ' +
+              '(docs/api/storage.md)',
+            [ITEM_EXAMPLE],
+          ),
           ...errorResponses(400, 401, 500),
         },
       },

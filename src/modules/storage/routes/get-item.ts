@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import { sendJsonText } from '../../../platform/http/json-text.js';
-import { ItemParamsSchema, StoreItemSchema, type ItemParams } from '../storage.schemas.js';
+import { ItemParamsSchema, StoreItemSchema, type ItemParams, ITEM_EXAMPLE } from '../storage.schemas.js';
 import type { StorageContext } from '../storage.context.js';
 
 /**
@@ -17,7 +17,10 @@ export function getItemRoute(app: FastifyInstance, o: StorageContext): void {
         tags: ['storage'],
         summary: 'Read one item',
         params: ItemParamsSchema,
-        response: { 200: StoreItemSchema, ...errorResponses(400, 401, 403, 404, 500) },
+        response: {
+          200: answer(StoreItemSchema, 'The item', ITEM_EXAMPLE),
+          ...errorResponses(400, 401, 403, 404, 500),
+        },
       },
     },
     async (request, reply) => {

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { sendJsonText } from '../../../platform/http/json-text.js';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import {
   ItemListSchema,
   ListQuerySchema,
   StoreParamsSchema,
   type ListQuery,
   type StoreParams,
+  ITEM_EXAMPLE,
 } from '../storage.schemas.js';
 import type { StorageContext } from '../storage.context.js';
 
@@ -20,7 +21,10 @@ export function getItemsRoute(app: FastifyInstance, o: StorageContext): void {
         summary: 'List the items of a store the caller may read; a store that does not exist is empty',
         params: StoreParamsSchema,
         querystring: ListQuerySchema,
-        response: { 200: ItemListSchema, ...errorResponses(400, 401, 500) },
+        response: {
+          200: answer(ItemListSchema, 'A page of the items and the total', { total: 1, items: [ITEM_EXAMPLE] }),
+          ...errorResponses(400, 401, 500),
+        },
       },
     },
     // JSON text in the shape of ItemListSchema, sent as it is (see get-item.ts).

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import { StoreListQuerySchema, StoreListSchema, type StoreListQuery } from '../storage.schemas.js';
 import type { StorageContext } from '../storage.context.js';
 
@@ -16,7 +16,16 @@ export function listStoresRoute(app: FastifyInstance, o: StorageContext): void {
           '(it is not told apart from a store that does not exist, as a list of its items is not). ' +
           'Example: `GET /cxf/svc-core/storage/store?start=0&limit=100`.',
         querystring: StoreListQuerySchema,
-        response: { 200: StoreListSchema, ...errorResponses(400, 401, 500) },
+        response: {
+          200: answer(StoreListSchema, 'The stores with the items the caller may read in each, and their total', {
+            total: 2,
+            stores: [
+              { storeId: 'invoices', readableItems: 1204 },
+              { storeId: 'tasks', readableItems: 7 },
+            ],
+          }),
+          ...errorResponses(400, 401, 500),
+        },
       },
     },
     async (request) => o.service.listStores(request.principal, request.query.start, request.query.limit),

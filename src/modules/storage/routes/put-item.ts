@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import {
   ItemParamsSchema,
   StoreItemBodySchema,
   StoreItemSchema,
   type ItemParams,
   type StoreItemBody,
+  StoreItemBodyDocument,
+  ITEM_EXAMPLE,
 } from '../storage.schemas.js';
 import type { StorageContext } from '../storage.context.js';
 
@@ -16,13 +18,16 @@ export function putItemRoutes(app: FastifyInstance, o: StorageContext): void {
       method,
       url: `${o.prefix}/:storeId/:itemId`,
       bodyLimit: o.bodyLimit,
-      config: { invalidJsonStatus: 500 },
+      config: { invalidJsonStatus: 500, openapi: { schema: { body: StoreItemBodyDocument } } },
       schema: {
         tags: ['storage'],
         summary: 'Create the item under this id, or replace it (needs write access to the existing item)',
         params: ItemParamsSchema,
         body: StoreItemBodySchema,
-        response: { 200: StoreItemSchema, ...errorResponses(400, 401, 403, 406, 413, 415, 500) },
+        response: {
+          200: answer(StoreItemSchema, 'The item as stored', ITEM_EXAMPLE),
+          ...errorResponses(400, 401, 403, 406, 413, 415, 500),
+        },
       },
       handler: async (request) =>
         o.service.createOrUpdate(request.principal, request.params.storeId, request.params.itemId, request.body),

@@ -3,11 +3,15 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../platform/http/schemas.js';
 import { principalGrantees } from '../item-document.js';
 import {
+  StoreItemDeletedSchema,
+  StoreItemEventSchema,
   StoreParamsSchema,
   StoreStreamQuerySchema,
+  StoreStreamResetSchema,
   type StoreParams,
   type StoreStreamQuery,
 } from '../storage.schemas.js';
+import { eventStreamDocument } from '../../../platform/http/openapi.js';
 import type { StorageContext } from '../storage.context.js';
 
 /** The live changes of one store that the caller may see, as Server-Sent Events (live/store-streams.ts). */
@@ -16,7 +20,37 @@ export function streamStoreRoute(app: FastifyInstance, o: StorageContext): void 
     `${o.prefix}/:storeId/stream`,
     {
       // An open stream holds a connection and a subscriber: limits.streamsPerCaller of them per caller and address.
-      config: { longLived: true },
+      config: {
+        longLived: true,
+        openapi: {
+          schema: eventStreamDocument('The stream (`text/event-stream`); `retry:` first, then the events', {
+            created: {
+              description: 'an item the caller may read was created',
+              data: 'Storage.Event.item',
+              resumable: true,
+            },
+            updated: {
+              description: 'an item the caller may read after the change was written',
+              data: 'Storage.Event.item',
+              resumable: true,
+            },
+            deleted: {
+              description: 'an item the caller could read was deleted, or may no longer be read by the caller',
+              data: 'Storage.Event.deleted',
+              resumable: true,
+            },
+            reset: {
+              description: 'Last-Event-ID could not be resumed from; the stream starts from now',
+              data: 'Storage.Event.reset',
+            },
+          }),
+          components: {
+            'Storage.Event.item': StoreItemEventSchema,
+            'Storage.Event.deleted': StoreItemDeletedSchema,
+            'Storage.Event.reset': StoreStreamResetSchema,
+          },
+        },
+      },
       schema: {
         tags: ['storage'],
         summary: 'Server-Sent Events: `created`, `updated`, `deleted` of the items of a store the caller may read',
