@@ -143,3 +143,88 @@ export const ListQuerySchema = Type.Object(
 export type ListQuery = Static<typeof ListQuerySchema>;
 
 export const ItemListSchema = Type.Object({ total: Type.Integer(), items: Type.Array(StoreItemSchema) });
+
+export const STORE_LIST_MAX_LIMIT = 1000;
+
+export const StoreListQuerySchema = Type.Object({
+  start: QueryInteger({ default: 0, description: 'First store to answer (stores are ordered by id)' }),
+  limit: QueryInteger({
+    minimum: 1,
+    maximum: STORE_LIST_MAX_LIMIT,
+    default: 100,
+    description: `Number of stores, 1..${STORE_LIST_MAX_LIMIT}`,
+  }),
+});
+export type StoreListQuery = Static<typeof StoreListQuerySchema>;
+
+export const StoreListSchema = Type.Object(
+  {
+    total: Type.Integer({ description: 'Stores in which the caller may read at least one item' }),
+    stores: Type.Array(
+      Type.Object({
+        storeId: Type.String(),
+        readableItems: Type.Integer({ description: 'Items of the store the caller may read' }),
+      }),
+    ),
+  },
+  {
+    description: "The stores of the caller's tenant in which it may read items, by id, with how many",
+    examples: [
+      {
+        total: 2,
+        stores: [
+          { storeId: 'invoices', readableItems: 1204 },
+          { storeId: 'tasks', readableItems: 7 },
+        ],
+      },
+    ],
+  },
+);
+export type StoreList = Static<typeof StoreListSchema>;
+
+export const StoreStreamQuerySchema = Type.Object({
+  /** For clients that cannot set the Last-Event-ID header (EventSource polyfills); the header wins. */
+  lastEventId: Type.Optional(
+    Type.String({ maxLength: 64, description: 'As the Last-Event-ID header; the header wins' }),
+  ),
+});
+export type StoreStreamQuery = Static<typeof StoreStreamQuerySchema>;
+
+export const ExportQuerySchema = Type.Object(
+  {
+    format: Type.Union([Type.Literal('json'), Type.Literal('csv')], {
+      default: 'json',
+      description: 'json: an array of items as a list answers them; csv: see docs/api/storage.md',
+    }),
+    query: Text('Lucene query-string syntax, as the list takes it'),
+    filter: Text('As the list takes it'),
+    sort: Text('As the list takes it'),
+    timezoneName: Text('As the list takes it'),
+    timezoneOffset: Text('As the list takes it'),
+  },
+  { additionalProperties: true },
+);
+export type ExportQuery = Static<typeof ExportQuerySchema>;
+
+/** The data of a store stream's `created` and `updated` events. */
+export const StoreItemEventSchema = Type.Object(
+  { storeId: Type.String(), id: Type.String({ description: 'Id of the item' }), item: StoreItemSchema },
+  { description: 'An item the caller may read after the change, as an item read answers it' },
+);
+
+/** The data of a store stream's `deleted` event. */
+export const StoreItemDeletedSchema = Type.Object(
+  { storeId: Type.String(), id: Type.String({ description: 'Id of the item' }) },
+  { description: 'An item the caller could read before the change and may not after it (deleted or restricted away)' },
+);
+
+export const StoreStreamResetSchema = Type.Object(
+  {
+    reason: Type.Union(
+      ['unavailable', 'invalid', 'expired', 'unknown'].map((r) => Type.Literal(r)),
+      { description: 'unavailable, invalid, expired or unknown' },
+    ),
+    message: Type.String(),
+  },
+  { description: 'The stream could not resume; it starts from now' },
+);
