@@ -528,7 +528,9 @@ describeEachEngine('absurd numbers in query strings', (engine) => {
       tenants: [
         {
           name: 'acme',
-          apiKeys: [{ name: 'numbers-admin', key: KEY, roles: ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN'] }],
+          apiKeys: [
+            { name: 'numbers-admin', key: KEY, roles: ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN', 'TENANT_ADMIN'] },
+          ],
         },
       ],
       engine: { users: [{ ...ENGINE_USER, groups: [], roles: ['ops'] }] },

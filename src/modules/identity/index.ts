@@ -219,7 +219,8 @@ function createIdentity({
     idc.provider === 'oidc' && idc.oidc
       ? new OidcVerifier({ ...idc.oidc, clockSkewSeconds: idc.tokens.clockSkewSeconds }, async (name) => {
           if (!tenantIds.has(name)) {
-            const t = await users.findTenant(name);
+            // A deactivated tenant's OIDC users authenticate nowhere, as its platform users (forgotten on revocation).
+            const t = await users.findTenant(name, { activeOnly: true });
             if (!t) return undefined;
             tenantIds.set(name, t.id);
           }
@@ -230,7 +231,10 @@ function createIdentity({
   const adminRepo = new AdminRepository(data, dialect);
   const caches = {
     forgetUser: (userId: string) => sessions.forgetUser(userId),
-    forgetApiKeys: () => identity.forgetApiKeys(),
+    forgetApiKeys: () => {
+      identity.forgetApiKeys();
+      tenantIds.clear();
+    },
     forgetSessions: (tenantId: string) => sessions.forgetSessions(tenantId),
   };
   const admin = new AdminService({
@@ -288,7 +292,7 @@ function createIdentity({
     prefix: '/cxf/svc-core',
     start() {
       const stopSessions = sessions.followEndings();
-      const stopKeys = revocations?.listen(() => identity.forgetApiKeys());
+      const stopKeys = revocations?.listen(() => caches.forgetApiKeys());
       stopEndings = () => {
         stopSessions();
         stopKeys?.();

@@ -100,8 +100,13 @@ export class UsersRepository {
     };
   }
 
-  async findTenant(name: string): Promise<{ id: string; name: string } | undefined> {
-    return this.db.selectFrom('tenants').select(['id', 'name']).where('name', '=', name).executeTakeFirst();
+  async findTenant(
+    name: string,
+    options: { activeOnly?: boolean } = {},
+  ): Promise<{ id: string; name: string } | undefined> {
+    let q = this.db.selectFrom('tenants').select(['id', 'name']).where('name', '=', name);
+    if (options.activeOnly) q = q.where('active', '=', 1);
+    return q.executeTakeFirst();
   }
 
   async ensureTenant(name: string, db: Kysely<IdentityTables> = this.db): Promise<{ id: string; name: string }> {

@@ -16,8 +16,10 @@ import { ADMIN_TAG } from './admin-guard.js';
 
 /** Tenants of the platform, for the platform administrators the config file names (`identity.platformAdmins`). */
 export function adminTenantRoutes(app: FastifyInstance, tenants: TenantsService): void {
+  // After validation (preHandler): a platform administrator is a user of the config, not a grant, so the answer to
+  // anyone else is the same 403 whatever they send; bad input is 400 first, as for every grant-guarded query.
   const base = {
-    onRequest: async (request: FastifyRequest) => {
+    preHandler: async (request: FastifyRequest) => {
       if (!tenants.isPlatformAdmin(request.principal))
         throw ERRORS.forbidden('Requires a platform administrator (identity.platformAdmins)');
     },
