@@ -13,6 +13,7 @@ import { trackInFlight } from './platform/http/in-flight.js';
 import { installInputIntegrity } from './platform/http/input-integrity.js';
 import { checkRequestHead, closeUnreadBodies, transportErrorHandler } from './platform/http/transport.js';
 import { serverTimeouts } from './platform/http/server-options.js';
+import { consolePlugin, DEFAULT_CONSOLE_DIR } from './platform/http/console-static.js';
 import { limitConnectionsPerAddress, limitLongLivedAnswers } from './platform/http/connection-limits.js';
 import { AJV_OPTIONS, typedBodyValidators } from './platform/http/validators.js';
 import type { Module } from './platform/module.js';
@@ -114,8 +115,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       },
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });
-    // A first visitor of / lands on the API's UI (the console's place once it exists); a redirect, not an API call.
-    app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/docs', 302));
+    // A first visitor of / lands on the console (or the API's UI without it); a redirect, not an API call.
+    const home = config.console.enabled ? '/console/' : '/docs';
+    app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect(home, 302));
+    if (config.console.enabled) await app.register(consolePlugin, { dir: config.console.dir || DEFAULT_CONSOLE_DIR });
 
     app.get(
       '/health',

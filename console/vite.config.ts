@@ -1,0 +1,25 @@
+import { defineConfig } from 'vite';
+
+// The service under `npm run dev`: the API calls of the dev server go there (same origin for the browser, so the
+// session cookie and the CSRF header work as in production).
+const target = process.env.SVC_URL ?? 'http://127.0.0.1:8080';
+
+export default defineConfig({
+  base: '/console/',
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    manifest: true,
+    target: 'es2022',
+    // One small entry for the login route; pages and the JSON editor are chunks of their own, loaded when opened.
+    modulePreload: { polyfill: false },
+    reportCompressedSize: false,
+  },
+  server: {
+    proxy: {
+      '/cxf': { target, changeOrigin: false },
+      '/health': { target },
+    },
+  },
+});
