@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Writes a brotli (.br) and a gzip (.gz) copy beside every text file of the build, at their best levels, once at
 // build time: the service sends the copy the browser accepts (@fastify/static `preCompressed`) and compresses nothing
-// per request.
+// per request. Last, it writes dist/.build-stamp, which scripts/build-if-changed.mjs compares with the console's
+// sources (so `npm start` after `npm run build` does not build the console again).
 //
 // usage: node scripts/compress.mjs <folder>
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -34,4 +35,8 @@ function visit(dir) {
 
 const dir = process.argv[2] ?? 'dist';
 const count = visit(dir);
+writeFileSync(
+  join(dir, '.build-stamp'),
+  "console/dist was built from the console's sources as they were at this file's time\n",
+);
 process.stdout.write(`compress: ${count} files of ${dir} as .br and .gz\n`);

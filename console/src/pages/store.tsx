@@ -71,10 +71,12 @@ export function StorePage({ params }: PageProps) {
   }, [queryClient, storeId]);
   const live = useStoreStream(storeId, refresh);
 
+  // Apply always reads again, also when the filter did not change (a user's way to refresh).
   const applyFilter = (next: AppliedFilter) => {
     setApplied(next);
     setStart(0);
     setSelected(new Set());
+    refresh();
   };
   const sortBy = (field: string) => {
     setStart(0);
