@@ -98,7 +98,8 @@ function remember(record: SessionRecord): SessionRecord {
   return record;
 }
 
-async function call<T>(method: string, path: string, body?: BodyInit, type?: string): Promise<T> {
+/** One API call in the session mode (also used by admin-api.ts, the calls of the notification/forms/audit pages). */
+export async function call<T>(method: string, path: string, body?: BodyInit, type?: string): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (type) headers['content-type'] = type;
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
@@ -112,7 +113,8 @@ async function call<T>(method: string, path: string, body?: BodyInit, type?: str
       name: res.statusText,
       message: `The service answered ${res.status}`,
     };
-    if (res.status === 401 && csrfToken && path !== AUTH) {
+    // The forms API answers a missing role or right with 401 too (its spec): that is no ended session.
+    if (res.status === 401 && csrfToken && path !== AUTH && error.messageKey !== 'FORMS_ERROR_UNAUTHORIZED') {
       csrfToken = '';
       for (const listener of expiredListeners) listener();
     }

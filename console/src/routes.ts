@@ -40,6 +40,40 @@ export const ROUTES: Route[] = [
     title: 'Store',
     load: () => import('./pages/store').then((m) => m.StorePage),
   },
+  // Notifications, forms, audit and maintenance (console-pages). Access rules: admin-api.ts `can`.
+  {
+    path: '/notifications',
+    title: 'Notifications',
+    nav: 'Notifications',
+    load: () => import('./pages/notifications').then((m) => m.NotificationsPage),
+  },
+  {
+    path: '/forms',
+    title: 'Forms',
+    nav: 'Forms',
+    allowed: (s) => hasRole(s, 'FORMS_ADMIN') || hasRight(s, 'FORMS_READ_ALL'),
+    load: () => import('./pages/forms').then((m) => m.FormsPage),
+  },
+  {
+    path: '/forms/:formId',
+    title: 'Form',
+    allowed: (s) => hasRole(s, 'FORMS_ADMIN') || hasRight(s, 'FORMS_READ_HISTORY'),
+    load: () => import('./pages/form').then((m) => m.FormPage),
+  },
+  {
+    path: '/audit',
+    title: 'Audit log',
+    nav: 'Audit',
+    allowed: (s) => hasRole(s, 'ADMIN'),
+    load: () => import('./pages/audit').then((m) => m.AuditPage),
+  },
+  {
+    path: '/maintenance',
+    title: 'Maintenance',
+    nav: 'Maintenance',
+    allowed: (s) => hasRole(s, 'ADMIN'),
+    load: () => import('./pages/maintenance').then((m) => m.MaintenancePage),
+  },
 ];
 
 /** Role and right checks for `allowed`. */

@@ -1,6 +1,7 @@
 import type { SessionRecord } from '../api';
 import { href, matchPath } from '../router';
 import { ROUTES } from '../routes';
+import { NotificationBell } from './notification-bell';
 
 interface Props {
   session: SessionRecord;
@@ -34,6 +35,7 @@ export function Header({ session, path, onLogout }: Props) {
       <span class="who" title="Logged in as">
         {session.loginName}
       </span>
+      <NotificationBell />
       <button type="button" onClick={onLogout}>
         Log out
       </button>
