@@ -25,6 +25,7 @@ export function NotificationBell() {
   // Bumped to open a new stream after one closed for good (maintenance ended, or an error).
   const [generation, setGeneration] = useState(0);
   const [announce, setAnnounce] = useState('');
+  const [stream, setStream] = useState<'live' | 'connecting' | 'closed'>('connecting');
 
   useEffect(() => {
     if (maintenance) return;
@@ -36,6 +37,7 @@ export function NotificationBell() {
         void refresh();
       },
       (state) => {
+        setStream(state);
         if (state === 'live') return;
         // The stream dropped: maintenance ends open streams, so ask at once (the count answers 503 then).
         void refresh();
@@ -44,6 +46,7 @@ export function NotificationBell() {
     );
     return () => {
       stop();
+      setStream('closed');
       if (retry) clearTimeout(retry);
     };
   }, [maintenance, generation, queryClient]);
@@ -52,7 +55,7 @@ export function NotificationBell() {
   const label = total === undefined ? 'Notifications' : `Notifications, ${total}`;
   return (
     <>
-      <a class="bell" href={href('/notifications')} aria-label={label} title={label}>
+      <a class="bell" href={href('/notifications')} aria-label={label} title={label} data-stream={stream}>
         <svg aria-hidden="true" viewBox="0 0 24 24" width="18" height="18">
           <path
             fill="currentColor"

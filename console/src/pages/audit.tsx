@@ -98,7 +98,7 @@ export function AuditPage(_: PageProps) {
         </datalist>
         <label>
           Outcome
-          <select name="outcome" defaultValue="">
+          <select name="outcome">
             <option value="">Any</option>
             <option value="success">Success</option>
             <option value="failure">Failure</option>

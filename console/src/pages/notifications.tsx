@@ -159,18 +159,21 @@ interface FormProps {
 function NotificationForm({ editing, onDone, onCancel }: FormProps) {
   const [error, setError] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
+  // Controlled fields (Preact applies no defaultValue to a select).
+  const [subject, setSubject] = useState(editing?.subject ?? '');
+  const [message, setMessage] = useState(editing?.message ?? '');
+  const [recipientsType, setRecipientsType] = useState<RecipientsType>(editing?.recipientsType ?? 'user');
+  const [priority, setPriority] = useState<Priority>(editing?.priority ?? 5);
+  const [recipients, setRecipients] = useState(editing?.recipients.join('\n') ?? '');
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const form = event.currentTarget as HTMLFormElement;
-    const data = new FormData(form);
-    const text = (name: string) => String(data.get(name) ?? '').trim();
     const body: NotificationWrite = {
-      subject: text('subject'),
-      message: text('message'),
-      priority: Number(text('priority')) as Priority,
-      recipientsType: text('recipientsType') as RecipientsType,
-      recipients: text('recipients')
+      subject: subject.trim(),
+      message: message.trim(),
+      priority,
+      recipientsType,
+      recipients: recipients
         .split(/[\n,]/)
         .map((r) => r.trim())
         .filter(Boolean),
@@ -183,7 +186,9 @@ function NotificationForm({ editing, onDone, onCancel }: FormProps) {
         onDone(`Updated “${body.subject}”.`);
       } else {
         await adminApi.addNotification(body);
-        form.reset();
+        setSubject('');
+        setMessage('');
+        setRecipients('');
         onDone(`Sent “${body.subject}”.`);
       }
     } catch (err) {
@@ -193,6 +198,7 @@ function NotificationForm({ editing, onDone, onCancel }: FormProps) {
     }
   };
 
+  const text = (set: (v: string) => void) => (e: Event) => set((e.currentTarget as HTMLInputElement).value);
   const heading = editing ? `Edit notification “${editing.subject}”` : 'Send a notification';
   return (
     <form class="panel-form" aria-labelledby="notification-form-heading" onSubmit={submit}>
@@ -200,16 +206,20 @@ function NotificationForm({ editing, onDone, onCancel }: FormProps) {
       <ErrorMessage error={error} />
       <label>
         Subject
-        <input name="subject" required maxLength={1000} defaultValue={editing?.subject} />
+        <input name="subject" required maxLength={1000} value={subject} onInput={text(setSubject)} />
       </label>
       <label>
         Message
-        <textarea name="message" required rows={3} maxLength={100_000} defaultValue={editing?.message} />
+        <textarea name="message" required rows={3} maxLength={100_000} value={message} onInput={text(setMessage)} />
       </label>
       <div class="form-row">
         <label>
           Recipients are
-          <select name="recipientsType" defaultValue={editing?.recipientsType ?? 'user'}>
+          <select
+            name="recipientsType"
+            value={recipientsType}
+            onChange={(e) => setRecipientsType(e.currentTarget.value as RecipientsType)}
+          >
             <option value="user">Users</option>
             <option value="role">Roles</option>
             <option value="organisation">Organisations</option>
@@ -217,7 +227,11 @@ function NotificationForm({ editing, onDone, onCancel }: FormProps) {
         </label>
         <label>
           Priority
-          <select name="priority" defaultValue={String(editing?.priority ?? 5)}>
+          <select
+            name="priority"
+            value={String(priority)}
+            onChange={(e) => setPriority(Number(e.currentTarget.value) as Priority)}
+          >
             <option value="0">Low</option>
             <option value="5">Normal</option>
             <option value="10">High</option>
@@ -231,7 +245,8 @@ function NotificationForm({ editing, onDone, onCancel }: FormProps) {
           required
           rows={2}
           aria-describedby="recipients-hint"
-          defaultValue={editing?.recipients.join('\n')}
+          value={recipients}
+          onInput={text(setRecipients)}
         />
       </label>
       <p id="recipients-hint" class="hint">
