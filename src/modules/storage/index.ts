@@ -11,6 +11,7 @@ import { putItemRoutes } from './routes/put-item.js';
 import { getItemRoute } from './routes/get-item.js';
 import { getItemsRoute } from './routes/get-items.js';
 import { deleteItemRoute } from './routes/delete-item.js';
+import { listStoresRoute } from './routes/list-stores.js';
 import type { StorageContext } from './storage.context.js';
 import { ValueIndexer } from './value-indexer.js';
 import { storageMigrations } from './storage.migrations.js';
@@ -39,6 +40,7 @@ export const storageModule = defineModule({
     const ctx: StorageContext = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
     return {
       async plugin(app) {
+        listStoresRoute(app, ctx);
         postItemRoute(app, ctx);
         putItemRoutes(app, ctx);
         getItemRoute(app, ctx);

@@ -8,7 +8,7 @@ import type { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { StorageTables } from './storage.tables.js';
 import { itemJson } from './item-json.js';
 import { STORAGE_ERRORS } from './storage.errors.js';
-import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody } from './storage.schemas.js';
+import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody, type StoreList } from './storage.schemas.js';
 
 /** Thrown inside a write transaction when a concurrent request changed the row under it: run again. */
 class ConcurrentChange extends Error {}
@@ -119,6 +119,11 @@ export class StorageService {
     const input = { query, filter, sort, timezoneName, timezoneOffset };
     const page = await this.repo.lists.read(caller, input, { start: q.start, limit: Math.min(q.limit, MAX_LIMIT) });
     return `{"total":${page.total},"items":[${page.records.map(itemJson).join(',')}]}`;
+  }
+
+  /** The stores of the caller's tenant in which it may read items, with how many (store-directory.ts). */
+  listStores(p: Principal, start: number, limit: number): Promise<StoreList> {
+    return this.repo.storeDirectory({ tenantId: p.tenantId, grantees: principalGrantees(p) }, start, limit);
   }
 
   /** Deletes the item when the caller may write it; answers the item as it was. */

@@ -12,6 +12,7 @@ import { ItemValueIndex } from './item-value-index.js';
 import { StoreItemCreates } from './store-item-creates.js';
 import type { CommittedRun, ItemKey } from './store-keys.js';
 import { StoreItemLists, type ItemText } from './store-item-lists.repository.js';
+import { readStoreDirectory } from './store-directory.js';
 import { accessRows, granteesOf, mayAccess, type Grantees } from './store-access.js';
 
 export type { ItemText, ListPage } from './store-item-lists.repository.js';
@@ -44,6 +45,7 @@ interface ReadRequest {
  */
 export class StoreItemRepository {
   private readonly statements = new PreparedQueries();
+  private readonly db: Db;
   /**
    * Item reads, each with its own key and grantees; those of one turn are one statement: the requests joined to
    * the items by their unique key, each one's access decided by the same indexed lookup as everywhere
@@ -64,6 +66,7 @@ export class StoreItemRepository {
     /** Runs a job in a write transaction and answers after its commit (the module's WriteBatcher). */
     transact: CommittedRun,
   ) {
+    this.db = data.db;
     this.valueIndex = new ItemValueIndex(dialect, this.statements);
     this.lists = new StoreItemLists(data, dialect);
     this.creates = new StoreItemCreates(data, dialect, storageSql, transact, this.statements, this.valueIndex);
@@ -94,6 +97,11 @@ export class StoreItemRepository {
   private get requestGrantees(): Grantees {
     const granteeIn = (grantee: RawBuilder<unknown>) => this.dialect.inList(grantee, sql.ref('r.g'));
     return { tenantId: sql.ref('i.tenant_id'), storeId: sql.ref('i.store_id'), granteeIn };
+  }
+
+  /** One page of the caller's stores with their readable item counts (store-directory.ts). */
+  storeDirectory(caller: { tenantId: string; grantees: readonly string[] }, start: number, limit: number) {
+    return readStoreDirectory(this.db, caller, start, limit);
   }
 
   private toRecord(row: ItemRowRead): ItemRecord {
