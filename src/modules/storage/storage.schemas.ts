@@ -140,3 +140,11 @@ export const StoreListSchema = Type.Object(
   },
 );
 export type StoreList = Static<typeof StoreListSchema>;
+
+export const StoreStreamQuerySchema = Type.Object({
+  /** For clients that cannot set the Last-Event-ID header (EventSource polyfills); the header wins. */
+  lastEventId: Type.Optional(
+    Type.String({ maxLength: 64, description: 'As the Last-Event-ID header; the header wins' }),
+  ),
+});
+export type StoreStreamQuery = Static<typeof StoreStreamQuerySchema>;
