@@ -5,9 +5,11 @@
 // "Changed" is by modification time: any file or directory under src/ (a directory's time moves when a file is added,
 // removed or renamed in it), the tsconfig files or the package files newer than dist/.build-stamp, whose time is
 // that of the start of the last build this script (or `npm run dev`) made. No stamp, or no dist/main.js: build.
+// The client SDK (sdk/, when the project has it) is judged the same way on its own: sdk/src/, its tsconfig and
+// package file against sdk/dist/.build-stamp, and built with `tsc -p sdk/tsconfig.json` when one changed.
 //
 // The console (console/, a Vite app) is built the same way, into console/dist, when a file of its own (console/src/,
-// index.html, vite.config.ts, its package.json, the package lock) is newer than console/dist/.build-stamp.
+// index.html, vite.config.ts, its package.json, the package lock, sdk/src/) is newer than console/dist/.build-stamp.
 //
 // usage: node scripts/build-if-changed.mjs [--console] [project directory, default: this repository]
 //   --console: only the console (the browser tests' helper)
@@ -20,8 +22,10 @@ import { fileURLToPath } from 'node:url';
 const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
 const STAMP = join('dist', '.build-stamp');
 
+const SDK = { dir: 'sdk', inputs: ['tsconfig.json', 'package.json'], stamp: join('dist', '.build-stamp') };
+
 /** The newest modification time (ms) of src/'s files and directories and of the input files. */
-function newestInput(root) {
+function newestInput(root, inputFiles = INPUT_FILES) {
   let newest = 0;
   const visit = (path) => {
     const stat = statSync(path, { throwIfNoEntry: false });
@@ -30,8 +34,17 @@ function newestInput(root) {
     if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
   };
   visit(join(root, 'src'));
-  for (const name of INPUT_FILES) visit(join(root, name));
+  for (const name of inputFiles) visit(join(root, name));
   return newest;
+}
+
+/** Whether the project has the SDK and its dist/ may be older than its sources. */
+export function sdkNeedsBuild(root) {
+  const sdk = join(root, SDK.dir);
+  if (!existsSync(join(sdk, 'tsconfig.json'))) return false;
+  const stamp = statSync(join(sdk, SDK.stamp), { throwIfNoEntry: false });
+  if (!stamp || !existsSync(join(sdk, 'dist', 'index.js'))) return true;
+  return newestInput(sdk, SDK.inputs) > stamp.mtimeMs;
 }
 
 /** Whether dist/ may be older than the sources. */
@@ -42,8 +55,8 @@ export function needsBuild(root) {
 }
 
 /** Records that dist/ holds the sources as they were at `startedAt` (ms): later changes are newer than the stamp. */
-export function writeStamp(root, startedAt) {
-  const path = join(root, STAMP);
+export function writeStamp(root, startedAt, stamp = STAMP) {
+  const path = join(root, stamp);
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, "dist/ was built from the sources as they were at this file's modification time\n");
   utimesSync(path, startedAt / 1000, startedAt / 1000);
@@ -55,13 +68,21 @@ export function tscCommand(root) {
 }
 
 export function buildIfChanged(root) {
-  if (!needsBuild(root)) return 0;
-  const startedAt = Date.now();
-  process.stderr.write('build: sources changed since the last build; tsc -p tsconfig.build.json\n');
   const [node, tsc] = tscCommand(root);
-  const run = spawnSync(node, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  if (run.status !== 0) return run.status ?? 1;
-  writeStamp(root, startedAt);
+  if (needsBuild(root)) {
+    const startedAt = Date.now();
+    process.stderr.write('build: sources changed since the last build; tsc -p tsconfig.build.json\n');
+    const run = spawnSync(node, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+    if (run.status !== 0) return run.status ?? 1;
+    writeStamp(root, startedAt);
+  }
+  if (sdkNeedsBuild(root)) {
+    const startedAt = Date.now();
+    process.stderr.write('build: sdk sources changed since the last build; tsc -p sdk/tsconfig.json\n');
+    const run = spawnSync(node, [tsc, '-p', join(SDK.dir, 'tsconfig.json')], { cwd: root, stdio: 'inherit' });
+    if (run.status !== 0) return run.status ?? 1;
+    writeStamp(join(root, SDK.dir), startedAt, SDK.stamp);
+  }
   return 0;
 }
 
@@ -81,6 +102,7 @@ export function consoleNeedsBuild(root) {
     if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
   };
   for (const name of CONSOLE_INPUTS) visit(join(root, 'console', name));
+  visit(join(root, 'sdk', 'src')); // the console bundles the SDK from its sources
   return newest > stamp.mtimeMs;
 }
 

@@ -123,7 +123,7 @@ export async function buildModules(
     'statistics-upkeep': statisticsUpkeep.create(upkeep),
     'credential-throttle': credentialThrottle.create(throttle),
     identity,
-    storage: platform ? storageModule.create({ ...base, config: undefined, writes }) : undefined,
+    storage: platform ? storageModule.create({ ...base, config: config.storage, writes, feed }) : undefined,
     forms: platform ? formsModule.create({ ...base, config: undefined }) : undefined,
     notifications: platform
       ? notificationsModule.create({

@@ -1,7 +1,7 @@
-// The calls of the notifications, forms, audit and maintenance pages, through api.ts's `call` (session cookie and
-// CSRF header). Interim like api.ts: once the SDK (@svc-platform/client) is merged, these delegate to it
-// (`client.notifications.subscribe` for the stream, which `subscribeNotifications` mirrors).
-import { ApiError, call, type SessionRecord } from './api';
+// The calls of the notifications, forms, audit and maintenance pages, through the SDK's client of api.ts (session
+// cookie and CSRF header), typed by the SDK's generated paths.
+import { type ApiError, isApiError, type StreamState, unwrap } from '@svc-platform/client';
+import { client, type SessionRecord } from './api';
 
 export type RecipientsType = 'user' | 'role' | 'organisation';
 export type Priority = 0 | 5 | 10;
@@ -22,6 +22,7 @@ export interface Notification {
 }
 
 export interface NotificationWrite {
+  [member: string]: unknown;
   id?: string;
   priority: Priority;
   subject: string;
@@ -69,58 +70,66 @@ export interface AuditQuery {
   outcome?: '' | 'success' | 'failure';
 }
 
-const NOTIFICATION = '/cxf/svc-core/notification';
-const MAINTENANCE = '/cxf/svc-core/notification-maintenance';
-const FORMS = '/cxf/svc-forms';
-const AUDIT = '/cxf/svc-core/audit';
-const enc = encodeURIComponent;
-const JSON_TYPE = 'application/json';
-
 /** The answer of every notification endpoint while the tenant is in maintenance. */
 export const MAINTENANCE_KEY = 'NOTIFICATION_ERROR_MAINTENANCE';
-export const isMaintenance = (err: unknown): err is ApiError =>
-  err instanceof ApiError && err.status === 503 && err.body.messageKey === MAINTENANCE_KEY;
+export const isMaintenance = (err: unknown): err is ApiError => isApiError(err, MAINTENANCE_KEY) && err.status === 503;
 
-function query(params: Record<string, string | number | undefined>): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
-  const s = q.toString();
-  return s ? `?${s}` : '';
+/** The filter's members that are set (the API takes no empty values). */
+function given<T extends object>(q: T): Partial<T> {
+  return Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined && v !== '')) as Partial<T>;
 }
+
+const as = <T>(call: Promise<unknown>) => call as Promise<T>;
+const notificationPath = (notificationId: string) => ({ params: { path: { notificationId } } });
 
 export const adminApi = {
   notifications: (start: number, limit: number) =>
-    call<NotificationPage>('GET', `${NOTIFICATION}${query({ start, limit })}`),
-  addNotification: (n: NotificationWrite) => call<Notification>('POST', NOTIFICATION, JSON.stringify(n), JSON_TYPE),
+    as<NotificationPage>(unwrap(client.GET('/cxf/svc-core/notification', { params: { query: { start, limit } } }))),
+  addNotification: (n: NotificationWrite) =>
+    as<Notification>(unwrap(client.POST('/cxf/svc-core/notification', { body: n }))),
   updateNotification: (id: string, n: NotificationWrite) =>
-    call<Notification>('PUT', `${NOTIFICATION}/${enc(id)}`, JSON.stringify(n), JSON_TYPE),
-  deleteNotification: (id: string) => call<Notification>('DELETE', `${NOTIFICATION}/${enc(id)}`),
-  maintenance: () => call<{ active: boolean }>('GET', MAINTENANCE),
+    as<Notification>(
+      unwrap(client.PUT('/cxf/svc-core/notification/{notificationId}', { ...notificationPath(id), body: n })),
+    ),
+  deleteNotification: (id: string) =>
+    as<Notification>(unwrap(client.DELETE('/cxf/svc-core/notification/{notificationId}', notificationPath(id)))),
+  maintenance: () => unwrap(client.GET('/cxf/svc-core/notification-maintenance')),
   setMaintenance: (active: boolean) =>
-    call<{ active: boolean }>('PUT', MAINTENANCE, JSON.stringify({ active }), JSON_TYPE),
-  forms: () => call<FormVersion[]>('GET', `${FORMS}/forms`),
-  formHistory: (formId: string) => call<FormVersion[]>('GET', `${FORMS}/history/${enc(formId)}`),
+    unwrap(client.PUT('/cxf/svc-core/notification-maintenance', { body: { active } })),
+  forms: () => as<FormVersion[]>(unwrap(client.GET('/cxf/svc-forms/forms'))),
+  formHistory: (formId: string) =>
+    as<FormVersion[]>(unwrap(client.GET('/cxf/svc-forms/history/{formId}', { params: { path: { formId } } }))),
   audit: (q: AuditQuery, start: number, limit: number) =>
-    call<{ total: number; items: AuditRecord[] }>('GET', `${AUDIT}${query({ ...q, start, limit })}`),
+    as<{ total: number; items: AuditRecord[] }>(
+      unwrap(
+        client.GET('/cxf/svc-core/audit', {
+          params: { query: { ...given({ ...q, outcome: q.outcome || undefined }), start, limit } },
+        }),
+      ),
+    ),
 };
 
 /**
- * The caller's live notifications: calls `onEvent` for every add, update and delete it may see, `onState` when the
- * stream opens or drops. EventSource reconnects by itself with Last-Event-ID; an answer that is not a stream (503 in
- * maintenance) closes it for good, and the caller opens a new subscription when the service is back.
+ * The caller's live notifications through the SDK's `client.notifications.subscribe` (it reconnects with back-off
+ * and resumes from the last event id; a 503 in maintenance is retried until the service is back). `onEvent` gets
+ * every add, update and delete the caller may see; `onProblem` every refusal or lost connection.
  */
 export function subscribeNotifications(
   onEvent: (event: NotificationEvent) => void,
-  onState: (state: 'live' | 'connecting' | 'closed') => void,
+  onState: (state: StreamState) => void,
+  onProblem: (error: unknown) => void,
 ): () => void {
-  const source = new EventSource(`${NOTIFICATION}/stream`);
-  source.onopen = () => onState('live');
-  source.onerror = () => onState(source.readyState === EventSource.CLOSED ? 'closed' : 'connecting');
-  source.addEventListener('notification', (e: MessageEvent<string>) => {
-    const data = JSON.parse(e.data) as Omit<NotificationEvent, 'eventId'>;
-    onEvent({ ...data, eventId: e.lastEventId });
-  });
-  return () => source.close();
+  return client.notifications.subscribe(
+    (event) => {
+      if (event.type !== 'notification') return;
+      onEvent({
+        action: event.action,
+        notification: event.notification as Notification,
+        eventId: event.eventId ?? '',
+      });
+    },
+    { onStateChange: onState, onError: onProblem },
+  );
 }
 
 /** Who may do what: the console hides what the API would refuse (the API stays the authority). */

@@ -1,37 +1,14 @@
-// The console's one door to the API. Every call goes through here, in the session mode every browser client uses:
-// the session cookie (set by the login answer, sent by the browser) and the X-Csrf-Token header on writes.
-// Interim: the SDK (@svc-platform/client, branch sdk) is not merged yet; once it is, these functions delegate to it
-// and this file shrinks to the console's choice of calls. Pages never call fetch themselves.
+// The console's one door to the API: the typed client of the SDK (@svc-platform/client) in session mode, as every
+// browser client uses it (the session cookie the login sets, the X-Csrf-Token header on writes). Pages call these
+// functions, never fetch. Calls the SDK's generated types do not know yet (the store list, added by the storage
+// branch after the SDK's document was generated) go through the client's own `send`, with its credentials.
+import { ApiError, createClient, type SessionRecord, type StoreEvent, type StreamState } from '@svc-platform/client';
 
-/** The error object of every failed API answer (decisions.md section 4). */
-export interface ApiErrorBody {
-  messageKey: string;
-  code: number;
-  name: string;
-  message: string;
-  properties?: Record<string, unknown>;
-}
-
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: ApiErrorBody,
-  ) {
-    super(body.message);
-  }
-}
-
-export interface SessionRecord {
-  loginName: string;
-  organisations: string[];
-  roles: string[];
-  rights: string[];
-  principals: Record<string, string[]>;
-  expirationDate: number;
-}
+export { ApiError };
+export type { SessionRecord, StoreEvent };
 
 export interface Restriction {
-  user?: string;
+  user?: string | null;
   organisations?: string[];
   roles?: string[];
   rights?: string[];
@@ -39,28 +16,20 @@ export interface Restriction {
 
 export interface StoreItem {
   id: string;
-  name: string | null;
-  value: unknown;
-  favorite: boolean;
-  readRestriction: Restriction;
-  writeRestriction: Restriction;
-  customFields: Record<string, unknown>;
-  createdOn: string;
-  createdBy: string;
-  updatedOn: string;
-  updatedBy: string;
+  name?: string | null;
+  value?: unknown;
+  readRestriction?: Restriction;
+  writeRestriction?: Restriction;
+  updatedOn?: string;
+  updatedBy?: string;
 }
 
 export interface ItemWrite {
+  [field: string]: unknown;
   name?: string | null;
   value: unknown;
   readRestriction: Restriction;
   writeRestriction: Restriction;
-}
-
-export interface ItemPage {
-  total: number;
-  items: StoreItem[];
 }
 
 export interface StoreSummary {
@@ -81,100 +50,127 @@ export interface ListQuery {
   limit?: number;
 }
 
-const STORAGE = '/cxf/svc-core/storage/store';
 const AUTH = '/cxf/svc-core/authentication';
+const STORAGE = '/cxf/svc-core/storage/store';
 
-let csrfToken = '';
+/** The client of this page: same origin as the console (the service serves both). */
+export const client = createClient({ baseUrl: window.location.origin, auth: { session: true } });
+
 const expiredListeners = new Set<() => void>();
+let loggedIn = false;
 
-/** Called when a call answers 401 with a session that was open: the session ended (expired or logged out). */
+/** Called when a call answers 401 while a session was open: it ended (expired, or logged out elsewhere). */
 export function onSessionExpired(listener: () => void): () => void {
   expiredListeners.add(listener);
   return () => expiredListeners.delete(listener);
 }
 
-function remember(record: SessionRecord): SessionRecord {
-  csrfToken = record.principals['X-Csrf-Token']?.[0] ?? '';
-  return record;
-}
-
-/** One API call in the session mode (also used by admin-api.ts, the calls of the notification/forms/audit pages). */
-export async function call<T>(method: string, path: string, body?: BodyInit, type?: string): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (type) headers['content-type'] = type;
-  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
-  const res = await fetch(path, { method, headers, body, credentials: 'same-origin' });
-  const text = await res.text();
-  const json = text ? JSON.parse(text) : undefined;
-  if (!res.ok) {
-    const error: ApiErrorBody = json?.error ?? {
-      messageKey: 'CONSOLE_UNEXPECTED_ANSWER',
-      code: res.status,
-      name: res.statusText,
-      message: `The service answered ${res.status}`,
-    };
-    // The forms API answers a missing role or right with 401 too (its spec): that is no ended session.
-    if (res.status === 401 && csrfToken && path !== AUTH && error.messageKey !== 'FORMS_ERROR_UNAUTHORIZED') {
-      csrfToken = '';
+client.use({
+  async onResponse({ request, response }) {
+    if (response.status === 401 && loggedIn && new URL(request.url).pathname !== AUTH) {
+      // The forms API answers a missing role or right with 401 too (its spec): that is no ended session.
+      const body = await response
+        .clone()
+        .json()
+        .catch(() => undefined);
+      if (body?.error?.messageKey === 'FORMS_ERROR_UNAUTHORIZED') return undefined;
+      loggedIn = false;
       for (const listener of expiredListeners) listener();
     }
-    throw new ApiError(res.status, error);
+    return undefined;
+  },
+});
+
+/** An openapi-fetch answer's data, or its error object thrown as ApiError. */
+async function data<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (error !== undefined || !response.ok) throw ApiError.from(error, response);
+  return data as T;
+}
+
+/** A GET the SDK has no type for yet, with the client's credentials. */
+async function sendGet<T>(path: string): Promise<T> {
+  const response = await client.send(
+    new Request(`${client.baseUrl}${path}`, { headers: { accept: 'application/json' } }),
+  );
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
   }
-  return json as T;
+  if (!response.ok) {
+    if (response.status === 401 && loggedIn) {
+      loggedIn = false;
+      for (const listener of expiredListeners) listener();
+    }
+    throw ApiError.from(body, response);
+  }
+  return body as T;
 }
 
-const json = (value: unknown) => JSON.stringify(value);
-
-function listParams(q: ListQuery): string {
-  const params = new URLSearchParams();
-  if (q.filter) params.set('filter', q.filter);
-  if (q.query) params.set('query', q.query);
-  if (q.sort) params.set('sort', q.sort);
-  if (q.start !== undefined) params.set('start', String(q.start));
-  if (q.limit !== undefined) params.set('limit', String(q.limit));
-  const s = params.toString();
-  return s ? `?${s}` : '';
-}
-
-const enc = encodeURIComponent;
+const storePath = { path: { storeId: '' } };
+const itemQuery = (storeId: string, q: ListQuery) => ({
+  params: {
+    path: { ...storePath.path, storeId },
+    query: {
+      start: q.start ?? 0,
+      limit: q.limit ?? 20,
+      ...(q.filter ? { filter: q.filter } : {}),
+      ...(q.query ? { query: q.query } : {}),
+      ...(q.sort ? { sort: q.sort } : {}),
+    },
+  },
+});
 
 export const api = {
   /** The open session of this browser, or undefined (401). */
   async session(): Promise<SessionRecord | undefined> {
     try {
-      return remember(await call<SessionRecord>('GET', AUTH));
+      const record = await client.restoreSession();
+      loggedIn = true;
+      return record;
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return undefined;
       throw err;
     }
   },
-  async login(tenantname: string, username: string, password: string): Promise<SessionRecord> {
-    const body = new URLSearchParams({ tenantname, username, password }).toString();
-    return remember(await call<SessionRecord>('POST', AUTH, body, 'application/x-www-form-urlencoded'));
+  async login(tenant: string, username: string, password: string): Promise<SessionRecord> {
+    const record = await client.login({ tenant, username, password });
+    loggedIn = true;
+    return record;
   },
   async logout(): Promise<void> {
-    try {
-      await call('DELETE', AUTH);
-    } finally {
-      csrfToken = '';
-    }
+    loggedIn = false;
+    await client.logout();
   },
-  stores: (start = 0, limit = 1000) => call<StoreDirectory>('GET', `${STORAGE}${listParams({ start, limit })}`),
-  items: (storeId: string, q: ListQuery) => call<ItemPage>('GET', `${STORAGE}/${enc(storeId)}${listParams(q)}`),
-  item: (storeId: string, itemId: string) => call<StoreItem>('GET', `${STORAGE}/${enc(storeId)}/${enc(itemId)}`),
+  stores: (start = 0, limit = 1000) => sendGet<StoreDirectory>(`${STORAGE}?start=${start}&limit=${limit}`),
+  items: (storeId: string, q: ListQuery) =>
+    data(client.GET('/cxf/svc-core/storage/store/{storeId}', itemQuery(storeId, q))),
   create: (storeId: string, item: ItemWrite) =>
-    call<{ id: string }>('POST', `${STORAGE}/${enc(storeId)}`, json(item), 'application/json'),
+    data(client.POST('/cxf/svc-core/storage/store/{storeId}', { params: { path: { storeId } }, body: item })),
   put: (storeId: string, itemId: string, item: ItemWrite) =>
-    call<StoreItem>('PUT', `${STORAGE}/${enc(storeId)}/${enc(itemId)}`, json(item), 'application/json'),
-  remove: (storeId: string, itemId: string) => call<StoreItem>('DELETE', `${STORAGE}/${enc(storeId)}/${enc(itemId)}`),
-  /** The streamed export of a filter, as a URL the browser downloads itself (with the session cookie). */
+    data(
+      client.PUT('/cxf/svc-core/storage/store/{storeId}/{itemId}', {
+        params: { path: { storeId, itemId } },
+        body: item,
+      }),
+    ),
+  remove: (storeId: string, itemId: string) =>
+    data(client.DELETE('/cxf/svc-core/storage/store/{storeId}/{itemId}', { params: { path: { storeId, itemId } } })),
+  /**
+   * The streamed export of a filter, as a URL the browser downloads itself (a plain GET with the session cookie,
+   * written to disk as it arrives: nothing of it is held in the page).
+   */
   exportUrl: (storeId: string, format: 'csv' | 'json', q: ListQuery) => {
     const params = new URLSearchParams({ format });
     if (q.filter) params.set('filter', q.filter);
     if (q.query) params.set('query', q.query);
     if (q.sort) params.set('sort', q.sort);
-    return `${STORAGE}/${enc(storeId)}/export?${params}`;
+    return `${STORAGE}/${encodeURIComponent(storeId)}/export?${params}`;
   },
-  /** The store's change stream (SSE); the caller closes it. */
-  storeStream: (storeId: string) => new EventSource(`${STORAGE}/${enc(storeId)}/stream`),
+  /** The store's live events (the SDK reconnects and resumes); answers the function that ends them. */
+  subscribeStore: (storeId: string, onEvent: (event: StoreEvent) => void, onState: (state: StreamState) => void) =>
+    client.storage.subscribe(storeId, onEvent, { onStateChange: onState }),
 };

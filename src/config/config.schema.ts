@@ -445,6 +445,42 @@ export const ConfigSchema = Type.Object(
         description: 'The change feed, which carries changes to live streams and between instances.',
       },
     ),
+    storage: Type.Object(
+      {
+        streamHeartbeatSeconds: Type.Number({
+          minimum: 0.05,
+          maximum: 3600,
+          default: 15,
+          description: 'Comment lines on idle store streams, so proxies and clients see the connection alive.',
+        }),
+        streamRetryMs: Type.Integer({
+          minimum: 0,
+          maximum: 600000,
+          default: 3000,
+          description: 'The reconnection delay a store stream asks EventSource clients for.',
+        }),
+        streamMaxQueuedBytes: Type.Integer({
+          minimum: 1024,
+          maximum: 1073741824,
+          default: 1048576,
+          description:
+            'Bytes a store stream may have waiting for a slow client before it is closed (the client resumes).',
+        }),
+        exportPageSize: Type.Integer({
+          minimum: 10,
+          maximum: 10000,
+          default: 500,
+          description:
+            'Items an export reads per statement; it holds about one page in memory and waits for the client between pages.',
+        }),
+      },
+      {
+        default: {},
+        additionalProperties: false,
+        description:
+          'Storage: the live store streams (`/cxf/svc-core/storage/store/{storeId}/stream`) and the exports (`.../export`).',
+      },
+    ),
     notifications: Type.Object(
       {
         heartbeatSeconds: Type.Number({

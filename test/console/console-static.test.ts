@@ -107,7 +107,7 @@ describe('console files [sqlite]', () => {
     ]) {
       const res = await t.request({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
-      expect(res.json().error.code).toBe(404);
+      expect(res.json().error).toMatchObject({ code: 404, messageKey: 'CORE_ERROR_ROUTE_NOT_FOUND' });
     }
   });
 

@@ -1,6 +1,7 @@
 // Creates that arrive together in a known store are written together (store-item.repository.ts insertBatch: one
 // statement on PostgreSQL, one transaction of multi-row statements on SQLite); each must still store its own item, in
 // its own tenant, with its own access rows, value index rows and words.
+import { createChangeFeed } from '../../src/platform/events/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { apiKeyCaller, client, OWNER_KEY, STORAGE_CONFIG } from './storage-kit.js';
@@ -113,8 +114,14 @@ describeEachEngine('storage creates arriving together', (engine) => {
     const { dialect } = t.database;
     const db = t.database.db as Kysely<StorageTables>;
     const writes = new WriteBatcher(db, engine === 'sqlite' ? 64 : 1);
-    const repo = new StoreItemRepository({ ...t.database.data, db }, dialect, storageSqlFor(dialect), (job) =>
-      writes.run(job),
+    // A feed that is not started: the creates' events are stored, and told to no one.
+    const feed = createChangeFeed({ db: t.database.db, retentionHours: 1, log: t.app.log });
+    const repo = new StoreItemRepository(
+      { ...t.database.data, db },
+      dialect,
+      storageSqlFor(dialect),
+      (job) => writes.run(job),
+      feed,
     );
     const fresh = ['dup-a', 'dup-b'];
     const keyOf = (itemId: string) => ({ tenantId, storeId: 'dup', itemId });

@@ -3,11 +3,10 @@ import { ApiError } from '../api';
 /** An API error as the user reads it: the service's message (and the fields it names), announced to screen readers. */
 export function ErrorMessage({ error }: { error: unknown }) {
   if (!error) return null;
-  const message =
-    error instanceof ApiError ? error.body.message : error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : String(error);
   const fields =
-    error instanceof ApiError && Array.isArray(error.body.properties?.errors)
-      ? (error.body.properties.errors as Array<{ path?: string; message?: string }>)
+    error instanceof ApiError && Array.isArray(error.properties.errors)
+      ? (error.properties.errors as Array<{ path?: string; message?: string }>)
       : [];
   return (
     <div class="error" role="alert">

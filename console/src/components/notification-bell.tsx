@@ -21,15 +21,13 @@ export function NotificationBell() {
     queryFn: () => adminApi.notifications(0, 1),
     refetchInterval: (q) => (isMaintenance(q.state.error) ? MAINTENANCE_POLL_MS : false),
   });
-  const maintenance = isMaintenance(count.error) ? count.error.body.message : undefined;
-  // Bumped to open a new stream after one closed for good (maintenance ended, or an error).
-  const [generation, setGeneration] = useState(0);
+  const maintenance = isMaintenance(count.error) ? count.error.message : undefined;
   const [announce, setAnnounce] = useState('');
   const [stream, setStream] = useState<'live' | 'connecting' | 'closed'>('connecting');
 
+  // One subscription while the header is shown: the SDK reconnects with back-off, resumes from the last event id
+  // and keeps asking through a maintenance (503), so the stream comes back by itself when the service does.
   useEffect(() => {
-    if (maintenance) return;
-    let retry: ReturnType<typeof setTimeout> | undefined;
     const refresh = () => queryClient.invalidateQueries({ queryKey: NOTIFICATIONS_KEY });
     const stop = subscribeNotifications(
       (event) => {
@@ -37,19 +35,18 @@ export function NotificationBell() {
         void refresh();
       },
       (state) => {
-        setStream(state);
-        if (state === 'live') return;
-        // The stream dropped: maintenance ends open streams, so ask at once (the count answers 503 then).
+        setStream(state === 'open' ? 'live' : state);
+        // Opened again (after a drop or a maintenance) or dropped (maintenance ends open streams): ask at once.
         void refresh();
-        if (state === 'closed') retry = setTimeout(() => setGeneration((g) => g + 1), MAINTENANCE_POLL_MS);
+      },
+      (error) => {
+        if (isMaintenance(error)) void refresh();
       },
     );
     return () => {
       stop();
-      setStream('closed');
-      if (retry) clearTimeout(retry);
     };
-  }, [maintenance, generation, queryClient]);
+  }, [queryClient]);
 
   const total = count.data?.total;
   const label = total === undefined ? 'Notifications' : `Notifications, ${total}`;

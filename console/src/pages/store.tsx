@@ -208,7 +208,7 @@ export function StorePage({ params }: PageProps) {
                   <td class="mono" title={JSON.stringify(item.value)}>
                     {preview(item.value)}
                   </td>
-                  <td>{new Date(item.updatedOn).toLocaleString()}</td>
+                  <td>{item.updatedOn ? new Date(item.updatedOn).toLocaleString() : ''}</td>
                   <td>{item.updatedBy}</td>
                   <td class="row-actions">
                     <button

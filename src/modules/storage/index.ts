@@ -5,12 +5,17 @@ import type { StorageTables } from './storage.tables.js';
 import { StoreItemRepository } from './store-item.repository.js';
 import { storageSqlFor } from './dialects/index.js';
 import { StorageService } from './storage.service.js';
+import type { ChangeFeed } from '../../platform/events/index.js';
 import type { WriteBatcher } from '../../platform/db/write-batcher.js';
 import { postItemRoute } from './routes/post-item.js';
 import { putItemRoutes } from './routes/put-item.js';
 import { getItemRoute } from './routes/get-item.js';
 import { getItemsRoute } from './routes/get-items.js';
 import { deleteItemRoute } from './routes/delete-item.js';
+import { listStoresRoute } from './routes/list-stores.js';
+import { streamStoreRoute } from './routes/stream-store.js';
+import { StoreStreams } from './live/store-streams.js';
+import type { SseFinalEvent } from '../../platform/http/sse-hub.js';
 import type { StorageContext } from './storage.context.js';
 import { ValueIndexer } from './value-indexer.js';
 import { storageMigrations } from './storage.migrations.js';
@@ -23,7 +28,17 @@ export const STORAGE_BODY_LIMIT = 5 * 1024 * 1024;
  * has one writer, so concurrent item writes share a commit; PostgreSQL runs them side by side and can create items
  * with their access rows in one statement, dialects/).
  */
-export type StorageDeps = ModuleDeps<StorageTables> & { writes: WriteBatcher<StorageTables> };
+export interface StorageConfig {
+  streamHeartbeatSeconds: number;
+  streamRetryMs: number;
+  streamMaxQueuedBytes: number;
+  exportPageSize: number;
+}
+
+export type StorageDeps = ModuleDeps<StorageTables, StorageConfig> & {
+  writes: WriteBatcher<StorageTables>;
+  feed: ChangeFeed;
+};
 
 /** The storage module: its routes, and the value indexer, which fills the value index in the background. */
 export const storageModule = defineModule({
@@ -31,22 +46,52 @@ export const storageModule = defineModule({
   migrations: storageMigrations,
   create(deps: StorageDeps) {
     const { writes } = deps;
-    const repo = new StoreItemRepository(deps.data, deps.dialect, storageSqlFor(deps.dialect), (job) =>
-      writes.run(job),
+    const repo = new StoreItemRepository(
+      deps.data,
+      deps.dialect,
+      storageSqlFor(deps.dialect),
+      (job) => writes.run(job),
+      deps.feed,
     );
-    const service = new StorageService(repo, writes, deps.dialect);
+    const service = new StorageService(repo, writes, deps.dialect, deps.feed);
     const indexer = new ValueIndexer(repo, writes, deps.log);
-    const ctx: StorageContext = { service, prefix: '/cxf/svc-core/storage/store', bodyLimit: STORAGE_BODY_LIMIT };
+    const streams = new StoreStreams(
+      deps.feed,
+      {
+        heartbeatMs: deps.config.streamHeartbeatSeconds * 1000,
+        retryMs: deps.config.streamRetryMs,
+        maxQueuedBytes: deps.config.streamMaxQueuedBytes,
+      },
+      deps.log,
+    );
+    const ctx: StorageContext = {
+      service,
+      streams,
+      prefix: '/cxf/svc-core/storage/store',
+      bodyLimit: STORAGE_BODY_LIMIT,
+    };
     return {
       async plugin(app) {
+        // Open streams would keep the server from closing: they end first.
+        app.addHook('preClose', async () => streams.endAll());
+        listStoresRoute(app, ctx);
+        streamStoreRoute(app, ctx);
         postItemRoute(app, ctx);
         putItemRoutes(app, ctx);
         getItemRoute(app, ctx);
         getItemsRoute(app, ctx);
         deleteItemRoute(app, ctx);
       },
-      start: () => indexer.start(),
-      close: () => indexer.close(),
+      /** Ends every store stream, each with `event` as its last frame when given (for a graceful drain). */
+      endStreams: (event?: SseFinalEvent) => streams.endAll(event),
+      start: () => {
+        streams.start();
+        return indexer.start();
+      },
+      close: () => {
+        streams.close();
+        return indexer.close();
+      },
     };
   },
 });

@@ -102,3 +102,49 @@ export const ListQuerySchema = Type.Object(
 export type ListQuery = Static<typeof ListQuerySchema>;
 
 export const ItemListSchema = Type.Object({ total: Type.Integer(), items: Type.Array(StoreItemSchema) });
+
+export const STORE_LIST_MAX_LIMIT = 1000;
+
+export const StoreListQuerySchema = Type.Object({
+  start: QueryInteger({ default: 0, description: 'First store to answer (stores are ordered by id)' }),
+  limit: QueryInteger({
+    minimum: 1,
+    maximum: STORE_LIST_MAX_LIMIT,
+    default: 100,
+    description: `Number of stores, 1..${STORE_LIST_MAX_LIMIT}`,
+  }),
+});
+export type StoreListQuery = Static<typeof StoreListQuerySchema>;
+
+export const StoreListSchema = Type.Object(
+  {
+    total: Type.Integer({ description: 'Stores in which the caller may read at least one item' }),
+    stores: Type.Array(
+      Type.Object({
+        storeId: Type.String(),
+        readableItems: Type.Integer({ description: 'Items of the store the caller may read' }),
+      }),
+    ),
+  },
+  {
+    description: "The stores of the caller's tenant in which it may read items, by id, with how many",
+    examples: [
+      {
+        total: 2,
+        stores: [
+          { storeId: 'invoices', readableItems: 1204 },
+          { storeId: 'tasks', readableItems: 7 },
+        ],
+      },
+    ],
+  },
+);
+export type StoreList = Static<typeof StoreListSchema>;
+
+export const StoreStreamQuerySchema = Type.Object({
+  /** For clients that cannot set the Last-Event-ID header (EventSource polyfills); the header wins. */
+  lastEventId: Type.Optional(
+    Type.String({ maxLength: 64, description: 'As the Last-Event-ID header; the header wins' }),
+  ),
+});
+export type StoreStreamQuery = Static<typeof StoreStreamQuerySchema>;

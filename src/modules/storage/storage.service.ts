@@ -8,7 +8,11 @@ import type { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { StorageTables } from './storage.tables.js';
 import { itemJson } from './item-json.js';
 import { STORAGE_ERRORS } from './storage.errors.js';
-import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody } from './storage.schemas.js';
+import type { Transaction } from 'kysely';
+import type { ChangeFeed, Publish } from '../../platform/events/index.js';
+import { readersOf, storeEvent, type StoreItemChange } from './store-events.js';
+import { toStoreItem } from './store-item-record.js';
+import { MAX_LIMIT, type ListQuery, type StoreItem, type StoreItemBody, type StoreList } from './storage.schemas.js';
 
 /** Thrown inside a write transaction when a concurrent request changed the row under it: run again. */
 class ConcurrentChange extends Error {}
@@ -32,7 +36,14 @@ export class StorageService {
     private readonly repo: StoreItemRepository,
     private readonly writes: WriteBatcher<StorageTables>,
     private readonly dialect: Dialect,
+    /** Every write tells the store's live streams, on every instance, in its own transaction (store-events.ts). */
+    private readonly feed: ChangeFeed,
   ) {}
+
+  /** A write transaction of the group commit (WriteBatcher) that may publish on the change feed. */
+  private transact<T>(work: (trx: Transaction<StorageTables>, publish: Publish) => Promise<T>): Promise<T> {
+    return this.feed.within((job: (trx: Transaction<StorageTables>) => Promise<T>) => this.writes.run(job), work);
+  }
 
   /** Creates an item under a new UUID; answers the id. */
   async create(p: Principal, storeId: string, body: StoreItemBody): Promise<string> {
@@ -45,12 +56,14 @@ export class StorageService {
         return key.itemId;
       }
       await this.prepareValueKeys(key, doc);
-      return this.writes.run(async (trx) => {
+      return this.transact(async (trx, publish) => {
         const now = Date.now();
         if (!known) await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
         const seq = await this.repo.insertIfAbsent(trx, key, doc, now, p.loginName);
         if (seq === undefined) throw new ConcurrentChange(); // a UUID collision: draw again
         await this.repo.writeIndexes(trx, key, seq, doc, false);
+        const record = { seq, doc, createdOn: now, createdBy: p.loginName, updatedOn: now, updatedBy: p.loginName };
+        await publish(storeEvent(p.tenantId, storeId, [changeOf('created', record)]));
         return key.itemId;
       });
     });
@@ -80,13 +93,15 @@ export class StorageService {
     const known = this.isKnownStore(p.tenantId, storeId);
     await this.prepareValueKeys(key, doc);
     const record = await this.retrying(() =>
-      this.writes.run(async (trx): Promise<ItemRecord> => {
+      this.transact(async (trx, publish): Promise<ItemRecord> => {
         const now = Date.now();
         if (!known) await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
         const seq = await this.repo.insertIfAbsent(trx, key, doc, now, p.loginName);
         if (seq !== undefined) {
           await this.repo.writeIndexes(trx, key, seq, doc, false);
-          return { seq, doc, createdOn: now, createdBy: p.loginName, updatedOn: now, updatedBy: p.loginName };
+          const created = { seq, doc, createdOn: now, createdBy: p.loginName, updatedOn: now, updatedBy: p.loginName };
+          await publish(storeEvent(p.tenantId, storeId, [changeOf('created', created)]));
+          return created;
         }
         const existing = await this.repo.lock(trx, key);
         if (!existing) throw new ConcurrentChange(); // deleted between our insert attempt and the lock
@@ -94,7 +109,9 @@ export class StorageService {
           throw STORAGE_ERRORS.noWriteAccess(storeId, itemId);
         await this.repo.update(trx, key, existing.seq, doc, now, p.loginName);
         await this.repo.writeIndexes(trx, key, existing.seq, doc, true);
-        return { ...existing, doc, updatedOn: now, updatedBy: p.loginName };
+        const updated = { ...existing, doc, updatedOn: now, updatedBy: p.loginName };
+        await publish(storeEvent(p.tenantId, storeId, [changeOf('updated', updated, existing)]));
+        return updated;
       }),
     );
     this.rememberStore(p.tenantId, storeId);
@@ -121,17 +138,24 @@ export class StorageService {
     return `{"total":${page.total},"items":[${page.records.map(itemJson).join(',')}]}`;
   }
 
+  /** The stores of the caller's tenant in which it may read items, with how many (store-directory.ts). */
+  listStores(p: Principal, start: number, limit: number): Promise<StoreList> {
+    return this.repo.storeDirectory({ tenantId: p.tenantId, grantees: principalGrantees(p) }, start, limit);
+  }
+
   /** Deletes the item when the caller may write it; answers the item as it was. */
   async delete(p: Principal, storeId: string, itemId: string): Promise<StoreItem> {
     const key: ItemKey = { tenantId: p.tenantId, storeId, itemId };
     const grantees = principalGrantees(p);
     const record = await this.retrying(() =>
-      this.writes.run(async (trx) => {
+      this.transact(async (trx, publish) => {
         const existing = await this.repo.lock(trx, key);
         if (!existing) throw STORAGE_ERRORS.itemNotFound(storeId, itemId);
         if (!(await this.repo.hasAccess(trx, key, existing.seq, 'w', grantees)))
           throw STORAGE_ERRORS.noWriteAccess(storeId, itemId);
         await this.repo.delete(trx, key, existing.seq);
+        const deleted: StoreItemChange = { action: 'deleted', itemId, readersBefore: readersOf(existing.doc) };
+        await publish(storeEvent(p.tenantId, storeId, [deleted]));
         return existing;
       }),
     );
@@ -154,22 +178,16 @@ export class StorageService {
   }
 }
 
-/** The item as read: the written fields (absent optional ones as null) plus who changed it when. */
-export function toStoreItem(r: ItemRecord): StoreItem {
-  const d: ItemDocument = r.doc;
-  return {
-    id: d.id,
-    moduleId: d.moduleId ?? null,
-    moduleInstanceId: d.moduleInstanceId ?? null,
-    name: d.name ?? null,
-    value: d.value,
-    favorite: d.favorite,
-    readRestriction: d.readRestriction,
-    writeRestriction: d.writeRestriction,
-    customFields: d.customFields,
-    createdOn: new Date(r.createdOn).toISOString(),
-    createdBy: r.createdBy,
-    updatedOn: new Date(r.updatedOn).toISOString(),
-    updatedBy: r.updatedBy,
+export { toStoreItem } from './store-item-record.js';
+
+/** The change of a created or updated item for the feed; `before`: the item as it was (updates). */
+function changeOf(action: 'created' | 'updated', after: ItemRecord, before?: ItemRecord): StoreItemChange {
+  const change: StoreItemChange = {
+    action,
+    itemId: after.doc.id,
+    item: toStoreItem(after),
+    readers: readersOf(after.doc),
   };
+  if (before) change.readersBefore = readersOf(before.doc);
+  return change;
 }

@@ -14,6 +14,9 @@ import type { StorageSql } from './dialects/index.js';
 import type { StorageTables } from './storage.tables.js';
 import type { ItemValueIndex, PreparedKeys } from './item-value-index.js';
 import type { CommittedRun, ItemKey } from './store-keys.js';
+import type { ChangeFeed, Publish } from '../../platform/events/index.js';
+import { readersOf, storeEvent, type StoreItemChange } from './store-events.js';
+import { toStoreItem } from './store-item-record.js';
 
 type Db = Kysely<StorageTables>;
 
@@ -66,14 +69,30 @@ export class StoreItemCreates {
     private readonly transact: CommittedRun,
     private readonly statements: PreparedQueries,
     private readonly valueIndex: ItemValueIndex,
+    /** Where the creates are told (store-events.ts): in their transaction, or right after the writer thread's. */
+    private readonly feed: ChangeFeed,
   ) {
     this.db = data.db;
     const statement = storageSql.insertItemsWithAccess;
     this.write = statement
-      ? (items) => this.insertInOneStatement(statement, items)
+      ? (items) =>
+          this.feed.within<Db, Set<number>>(this.transact, async (trx, publish) => {
+            const inserted = await this.insertInOneStatement(trx, statement, items);
+            await publishCreates(publish, items, inserted);
+            return inserted;
+          })
       : hasOffThreadWriter(data)
         ? (items) => this.insertOffThread(items)
-        : (items) => this.transact((trx) => this.insertInStatements(trx, items));
+        : (items) => this.insertInTransaction(items);
+  }
+
+  /** The items in the group commit's transaction, with their feed events. */
+  private insertInTransaction(items: PreparedItem[]): Promise<Set<number>> {
+    return this.feed.within<Db, Set<number>>(this.transact, async (trx, publish) => {
+      const inserted = await this.insertInStatements(trx, items);
+      await publishCreates(publish, items, inserted);
+      return inserted;
+    });
   }
 
   /** Inserts the item with its rows unless one with its id exists; answers whether it was inserted. */
@@ -103,6 +122,7 @@ export class StoreItemCreates {
 
   /** The items in one statement (StorageSql.insertItemsWithAccess): the new items travel as one JSON parameter. */
   private async insertInOneStatement(
+    trx: Db,
     statement: NonNullable<StorageSql['insertItemsWithAccess']>,
     items: PreparedItem[],
   ): Promise<Set<number>> {
@@ -127,7 +147,7 @@ export class StoreItemCreates {
       return `${rest.slice(0, -1)},"d":${docJson}}`;
     });
     const rows = await this.statements.run<{ n: number }>(
-      this.data,
+      trx,
       'insert-items-with-access',
       (p) => {
         const built = statement(p(0));
@@ -196,9 +216,14 @@ export class StoreItemCreates {
       await writeOffThread(this.data, keyedWrites(writes), NEW_SEQ_BASE);
     } catch (error) {
       if (!String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) throw error;
-      return this.transact((trx) => this.insertInStatements(trx, items));
+      return this.insertInTransaction(items);
     }
-    return new Set(items.keys());
+    const inserted = new Set(items.keys());
+    // The writer thread's transaction cannot publish (its statements are recorded beforehand and answer no rows): the
+    // events follow in a transaction of their own, before any create of the batch is answered, so no later write of
+    // these (new, unknown) ids can be told before their creation. A crash between the two commits loses the events.
+    await this.feed.within<Db, void>(this.transact, (_trx, publish) => publishCreates(publish, items, inserted));
+    return inserted;
   }
 
   /** The values of an item row for placeholders from `at` on (ITEM_ROW_WIDTH of them, in itemRowArgs' order). */
@@ -251,6 +276,20 @@ export class StoreItemCreates {
       written.map(({ item, seq }) => ({ scope: item.key, seq, doc: item.doc, prepared: item.prepared })),
     );
   }
+}
+
+/** One feed event per tenant and store of the batch, listing its inserted items (store-events.ts). */
+async function publishCreates(publish: Publish, items: PreparedItem[], inserted: Set<number>): Promise<void> {
+  const byStore = new Map<string, { tenantId: string; storeId: string; changes: StoreItemChange[] }>();
+  items.forEach(({ key, doc, now, by }, n) => {
+    if (!inserted.has(n)) return;
+    const name = `${key.tenantId}\u0000${key.storeId}`;
+    let store = byStore.get(name);
+    if (!store) byStore.set(name, (store = { tenantId: key.tenantId, storeId: key.storeId, changes: [] }));
+    const item = toStoreItem({ seq: 0, doc, createdOn: now, createdBy: by, updatedOn: now, updatedBy: by });
+    store.changes.push({ action: 'created', itemId: key.itemId, item, readers: readersOf(doc) });
+  });
+  for (const { tenantId, storeId, changes } of byStore.values()) await publish(storeEvent(tenantId, storeId, changes));
 }
 
 /** The key of the `n`th item of a batch written off thread, before it is known (StoreItemCreates.insertOffThread). */

@@ -12,20 +12,16 @@ import { ItemValueIndex } from './item-value-index.js';
 import { StoreItemCreates } from './store-item-creates.js';
 import type { CommittedRun, ItemKey } from './store-keys.js';
 import { StoreItemLists, type ItemText } from './store-item-lists.repository.js';
+import type { ChangeFeed } from '../../platform/events/index.js';
+import { readStoreDirectory } from './store-directory.js';
 import { accessRows, granteesOf, mayAccess, type Grantees } from './store-access.js';
 
 export type { ItemText, ListPage } from './store-item-lists.repository.js';
 export type { ItemKey } from './store-keys.js';
 
-/** An item row with its document decoded. */
-export interface ItemRecord {
-  seq: number;
-  doc: ItemDocument;
-  createdOn: number;
-  createdBy: string;
-  updatedOn: number;
-  updatedBy: string;
-}
+import type { ItemRecord } from './store-item-record.js';
+
+export type { ItemRecord } from './store-item-record.js';
 
 type Db = Kysely<StorageTables>;
 type ItemRowRead = Omit<StoreItemRow, 'seq' | 'tenant_id' | 'store_id' | 'item_id' | 'idx' | 'rs'> & { seq: number };
@@ -44,6 +40,7 @@ interface ReadRequest {
  */
 export class StoreItemRepository {
   private readonly statements = new PreparedQueries();
+  private readonly db: Db;
   /**
    * Item reads, each with its own key and grantees; those of one turn are one statement: the requests joined to
    * the items by their unique key, each one's access decided by the same indexed lookup as everywhere
@@ -63,10 +60,12 @@ export class StoreItemRepository {
     storageSql: StorageSql,
     /** Runs a job in a write transaction and answers after its commit (the module's WriteBatcher). */
     transact: CommittedRun,
+    feed: ChangeFeed,
   ) {
+    this.db = data.db;
     this.valueIndex = new ItemValueIndex(dialect, this.statements);
     this.lists = new StoreItemLists(data, dialect);
-    this.creates = new StoreItemCreates(data, dialect, storageSql, transact, this.statements, this.valueIndex);
+    this.creates = new StoreItemCreates(data, dialect, storageSql, transact, this.statements, this.valueIndex, feed);
     this.readItem = batchedLookup<ReadRequest, ItemTextRow>(data, this.dialect, {
       name: 'read-items',
       columns: { t: 'text', s: 'text', k: 'text', g: 'list' },
@@ -94,6 +93,11 @@ export class StoreItemRepository {
   private get requestGrantees(): Grantees {
     const granteeIn = (grantee: RawBuilder<unknown>) => this.dialect.inList(grantee, sql.ref('r.g'));
     return { tenantId: sql.ref('i.tenant_id'), storeId: sql.ref('i.store_id'), granteeIn };
+  }
+
+  /** One page of the caller's stores with their readable item counts (store-directory.ts). */
+  storeDirectory(caller: { tenantId: string; grantees: readonly string[] }, start: number, limit: number) {
+    return readStoreDirectory(this.db, caller, start, limit);
   }
 
   private toRecord(row: ItemRowRead): ItemRecord {

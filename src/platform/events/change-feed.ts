@@ -32,6 +32,14 @@ export type Replay =
 export interface ChangeFeed {
   /** Runs `work` in one transaction; what it publishes is stored with its writes and sent only after commit. */
   transaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>, publish: Publish) => Promise<T>): Promise<T>;
+  /**
+   * As `transaction`, in a transaction that `run` holds (a write batcher's job: it may share a commit with other jobs,
+   * and resolves only after that commit). What `work` publishes is sent once `run` resolves; nothing if it rejects.
+   */
+  within<Db, T>(
+    run: (job: (trx: Db) => Promise<T>) => Promise<T>,
+    work: (trx: Db, publish: Publish) => Promise<T>,
+  ): Promise<T>;
   /** Calls `listener` with every committed event of the topic, per tenant in id order. Returns the unsubscribe. */
   subscribe(topic: string, listener: (event: FeedEvent) => void): () => void;
   /**

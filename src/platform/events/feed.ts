@@ -55,9 +55,16 @@ export class Feed implements ChangeFeed {
     return this.transport.connected;
   }
 
-  async transaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>, publish: Publish) => Promise<T>): Promise<T> {
+  transaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>, publish: Publish) => Promise<T>): Promise<T> {
+    return this.within((job: (trx: Transaction<DB>) => Promise<T>) => db.transaction().execute(job), work);
+  }
+
+  async within<Db, T>(
+    run: (job: (trx: Db) => Promise<T>) => Promise<T>,
+    work: (trx: Db, publish: Publish) => Promise<T>,
+  ): Promise<T> {
     const events: FeedEvent[] = [];
-    const result = await db.transaction().execute(async (trx) => {
+    const result = await run(async (trx) => {
       const own = trx as unknown as Kysely<EventsTables>;
       const publish: Publish = async (event) => {
         const stored = await this.store.insert(own, event, Date.now());

@@ -1,0 +1,192 @@
+// Server-Sent Events fed by the change feed, for any module: the response's head and retry hint, resumption by
+// Last-Event-ID (missed events read back from the feed, live ones held meanwhile), `reset` when it cannot resume,
+// heartbeats, the cut of a slow reader, and ending every stream (shutdown, maintenance). What an event reads as for one
+// subscriber, if anything, is the module's `render`.
+import type { ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { FeedEvent, Replay } from '../events/index.js';
+
+export interface SseSettings {
+  heartbeatMs: number;
+  /** The reconnection delay the stream asks EventSource clients for. */
+  retryMs: number;
+  /** Bytes a connection may have waiting for its client; past that it is closed, and the client resumes. */
+  maxQueuedBytes: number;
+}
+
+/** One open stream as a module describes it; the hub files it under `group` (dispatch and endGroup go by it). */
+export interface SseSubscriber {
+  readonly group: string;
+  readonly res: ServerResponse;
+}
+
+/** A final event written before a stream ends (`endAll`), e.g. `{ event: 'shutdown', data: { retryMs } }`. */
+export interface SseFinalEvent {
+  event: string;
+  data: unknown;
+}
+
+export interface SseHubOptions<S extends SseSubscriber> {
+  /** For the log lines. */
+  name: string;
+  settings: SseSettings;
+  log: FastifyBaseLogger;
+  /**
+   * The frame (`id:`, `event:`, `data:` lines) the event is for this subscriber, or undefined for nothing. `shared`
+   * lives for one event: subscribers that see it alike share their evaluation and text through it.
+   */
+  render(sub: S, event: FeedEvent, shared: Map<string, string | undefined>): string | undefined;
+  /** The subscriber's missed events after `afterId`, oldest first, at most `limit` (ChangeFeed.replay). */
+  replay(sub: S, afterId: number, limit: number): Promise<Replay>;
+}
+
+interface Entry<S> {
+  sub: S;
+  /** Live events that arrive while the missed ones are read back; undefined once live. */
+  pending?: FeedEvent[];
+  lastId: number;
+}
+
+const REPLAY_PAGE = 500;
+
+export class SseHub<S extends SseSubscriber> {
+  private readonly groups = new Map<string, Set<Entry<S>>>();
+  private heartbeat?: NodeJS.Timeout;
+
+  constructor(private readonly options: SseHubOptions<S>) {}
+
+  start(): void {
+    this.heartbeat = setInterval(() => {
+      for (const set of this.groups.values()) for (const e of set) if (!e.pending) this.write(e, ': heartbeat\n\n');
+    }, this.options.settings.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  /** Stops the heartbeats and ends every stream. */
+  close(final?: SseFinalEvent): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    this.endAll(final);
+  }
+
+  /** Ends every stream, each with `final` as its last event when given (clients reconnect after their retry delay). */
+  endAll(final?: SseFinalEvent): void {
+    const frame = final && `event: ${final.event}\ndata: ${JSON.stringify(final.data ?? null)}\n\n`;
+    for (const set of this.groups.values())
+      for (const e of set) {
+        if (frame) this.write(e, frame);
+        e.sub.res.end();
+      }
+    this.groups.clear();
+  }
+
+  /** Ends the streams of one group. */
+  endGroup(group: string): void {
+    for (const e of this.groups.get(group) ?? []) e.sub.res.end();
+    this.groups.delete(group);
+  }
+
+  get connections(): number {
+    let n = 0;
+    for (const set of this.groups.values()) n += set.size;
+    return n;
+  }
+
+  /** Whether any stream of the group is open (a module may skip work for groups nobody watches). */
+  watched(group: string): boolean {
+    return this.groups.has(group);
+  }
+
+  /** Takes over the response: headers, the retry hint, then missed events (when resuming) and live ones. */
+  async open(sub: S, lastEventId: string | undefined): Promise<void> {
+    const { res } = sub;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write(`retry: ${this.options.settings.retryMs}\n\n`);
+    const entry: Entry<S> = { sub, pending: [], lastId: 0 };
+    let set = this.groups.get(sub.group);
+    if (!set) this.groups.set(sub.group, (set = new Set()));
+    set.add(entry);
+    res.on('close', () => {
+      const s = this.groups.get(sub.group);
+      s?.delete(entry);
+      if (s?.size === 0) this.groups.delete(sub.group);
+    });
+    try {
+      if (lastEventId !== undefined) await this.resume(entry, lastEventId.trim());
+    } catch (err) {
+      this.options.log.warn({ err }, `${this.options.name}: resuming failed`);
+      this.reset(entry, 'unavailable', 'Missed events could not be read; the stream starts from now');
+    }
+    const pending = entry.pending ?? [];
+    entry.pending = undefined;
+    for (const event of pending) if (event.id > entry.lastId) this.send(entry, event, new Map());
+  }
+
+  /** Offers the event to every stream of the group; each gets what `render` makes of it. */
+  dispatch(group: string, event: FeedEvent): void {
+    const set = this.groups.get(group);
+    if (!set) return;
+    const shared = new Map<string, string | undefined>();
+    for (const e of set) {
+      if (e.pending) e.pending.push(event);
+      else this.send(e, event, shared);
+    }
+  }
+
+  private async resume(entry: Entry<S>, raw: string): Promise<void> {
+    if (!/^\d{1,15}$/.test(raw))
+      return this.reset(
+        entry,
+        'invalid',
+        'Last-Event-ID is not an event id of this stream; the stream starts from now',
+      );
+    let after = Number(raw);
+    for (;;) {
+      const replay = await this.options.replay(entry.sub, after, REPLAY_PAGE);
+      if (replay.kind === 'expired')
+        return this.reset(
+          entry,
+          'expired',
+          'Events after Last-Event-ID are older than the retention window; the stream starts from now',
+        );
+      if (replay.kind === 'unknown')
+        return this.reset(entry, 'unknown', 'Last-Event-ID names no event of this stream; the stream starts from now');
+      const shared = new Map<string, string | undefined>();
+      for (const event of replay.events) {
+        this.send(entry, event, shared);
+        shared.clear();
+        after = event.id;
+      }
+      entry.lastId = after;
+      if (replay.events.length < REPLAY_PAGE || entry.sub.res.destroyed) return;
+    }
+  }
+
+  private reset(entry: Entry<S>, reason: string, message: string): void {
+    this.write(entry, `event: reset\ndata: ${JSON.stringify({ reason, message })}\n\n`);
+  }
+
+  private send(entry: Entry<S>, event: FeedEvent, shared: Map<string, string | undefined>): void {
+    const frame = this.options.render(entry.sub, event, shared);
+    if (frame === undefined) return;
+    entry.lastId = event.id;
+    this.write(entry, frame);
+  }
+
+  private write(entry: Entry<S>, text: string): void {
+    const { res } = entry.sub;
+    if (res.destroyed || res.writableEnded) return;
+    if (res.writableLength > this.options.settings.maxQueuedBytes) {
+      // A slow reader must not hold the others up or grow memory: it is cut off and resumes by Last-Event-ID.
+      this.options.log.debug(`${this.options.name}: subscriber too slow, connection closed`);
+      res.destroy();
+      return;
+    }
+    res.write(text);
+  }
+}
