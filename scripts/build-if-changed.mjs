@@ -8,7 +8,11 @@
 // The client SDK (sdk/, when the project has it) is judged the same way on its own: sdk/src/, its tsconfig and
 // package file against sdk/dist/.build-stamp, and built with `tsc -p sdk/tsconfig.json` when one changed.
 //
-// usage: node scripts/build-if-changed.mjs [project directory, default: this repository]
+// The console (console/, a Vite app) is built the same way, into console/dist, when a file of its own (console/src/,
+// index.html, vite.config.ts, its package.json, the package lock, sdk/src/) is newer than console/dist/.build-stamp.
+//
+// usage: node scripts/build-if-changed.mjs [--console] [project directory, default: this repository]
+//   --console: only the console (the browser tests' helper)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -82,7 +86,51 @@ export function buildIfChanged(root) {
   return 0;
 }
 
+const CONSOLE_INPUTS = ['src', 'index.html', 'vite.config.ts', 'package.json', 'tsconfig.json', 'scripts'];
+const CONSOLE_STAMP = join('console', 'dist', '.build-stamp');
+
+/** Whether console/dist may be older than the console's sources (false when the project has no console). */
+export function consoleNeedsBuild(root) {
+  if (!existsSync(join(root, 'console', 'package.json'))) return false;
+  const stamp = statSync(join(root, CONSOLE_STAMP), { throwIfNoEntry: false });
+  if (!stamp || !existsSync(join(root, 'console', 'dist', 'index.html'))) return true;
+  let newest = statSync(join(root, 'package-lock.json'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const visit = (path) => {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat) return;
+    newest = Math.max(newest, stat.mtimeMs);
+    if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
+  };
+  for (const name of CONSOLE_INPUTS) visit(join(root, 'console', name));
+  visit(join(root, 'sdk', 'src')); // the console bundles the SDK from its sources
+  return newest > stamp.mtimeMs;
+}
+
+/** vite build, then the .br/.gz copies (console/scripts/compress.mjs), as `npm run build -w console` does. */
+export function buildConsoleIfChanged(root) {
+  if (!consoleNeedsBuild(root)) return 0;
+  const startedAt = Date.now();
+  const cwd = join(root, 'console');
+  process.stderr.write('build: console sources changed since the last build; vite build\n');
+  const vitePackage = createRequire(join(cwd, 'package.json')).resolve('vite/package.json');
+  const vite = join(dirname(vitePackage), 'bin', 'vite.js');
+  for (const args of [
+    [vite, 'build', '--logLevel', 'warn'],
+    [join('scripts', 'compress.mjs'), 'dist'],
+  ]) {
+    const run = spawnSync(process.execPath, args, { cwd, stdio: 'inherit' });
+    if (run.status !== 0) return run.status ?? 1;
+  }
+  const stamp = join(root, CONSOLE_STAMP);
+  writeFileSync(stamp, "console/dist was built from the console's sources as they were at this file's time\n");
+  utimesSync(stamp, startedAt / 1000, startedAt / 1000);
+  return 0;
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
-  process.exitCode = buildIfChanged(root);
+  const args = process.argv.slice(2);
+  const consoleOnly = args.includes('--console');
+  const dir = args.find((a) => !a.startsWith('--'));
+  const root = resolve(dir ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
+  process.exitCode = (consoleOnly ? 0 : buildIfChanged(root)) || buildConsoleIfChanged(root);
 }

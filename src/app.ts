@@ -18,6 +18,7 @@ import { trackInFlight } from './platform/http/in-flight.js';
 import { installInputIntegrity } from './platform/http/input-integrity.js';
 import { checkRequestHead, closeUnreadBodies, transportErrorHandler } from './platform/http/transport.js';
 import { serverTimeouts } from './platform/http/server-options.js';
+import { consolePlugin, DEFAULT_CONSOLE_DIR } from './platform/http/console-static.js';
 import { limitConnectionsPerAddress, limitLongLivedAnswers } from './platform/http/connection-limits.js';
 import { AJV_OPTIONS, typedBodyValidators } from './platform/http/validators.js';
 import { openapiOptions, outOfDocument, registerOutOfDocument } from './platform/http/openapi.js';
@@ -146,10 +147,12 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     await registerOutOfDocument(app, 'the OpenAPI document and its UI', async (scope) => {
       await scope.register(swaggerUi, { routePrefix: '/docs' });
     });
-    // A first visitor of / lands on the API's UI (the console's place once it exists); a redirect, not an API call.
+    // A first visitor of / lands on the console (or the API's UI without it); a redirect, not an API call.
+    const home = config.console.enabled ? '/console/' : '/docs';
     app.get('/', outOfDocument('a redirect of a first visitor to the UI, not an API call'), (_req, reply) =>
-      reply.redirect('/docs', 302),
+      reply.redirect(home, 302),
     );
+    if (config.console.enabled) await app.register(consolePlugin, { dir: config.console.dir || DEFAULT_CONSOLE_DIR });
 
     app.get(
       '/health',

@@ -49,12 +49,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Audit records of the caller's tenant, newest first (role ADMIN) */
+        /**
+         * Audit records of the caller's tenant, newest first (role ADMIN)
+         * @description Pages of the audit log, newest first, optionally narrowed to a time range (`from` inclusive, `to` exclusive) and to one actor, action and outcome (exact matches). `total` counts the matching records.
+         */
         get: {
             parameters: {
                 query: {
+                    /** @description Only records of this action (`login`, `logout`, ...) */
+                    action?: string;
+                    /** @description Only records of this actor (login or key name) */
+                    actor?: string;
+                    /** @description Only records at or after this time (ISO 8601 date-time) */
+                    from?: string;
                     limit: number;
+                    /** @description Only records of this outcome */
+                    outcome?: "success" | "failure";
                     start: number;
+                    /** @description Only records before this time (ISO 8601 date-time) */
+                    to?: string;
                 };
                 header?: never;
                 path?: never;
@@ -1790,6 +1803,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cxf/svc-core/storage/store": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the stores of the caller's tenant with the number of items the caller may read in each
+         * @description Ordered by store id, paged by start and limit. A store in which the caller may read no item is not listed (it is not told apart from a store that does not exist, as a list of its items is not). Example: `GET /cxf/svc-core/storage/store?start=0&limit=100`.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Number of stores, 1..1000 */
+                    limit: number;
+                    /** @description First store to answer (stores are ordered by id) */
+                    start: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The stores of the caller's tenant in which it may read items, by id, with how many */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "total": 2,
+                         *       "stores": [
+                         *         {
+                         *           "storeId": "invoices",
+                         *           "readableItems": 1204
+                         *         },
+                         *         {
+                         *           "storeId": "tasks",
+                         *           "readableItems": 7
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            stores: {
+                                /** @description Items of the store the caller may read */
+                                readableItems: number;
+                                storeId: string;
+                            }[];
+                            /** @description Stores in which the caller may read at least one item */
+                            total: number;
+                        };
+                    };
+                };
+                /** @description The error object */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: number;
+                                message: string;
+                                messageKey: string;
+                                name: string;
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The error object */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: number;
+                                message: string;
+                                messageKey: string;
+                                name: string;
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The error object */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: number;
+                                message: string;
+                                messageKey: string;
+                                name: string;
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cxf/svc-core/storage/store/{storeId}": {
         parameters: {
             query?: never;
@@ -2878,6 +3015,129 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cxf/svc-core/storage/store/{storeId}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-Sent Events: `created`, `updated`, `deleted` of the items of a store the caller may read
+         * @description Each change of an item the caller may read after it: `created` or `updated` with `{"storeId","id","item"}` (the item as a read answers it). An item the caller could read before a change and may not after it (restricted away, deleted): `deleted` with `{"storeId","id"}`. Nothing for items it could read neither before nor after. Resumes after `Last-Event-ID` (header, or `lastEventId` for clients that cannot set it); `reset` when it cannot; a comment line as heartbeat. Example frame: `id: 42\nevent: updated\ndata: {"storeId":"tasks","id":"t-1","item":{...}}`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description As the Last-Event-ID header; the header wins */
+                    lastEventId?: string;
+                };
+                header?: {
+                    "last-event-id"?: string;
+                };
+                path: {
+                    /** @description Id of the store */
+                    storeId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/event-stream */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description The error object */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: number;
+                                message: string;
+                                messageKey: string;
+                                name: string;
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The error object */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: number;
+                                message: string;
+                                messageKey: string;
+                                name: string;
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The error object */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: number;
+                                message: string;
+                                messageKey: string;
+                                name: string;
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The error object */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: number;
+                                message: string;
+                                messageKey: string;
+                                name: string;
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

@@ -836,6 +836,20 @@ export const ConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false, description: "The platform's APIs." },
     ),
+    console: Type.Object(
+      {
+        enabled: Type.Boolean({
+          default: true,
+          description: 'Serve the admin console at `/console/` (docs/console.md); off: no `/console/` routes.',
+        }),
+        dir: Type.String({
+          default: '',
+          description:
+            "The built console's folder (its index.html and assets/); empty: the project's `console/dist`, built by `npm run build`. Without a build, `/console/` answers 503.",
+        }),
+      },
+      { default: {}, additionalProperties: false, description: 'The admin console, a web app served by the service.' },
+    ),
     maintenance: Type.Boolean({
       default: false,
       description:

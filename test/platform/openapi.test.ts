@@ -32,11 +32,11 @@ describe('OpenAPI document', () => {
     expect(res.headers['content-type']).toMatch(/text\/html/);
   });
 
-  it('sends a visitor of / to the UI, with no credential, and keeps / out of the document', async () => {
+  it('sends a visitor of / to the console, with no credential, and keeps / out of the document', async () => {
     for (const method of ['GET', 'HEAD'] as const) {
       const res = await t.request({ method, url: '/' });
       expect(res.statusCode).toBe(302);
-      expect(res.headers.location).toBe('/docs');
+      expect(res.headers.location).toBe('/console/');
     }
     expect((await t.request({ method: 'GET', url: '/docs' })).statusCode).toBeLessThan(400);
     const doc = (await t.request({ method: 'GET', url: '/docs/json' })).json();

@@ -11,6 +11,15 @@ export interface AuditRecord extends Omit<AuditEntry, 'tenantId'> {
   at: string;
 }
 
+/** Optional filters of the audit list: a time range (epoch ms, `from` inclusive, `to` exclusive) and exact values. */
+export interface AuditFilter {
+  from?: number;
+  to?: number;
+  actor?: string;
+  action?: string;
+  outcome?: 'success' | 'failure';
+}
+
 export class AuditRepository {
   constructor(
     private readonly db: Kysely<IdentityTables>,
@@ -50,9 +59,19 @@ export class AuditRepository {
     return Number(result.numDeletedRows);
   }
 
-  /** Newest first, one tenant only. */
-  async list(tenantId: string, start: number, limit: number): Promise<{ total: number; items: AuditRecord[] }> {
-    const base = this.db.selectFrom('audit_log').where('tenant_id', '=', tenantId);
+  /** Newest first, one tenant only, narrowed by `filter`. */
+  async list(
+    tenantId: string,
+    start: number,
+    limit: number,
+    filter: AuditFilter = {},
+  ): Promise<{ total: number; items: AuditRecord[] }> {
+    let base = this.db.selectFrom('audit_log').where('tenant_id', '=', tenantId);
+    if (filter.from !== undefined) base = base.where('at', '>=', filter.from);
+    if (filter.to !== undefined) base = base.where('at', '<', filter.to);
+    if (filter.actor !== undefined) base = base.where('actor', '=', filter.actor);
+    if (filter.action !== undefined) base = base.where('action', '=', filter.action);
+    if (filter.outcome !== undefined) base = base.where('outcome', '=', filter.outcome);
     const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const rows = await base.selectAll().orderBy('at', 'desc').orderBy('id').offset(start).limit(limit).execute();
     return {

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AuditEntry, AuditRepository } from './audit.repository.js';
+import type { AuditEntry, AuditFilter, AuditRepository } from './audit.repository.js';
 
 const KEY_USE_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -51,7 +51,7 @@ export class AuditService {
     return this.repo.deleteOlderThan(now - retentionDays * 86_400_000);
   }
 
-  list(tenantId: string, start: number, limit: number) {
-    return this.repo.list(tenantId, start, limit);
+  list(tenantId: string, start: number, limit: number, filter: AuditFilter = {}) {
+    return this.repo.list(tenantId, start, limit, filter);
   }
 }

@@ -7,6 +7,21 @@ import type { IdentityContext } from '../identity.context.js';
 const Query = Type.Object({
   start: QueryInteger({ default: 0 }),
   limit: QueryInteger({ minimum: 1, maximum: 1000, default: 100 }),
+  from: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Only records at or after this time (ISO 8601 date-time)' }),
+  ),
+  to: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Only records before this time (ISO 8601 date-time)' }),
+  ),
+  actor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 256, description: 'Only records of this actor (login or key name)' }),
+  ),
+  action: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: 'Only records of this action (`login`, `logout`, ...)' }),
+  ),
+  outcome: Type.Optional(
+    Type.Union([Type.Literal('success'), Type.Literal('failure')], { description: 'Only records of this outcome' }),
+  ),
 });
 
 export function getAuditRoute(app: FastifyInstance, ctx: IdentityContext): void {
@@ -17,6 +32,9 @@ export function getAuditRoute(app: FastifyInstance, ctx: IdentityContext): void 
       schema: {
         tags: ['authentication'],
         summary: "Audit records of the caller's tenant, newest first (role ADMIN)",
+        description:
+          'Pages of the audit log, newest first, optionally narrowed to a time range (`from` inclusive, `to` ' +
+          'exclusive) and to one actor, action and outcome (exact matches). `total` counts the matching records.',
         querystring: Query,
         response: {
           200: answer(
@@ -56,6 +74,15 @@ export function getAuditRoute(app: FastifyInstance, ctx: IdentityContext): void 
         },
       },
     },
-    async (request) => ctx.audit.list(request.principal.tenantId, request.query.start, request.query.limit),
+    async (request) => {
+      const { start, limit, from, to, actor, action, outcome } = request.query;
+      return ctx.audit.list(request.principal.tenantId, start, limit, {
+        from: from === undefined ? undefined : Date.parse(from),
+        to: to === undefined ? undefined : Date.parse(to),
+        actor,
+        action,
+        outcome,
+      });
+    },
   );
 }
