@@ -91,12 +91,15 @@ async function start(metrics) {
 const off = await start({ enabled: false });
 const on = await start({ enabled: true, token: TOKEN });
 let scrapes = 0;
-const scraper = setInterval(() => {
-  fetch(`${on.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
-    .then((r) => r.text())
-    .then(() => scrapes++)
-    .catch(() => undefined);
-}, Number(process.env.SCRAPE_MS ?? 15_000));
+const scraper = setInterval(
+  () => {
+    fetch(`${on.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      .then((r) => r.text())
+      .then(() => scrapes++)
+      .catch(() => undefined);
+  },
+  Number(process.env.SCRAPE_MS ?? 15_000),
+);
 try {
   const session = (s) => ({ url: `${s.url}/cxf/svc-core/authentication`, headers: { cookie: s.cookie } });
   const item = (s) => ({ url: `${s.url}/cxf/svc-core/storage/store/bench/item-1`, headers: { 'x-apikey': API_KEY } });
