@@ -105,6 +105,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       poolSize: config.database.poolSize,
       pooler: config.database.pooler,
       directUrl: config.database.directUrl,
+      poolerPreparedStatements: config.database.poolerPreparedStatements,
       sqliteCacheMiB: config.database.sqliteCacheMiB,
       sqliteReaderThreads: config.database.sqliteReaderThreads,
       sqliteWriterThread: config.database.sqliteWriterThread,

@@ -120,6 +120,7 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
     poolSize: 2,
     pooler: config.database.pooler,
     directUrl: config.database.directUrl,
+    poolerPreparedStatements: config.database.poolerPreparedStatements,
     sqliteCacheMiB: config.database.sqliteCacheMiB,
     sqliteReaderThreads: 0,
     logError: (error, what) => process.stderr.write(`${what}: ${error.message}\n`),

@@ -247,7 +247,12 @@ export const ConfigSchema = Type.Object(
         pooler: Type.Union([Type.Literal('none'), Type.Literal('transaction')], {
           default: 'none',
           description:
-            "PostgreSQL: `transaction` when `url` goes through a pooler in transaction pooling mode (PgBouncer `pool_mode = transaction`): the service then prepares no named statements on the server (PgBouncer before 1.21 cannot keep them; with 1.21 or later and `max_prepared_statements` set, `none` keeps them and is faster), sends no session settings at connect (set `jit = off` and `max_parallel_workers_per_gather = 0` on the database or role instead), and opens what needs a session (the change feed's LISTEN, migrations and their advisory lock, the statistics upkeep's VACUUM) on `directUrl` (docs/operations.md, PgBouncer).",
+            "PostgreSQL: `transaction` when `url` goes through a pooler in transaction pooling mode (PgBouncer `pool_mode = transaction`): the service then prepares no named statements on the server (unless `poolerPreparedStatements`), sends no session settings at connect (set `jit = off` and `max_parallel_workers_per_gather = 0` on the database or role instead), and opens what needs a session (the change feed's LISTEN, migrations and their advisory lock, the statistics upkeep's VACUUM) on `directUrl` (docs/operations.md, PgBouncer).",
+        }),
+        poolerPreparedStatements: Type.Boolean({
+          default: false,
+          description:
+            'PostgreSQL with `pooler: transaction`: keep running the hot statements as named prepared statements, for a pooler that tracks them (PgBouncer 1.21 or later with `max_prepared_statements` of at least 500); PgBouncer before 1.21 would answer them on server connections that never prepared them.',
         }),
         directUrl: Type.Optional(
           Type.String({

@@ -44,6 +44,8 @@ export interface DatabaseOptions {
   pooler?: 'none' | 'transaction';
   /** PostgreSQL behind a pooler: the same database without it, for what needs a session (LISTEN, migrations). */
   directUrl?: string;
+  /** PostgreSQL behind a transaction pooler that tracks named prepared statements (PgBouncer >= 1.21): keep them. */
+  poolerPreparedStatements?: boolean;
   /**
    * Where errors that reach no caller go: a pooled PostgreSQL connection that fails while idle (its server restarted,
    * a connection killed). The pool drops that connection and opens a new one when needed; the operator should still
@@ -229,7 +231,7 @@ function createPostgres(options: DatabaseOptions): Database {
   // statements, session settings). PgBouncer before 1.23 refuses the `options` startup parameter outright.
   const pooled = options.pooler === 'transaction';
   if (pooled && options.pgSchema) throw new Error('pgSchema needs session settings, which a transaction pooler drops');
-  const open = (url: string | undefined, max: number, session: boolean) => {
+  const open = (url: string | undefined, max: number, session: boolean, named = session) => {
     const pool = new pg.Pool({
       connectionString: url,
       max,
@@ -239,9 +241,9 @@ function createPostgres(options: DatabaseOptions): Database {
     // An idle client that loses its server must not crash the process (the pool replaces it); it is logged.
     pool.on('error', (error) => options.logError(error, 'idle PostgreSQL pool connection failed'));
     // Statements are issued with a QueryConfig of what each asks for (named prepared, rows as arrays).
-    return { pool, db: new Kysely<any>({ dialect: new PostgresStatementDialect(pool, { named: session }) }) };
+    return { pool, db: new Kysely<any>({ dialect: new PostgresStatementDialect(pool, { named }) }) };
   };
-  const main = open(options.url, options.poolSize ?? 10, !pooled);
+  const main = open(options.url, options.poolSize ?? 10, !pooled, !pooled || options.poolerPreparedStatements === true);
   const { db, pool } = main;
   // What needs a session: the pool itself, or (behind a pooler) two connections on the direct URL, opened when used.
   const direct = pooled && options.directUrl ? open(options.directUrl, 2, true) : undefined;
