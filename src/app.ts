@@ -153,7 +153,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     app.get('/', outOfDocument('a redirect of a first visitor to the UI, not an API call'), (_req, reply) =>
       reply.redirect(home, 302),
     );
-    if (config.console.enabled) await app.register(consolePlugin, { dir: config.console.dir || DEFAULT_CONSOLE_DIR });
+    if (config.console.enabled)
+      await registerOutOfDocument(app, "the admin console's static files (no API call)", async (scope) => {
+        await scope.register(consolePlugin, { dir: config.console.dir || DEFAULT_CONSOLE_DIR });
+      });
 
     app.get(
       '/health',

@@ -19,12 +19,27 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The key set */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "keys": [
+                         *         {
+                         *           "kty": "EC",
+                         *           "crv": "P-256",
+                         *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                         *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                         *           "kid": "1",
+                         *           "alg": "ES256",
+                         *           "use": "sig"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             keys: {
                                 [key: string]: unknown;
@@ -32,10 +47,4147 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
             };
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cxf/svc-core/admin/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lists the API keys of your tenant by name, without their secrets (TENANT_ADMIN) */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    start: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the API keys, without their secrets */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "total": 1,
+                         *       "items": [
+                         *         {
+                         *           "name": "nightly-export",
+                         *           "organisations": [],
+                         *           "roles": [
+                         *             "READER"
+                         *           ],
+                         *           "rights": [],
+                         *           "expiresOn": "2027-06-30T00:00:00.000Z",
+                         *           "createdOn": "2026-12-01T09:00:00.000Z",
+                         *           "updatedOn": "2026-12-01T09:00:00.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            items: {
+                                /** Format: date-time */
+                                createdOn: string;
+                                expiresOn: string | null;
+                                name: string;
+                                organisations: string[];
+                                rights: string[];
+                                roles: string[];
+                                /** Format: date-time */
+                                updatedOn: string;
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Creates an API key in your tenant; the key is answered this once (TENANT_ADMIN)
+         * @description Only its SHA-256 hash is stored: a lost key cannot be shown again, only revoked and replaced.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "nightly-export",
+                     *       "roles": [
+                     *         "READER"
+                     *       ],
+                     *       "expiresOn": "2027-06-30T00:00:00Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description When the key stops working (ISO 8601 date-time); null: never */
+                        expiresOn?: string | null;
+                        /** @description The key's name (its loginName in the principal) */
+                        name: string;
+                        /** @description Organisations of the key's caller */
+                        organisations?: string[];
+                        /** @description Rights of the key's caller */
+                        rights?: string[];
+                        /** @description Roles of the key's caller */
+                        roles?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The key is created; `key` is shown this once */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "key": "sk-3q2Vn8m0c1yX0bqgQ0p5Wf7B6o2mI3dY4sKf9hL1tQe",
+                         *       "apiKey": {
+                         *         "name": "nightly-export",
+                         *         "organisations": [],
+                         *         "roles": [
+                         *           "READER"
+                         *         ],
+                         *         "rights": [],
+                         *         "expiresOn": "2027-06-30T00:00:00.000Z",
+                         *         "createdOn": "2026-12-01T09:00:00.000Z",
+                         *         "updatedOn": "2026-12-01T09:00:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description An API key of your tenant, without its secret */
+                            apiKey: {
+                                /** Format: date-time */
+                                createdOn: string;
+                                expiresOn: string | null;
+                                name: string;
+                                organisations: string[];
+                                rights: string[];
+                                roles: string[];
+                                /** Format: date-time */
+                                updatedOn: string;
+                            };
+                            /** @description The key to send in X-APIKey; answered only now, only its hash is stored */
+                            key: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Conflict with the current state; nothing changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_CONFLICT",
+                         *         "code": 409,
+                         *         "name": "CONFLICT",
+                         *         "message": "The resource exists already",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cxf/svc-core/admin/api-keys/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revokes (deletes) an API key of your tenant; it stops working at once on every instance */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The name of an API key of your tenant
+                     * @example nightly-export
+                     */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The key is revoked on every instance */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "revoked": true
+                         *     }
+                         */
+                        "application/json": {
+                            revoked: boolean;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cxf/svc-core/admin/api-keys/{name}/expiry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Sets or clears an API key's expiry (TENANT_ADMIN); a past instant stops it at once */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The name of an API key of your tenant
+                     * @example nightly-export
+                     */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description When the key stops working (ISO 8601 date-time); null: never */
+                        expiresOn: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description The key with its new expiry */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "name": "nightly-export",
+                         *       "organisations": [],
+                         *       "roles": [
+                         *         "READER"
+                         *       ],
+                         *       "rights": [],
+                         *       "expiresOn": "2027-06-30T00:00:00.000Z",
+                         *       "createdOn": "2026-12-01T09:00:00.000Z",
+                         *       "updatedOn": "2026-12-01T09:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdOn: string;
+                            expiresOn: string | null;
+                            name: string;
+                            organisations: string[];
+                            rights: string[];
+                            roles: string[];
+                            /** Format: date-time */
+                            updatedOn: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cxf/svc-core/admin/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lists the tenants of the platform by name (platform administrators) */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    start: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the tenants */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "total": 1,
+                         *       "items": [
+                         *         {
+                         *           "name": "globex",
+                         *           "active": true,
+                         *           "createdOn": "2026-12-01T09:00:00.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            items: {
+                                active: boolean;
+                                /** Format: date-time */
+                                createdOn: string;
+                                name: string;
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Creates a tenant (platform administrators); 409 when the name is taken
+         * @description With `admin`, its first user (role TENANT_ADMIN) is created with it, who then administers the tenant; without, its users come from the config file or the CLI.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "globex",
+                     *       "admin": {
+                     *         "loginName": "globex-admin",
+                     *         "password": "a long secret"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A first user of the tenant, with role TENANT_ADMIN */
+                        admin?: {
+                            /** @description Its login name */
+                            loginName: string;
+                            password: string;
+                        };
+                        /**
+                         * @description A tenant's name
+                         * @example globex
+                         */
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The tenant is created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "name": "globex",
+                         *       "active": true,
+                         *       "createdOn": "2026-12-01T09:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            /** Format: date-time */
+                            createdOn: string;
+                            name: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Conflict with the current state; nothing changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_CONFLICT",
+                         *         "code": 409,
+                         *         "name": "CONFLICT",
+                         *         "message": "The resource exists already",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cxf/svc-core/admin/tenants/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Deactivates or reactivates a tenant (platform administrators)
+         * @description Deactivated: its users cannot log in, its sessions end and its API keys stop working, on every instance at once; access tokens already minted run out within their lifetime (identity.tokens.ttlSeconds). Your own tenant cannot be deactivated (409).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description A tenant's name
+                     * @example globex
+                     */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "active": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description false: the tenant's users and keys stop authenticating and its sessions end */
+                        active: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description The tenant as changed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "name": "globex",
+                         *       "active": false,
+                         *       "createdOn": "2026-12-01T09:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            /** Format: date-time */
+                            createdOn: string;
+                            name: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Conflict with the current state; nothing changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_CONFLICT",
+                         *         "code": 409,
+                         *         "name": "CONFLICT",
+                         *         "message": "The resource exists already",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/cxf/svc-core/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lists the users of your tenant, by login name, with search and paging (TENANT_ADMIN) */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    /** @description Text found, ignoring case, in the login name, e-mail address, first or last name */
+                    search?: string;
+                    start: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the users, by login name */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "total": 1,
+                         *       "items": [
+                         *         {
+                         *           "loginName": "carol",
+                         *           "email": "carol@example.com",
+                         *           "firstName": "Carol",
+                         *           "lastName": "",
+                         *           "organisations": [
+                         *             "sales"
+                         *           ],
+                         *           "inactiveOrganisations": [],
+                         *           "roles": [
+                         *             "FORMS_ADMIN"
+                         *           ],
+                         *           "rights": [],
+                         *           "customData": {},
+                         *           "active": true,
+                         *           "hasPassword": true,
+                         *           "createdOn": "2026-12-01T09:00:00.000Z",
+                         *           "updatedOn": "2026-12-01T09:00:00.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            items: {
+                                active: boolean;
+                                /** Format: date-time */
+                                createdOn: string;
+                                customData: {
+                                    [key: string]: unknown;
+                                };
+                                email: string;
+                                firstName: string;
+                                /** @description Whether the user has a password (it is never answered) */
+                                hasPassword: boolean;
+                                inactiveOrganisations: string[];
+                                lastName: string;
+                                loginName: string;
+                                organisations: string[];
+                                rights: string[];
+                                roles: string[];
+                                /** Format: date-time */
+                                updatedOn: string;
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Creates a user in your tenant (TENANT_ADMIN); 409 when the login name is taken
+         * @description The password, if given, is stored as an scrypt hash and never answered.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "loginName": "carol",
+                     *       "password": "a long secret",
+                     *       "email": "carol@example.com",
+                     *       "firstName": "Carol",
+                     *       "organisations": [
+                     *         "sales"
+                     *       ],
+                     *       "roles": [
+                     *         "FORMS_ADMIN"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @default true */
+                        active?: boolean;
+                        /** @description Any JSON object */
+                        customData?: {
+                            [key: string]: unknown;
+                        };
+                        email?: string;
+                        firstName?: string;
+                        /** @description Organisations that do not count for access now */
+                        inactiveOrganisations?: string[];
+                        lastName?: string;
+                        /** @description The name the user logs in with */
+                        loginName: string;
+                        /** @description Organisations the user belongs to */
+                        organisations?: string[];
+                        password?: string;
+                        /** @description Rights, e.g. PROCESS_USER_CHECK */
+                        rights?: string[];
+                        /** @description Roles, e.g. ADMIN, FORMS_ADMIN, NOTIFICATION_ADMIN, TENANT_ADMIN */
+                        roles?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The user is created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "loginName": "carol",
+                         *       "email": "carol@example.com",
+                         *       "firstName": "Carol",
+                         *       "lastName": "",
+                         *       "organisations": [
+                         *         "sales"
+                         *       ],
+                         *       "inactiveOrganisations": [],
+                         *       "roles": [
+                         *         "FORMS_ADMIN"
+                         *       ],
+                         *       "rights": [],
+                         *       "customData": {},
+                         *       "active": true,
+                         *       "hasPassword": true,
+                         *       "createdOn": "2026-12-01T09:00:00.000Z",
+                         *       "updatedOn": "2026-12-01T09:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            /** Format: date-time */
+                            createdOn: string;
+                            customData: {
+                                [key: string]: unknown;
+                            };
+                            email: string;
+                            firstName: string;
+                            /** @description Whether the user has a password (it is never answered) */
+                            hasPassword: boolean;
+                            inactiveOrganisations: string[];
+                            lastName: string;
+                            loginName: string;
+                            organisations: string[];
+                            rights: string[];
+                            roles: string[];
+                            /** Format: date-time */
+                            updatedOn: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Conflict with the current state; nothing changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_CONFLICT",
+                         *         "code": 409,
+                         *         "name": "CONFLICT",
+                         *         "message": "The resource exists already",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cxf/svc-core/admin/users/{loginName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user of your tenant (TENANT_ADMIN) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The login name of a user of your tenant
+                     * @example carol
+                     */
+                    loginName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A user of your tenant */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "loginName": "carol",
+                         *       "email": "carol@example.com",
+                         *       "firstName": "Carol",
+                         *       "lastName": "",
+                         *       "organisations": [
+                         *         "sales"
+                         *       ],
+                         *       "inactiveOrganisations": [],
+                         *       "roles": [
+                         *         "FORMS_ADMIN"
+                         *       ],
+                         *       "rights": [],
+                         *       "customData": {},
+                         *       "active": true,
+                         *       "hasPassword": true,
+                         *       "createdOn": "2026-12-01T09:00:00.000Z",
+                         *       "updatedOn": "2026-12-01T09:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            /** Format: date-time */
+                            createdOn: string;
+                            customData: {
+                                [key: string]: unknown;
+                            };
+                            email: string;
+                            firstName: string;
+                            /** @description Whether the user has a password (it is never answered) */
+                            hasPassword: boolean;
+                            inactiveOrganisations: string[];
+                            lastName: string;
+                            loginName: string;
+                            organisations: string[];
+                            rights: string[];
+                            roles: string[];
+                            /** Format: date-time */
+                            updatedOn: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Deletes a user of your tenant and ends its sessions (TENANT_ADMIN); not yourself (409) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The login name of a user of your tenant
+                     * @example carol
+                     */
+                    loginName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The user is deleted; its sessions ended */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "sessionsEnded": 1
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Sessions ended, on every instance */
+                            sessionsEnded: number;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Conflict with the current state; nothing changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_CONFLICT",
+                         *         "code": 409,
+                         *         "name": "CONFLICT",
+                         *         "message": "The resource exists already",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Changes a user's names, e-mail, organisations, roles, rights or active flag (TENANT_ADMIN)
+         * @description Fields left out keep their value; lists are replaced whole. `active: false` deactivates the user and ends its sessions on every instance; you cannot deactivate yourself (409).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The login name of a user of your tenant
+                     * @example carol
+                     */
+                    loginName: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description false: the user cannot log in and its sessions end now */
+                        active?: boolean;
+                        /** @description Any JSON object */
+                        customData?: {
+                            [key: string]: unknown;
+                        };
+                        email?: string;
+                        firstName?: string;
+                        /** @description Organisations that do not count for access now */
+                        inactiveOrganisations?: string[];
+                        lastName?: string;
+                        /** @description Organisations the user belongs to */
+                        organisations?: string[];
+                        /** @description Rights, e.g. PROCESS_USER_CHECK */
+                        rights?: string[];
+                        /** @description Roles, e.g. ADMIN, FORMS_ADMIN, NOTIFICATION_ADMIN, TENANT_ADMIN */
+                        roles?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description A user of your tenant */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "loginName": "carol",
+                         *       "email": "carol@example.com",
+                         *       "firstName": "Carol",
+                         *       "lastName": "",
+                         *       "organisations": [
+                         *         "sales"
+                         *       ],
+                         *       "inactiveOrganisations": [],
+                         *       "roles": [
+                         *         "FORMS_ADMIN"
+                         *       ],
+                         *       "rights": [],
+                         *       "customData": {},
+                         *       "active": true,
+                         *       "hasPassword": true,
+                         *       "createdOn": "2026-12-01T09:00:00.000Z",
+                         *       "updatedOn": "2026-12-01T09:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            /** Format: date-time */
+                            createdOn: string;
+                            customData: {
+                                [key: string]: unknown;
+                            };
+                            email: string;
+                            firstName: string;
+                            /** @description Whether the user has a password (it is never answered) */
+                            hasPassword: boolean;
+                            inactiveOrganisations: string[];
+                            lastName: string;
+                            loginName: string;
+                            organisations: string[];
+                            rights: string[];
+                            roles: string[];
+                            /** Format: date-time */
+                            updatedOn: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Conflict with the current state; nothing changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_CONFLICT",
+                         *         "code": 409,
+                         *         "name": "CONFLICT",
+                         *         "message": "The resource exists already",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/cxf/svc-core/admin/users/{loginName}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Sets a user's password and ends all its sessions (TENANT_ADMIN)
+         * @description At least 8 characters. Stored as an scrypt hash; never logged nor answered.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The login name of a user of your tenant
+                     * @example carol
+                     */
+                    loginName: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "password": "another long secret"
+                     *     }
+                     */
+                    "application/json": {
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The password is set; the sessions of the user ended */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "sessionsEnded": 0
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Sessions ended, on every instance */
+                            sessionsEnded: number;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cxf/svc-core/admin/users/{loginName}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's live sessions, newest first (TENANT_ADMIN) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The login name of a user of your tenant
+                     * @example carol
+                     */
+                    loginName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The user's live sessions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "id": "9f2c4e8a1b7d3f60c5e4a2b9d8c7f6e5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9",
+                         *           "createdOn": "2026-12-01T09:00:00.000Z",
+                         *           "expiresOn": "2026-12-01T17:00:00.000Z",
+                         *           "remoteAddress": "203.0.113.7",
+                         *           "userAgent": "Mozilla/5.0"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            items: {
+                                /** Format: date-time */
+                                createdOn: string;
+                                /** Format: date-time */
+                                expiresOn: string;
+                                /** @description The session id as the server stores it (a hash: never the cookie value) */
+                                id: string;
+                                remoteAddress: string;
+                                userAgent: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Ends all of a user's sessions, on every instance (TENANT_ADMIN) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The login name of a user of your tenant
+                     * @example carol
+                     */
+                    loginName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The user's sessions ended, on every instance */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "sessionsEnded": 2
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Sessions ended, on every instance */
+                            sessionsEnded: number;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cxf/svc-core/admin/users/{loginName}/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Ends one of a user's sessions, on every instance (TENANT_ADMIN) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description A session id as the session list answers it
+                     * @example 9f2c4e8a1b7d3f60c5e4a2b9d8c7f6e5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9
+                     */
+                    id: string;
+                    /**
+                     * @description The login name of a user of your tenant
+                     * @example carol
+                     */
+                    loginName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The session ended, on every instance */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "sessionsEnded": 1
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Sessions ended, on every instance */
+                            sessionsEnded: number;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cxf/svc-core/admin/users/{loginName}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lifts the login throttle's hold on a user's account, from every address (TENANT_ADMIN)
+         * @description The account's failed attempts are forgotten, so its next login is allowed at once. Limits on an address across accounts stay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The login name of a user of your tenant
+                     * @example carol
+                     */
+                    loginName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The account is free to log in */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "wasHeld": true
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Whether the throttle counted failures of the account */
+                            wasHeld: boolean;
+                        };
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -75,12 +4227,29 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of the records, newest first, and the total */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "total": 1,
+                         *       "items": [
+                         *         {
+                         *           "id": "1",
+                         *           "at": "2026-11-27T07:04:34.357Z",
+                         *           "actor": "alice",
+                         *           "action": "login",
+                         *           "outcome": "success",
+                         *           "remoteAddress": "203.0.113.7",
+                         *           "userAgent": "curl/8.5.0",
+                         *           "detail": {}
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             items: {
                                 action: string;
@@ -98,18 +4267,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -117,18 +4302,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -136,18 +4337,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -172,7 +4424,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session record of the session cookie; also extends the session */
+        /**
+         * The session record of the session cookie; also extends the session
+         * @description Takes only the session cookie (its own 401 without it); API keys and tokens have no session.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -188,6 +4443,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "loginName": "alice",
+                         *       "email": "alice@example.com",
+                         *       "firstName": "Alice",
+                         *       "lastName": "Example",
+                         *       "organisations": [
+                         *         "org1"
+                         *       ],
+                         *       "inactiveOrganisations": [],
+                         *       "roles": [
+                         *         "USER"
+                         *       ],
+                         *       "rights": [],
+                         *       "principals": {
+                         *         "X-Csrf-Token": [
+                         *           "3f9c0d1e6b2a4c8d9e7f1a2b3c4d5e6f"
+                         *         ],
+                         *         "svc.core.UserPrincipal": [
+                         *           "alice"
+                         *         ]
+                         *       },
+                         *       "customData": {},
+                         *       "expirationDate": 1795763074357
+                         *     }
+                         */
                         "application/json": {
                             customData: {
                                 [key: string]: unknown;
@@ -209,18 +4490,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -231,7 +4563,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Log in with tenant, user name and password (form-encoded); sets the session cookie */
+        /**
+         * Log in with tenant, user name and password (form-encoded); sets the session cookie
+         * @description Needs no credential. The answer carries the CSRF token (principals X-Csrf-Token) for writes.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -241,6 +4576,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantname": "acme",
+                     *       "username": "alice",
+                     *       "password": "alice-secret-1"
+                     *     }
+                     */
                     "application/x-www-form-urlencoded": {
                         password: string;
                         tenantname: string;
@@ -251,12 +4593,38 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The session record */
+                /** @description Logged in: the session record; Set-Cookie holds the session */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "loginName": "alice",
+                         *       "email": "alice@example.com",
+                         *       "firstName": "Alice",
+                         *       "lastName": "Example",
+                         *       "organisations": [
+                         *         "org1"
+                         *       ],
+                         *       "inactiveOrganisations": [],
+                         *       "roles": [
+                         *         "USER"
+                         *       ],
+                         *       "rights": [],
+                         *       "principals": {
+                         *         "X-Csrf-Token": [
+                         *           "3f9c0d1e6b2a4c8d9e7f1a2b3c4d5e6f"
+                         *         ],
+                         *         "svc.core.UserPrincipal": [
+                         *           "alice"
+                         *         ]
+                         *       },
+                         *       "customData": {},
+                         *       "expirationDate": 1795763074357
+                         *     }
+                         */
                         "application/json": {
                             customData: {
                                 [key: string]: unknown;
@@ -278,18 +4646,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -297,18 +4681,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -316,18 +4716,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The Content-Type is not the one the route takes */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_UNSUPPORTED_MEDIA_TYPE",
+                         *         "code": 415,
+                         *         "name": "UNSUPPORTED_MEDIA_TYPE",
+                         *         "message": "Unsupported Content-Type",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -335,18 +4751,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Too many attempts or streams; Retry-After says when to try again */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_TOO_MANY_REQUESTS",
+                         *         "code": 429,
+                         *         "name": "TOO_MANY_REQUESTS",
+                         *         "message": "Too many attempts; try again later",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -356,7 +4823,10 @@ export interface paths {
                 };
             };
         };
-        /** Log out (X-Csrf-Token required while the session lives): the session ends on every instance at once; idempotent */
+        /**
+         * Log out (X-Csrf-Token required while the session lives): the session ends on every instance at once; idempotent
+         * @description Needs no credential: without a live session cookie it only clears the cookie.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -366,29 +4836,85 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Logged out; the cookie is cleared */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "loggedOut": true
+                         *     }
+                         */
                         "application/json": {
                             loggedOut: boolean;
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -422,6 +4948,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "username": "alice",
+                     *       "password": "alice-secret-1"
+                     *     }
+                     */
                     "application/json": {
                         password: string;
                         username: string;
@@ -431,12 +4963,24 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The user and its current grants */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "loginName": "alice",
+                         *       "roles": [
+                         *         "USER"
+                         *       ],
+                         *       "organisations": [
+                         *         "org1"
+                         *       ],
+                         *       "rights": []
+                         *     }
+                         */
                         "application/json": {
                             loginName: string;
                             organisations: string[];
@@ -445,18 +4989,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -464,18 +5024,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -483,18 +5059,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -502,18 +5094,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Too many attempts or streams; Retry-After says when to try again */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_TOO_MANY_REQUESTS",
+                         *         "code": 429,
+                         *         "name": "TOO_MANY_REQUESTS",
+                         *         "message": "Too many attempts; try again later",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -546,12 +5189,24 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The principal */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "kind": "apiKey",
+                         *       "tenant": "acme",
+                         *       "loginName": "integration",
+                         *       "organisations": [],
+                         *       "roles": [
+                         *         "ADMIN"
+                         *       ],
+                         *       "rights": []
+                         *     }
+                         */
                         "application/json": {
                             kind: "session" | "apiKey" | "token";
                             loginName: string;
@@ -562,18 +5217,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -611,29 +5317,50 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description How many sessions ended */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "deleted": 3
+                         *     }
+                         */
                         "application/json": {
                             deleted: number;
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -641,18 +5368,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -686,32 +5464,56 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description An access token for Authorization: Bearer */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl",
+                         *       "token_type": "Bearer",
+                         *       "expires_in": 900
+                         *     }
+                         */
                         "application/json": {
                             access_token: string;
+                            /** @description Seconds */
                             expires_in: number;
                             /** @enum {string} */
                             token_type: "Bearer";
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -719,18 +5521,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -767,12 +5620,33 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of the notifications and the total */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "total": 1,
+                         *       "items": [
+                         *         {
+                         *           "id": "welcome-1",
+                         *           "priority": 5,
+                         *           "subject": "Welcome",
+                         *           "message": "The new portal is open",
+                         *           "recipients": [
+                         *             "NOTIFICATION_ADMIN"
+                         *           ],
+                         *           "recipientsType": "role",
+                         *           "originator": "admin",
+                         *           "type": "info",
+                         *           "date": "2026-11-27T07:04:34.357Z",
+                         *           "version": 1
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             items: {
                                 /** Format: date-time */
@@ -795,18 +5669,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -814,18 +5704,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -833,18 +5739,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Unavailable (maintenance, or an upstream that is down) */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 503,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -865,6 +5822,17 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "welcome-1",
+                     *       "subject": "Welcome",
+                     *       "message": "The new portal is open",
+                     *       "recipients": [
+                     *         "NOTIFICATION_ADMIN"
+                     *       ],
+                     *       "recipientsType": "role"
+                     *     }
+                     */
                     "application/json": {
                         icon?: string;
                         id?: string;
@@ -886,12 +5854,28 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The notification as stored */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "welcome-1",
+                         *       "priority": 5,
+                         *       "subject": "Welcome",
+                         *       "message": "The new portal is open",
+                         *       "recipients": [
+                         *         "NOTIFICATION_ADMIN"
+                         *       ],
+                         *       "recipientsType": "role",
+                         *       "originator": "admin",
+                         *       "type": "info",
+                         *       "date": "2026-11-27T07:04:34.357Z",
+                         *       "version": 1
+                         *     }
+                         */
                         "application/json": {
                             /** Format: date-time */
                             date: string;
@@ -911,18 +5895,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -930,18 +5930,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -949,18 +5965,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -968,18 +6000,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Conflict with the current state; nothing changed */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_CONFLICT",
+                         *         "code": 409,
+                         *         "name": "CONFLICT",
+                         *         "message": "The resource exists already",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -987,18 +6035,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The body is larger than the limit */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_PAYLOAD_TOO_LARGE",
+                         *         "code": 413,
+                         *         "name": "PAYLOAD_TOO_LARGE",
+                         *         "message": "The body is larger than 1048576 bytes",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1006,18 +6070,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The Content-Type is not the one the route takes */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_UNSUPPORTED_MEDIA_TYPE",
+                         *         "code": 415,
+                         *         "name": "UNSUPPORTED_MEDIA_TYPE",
+                         *         "message": "Unsupported Content-Type",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1025,18 +6105,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Unavailable (maintenance, or an upstream that is down) */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 503,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1069,29 +6200,50 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Whether maintenance mode is on */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "active": false
+                         *     }
+                         */
                         "application/json": {
                             active: boolean;
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1099,18 +6251,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1130,35 +6333,61 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "active": false
+                     *     }
+                     */
                     "application/json": {
                         active: boolean;
                     };
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The mode as set */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "active": false
+                         *     }
+                         */
                         "application/json": {
                             active: boolean;
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1166,18 +6395,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1185,18 +6430,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1204,18 +6465,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The Content-Type is not the one the route takes */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_UNSUPPORTED_MEDIA_TYPE",
+                         *         "code": 415,
+                         *         "name": "UNSUPPORTED_MEDIA_TYPE",
+                         *         "message": "Unsupported Content-Type",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1245,18 +6557,35 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @example welcome-1 */
                     notificationId: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The notification */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "welcome-1",
+                         *       "priority": 5,
+                         *       "subject": "Welcome",
+                         *       "message": "The new portal is open",
+                         *       "recipients": [
+                         *         "NOTIFICATION_ADMIN"
+                         *       ],
+                         *       "recipientsType": "role",
+                         *       "originator": "admin",
+                         *       "type": "info",
+                         *       "date": "2026-11-27T07:04:34.357Z",
+                         *       "version": 1
+                         *     }
+                         */
                         "application/json": {
                             /** Format: date-time */
                             date: string;
@@ -1276,18 +6605,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1295,18 +6640,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1314,18 +6675,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1333,18 +6710,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Unavailable (maintenance, or an upstream that is down) */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 503,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1360,12 +6788,24 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @example welcome-1 */
                     notificationId: string;
                 };
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "welcome-1",
+                     *       "subject": "Welcome",
+                     *       "message": "The new portal is open",
+                     *       "recipients": [
+                     *         "NOTIFICATION_ADMIN"
+                     *       ],
+                     *       "recipientsType": "role"
+                     *     }
+                     */
                     "application/json": {
                         icon?: string;
                         id?: string;
@@ -1387,12 +6827,28 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The notification as stored (version + 1) */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "welcome-1",
+                         *       "priority": 5,
+                         *       "subject": "Welcome",
+                         *       "message": "The new portal is open",
+                         *       "recipients": [
+                         *         "NOTIFICATION_ADMIN"
+                         *       ],
+                         *       "recipientsType": "role",
+                         *       "originator": "admin",
+                         *       "type": "info",
+                         *       "date": "2026-11-27T07:04:34.357Z",
+                         *       "version": 2
+                         *     }
+                         */
                         "application/json": {
                             /** Format: date-time */
                             date: string;
@@ -1412,18 +6868,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1431,18 +6903,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1450,18 +6938,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1469,18 +6973,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1488,18 +7008,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The body is larger than the limit */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_PAYLOAD_TOO_LARGE",
+                         *         "code": 413,
+                         *         "name": "PAYLOAD_TOO_LARGE",
+                         *         "message": "The body is larger than 1048576 bytes",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1507,18 +7043,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The Content-Type is not the one the route takes */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_UNSUPPORTED_MEDIA_TYPE",
+                         *         "code": 415,
+                         *         "name": "UNSUPPORTED_MEDIA_TYPE",
+                         *         "message": "Unsupported Content-Type",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1526,18 +7078,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Unavailable (maintenance, or an upstream that is down) */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 503,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1554,18 +7157,35 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @example welcome-1 */
                     notificationId: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The notification as it was */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "welcome-1",
+                         *       "priority": 5,
+                         *       "subject": "Welcome",
+                         *       "message": "The new portal is open",
+                         *       "recipients": [
+                         *         "NOTIFICATION_ADMIN"
+                         *       ],
+                         *       "recipientsType": "role",
+                         *       "originator": "admin",
+                         *       "type": "info",
+                         *       "date": "2026-11-27T07:04:34.357Z",
+                         *       "version": 1
+                         *     }
+                         */
                         "application/json": {
                             /** Format: date-time */
                             date: string;
@@ -1585,18 +7205,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1604,18 +7240,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1623,18 +7275,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1642,18 +7310,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1661,18 +7345,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Unavailable (maintenance, or an upstream that is down) */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 503,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1694,7 +7429,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server-Sent Events: `notification` events (add, update, delete) the caller may see; resumes by Last-Event-ID */
+        /**
+         * Server-Sent Events: `notification` events (add, update, delete) the caller may see; resumes by Last-Event-ID
+         * @description A long-lived `text/event-stream` answer. Each `notification` event has an `id:`; after a reconnect, Last-Event-ID (header, or `lastEventId` for clients that cannot set it) resumes after it. The events and their data: the operation's `x-events`.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1708,27 +7446,58 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description text/event-stream */
+                /**
+                 * @description The stream (`text/event-stream`); `retry:` first, then the events
+                 *
+                 *     Events (`event:` name, then `data:` JSON):
+                 *     - `notification` (with an id): a notification the caller may see was added, updated or deleted; data: `#/components/schemas/Notifications.Event.notification`
+                 *     - `reset`: Last-Event-ID could not be resumed from; the stream starts from now; data: `#/components/schemas/Notifications.Event.reset`
+                 *
+                 *     Comment lines (`: heartbeat`) keep the connection open.
+                 */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        /**
+                         * @example event: notification
+                         *     data: {...}
+                         *
+                         *     event: reset
+                         *     data: {...}
+                         */
+                        "text/event-stream": string;
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1736,18 +7505,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1755,18 +7540,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Too many attempts or streams; Retry-After says when to try again */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_TOO_MANY_REQUESTS",
+                         *         "code": 429,
+                         *         "name": "TOO_MANY_REQUESTS",
+                         *         "message": "Too many attempts; try again later",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1774,18 +7575,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Unavailable (maintenance, or an upstream that is down) */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 503,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1828,7 +7680,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The stores of the caller's tenant in which it may read items, by id, with how many */
+                /** @description The stores with the items the caller may read in each, and their total */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1860,18 +7712,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1879,18 +7747,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1898,18 +7782,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -1942,7 +7842,10 @@ export interface paths {
                     filter?: string;
                     /** @description Number of records; above 10000 is cut to 10000 */
                     limit: number;
-                    /** @description Lucene query-string syntax, e.g. value.status:open */
+                    /**
+                     * @description Lucene query-string syntax, e.g. value.status:open
+                     * @example value.status:open
+                     */
                     query?: string;
                     /** @description field|ASC or field|DESC, comma-separated */
                     sort?: string;
@@ -1955,19 +7858,55 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    /** @description Id of the store */
+                    /**
+                     * @description Id of the store
+                     * @example orders
+                     */
                     storeId: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of the items and the total */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "total": 1,
+                         *       "items": [
+                         *         {
+                         *           "id": "order-42",
+                         *           "moduleId": null,
+                         *           "moduleInstanceId": null,
+                         *           "name": "Order 42",
+                         *           "value": {
+                         *             "status": "open",
+                         *             "total": 99.5
+                         *           },
+                         *           "favorite": false,
+                         *           "readRestriction": {
+                         *             "roles": [
+                         *               "SALES"
+                         *             ]
+                         *           },
+                         *           "writeRestriction": {
+                         *             "roles": [
+                         *               "SALES"
+                         *             ]
+                         *           },
+                         *           "customFields": {},
+                         *           "createdOn": "2026-11-27T07:04:34.357Z",
+                         *           "createdBy": "admin",
+                         *           "updatedOn": "2026-11-27T07:04:34.357Z",
+                         *           "updatedBy": "admin"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             items: {
                                 /** @description Login name */
@@ -2004,18 +7943,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2023,18 +7978,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2042,18 +8013,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2070,7 +8057,10 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description Id of the store */
+                    /**
+                     * @description Id of the store
+                     * @example orders
+                     */
                     storeId: string;
                 };
                 cookie?: never;
@@ -2078,6 +8068,25 @@ export interface paths {
             /** @description A store item; value, readRestriction and writeRestriction are mandatory */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Order 42",
+                     *       "value": {
+                     *         "status": "open",
+                     *         "total": 99.5
+                     *       },
+                     *       "readRestriction": {
+                     *         "roles": [
+                     *           "SALES"
+                     *         ]
+                     *       },
+                     *       "writeRestriction": {
+                     *         "roles": [
+                     *           "SALES"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         customFields?: {
                             [key: string]: unknown;
@@ -2089,16 +8098,16 @@ export interface paths {
                         moduleInstanceId?: string | null;
                         name?: string | null;
                         /** @description Who has the access; at least one sub-element must be set. With user set, the lists are not saved. */
-                        readRestriction?: {
+                        readRestriction: {
                             organisations?: string[];
                             rights?: string[];
                             roles?: string[];
                             user?: string | null;
                         };
                         /** @description Any JSON; mandatory */
-                        value?: unknown;
+                        value: unknown;
                         /** @description Who has the access; at least one sub-element must be set. With user set, the lists are not saved. */
-                        writeRestriction?: {
+                        writeRestriction: {
                             organisations?: string[];
                             rights?: string[];
                             roles?: string[];
@@ -2110,29 +8119,50 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The id of the new item */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "0b7c1e1a-3c2d-4a57-9d52-5f0e3c1a2b4c"
+                         *     }
+                         */
                         "application/json": {
                             id: string;
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2140,18 +8170,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2159,18 +8205,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2178,18 +8240,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description A mandatory field is missing */
                 406: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 406,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2197,18 +8275,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The body is larger than the limit */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_PAYLOAD_TOO_LARGE",
+                         *         "code": 413,
+                         *         "name": "PAYLOAD_TOO_LARGE",
+                         *         "message": "The body is larger than 1048576 bytes",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2216,18 +8310,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The Content-Type is not the one the route takes */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_UNSUPPORTED_MEDIA_TYPE",
+                         *         "code": 415,
+                         *         "name": "UNSUPPORTED_MEDIA_TYPE",
+                         *         "message": "Unsupported Content-Type",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2235,18 +8345,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2275,21 +8401,55 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description Id of the item */
+                    /**
+                     * @description Id of the item
+                     * @example order-42
+                     */
                     itemId: string;
-                    /** @description Id of the store */
+                    /**
+                     * @description Id of the store
+                     * @example orders
+                     */
                     storeId: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description A store item as read */
+                /** @description The item */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "order-42",
+                         *       "moduleId": null,
+                         *       "moduleInstanceId": null,
+                         *       "name": "Order 42",
+                         *       "value": {
+                         *         "status": "open",
+                         *         "total": 99.5
+                         *       },
+                         *       "favorite": false,
+                         *       "readRestriction": {
+                         *         "roles": [
+                         *           "SALES"
+                         *         ]
+                         *       },
+                         *       "writeRestriction": {
+                         *         "roles": [
+                         *           "SALES"
+                         *         ]
+                         *       },
+                         *       "customFields": {},
+                         *       "createdOn": "2026-11-27T07:04:34.357Z",
+                         *       "createdBy": "admin",
+                         *       "updatedOn": "2026-11-27T07:04:34.357Z",
+                         *       "updatedBy": "admin"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Login name */
                             createdBy: string;
@@ -2323,18 +8483,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2342,18 +8518,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2361,18 +8553,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2380,18 +8588,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2399,18 +8623,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2426,9 +8666,15 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description Id of the item */
+                    /**
+                     * @description Id of the item
+                     * @example order-42
+                     */
                     itemId: string;
-                    /** @description Id of the store */
+                    /**
+                     * @description Id of the store
+                     * @example orders
+                     */
                     storeId: string;
                 };
                 cookie?: never;
@@ -2436,6 +8682,25 @@ export interface paths {
             /** @description A store item; value, readRestriction and writeRestriction are mandatory */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Order 42",
+                     *       "value": {
+                     *         "status": "open",
+                     *         "total": 99.5
+                     *       },
+                     *       "readRestriction": {
+                     *         "roles": [
+                     *           "SALES"
+                     *         ]
+                     *       },
+                     *       "writeRestriction": {
+                     *         "roles": [
+                     *           "SALES"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         customFields?: {
                             [key: string]: unknown;
@@ -2447,16 +8712,16 @@ export interface paths {
                         moduleInstanceId?: string | null;
                         name?: string | null;
                         /** @description Who has the access; at least one sub-element must be set. With user set, the lists are not saved. */
-                        readRestriction?: {
+                        readRestriction: {
                             organisations?: string[];
                             rights?: string[];
                             roles?: string[];
                             user?: string | null;
                         };
                         /** @description Any JSON; mandatory */
-                        value?: unknown;
+                        value: unknown;
                         /** @description Who has the access; at least one sub-element must be set. With user set, the lists are not saved. */
-                        writeRestriction?: {
+                        writeRestriction: {
                             organisations?: string[];
                             rights?: string[];
                             roles?: string[];
@@ -2468,12 +8733,40 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description A store item as read */
+                /** @description The item as stored */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "order-42",
+                         *       "moduleId": null,
+                         *       "moduleInstanceId": null,
+                         *       "name": "Order 42",
+                         *       "value": {
+                         *         "status": "open",
+                         *         "total": 99.5
+                         *       },
+                         *       "favorite": false,
+                         *       "readRestriction": {
+                         *         "roles": [
+                         *           "SALES"
+                         *         ]
+                         *       },
+                         *       "writeRestriction": {
+                         *         "roles": [
+                         *           "SALES"
+                         *         ]
+                         *       },
+                         *       "customFields": {},
+                         *       "createdOn": "2026-11-27T07:04:34.357Z",
+                         *       "createdBy": "admin",
+                         *       "updatedOn": "2026-11-27T07:04:34.357Z",
+                         *       "updatedBy": "admin"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Login name */
                             createdBy: string;
@@ -2507,18 +8800,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2526,18 +8835,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2545,18 +8870,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2564,18 +8905,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description A mandatory field is missing */
                 406: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 406,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2583,18 +8940,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The body is larger than the limit */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_PAYLOAD_TOO_LARGE",
+                         *         "code": 413,
+                         *         "name": "PAYLOAD_TOO_LARGE",
+                         *         "message": "The body is larger than 1048576 bytes",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2602,18 +8975,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The Content-Type is not the one the route takes */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_UNSUPPORTED_MEDIA_TYPE",
+                         *         "code": 415,
+                         *         "name": "UNSUPPORTED_MEDIA_TYPE",
+                         *         "message": "Unsupported Content-Type",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2621,18 +9010,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2648,9 +9053,15 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description Id of the item */
+                    /**
+                     * @description Id of the item
+                     * @example order-42
+                     */
                     itemId: string;
-                    /** @description Id of the store */
+                    /**
+                     * @description Id of the store
+                     * @example orders
+                     */
                     storeId: string;
                 };
                 cookie?: never;
@@ -2658,6 +9069,25 @@ export interface paths {
             /** @description A store item; value, readRestriction and writeRestriction are mandatory */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Order 42",
+                     *       "value": {
+                     *         "status": "open",
+                     *         "total": 99.5
+                     *       },
+                     *       "readRestriction": {
+                     *         "roles": [
+                     *           "SALES"
+                     *         ]
+                     *       },
+                     *       "writeRestriction": {
+                     *         "roles": [
+                     *           "SALES"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         customFields?: {
                             [key: string]: unknown;
@@ -2669,16 +9099,16 @@ export interface paths {
                         moduleInstanceId?: string | null;
                         name?: string | null;
                         /** @description Who has the access; at least one sub-element must be set. With user set, the lists are not saved. */
-                        readRestriction?: {
+                        readRestriction: {
                             organisations?: string[];
                             rights?: string[];
                             roles?: string[];
                             user?: string | null;
                         };
                         /** @description Any JSON; mandatory */
-                        value?: unknown;
+                        value: unknown;
                         /** @description Who has the access; at least one sub-element must be set. With user set, the lists are not saved. */
-                        writeRestriction?: {
+                        writeRestriction: {
                             organisations?: string[];
                             rights?: string[];
                             roles?: string[];
@@ -2690,12 +9120,40 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description A store item as read */
+                /** @description The item as stored */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "order-42",
+                         *       "moduleId": null,
+                         *       "moduleInstanceId": null,
+                         *       "name": "Order 42",
+                         *       "value": {
+                         *         "status": "open",
+                         *         "total": 99.5
+                         *       },
+                         *       "favorite": false,
+                         *       "readRestriction": {
+                         *         "roles": [
+                         *           "SALES"
+                         *         ]
+                         *       },
+                         *       "writeRestriction": {
+                         *         "roles": [
+                         *           "SALES"
+                         *         ]
+                         *       },
+                         *       "customFields": {},
+                         *       "createdOn": "2026-11-27T07:04:34.357Z",
+                         *       "createdBy": "admin",
+                         *       "updatedOn": "2026-11-27T07:04:34.357Z",
+                         *       "updatedBy": "admin"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Login name */
                             createdBy: string;
@@ -2729,18 +9187,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2748,18 +9222,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2767,18 +9257,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2786,18 +9292,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description A mandatory field is missing */
                 406: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 406,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2805,18 +9327,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The body is larger than the limit */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_PAYLOAD_TOO_LARGE",
+                         *         "code": 413,
+                         *         "name": "PAYLOAD_TOO_LARGE",
+                         *         "message": "The body is larger than 1048576 bytes",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2824,18 +9362,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The Content-Type is not the one the route takes */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_UNSUPPORTED_MEDIA_TYPE",
+                         *         "code": 415,
+                         *         "name": "UNSUPPORTED_MEDIA_TYPE",
+                         *         "message": "Unsupported Content-Type",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2843,18 +9397,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2870,21 +9440,55 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description Id of the item */
+                    /**
+                     * @description Id of the item
+                     * @example order-42
+                     */
                     itemId: string;
-                    /** @description Id of the store */
+                    /**
+                     * @description Id of the store
+                     * @example orders
+                     */
                     storeId: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description A store item as read */
+                /** @description The item as it was */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "order-42",
+                         *       "moduleId": null,
+                         *       "moduleInstanceId": null,
+                         *       "name": "Order 42",
+                         *       "value": {
+                         *         "status": "open",
+                         *         "total": 99.5
+                         *       },
+                         *       "favorite": false,
+                         *       "readRestriction": {
+                         *         "roles": [
+                         *           "SALES"
+                         *         ]
+                         *       },
+                         *       "writeRestriction": {
+                         *         "roles": [
+                         *           "SALES"
+                         *         ]
+                         *       },
+                         *       "customFields": {},
+                         *       "createdOn": "2026-11-27T07:04:34.357Z",
+                         *       "createdBy": "admin",
+                         *       "updatedOn": "2026-11-27T07:04:34.357Z",
+                         *       "updatedBy": "admin"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Login name */
                             createdBy: string;
@@ -2918,18 +9522,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2937,18 +9557,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2956,18 +9592,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2975,18 +9627,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -2994,18 +9662,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3015,6 +9699,229 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cxf/svc-core/storage/store/{storeId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the items of a store the caller may read, as JSON or CSV, with the list parameters
+         * @description Takes `query`, `filter`, `sort` and the time zone as the list read does (no paging: every match). `format=json` answers an array of items as a list answers them; `format=csv` one row per item (format in docs/api/storage.md). Written as it is read, a page at a time, as fast as the client takes it. Example: `GET /cxf/svc-core/storage/store/tasks/export?format=csv&query=value.status:open`.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description As the list takes it */
+                    filter?: string;
+                    /** @description json: an array of items as a list answers them; csv: see docs/api/storage.md */
+                    format: "json" | "csv";
+                    /** @description Lucene query-string syntax, as the list takes it */
+                    query?: string;
+                    /** @description As the list takes it */
+                    sort?: string;
+                    /** @description As the list takes it */
+                    timezoneName?: string;
+                    /** @description As the list takes it */
+                    timezoneOffset?: string;
+                };
+                header?: never;
+                path: {
+                    /**
+                     * @description Id of the store
+                     * @example orders
+                     */
+                    storeId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description format=json: an array of the items as a list answers them; format=csv: text/csv, one row per item (docs/api/storage.md) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": "order-42",
+                         *         "moduleId": null,
+                         *         "moduleInstanceId": null,
+                         *         "name": "Order 42",
+                         *         "value": {
+                         *           "status": "open",
+                         *           "total": 99.5
+                         *         },
+                         *         "favorite": false,
+                         *         "readRestriction": {
+                         *           "roles": [
+                         *             "SALES"
+                         *           ]
+                         *         },
+                         *         "writeRestriction": {
+                         *           "roles": [
+                         *             "SALES"
+                         *           ]
+                         *         },
+                         *         "customFields": {},
+                         *         "createdOn": "2026-11-27T07:04:34.357Z",
+                         *         "createdBy": "admin",
+                         *         "updatedOn": "2026-11-27T07:04:34.357Z",
+                         *         "updatedBy": "admin"
+                         *       }
+                         *     ]
+                         */
+                        "application/json": {
+                            /** @description Login name */
+                            createdBy: string;
+                            /** @description ISO 8601 UTC */
+                            createdOn: string;
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                            favorite: boolean;
+                            id: string;
+                            moduleId: string | null;
+                            moduleInstanceId: string | null;
+                            name: string | null;
+                            readRestriction: {
+                                organisations?: string[];
+                                rights?: string[];
+                                roles?: string[];
+                                user?: string;
+                            };
+                            /** @description Login name */
+                            updatedBy: string;
+                            /** @description ISO 8601 UTC */
+                            updatedOn: string;
+                            value: unknown;
+                            writeRestriction: {
+                                organisations?: string[];
+                                rights?: string[];
+                                roles?: string[];
+                                user?: string;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3041,34 +9948,76 @@ export interface paths {
                     "last-event-id"?: string;
                 };
                 path: {
-                    /** @description Id of the store */
+                    /**
+                     * @description Id of the store
+                     * @example orders
+                     */
                     storeId: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description text/event-stream */
+                /**
+                 * @description The stream (`text/event-stream`); `retry:` first, then the events
+                 *
+                 *     Events (`event:` name, then `data:` JSON):
+                 *     - `created` (with an id): an item the caller may read was created; data: `#/components/schemas/Storage.Event.item`
+                 *     - `updated` (with an id): an item the caller may read after the change was written; data: `#/components/schemas/Storage.Event.item`
+                 *     - `deleted` (with an id): an item the caller could read was deleted, or may no longer be read by the caller; data: `#/components/schemas/Storage.Event.deleted`
+                 *     - `reset`: Last-Event-ID could not be resumed from; the stream starts from now; data: `#/components/schemas/Storage.Event.reset`
+                 *
+                 *     Comment lines (`: heartbeat`) keep the connection open.
+                 */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        /**
+                         * @example event: created
+                         *     data: {...}
+                         *
+                         *     event: updated
+                         *     data: {...}
+                         *
+                         *     event: deleted
+                         *     data: {...}
+                         *
+                         *     event: reset
+                         *     data: {...}
+                         */
+                        "text/event-stream": string;
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3076,18 +10025,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3095,18 +10060,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Too many attempts or streams; Retry-After says when to try again */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_TOO_MANY_REQUESTS",
+                         *         "code": 429,
+                         *         "name": "TOO_MANY_REQUESTS",
+                         *         "message": "Too many attempts; try again later",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3114,18 +10095,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3143,14 +10140,17 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/cxf/svc-flow/flow/{*}": {
+    "/cxf/svc-flow/flow/{instance}/{path}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Proxies the call to the flow instance (targetPath after the instance id, or ?targetUrl=); status, headers and body of the instance come back as they are, but for Set-Cookie of the platform's own cookies (dropped) and Domain attributes (removed) */
+        /**
+         * Proxies the call to a flow instance, as an opaque stream
+         * @description The wildcard after `/flow/` is `{instance}` (the configured instance's id), then the target path under the instance URL, which may hold further `/` (`/flow/main/api/v1/orders` calls `<instance URL>/api/v1/orders`); or only `{instance}` with `?targetUrl=<path>`. Other query parameters are forwarded as received. Method, body and headers go on as they are; status, headers and body of the instance come back as they are, but for Set-Cookie of the platform's own cookies (dropped) and Domain attributes (removed). The platform's own refusals are the error object.
+         */
         get: {
             parameters: {
                 query?: {
@@ -3159,25 +10159,59 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    /** @description {instanceId}{targetPath} */
-                    "*": string;
+                    /**
+                     * @description Id of the flow instance (config flow.instances)
+                     * @example main
+                     */
+                    instance: string;
+                    /**
+                     * @description The target path under the instance URL; it may hold `/` (sent as is, not encoded): the rest of the URL
+                     * @example echo
+                     */
+                    path: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description The error object */
+                /** @description The instance's answer, as it came (any status, headers and body, streamed) */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /** @example {"upstream":"answer"} */
+                        "*/*": string;
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3185,18 +10219,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3204,18 +10254,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3223,18 +10289,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3242,18 +10324,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The upstream system failed or could not be reached */
                 502: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 502,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3261,18 +10394,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The upstream system did not answer in time */
                 504: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 504,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3280,9 +10429,21 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An answer of the instance with another status (passed through as it came, not the error object) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "*/*": string;
+                    };
+                };
             };
         };
-        /** Proxies the call to the flow instance (targetPath after the instance id, or ?targetUrl=); status, headers and body of the instance come back as they are, but for Set-Cookie of the platform's own cookies (dropped) and Domain attributes (removed) */
+        /**
+         * Proxies the call to a flow instance, as an opaque stream
+         * @description The wildcard after `/flow/` is `{instance}` (the configured instance's id), then the target path under the instance URL, which may hold further `/` (`/flow/main/api/v1/orders` calls `<instance URL>/api/v1/orders`); or only `{instance}` with `?targetUrl=<path>`. Other query parameters are forwarded as received. Method, body and headers go on as they are; status, headers and body of the instance come back as they are, but for Set-Cookie of the platform's own cookies (dropped) and Domain attributes (removed). The platform's own refusals are the error object.
+         */
         put: {
             parameters: {
                 query?: {
@@ -3291,25 +10452,64 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    /** @description {instanceId}{targetPath} */
-                    "*": string;
+                    /**
+                     * @description Id of the flow instance (config flow.instances)
+                     * @example main
+                     */
+                    instance: string;
+                    /**
+                     * @description The target path under the instance URL; it may hold `/` (sent as is, not encoded): the rest of the URL
+                     * @example echo
+                     */
+                    path: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    /** @example {"order":42} */
+                    "*/*": string;
+                };
+            };
             responses: {
-                /** @description The error object */
+                /** @description The instance's answer, as it came (any status, headers and body, streamed) */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /** @example {"upstream":"answer"} */
+                        "*/*": string;
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3317,18 +10517,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3336,18 +10552,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3355,18 +10587,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3374,18 +10622,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The upstream system failed or could not be reached */
                 502: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 502,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3393,18 +10692,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The upstream system did not answer in time */
                 504: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 504,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3412,9 +10727,21 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An answer of the instance with another status (passed through as it came, not the error object) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "*/*": string;
+                    };
+                };
             };
         };
-        /** Proxies the call to the flow instance (targetPath after the instance id, or ?targetUrl=); status, headers and body of the instance come back as they are, but for Set-Cookie of the platform's own cookies (dropped) and Domain attributes (removed) */
+        /**
+         * Proxies the call to a flow instance, as an opaque stream
+         * @description The wildcard after `/flow/` is `{instance}` (the configured instance's id), then the target path under the instance URL, which may hold further `/` (`/flow/main/api/v1/orders` calls `<instance URL>/api/v1/orders`); or only `{instance}` with `?targetUrl=<path>`. Other query parameters are forwarded as received. Method, body and headers go on as they are; status, headers and body of the instance come back as they are, but for Set-Cookie of the platform's own cookies (dropped) and Domain attributes (removed). The platform's own refusals are the error object.
+         */
         post: {
             parameters: {
                 query?: {
@@ -3423,25 +10750,64 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    /** @description {instanceId}{targetPath} */
-                    "*": string;
+                    /**
+                     * @description Id of the flow instance (config flow.instances)
+                     * @example main
+                     */
+                    instance: string;
+                    /**
+                     * @description The target path under the instance URL; it may hold `/` (sent as is, not encoded): the rest of the URL
+                     * @example echo
+                     */
+                    path: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    /** @example {"order":42} */
+                    "*/*": string;
+                };
+            };
             responses: {
-                /** @description The error object */
+                /** @description The instance's answer, as it came (any status, headers and body, streamed) */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /** @example {"upstream":"answer"} */
+                        "*/*": string;
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3449,18 +10815,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3468,18 +10850,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3487,18 +10885,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3506,18 +10920,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The upstream system failed or could not be reached */
                 502: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 502,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3525,18 +10990,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The upstream system did not answer in time */
                 504: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 504,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3544,9 +11025,21 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An answer of the instance with another status (passed through as it came, not the error object) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "*/*": string;
+                    };
+                };
             };
         };
-        /** Proxies the call to the flow instance (targetPath after the instance id, or ?targetUrl=); status, headers and body of the instance come back as they are, but for Set-Cookie of the platform's own cookies (dropped) and Domain attributes (removed) */
+        /**
+         * Proxies the call to a flow instance, as an opaque stream
+         * @description The wildcard after `/flow/` is `{instance}` (the configured instance's id), then the target path under the instance URL, which may hold further `/` (`/flow/main/api/v1/orders` calls `<instance URL>/api/v1/orders`); or only `{instance}` with `?targetUrl=<path>`. Other query parameters are forwarded as received. Method, body and headers go on as they are; status, headers and body of the instance come back as they are, but for Set-Cookie of the platform's own cookies (dropped) and Domain attributes (removed). The platform's own refusals are the error object.
+         */
         delete: {
             parameters: {
                 query?: {
@@ -3555,25 +11048,59 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    /** @description {instanceId}{targetPath} */
-                    "*": string;
+                    /**
+                     * @description Id of the flow instance (config flow.instances)
+                     * @example main
+                     */
+                    instance: string;
+                    /**
+                     * @description The target path under the instance URL; it may hold `/` (sent as is, not encoded): the rest of the URL
+                     * @example echo
+                     */
+                    path: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description The error object */
+                /** @description The instance's answer, as it came (any status, headers and body, streamed) */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /** @example {"upstream":"answer"} */
+                        "*/*": string;
+                    };
+                };
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3581,18 +11108,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3600,18 +11143,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3619,18 +11178,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3638,18 +11213,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The upstream system failed or could not be reached */
                 502: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 502,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3657,23 +11283,48 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The upstream system did not answer in time */
                 504: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 504,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
                             };
                         };
+                    };
+                };
+                /** @description An answer of the instance with another status (passed through as it came, not the error object) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "*/*": string;
                     };
                 };
             };
@@ -3696,19 +11347,38 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..') */
+                    /**
+                     * @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..')
+                     * @example contact
+                     */
                     formId: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The configuration of the form */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "metaData": {
+                         *         "id": "contact",
+                         *         "version": 1
+                         *       },
+                         *       "configuration": {},
+                         *       "components": [
+                         *         {
+                         *           "type": "textfield",
+                         *           "key": "name",
+                         *           "label": "Name"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             components: ({
                                 label?: string;
@@ -3730,18 +11400,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3749,18 +11435,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3768,18 +11470,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3810,21 +11563,43 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..') */
+                    /**
+                     * @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..')
+                     * @example contact
+                     */
                     formId: string;
-                    /** @description a version number; a read answers the latest version when it does not exist */
+                    /**
+                     * @description a version number; a read answers the latest version when it does not exist
+                     * @example 1
+                     */
                     version: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The configuration of the form */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "metaData": {
+                         *         "id": "contact",
+                         *         "version": 1
+                         *       },
+                         *       "configuration": {},
+                         *       "components": [
+                         *         {
+                         *           "type": "textfield",
+                         *           "key": "name",
+                         *           "label": "Name"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             components: ({
                                 label?: string;
@@ -3846,18 +11621,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3865,18 +11656,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3884,18 +11691,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -3930,12 +11788,37 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The forms in their latest versions */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": "contact",
+                         *         "version": 1,
+                         *         "name": "Contact",
+                         *         "config": {
+                         *           "metaData": {
+                         *             "id": "contact",
+                         *             "version": 1
+                         *           },
+                         *           "configuration": {},
+                         *           "components": [
+                         *             {
+                         *               "type": "textfield",
+                         *               "key": "name",
+                         *               "label": "Name"
+                         *             }
+                         *           ]
+                         *         },
+                         *         "createdOn": "2026-11-27T07:04:34.357Z",
+                         *         "createdBy": "admin"
+                         *       }
+                         *     ]
+                         */
                         "application/json": {
                             config: {
                                 components: ({
@@ -3965,18 +11848,69 @@ export interface paths {
                         }[];
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4007,19 +11941,45 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..') */
+                    /**
+                     * @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..')
+                     * @example contact
+                     */
                     formId: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The form */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "contact",
+                         *       "version": 1,
+                         *       "name": "Contact",
+                         *       "config": {
+                         *         "metaData": {
+                         *           "id": "contact",
+                         *           "version": 1
+                         *         },
+                         *         "configuration": {},
+                         *         "components": [
+                         *           {
+                         *             "type": "textfield",
+                         *             "key": "name",
+                         *             "label": "Name"
+                         *           }
+                         *         ]
+                         *       },
+                         *       "createdOn": "2026-11-27T07:04:34.357Z",
+                         *       "createdBy": "admin"
+                         *     }
+                         */
                         "application/json": {
                             config: {
                                 components: ({
@@ -4049,18 +12009,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4068,18 +12044,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4087,18 +12079,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4115,7 +12158,10 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..') */
+                    /**
+                     * @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..')
+                     * @example contact
+                     */
                     formId: string;
                 };
                 cookie?: never;
@@ -4123,6 +12169,20 @@ export interface paths {
             /** @description a form definition; root properties other than name and config are not stored */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Contact",
+                     *       "config": {
+                     *         "components": [
+                     *           {
+                     *             "type": "textfield",
+                     *             "key": "name",
+                     *             "label": "Name"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         config: {
                             components: ({
@@ -4149,12 +12209,35 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The form as stored, in its new version */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "contact",
+                         *       "version": 1,
+                         *       "name": "Contact",
+                         *       "config": {
+                         *         "metaData": {
+                         *           "id": "contact",
+                         *           "version": 1
+                         *         },
+                         *         "configuration": {},
+                         *         "components": [
+                         *           {
+                         *             "type": "textfield",
+                         *             "key": "name",
+                         *             "label": "Name"
+                         *           }
+                         *         ]
+                         *       },
+                         *       "createdOn": "2026-11-27T07:04:34.357Z",
+                         *       "createdBy": "admin"
+                         *     }
+                         */
                         "application/json": {
                             config: {
                                 components: ({
@@ -4184,18 +12267,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4203,18 +12302,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4222,18 +12337,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The body is larger than the limit */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_PAYLOAD_TOO_LARGE",
+                         *         "code": 413,
+                         *         "name": "PAYLOAD_TOO_LARGE",
+                         *         "message": "The body is larger than 1048576 bytes",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4241,18 +12372,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The Content-Type is not the one the route takes */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_UNSUPPORTED_MEDIA_TYPE",
+                         *         "code": 415,
+                         *         "name": "UNSUPPORTED_MEDIA_TYPE",
+                         *         "message": "Unsupported Content-Type",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4268,37 +12450,65 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..') */
+                    /**
+                     * @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..')
+                     * @example contact
+                     */
                     formId: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The id and the deleted versions */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "contact",
+                         *       "deletedVersions": [
+                         *         2,
+                         *         3
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             deletedVersions: number[];
                             id: string;
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4306,18 +12516,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4325,18 +12551,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4364,21 +12641,50 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..') */
+                    /**
+                     * @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..')
+                     * @example contact
+                     */
                     formId: string;
-                    /** @description a version number; a read answers the latest version when it does not exist */
+                    /**
+                     * @description a version number; a read answers the latest version when it does not exist
+                     * @example 1
+                     */
                     version: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The form */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "contact",
+                         *       "version": 1,
+                         *       "name": "Contact",
+                         *       "config": {
+                         *         "metaData": {
+                         *           "id": "contact",
+                         *           "version": 1
+                         *         },
+                         *         "configuration": {},
+                         *         "components": [
+                         *           {
+                         *             "type": "textfield",
+                         *             "key": "name",
+                         *             "label": "Name"
+                         *           }
+                         *         ]
+                         *       },
+                         *       "createdOn": "2026-11-27T07:04:34.357Z",
+                         *       "createdBy": "admin"
+                         *     }
+                         */
                         "application/json": {
                             config: {
                                 components: ({
@@ -4408,18 +12714,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4427,18 +12749,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4446,18 +12784,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4473,9 +12862,15 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..') */
+                    /**
+                     * @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..')
+                     * @example contact
+                     */
                     formId: string;
-                    /** @description a version number; a read answers the latest version when it does not exist */
+                    /**
+                     * @description a version number; a read answers the latest version when it does not exist
+                     * @example 1
+                     */
                     version: string;
                 };
                 cookie?: never;
@@ -4483,6 +12878,20 @@ export interface paths {
             /** @description a form definition; root properties other than name and config are not stored */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Contact",
+                     *       "config": {
+                     *         "components": [
+                     *           {
+                     *             "type": "textfield",
+                     *             "key": "name",
+                     *             "label": "Name"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         config: {
                             components: ({
@@ -4509,12 +12918,35 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The form as stored in that version */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "contact",
+                         *       "version": 1,
+                         *       "name": "Contact",
+                         *       "config": {
+                         *         "metaData": {
+                         *           "id": "contact",
+                         *           "version": 1
+                         *         },
+                         *         "configuration": {},
+                         *         "components": [
+                         *           {
+                         *             "type": "textfield",
+                         *             "key": "name",
+                         *             "label": "Name"
+                         *           }
+                         *         ]
+                         *       },
+                         *       "createdOn": "2026-11-27T07:04:34.357Z",
+                         *       "createdBy": "admin"
+                         *     }
+                         */
                         "application/json": {
                             config: {
                                 components: ({
@@ -4544,18 +12976,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4563,18 +13011,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4582,18 +13046,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The body is larger than the limit */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_PAYLOAD_TOO_LARGE",
+                         *         "code": 413,
+                         *         "name": "PAYLOAD_TOO_LARGE",
+                         *         "message": "The body is larger than 1048576 bytes",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4601,18 +13081,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The Content-Type is not the one the route takes */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_UNSUPPORTED_MEDIA_TYPE",
+                         *         "code": 415,
+                         *         "name": "UNSUPPORTED_MEDIA_TYPE",
+                         *         "message": "Unsupported Content-Type",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4629,39 +13160,69 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..') */
+                    /**
+                     * @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..')
+                     * @example contact
+                     */
                     formId: string;
-                    /** @description a positive integer */
+                    /**
+                     * @description a positive integer
+                     * @example 1
+                     */
                     version: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The id and the deleted version */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "contact",
+                         *       "deletedVersions": [
+                         *         1
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             deletedVersions: number[];
                             id: string;
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4669,18 +13230,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4688,18 +13265,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4727,19 +13355,47 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..') */
+                    /**
+                     * @description 1 to 100 of A-Z a-z 0-9 . _ - (not '.' or '..')
+                     * @example contact
+                     */
                     formId: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Every version, oldest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": "contact",
+                         *         "version": 1,
+                         *         "name": "Contact",
+                         *         "config": {
+                         *           "metaData": {
+                         *             "id": "contact",
+                         *             "version": 1
+                         *           },
+                         *           "configuration": {},
+                         *           "components": [
+                         *             {
+                         *               "type": "textfield",
+                         *               "key": "name",
+                         *               "label": "Name"
+                         *             }
+                         *           ]
+                         *         },
+                         *         "createdOn": "2026-11-27T07:04:34.357Z",
+                         *         "createdBy": "admin"
+                         *       }
+                         *     ]
+                         */
                         "application/json": {
                             config: {
                                 components: ({
@@ -4769,18 +13425,34 @@ export interface paths {
                         }[];
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4788,18 +13460,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4807,18 +13495,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4850,7 +13589,10 @@ export interface paths {
                     /** @description cut to 10000 */
                     limit: number;
                     start: number;
-                    /** @description processEngineUser or processUser (decisions section 10); another value or none: 401 */
+                    /**
+                     * @description processEngineUser or processUser (decisions section 10); another value or none: 401
+                     * @example processEngineUser
+                     */
                     userType?: string;
                 };
                 header?: never;
@@ -4859,12 +13601,27 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of the reports */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": "7d0c4a52-0a7e-4c5b-8f5e-2b1d3c4e5f60",
+                         *         "name": "Review order 42",
+                         *         "roles": [
+                         *           "clerk"
+                         *         ],
+                         *         "data": {
+                         *           "orderId": 42
+                         *         },
+                         *         "createdOn": "2026-11-27T07:04:34.357Z"
+                         *       }
+                         *     ]
+                         */
                         "application/json": {
                             createdOn: string;
                             data: {
@@ -4876,18 +13633,34 @@ export interface paths {
                         }[];
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4895,18 +13668,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4914,18 +13703,104 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Too many attempts or streams; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_TOO_MANY_REQUESTS",
+                         *         "code": 429,
+                         *         "name": "TOO_MANY_REQUESTS",
+                         *         "message": "Too many attempts; try again later",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Unavailable (maintenance, or an upstream that is down) */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 503,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4940,7 +13815,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description processEngineUser or processUser (decisions section 10); another value or none: 401 */
+                    /**
+                     * @description processEngineUser or processUser (decisions section 10); another value or none: 401
+                     * @example processEngineUser
+                     */
                     userType?: string;
                 };
                 header?: never;
@@ -4949,6 +13827,17 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Review order 42",
+                     *       "roles": [
+                     *         "clerk"
+                     *       ],
+                     *       "data": {
+                     *         "orderId": 42
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data?: {
                             [key: string]: unknown;
@@ -4959,12 +13848,25 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The report as stored */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "7d0c4a52-0a7e-4c5b-8f5e-2b1d3c4e5f60",
+                         *       "name": "Review order 42",
+                         *       "roles": [
+                         *         "clerk"
+                         *       ],
+                         *       "data": {
+                         *         "orderId": 42
+                         *       },
+                         *       "createdOn": "2026-11-27T07:04:34.357Z"
+                         *     }
+                         */
                         "application/json": {
                             createdOn: string;
                             data: {
@@ -4976,18 +13878,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -4995,18 +13913,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5014,18 +13948,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5033,18 +13983,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The body is larger than the limit */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_PAYLOAD_TOO_LARGE",
+                         *         "code": 413,
+                         *         "name": "PAYLOAD_TOO_LARGE",
+                         *         "message": "The body is larger than 1048576 bytes",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5052,18 +14018,104 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The Content-Type is not the one the route takes */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_UNSUPPORTED_MEDIA_TYPE",
+                         *         "code": 415,
+                         *         "name": "UNSUPPORTED_MEDIA_TYPE",
+                         *         "message": "Unsupported Content-Type",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Too many attempts or streams; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_TOO_MANY_REQUESTS",
+                         *         "code": 429,
+                         *         "name": "TOO_MANY_REQUESTS",
+                         *         "message": "Too many attempts; try again later",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5093,7 +14145,10 @@ export interface paths {
                     /** @description cut to 10000 */
                     limit: number;
                     start: number;
-                    /** @description processEngineUser or processUser (decisions section 10); another value or none: 401 */
+                    /**
+                     * @description processEngineUser or processUser (decisions section 10); another value or none: 401
+                     * @example processEngineUser
+                     */
                     userType?: string;
                 };
                 header?: never;
@@ -5102,12 +14157,27 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of the tasks */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": "7d0c4a52-0a7e-4c5b-8f5e-2b1d3c4e5f60",
+                         *         "name": "Review order 42",
+                         *         "roles": [
+                         *           "clerk"
+                         *         ],
+                         *         "data": {
+                         *           "orderId": 42
+                         *         },
+                         *         "createdOn": "2026-11-27T07:04:34.357Z"
+                         *       }
+                         *     ]
+                         */
                         "application/json": {
                             createdOn: string;
                             data: {
@@ -5119,18 +14189,34 @@ export interface paths {
                         }[];
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5138,18 +14224,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5157,18 +14259,104 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Too many attempts or streams; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_TOO_MANY_REQUESTS",
+                         *         "code": 429,
+                         *         "name": "TOO_MANY_REQUESTS",
+                         *         "message": "Too many attempts; try again later",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Unavailable (maintenance, or an upstream that is down) */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 503,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5183,7 +14371,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description processEngineUser or processUser (decisions section 10); another value or none: 401 */
+                    /**
+                     * @description processEngineUser or processUser (decisions section 10); another value or none: 401
+                     * @example processEngineUser
+                     */
                     userType?: string;
                 };
                 header?: never;
@@ -5192,6 +14383,17 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Review order 42",
+                     *       "roles": [
+                     *         "clerk"
+                     *       ],
+                     *       "data": {
+                     *         "orderId": 42
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data?: {
                             [key: string]: unknown;
@@ -5202,12 +14404,25 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The task as stored */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "7d0c4a52-0a7e-4c5b-8f5e-2b1d3c4e5f60",
+                         *       "name": "Review order 42",
+                         *       "roles": [
+                         *         "clerk"
+                         *       ],
+                         *       "data": {
+                         *         "orderId": 42
+                         *       },
+                         *       "createdOn": "2026-11-27T07:04:34.357Z"
+                         *     }
+                         */
                         "application/json": {
                             createdOn: string;
                             data: {
@@ -5219,18 +14434,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5238,18 +14469,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5257,18 +14504,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5276,18 +14539,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The body is larger than the limit */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_PAYLOAD_TOO_LARGE",
+                         *         "code": 413,
+                         *         "name": "PAYLOAD_TOO_LARGE",
+                         *         "message": "The body is larger than 1048576 bytes",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5295,18 +14574,104 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The Content-Type is not the one the route takes */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_UNSUPPORTED_MEDIA_TYPE",
+                         *         "code": 415,
+                         *         "name": "UNSUPPORTED_MEDIA_TYPE",
+                         *         "message": "Unsupported Content-Type",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Too many attempts or streams; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_TOO_MANY_REQUESTS",
+                         *         "code": 429,
+                         *         "name": "TOO_MANY_REQUESTS",
+                         *         "message": "Too many attempts; try again later",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5333,7 +14698,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description processEngineUser or processUser (decisions section 10); another value or none: 401 */
+                    /**
+                     * @description processEngineUser or processUser (decisions section 10); another value or none: 401
+                     * @example processEngineUser
+                     */
                     userType?: string;
                 };
                 header?: never;
@@ -5342,12 +14710,19 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The caller */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "name": "engine",
+                         *       "userType": "processEngineUser",
+                         *       "roles": []
+                         *     }
+                         */
                         "application/json": {
                             name: string;
                             roles: string[];
@@ -5355,18 +14730,139 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Too many attempts or streams; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_TOO_MANY_REQUESTS",
+                         *         "code": 429,
+                         *         "name": "TOO_MANY_REQUESTS",
+                         *         "message": "Too many attempts; try again later",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Unavailable (maintenance, or an upstream that is down) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 503,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5393,7 +14889,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Data management API call {context, method, parameters}, or a batch {requests: [...]} in one transaction */
+        /**
+         * Data management API call {context, method, parameters}, or a batch {requests: [...]} in one transaction
+         * @description Every call is one of `#/components/schemas/DataManagement.<Context>.<method>.Call` and answers `DataManagement.<Context>.<method>.Answer`. HTTP Basic as an engine user of group DataManagement.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5401,36 +14900,88 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            /** @description {"context","method","parameters"} or {"requests":[...]} */
+            /** @description One call {context, method, parameters} (`DataManagement.<Context>.<method>.Call`) or a batch {requests} */
             requestBody: {
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "context": "Asset",
+                     *       "method": "get",
+                     *       "parameters": {
+                     *         "templateCustomId": "pump",
+                     *         "customId": "P-1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataManagement.Call"] | components["schemas"]["DataManagement.Batch"];
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The call's answer (`DataManagement.<Context>.<method>.Answer`), or {responses} of a batch */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        /**
+                         * @example {
+                         *       "asset": {
+                         *         "id": 1,
+                         *         "customId": "P-1",
+                         *         "template": {
+                         *           "id": 1,
+                         *           "customId": "pump"
+                         *         },
+                         *         "displayName": "Pump 1",
+                         *         "description": "",
+                         *         "parentId": null,
+                         *         "attributes": {
+                         *           "serial": "A100",
+                         *           "power": 11
+                         *         },
+                         *         "unversionedAttributes": {},
+                         *         "version": {
+                         *           "updatedOn": "2026-11-27T07:04:34.357Z",
+                         *           "updatedBy": "dm",
+                         *           "comment": "installed",
+                         *           "active": true
+                         *         },
+                         *         "createdOn": "2026-11-27T07:04:34.357Z",
+                         *         "createdBy": "dm"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["DataManagement.Answer"] | components["schemas"]["DataManagement.BatchAnswer"];
                     };
                 };
-                /** @description The error object */
+                /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_VALIDATION_FAILED",
+                         *         "code": 400,
+                         *         "name": "VALIDATION_FAILED",
+                         *         "message": "querystring.limit: must be integer",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5438,18 +14989,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description No valid credential (code 540) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5457,18 +15024,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5476,18 +15059,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_NOT_FOUND",
+                         *         "code": 404,
+                         *         "name": "NOT_FOUND",
+                         *         "message": "Not found",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5495,18 +15094,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description Conflict with the current state; nothing changed */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_CONFLICT",
+                         *         "code": 409,
+                         *         "name": "CONFLICT",
+                         *         "message": "The resource exists already",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5514,18 +15129,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The body is larger than the limit */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_PAYLOAD_TOO_LARGE",
+                         *         "code": 413,
+                         *         "name": "PAYLOAD_TOO_LARGE",
+                         *         "message": "The body is larger than 1048576 bytes",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5533,18 +15164,139 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The error object */
+                /** @description The Content-Type is not the one the route takes */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_UNSUPPORTED_MEDIA_TYPE",
+                         *         "code": 415,
+                         *         "name": "UNSUPPORTED_MEDIA_TYPE",
+                         *         "message": "Unsupported Content-Type",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
                                 code: number;
+                                /** @description For people; never parse it */
                                 message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
                                 messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
                                 name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Too many attempts or streams; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_TOO_MANY_REQUESTS",
+                         *         "code": 429,
+                         *         "name": "TOO_MANY_REQUESTS",
+                         *         "message": "Too many attempts; try again later",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The upstream system failed or could not be reached */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR",
+                         *         "code": 502,
+                         *         "name": "ERROR",
+                         *         "message": "The request failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
                                 properties: {
                                     [key: string]: unknown;
                                 };
@@ -5567,7 +15319,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness */
+        /**
+         * Liveness
+         * @description Answers while the process serves requests; needs no credential.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5577,14 +15332,257 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The service is alive */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "status": "ok"
+                         *     }
+                         */
                         "application/json": {
-                            status: string;
+                            /** @enum {string} */
+                            status: "ok";
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness: 200 while the process serves
+         * @description Checks no dependency: a load balancer or orchestrator restarts the process only when this fails. Also 200 during a shutdown.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The process serves requests */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "status": "ok"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "ok";
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: 200 when this instance should take traffic
+         * @description The database answers within 1 s and has every schema step of this version; on PostgreSQL the change feed listener is connected; no shutdown has begun. Otherwise 503 with the error object: its message names what is not ready, `properties.checks` the state of each check.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description This instance should take traffic; the state of each check */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "status": "ready",
+                         *       "checks": {
+                         *         "database": "ok",
+                         *         "schema": "ok",
+                         *         "changeFeed": "ok",
+                         *         "shutdown": "ok"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Each check: `ok`, `failing` or `not used` (the change feed on SQLite: one process owns the database). */
+                            checks: {
+                                changeFeed: "ok" | "failing" | "not used";
+                                database: "ok" | "failing" | "not used";
+                                schema: "ok" | "failing" | "not used";
+                                /** @description `failing` once a shutdown (SIGTERM) has begun: the instance drains and stops. */
+                                shutdown: "ok" | "failing";
+                            };
+                            /** @enum {string} */
+                            status: "ready";
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The error object */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
                         };
                     };
                 };
@@ -5601,7 +15599,1732 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /** @description The answer of one call */
+        "DataManagement.Answer": components["schemas"]["DataManagement.Template.create.Answer"] | components["schemas"]["DataManagement.Template.update.Answer"] | components["schemas"]["DataManagement.Template.setImage.Answer"] | components["schemas"]["DataManagement.Template.getImage.Answer"] | components["schemas"]["DataManagement.Template.get.Answer"] | components["schemas"]["DataManagement.Template.query.Answer"] | components["schemas"]["DataManagement.Template.getActionAttributes.Answer"] | components["schemas"]["DataManagement.Template.executeAction.Answer"] | components["schemas"]["DataManagement.Template.delete.Answer"] | components["schemas"]["DataManagement.Asset.create.Answer"] | components["schemas"]["DataManagement.Asset.update.Answer"] | components["schemas"]["DataManagement.Asset.get.Answer"] | components["schemas"]["DataManagement.Asset.query.Answer"] | components["schemas"]["DataManagement.Asset.getActionAttributes.Answer"] | components["schemas"]["DataManagement.Asset.executeAction.Answer"] | components["schemas"]["DataManagement.Asset.saveQuery.Answer"] | components["schemas"]["DataManagement.Asset.deleteQuery.Answer"] | components["schemas"]["DataManagement.Asset.delete.Answer"];
+        /** @description An asset as answered at one version. The attributes are left out at query verbosity 0; the children are added at verbosity 1 (ids) and 2 (answers) */
+        "DataManagement.Asset": {
+            /** @description With `other`: every version, the one `other` names in full */
+            allVersions?: {
+                active: boolean;
+                attributes?: {
+                    [key: string]: unknown;
+                };
+                comment: string;
+                description?: string;
+                displayName?: string;
+                updatedBy: string;
+                /** Format: date-time */
+                updatedOn: string;
+            }[];
+            attributes?: {
+                [key: string]: unknown;
+            };
+            /** @description verbosity 2 */
+            childAssets?: {
+                attributes?: {
+                    [key: string]: unknown;
+                };
+                createdBy: string;
+                /** Format: date-time */
+                createdOn: string;
+                customId: string | null;
+                description: string;
+                displayName: string;
+                id: number;
+                parentId: number | null;
+                template: {
+                    customId: string;
+                    id: number;
+                };
+                unversionedAttributes?: {
+                    [key: string]: unknown;
+                };
+                version: {
+                    active: boolean;
+                    comment: string;
+                    updatedBy: string;
+                    /** Format: date-time */
+                    updatedOn: string;
+                };
+            }[];
+            createdBy: string;
+            /** Format: date-time */
+            createdOn: string;
+            customId: string | null;
+            description: string;
+            displayName: string;
+            id: number;
+            /** @description verbosity 1 */
+            joinedChildAssetIds?: number[];
+            parentId: number | null;
+            template: {
+                customId: string;
+                id: number;
+            };
+            unversionedAttributes?: {
+                [key: string]: unknown;
+            };
+            version: {
+                active: boolean;
+                comment: string;
+                updatedBy: string;
+                /** Format: date-time */
+                updatedOn: string;
+            };
+        };
+        /** @description A call of context Asset */
+        "DataManagement.Asset.Call": components["schemas"]["DataManagement.Asset.create.Call"] | components["schemas"]["DataManagement.Asset.update.Call"] | components["schemas"]["DataManagement.Asset.get.Call"] | components["schemas"]["DataManagement.Asset.query.Call"] | components["schemas"]["DataManagement.Asset.getActionAttributes.Call"] | components["schemas"]["DataManagement.Asset.executeAction.Call"] | components["schemas"]["DataManagement.Asset.saveQuery.Call"] | components["schemas"]["DataManagement.Asset.deleteQuery.Call"] | components["schemas"]["DataManagement.Asset.delete.Call"];
+        /**
+         * @example {
+         *       "asset": {
+         *         "id": 1,
+         *         "customId": "P-1",
+         *         "template": {
+         *           "id": 1,
+         *           "customId": "pump"
+         *         },
+         *         "displayName": "Pump 1",
+         *         "description": "",
+         *         "parentId": null,
+         *         "attributes": {
+         *           "serial": "A100",
+         *           "power": 7.5
+         *         },
+         *         "unversionedAttributes": {},
+         *         "version": {
+         *           "updatedOn": "2026-11-27T07:04:34.357Z",
+         *           "updatedBy": "dm",
+         *           "comment": "installed",
+         *           "active": true
+         *         },
+         *         "createdOn": "2026-11-27T07:04:34.357Z",
+         *         "createdBy": "dm"
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.create.Answer": {
+            /** @description The asset with `return`, else only its id */
+            asset: components["schemas"]["DataManagement.Asset"] | {
+                id: number;
+            };
+        };
+        /**
+         * @description Asset.create: Creates an asset of a template (its first version)
+         * @example {
+         *       "context": "Asset",
+         *       "method": "create",
+         *       "parameters": {
+         *         "templateCustomId": "pump",
+         *         "asset": {
+         *           "customId": "P-1",
+         *           "displayName": "Pump 1",
+         *           "attributes": {
+         *             "serial": "A100",
+         *             "power": 7.5
+         *           }
+         *         },
+         *         "versionComment": "installed",
+         *         "return": true
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.create.Call": {
+            /** @constant */
+            context: "Asset";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "create";
+            parameters?: components["schemas"]["DataManagement.Asset.create.Parameters"];
+        };
+        /**
+         * @description The template by templateId or templateCustomId
+         * @example {
+         *       "templateCustomId": "pump",
+         *       "asset": {
+         *         "customId": "P-1",
+         *         "displayName": "Pump 1",
+         *         "attributes": {
+         *           "serial": "A100",
+         *           "power": 7.5
+         *         }
+         *       },
+         *       "versionComment": "installed",
+         *       "return": true
+         *     }
+         */
+        "DataManagement.Asset.create.Parameters": {
+            asset?: {
+                allVersions?: unknown;
+                attributes?: {
+                    [key: string]: unknown;
+                };
+                childAssets?: unknown;
+                createdBy?: unknown;
+                createdOn?: unknown;
+                customId?: string;
+                description?: string;
+                displayName?: string;
+                id?: number;
+                joinedChildAssetIds?: unknown;
+                parentId?: number | null;
+                template?: {
+                    customId?: string;
+                    id?: number;
+                };
+                unversionedAttributes?: {
+                    [key: string]: unknown;
+                };
+                version?: {
+                    template?: {
+                        customId?: string;
+                        id?: number;
+                    };
+                };
+            };
+            requiredOverride?: boolean;
+            return?: boolean;
+            returnParameters?: {
+                other?: string;
+                updatedOn?: string;
+                withoutHiddenAttributes?: boolean;
+            };
+            templateCustomId?: string;
+            templateId?: number;
+            versionComment?: string;
+        };
+        /**
+         * @description Done; nothing to answer
+         * @example {}
+         */
+        "DataManagement.Asset.delete.Answer": Record<string, never>;
+        /**
+         * @description Asset.delete: Deletes an asset (unlinkChildAssets: its children become roots)
+         * @example {
+         *       "context": "Asset",
+         *       "method": "delete",
+         *       "parameters": {
+         *         "templateCustomId": "pump",
+         *         "customId": "P-1"
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.delete.Call": {
+            /** @constant */
+            context: "Asset";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "delete";
+            parameters?: components["schemas"]["DataManagement.Asset.delete.Parameters"];
+        };
+        /**
+         * @example {
+         *       "templateCustomId": "pump",
+         *       "customId": "P-1"
+         *     }
+         */
+        "DataManagement.Asset.delete.Parameters": {
+            customId?: string;
+            id?: number;
+            templateCustomId?: string;
+            templateId?: number;
+            unlinkChildAssets?: boolean;
+        };
+        /**
+         * @description Done; nothing to answer
+         * @example {}
+         */
+        "DataManagement.Asset.deleteQuery.Answer": Record<string, never>;
+        /**
+         * @description Asset.deleteQuery: Deletes a saved query of the caller
+         * @example {
+         *       "context": "Asset",
+         *       "method": "deleteQuery",
+         *       "parameters": {
+         *         "name": "big pumps"
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.deleteQuery.Call": {
+            /** @constant */
+            context: "Asset";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "deleteQuery";
+            parameters?: components["schemas"]["DataManagement.Asset.deleteQuery.Parameters"];
+        };
+        /**
+         * @example {
+         *       "name": "big pumps"
+         *     }
+         */
+        "DataManagement.Asset.deleteQuery.Parameters": {
+            name: string;
+        };
+        /**
+         * @example {
+         *       "total": 1,
+         *       "message": "1 asset exported",
+         *       "download": {
+         *         "fileName": "export.json",
+         *         "mediaType": "application/json",
+         *         "data": "W10="
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.executeAction.Answer": {
+            custom?: unknown;
+            /** @description The handler's file: an export answers {fileName, mediaType, data (base64)}; a webhook answers what it gives */
+            download?: unknown;
+            message?: string;
+            refresh?: boolean;
+            total: number;
+        };
+        /**
+         * @description Asset.executeAction: Runs an asset-scoped action on the assets the filters select; runs alone, not in a batch
+         * @example {
+         *       "context": "Asset",
+         *       "method": "executeAction",
+         *       "parameters": {
+         *         "template": {
+         *           "customId": "pump"
+         *         },
+         *         "action": {
+         *           "key": "exportSelected"
+         *         }
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.executeAction.Call": {
+            /** @constant */
+            context: "Asset";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "executeAction";
+            parameters?: components["schemas"]["DataManagement.Asset.executeAction.Parameters"];
+        };
+        /**
+         * @example {
+         *       "template": {
+         *         "customId": "pump"
+         *       },
+         *       "action": {
+         *         "key": "exportSelected"
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.executeAction.Parameters": {
+            action: {
+                key: string;
+            };
+            columns?: unknown[];
+            custom?: unknown;
+            filters?: {
+                invert?: boolean;
+                operator: string;
+                property: string;
+                source?: string;
+                value?: unknown;
+            }[];
+            Parameters?: {
+                key: string;
+                value?: unknown;
+            }[];
+            sorters?: {
+                direction?: "ASC" | "DESC";
+                property: string;
+            }[];
+            template: {
+                customId?: string;
+                id?: number;
+            };
+            verbosity?: 0 | 1 | 2 | 5;
+        };
+        /**
+         * @example {
+         *       "asset": {
+         *         "id": 1,
+         *         "customId": "P-1",
+         *         "template": {
+         *           "id": 1,
+         *           "customId": "pump"
+         *         },
+         *         "displayName": "Pump 1",
+         *         "description": "",
+         *         "parentId": null,
+         *         "attributes": {
+         *           "serial": "A100",
+         *           "power": 11
+         *         },
+         *         "unversionedAttributes": {},
+         *         "version": {
+         *           "updatedOn": "2026-11-27T07:04:34.357Z",
+         *           "updatedBy": "dm",
+         *           "comment": "installed",
+         *           "active": true
+         *         },
+         *         "createdOn": "2026-11-27T07:04:34.357Z",
+         *         "createdBy": "dm"
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.get.Answer": {
+            asset?: components["schemas"]["DataManagement.Asset"];
+        };
+        /**
+         * @description Asset.get: An asset at a version (updatedOn), with the version history (other)
+         * @example {
+         *       "context": "Asset",
+         *       "method": "get",
+         *       "parameters": {
+         *         "templateCustomId": "pump",
+         *         "customId": "P-1"
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.get.Call": {
+            /** @constant */
+            context: "Asset";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "get";
+            parameters?: components["schemas"]["DataManagement.Asset.get.Parameters"];
+        };
+        /**
+         * @example {
+         *       "templateCustomId": "pump",
+         *       "customId": "P-1"
+         *     }
+         */
+        "DataManagement.Asset.get.Parameters": {
+            customId?: string;
+            id?: number;
+            optional?: boolean;
+            other?: string;
+            templateCustomId?: string;
+            templateId?: number;
+            updatedOn?: string;
+            withoutHiddenAttributes?: boolean;
+        };
+        /**
+         * @example {
+         *       "attributes": []
+         *     }
+         */
+        "DataManagement.Asset.getActionAttributes.Answer": {
+            attributes: {
+                default?: unknown;
+                group?: string;
+                hidden?: boolean;
+                key: string;
+                label?: string;
+                required?: boolean;
+                type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "dateTime" | "enum" | "json";
+                values?: unknown[];
+                versioned?: boolean;
+            }[];
+        };
+        /**
+         * @description Asset.getActionAttributes: The parameters of an asset-scoped action of the asset's template
+         * @example {
+         *       "context": "Asset",
+         *       "method": "getActionAttributes",
+         *       "parameters": {
+         *         "template": {
+         *           "customId": "pump"
+         *         },
+         *         "action": {
+         *           "key": "exportSelected"
+         *         }
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.getActionAttributes.Call": {
+            /** @constant */
+            context: "Asset";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "getActionAttributes";
+            parameters?: components["schemas"]["DataManagement.Asset.getActionAttributes.Parameters"];
+        };
+        /**
+         * @example {
+         *       "template": {
+         *         "customId": "pump"
+         *       },
+         *       "action": {
+         *         "key": "exportSelected"
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.getActionAttributes.Parameters": {
+            action: {
+                key: string;
+            };
+            columns?: unknown[];
+            custom?: unknown;
+            filters?: {
+                invert?: boolean;
+                operator: string;
+                property: string;
+                source?: string;
+                value?: unknown;
+            }[];
+            Parameters?: {
+                key: string;
+                value?: unknown;
+            }[];
+            sorters?: {
+                direction?: "ASC" | "DESC";
+                property: string;
+            }[];
+            template: {
+                customId?: string;
+                id?: number;
+            };
+            verbosity?: 0 | 1 | 2 | 5;
+        };
+        /**
+         * @example {
+         *       "total": 1,
+         *       "assets": [
+         *         {
+         *           "id": 1,
+         *           "customId": "P-1",
+         *           "template": {
+         *             "id": 1,
+         *             "customId": "pump"
+         *           },
+         *           "displayName": "Pump 1",
+         *           "description": "",
+         *           "parentId": null,
+         *           "attributes": {
+         *             "serial": "A100",
+         *             "power": 11
+         *           },
+         *           "unversionedAttributes": {},
+         *           "version": {
+         *             "updatedOn": "2026-11-27T07:04:34.357Z",
+         *             "updatedBy": "dm",
+         *             "comment": "installed",
+         *             "active": true
+         *           },
+         *           "createdOn": "2026-11-27T07:04:34.357Z",
+         *           "createdBy": "dm",
+         *           "joinedChildAssetIds": []
+         *         }
+         *       ],
+         *       "user": {
+         *         "name": "dm",
+         *         "groups": [
+         *           "DataManagement"
+         *         ],
+         *         "roles": []
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.query.Answer": {
+            /** @description getActions: the asset-scoped actions of the answered assets' templates */
+            actions?: {
+                key: string;
+                label: string;
+                parameters: {
+                    default?: unknown;
+                    group?: string;
+                    hidden?: boolean;
+                    key: string;
+                    label?: string;
+                    required?: boolean;
+                    type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "dateTime" | "enum" | "json";
+                    values?: unknown[];
+                    versioned?: boolean;
+                }[];
+                template: {
+                    customId: string;
+                    id: number;
+                };
+            }[];
+            assets: (components["schemas"]["DataManagement.Asset"] | components["schemas"]["DataManagement.AssetTreeNode"])[];
+            /** @description getQueries: the saved queries of the caller */
+            queries?: {
+                name: string;
+                query: unknown;
+                updatedOn: string;
+            }[];
+            total: number;
+            /** @description getUser: the caller */
+            user?: {
+                groups: string[];
+                name: string;
+                roles: string[];
+            };
+        };
+        /**
+         * @description Asset.query: Assets by filters and sorters at a verbosity, a page of them and the total
+         * @example {
+         *       "context": "Asset",
+         *       "method": "query",
+         *       "parameters": {
+         *         "filters": [
+         *           {
+         *             "property": "attributes.power",
+         *             "operator": "gt",
+         *             "value": 10
+         *           }
+         *         ],
+         *         "sorters": [
+         *           {
+         *             "property": "displayName",
+         *             "direction": "ASC"
+         *           }
+         *         ],
+         *         "verbosity": 1,
+         *         "getUser": true
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.query.Call": {
+            /** @constant */
+            context: "Asset";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "query";
+            parameters?: components["schemas"]["DataManagement.Asset.query.Parameters"];
+        };
+        /**
+         * @example {
+         *       "filters": [
+         *         {
+         *           "property": "attributes.power",
+         *           "operator": "gt",
+         *           "value": 10
+         *         }
+         *       ],
+         *       "sorters": [
+         *         {
+         *           "property": "displayName",
+         *           "direction": "ASC"
+         *         }
+         *       ],
+         *       "verbosity": 1,
+         *       "getUser": true
+         *     }
+         */
+        "DataManagement.Asset.query.Parameters": {
+            filters?: {
+                invert?: boolean;
+                operator: string;
+                property: string;
+                source?: string;
+                value?: unknown;
+            }[];
+            getActions?: boolean;
+            getQueries?: boolean;
+            getUser?: boolean;
+            limit?: number;
+            restricted?: boolean;
+            sorters?: {
+                direction?: "ASC" | "DESC";
+                property: string;
+            }[];
+            sortMode?: "" | "ci" | "user" | "user_ci";
+            start?: number;
+            verbosity?: 0 | 1 | 2 | 5;
+            withoutAttributeGroups?: string[];
+            withoutHiddenAttributes?: boolean;
+        };
+        /**
+         * @description Done; nothing to answer
+         * @example {}
+         */
+        "DataManagement.Asset.saveQuery.Answer": Record<string, never>;
+        /**
+         * @description Asset.saveQuery: Saves a query of the caller under a name (replacing one of that name)
+         * @example {
+         *       "context": "Asset",
+         *       "method": "saveQuery",
+         *       "parameters": {
+         *         "name": "big pumps",
+         *         "query": {
+         *           "filters": [
+         *             {
+         *               "property": "attributes.power",
+         *               "operator": "gt",
+         *               "value": 10
+         *             }
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.saveQuery.Call": {
+            /** @constant */
+            context: "Asset";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "saveQuery";
+            parameters?: components["schemas"]["DataManagement.Asset.saveQuery.Parameters"];
+        };
+        /**
+         * @example {
+         *       "name": "big pumps",
+         *       "query": {
+         *         "filters": [
+         *           {
+         *             "property": "attributes.power",
+         *             "operator": "gt",
+         *             "value": 10
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.saveQuery.Parameters": {
+            name: string;
+            query: {
+                [key: string]: unknown;
+            };
+        };
+        /** @example {} */
+        "DataManagement.Asset.update.Answer": {
+            asset?: components["schemas"]["DataManagement.Asset"];
+            /**
+             * @description onlyIfChanged: nothing was written
+             * @constant
+             */
+            unchanged?: true;
+        };
+        /**
+         * @description Asset.update: Updates an asset: merges into its latest version and makes a new one (activationPolicy decides which is active)
+         * @example {
+         *       "context": "Asset",
+         *       "method": "update",
+         *       "parameters": {
+         *         "templateCustomId": "pump",
+         *         "asset": {
+         *           "customId": "P-1",
+         *           "attributes": {
+         *             "power": 11
+         *           }
+         *         },
+         *         "versionComment": "new motor"
+         *       }
+         *     }
+         */
+        "DataManagement.Asset.update.Call": {
+            /** @constant */
+            context: "Asset";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "update";
+            parameters?: components["schemas"]["DataManagement.Asset.update.Parameters"];
+        };
+        /**
+         * @description The asset by id, or customId with templateId or templateCustomId
+         * @example {
+         *       "templateCustomId": "pump",
+         *       "asset": {
+         *         "customId": "P-1",
+         *         "attributes": {
+         *           "power": 11
+         *         }
+         *       },
+         *       "versionComment": "new motor"
+         *     }
+         */
+        "DataManagement.Asset.update.Parameters": {
+            activationPolicy?: "true" | "false" | "ifHEADActive";
+            asset?: {
+                allVersions?: unknown;
+                attributes?: {
+                    [key: string]: unknown;
+                };
+                childAssets?: unknown;
+                createdBy?: unknown;
+                createdOn?: unknown;
+                customId?: string;
+                description?: string;
+                displayName?: string;
+                id?: number;
+                joinedChildAssetIds?: unknown;
+                parentId?: number | null;
+                template?: {
+                    customId?: string;
+                    id?: number;
+                };
+                unversionedAttributes?: {
+                    [key: string]: unknown;
+                };
+                version?: {
+                    template?: {
+                        customId?: string;
+                        id?: number;
+                    };
+                };
+            };
+            customId?: string;
+            id?: number;
+            onlyIfChanged?: boolean;
+            requiredOverride?: boolean;
+            return?: boolean;
+            returnParameters?: {
+                other?: string;
+                updatedOn?: string;
+                withoutHiddenAttributes?: boolean;
+            };
+            templateCustomId?: string;
+            templateId?: number;
+            unversionedAttributesOnly?: boolean;
+            updatedOn?: string;
+            versionComment?: string;
+        };
+        /** @description An asset as a tree node (query verbosity 5) */
+        "DataManagement.AssetTreeNode": {
+            childCount: number;
+            customId: string | null;
+            expanded: boolean;
+            id: number;
+            leaf: boolean;
+            parentId: number | null;
+            template: {
+                customId: string;
+                id: number;
+            };
+            /** @description displayName, else customId, else the id */
+            text: string;
+        };
+        /** @description An attribute of a template as answered (its defaults filled in) */
+        "DataManagement.AttributeAnswer": {
+            default?: unknown;
+            group?: string;
+            hidden: boolean;
+            key: string;
+            label?: string;
+            required: boolean;
+            type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "dateTime" | "enum" | "json";
+            values?: unknown[];
+            versioned: boolean;
+        };
+        /** @description Calls in one transaction: one failing call rolls all back (executeAction runs alone) */
+        "DataManagement.Batch": {
+            requests: components["schemas"]["DataManagement.Call"][];
+        };
+        "DataManagement.BatchAnswer": {
+            /** @description One answer per call, in order */
+            responses: components["schemas"]["DataManagement.Answer"][];
+        };
+        /** @description One call: {context, method, parameters} */
+        "DataManagement.Call": components["schemas"]["DataManagement.Template.Call"] | components["schemas"]["DataManagement.Asset.Call"];
+        /** @description A template as answered */
+        "DataManagement.Template": {
+            actions: {
+                handler?: {
+                    [key: string]: unknown;
+                };
+                key: string;
+                label?: string;
+                parameters?: {
+                    default?: unknown;
+                    group?: string;
+                    hidden?: boolean;
+                    key: string;
+                    label?: string;
+                    required?: boolean;
+                    type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "dateTime" | "enum" | "json";
+                    values?: unknown[];
+                    versioned?: boolean;
+                }[];
+                scope: "asset" | "template";
+            }[];
+            attributes: components["schemas"]["DataManagement.AttributeAnswer"][];
+            childTemplates: string[];
+            customId: string;
+            description: string;
+            id: number;
+            name: string;
+            restricted: boolean;
+            roles: string[];
+        };
+        /** @description A call of context Template */
+        "DataManagement.Template.Call": components["schemas"]["DataManagement.Template.create.Call"] | components["schemas"]["DataManagement.Template.update.Call"] | components["schemas"]["DataManagement.Template.setImage.Call"] | components["schemas"]["DataManagement.Template.getImage.Call"] | components["schemas"]["DataManagement.Template.get.Call"] | components["schemas"]["DataManagement.Template.query.Call"] | components["schemas"]["DataManagement.Template.getActionAttributes.Call"] | components["schemas"]["DataManagement.Template.executeAction.Call"] | components["schemas"]["DataManagement.Template.delete.Call"];
+        /**
+         * @example {
+         *       "template": {
+         *         "id": 1,
+         *         "customId": "pump",
+         *         "name": "Pump",
+         *         "description": "",
+         *         "attributes": [
+         *           {
+         *             "versioned": true,
+         *             "required": true,
+         *             "hidden": false,
+         *             "key": "serial",
+         *             "type": "string"
+         *           },
+         *           {
+         *             "versioned": true,
+         *             "required": false,
+         *             "hidden": false,
+         *             "key": "power",
+         *             "type": "number",
+         *             "label": "Power (kW)"
+         *           }
+         *         ],
+         *         "actions": [
+         *           {
+         *             "key": "export",
+         *             "scope": "template",
+         *             "label": "Export",
+         *             "handler": {
+         *               "type": "export",
+         *               "format": "csv",
+         *               "fileName": "pumps"
+         *             }
+         *           },
+         *           {
+         *             "key": "exportSelected",
+         *             "scope": "asset",
+         *             "handler": {
+         *               "type": "export",
+         *               "format": "json"
+         *             }
+         *           }
+         *         ],
+         *         "childTemplates": [],
+         *         "restricted": false,
+         *         "roles": []
+         *       }
+         *     }
+         */
+        "DataManagement.Template.create.Answer": {
+            template?: components["schemas"]["DataManagement.Template"];
+        };
+        /**
+         * @description Template.create: Creates a template
+         * @example {
+         *       "context": "Template",
+         *       "method": "create",
+         *       "parameters": {
+         *         "template": {
+         *           "customId": "pump",
+         *           "name": "Pump",
+         *           "attributes": [
+         *             {
+         *               "key": "serial",
+         *               "type": "string",
+         *               "required": true
+         *             },
+         *             {
+         *               "key": "power",
+         *               "type": "number",
+         *               "label": "Power (kW)"
+         *             }
+         *           ],
+         *           "actions": [
+         *             {
+         *               "key": "export",
+         *               "scope": "template",
+         *               "label": "Export",
+         *               "handler": {
+         *                 "type": "export",
+         *                 "format": "csv",
+         *                 "fileName": "pumps"
+         *               }
+         *             },
+         *             {
+         *               "key": "exportSelected",
+         *               "scope": "asset",
+         *               "handler": {
+         *                 "type": "export",
+         *                 "format": "json"
+         *               }
+         *             }
+         *           ]
+         *         },
+         *         "return": true
+         *       }
+         *     }
+         */
+        "DataManagement.Template.create.Call": {
+            /** @constant */
+            context: "Template";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "create";
+            parameters?: components["schemas"]["DataManagement.Template.create.Parameters"];
+        };
+        /**
+         * @description `template`: the template as written; `return`: answer it; `strict`: refuse unknown attribute types and values
+         * @example {
+         *       "template": {
+         *         "customId": "pump",
+         *         "name": "Pump",
+         *         "attributes": [
+         *           {
+         *             "key": "serial",
+         *             "type": "string",
+         *             "required": true
+         *           },
+         *           {
+         *             "key": "power",
+         *             "type": "number",
+         *             "label": "Power (kW)"
+         *           }
+         *         ],
+         *         "actions": [
+         *           {
+         *             "key": "export",
+         *             "scope": "template",
+         *             "label": "Export",
+         *             "handler": {
+         *               "type": "export",
+         *               "format": "csv",
+         *               "fileName": "pumps"
+         *             }
+         *           },
+         *           {
+         *             "key": "exportSelected",
+         *             "scope": "asset",
+         *             "handler": {
+         *               "type": "export",
+         *               "format": "json"
+         *             }
+         *           }
+         *         ]
+         *       },
+         *       "return": true
+         *     }
+         */
+        "DataManagement.Template.create.Parameters": {
+            return?: boolean;
+            strict?: boolean;
+            template: {
+                actions?: {
+                    handler?: {
+                        [key: string]: unknown;
+                    };
+                    key: string;
+                    label?: string;
+                    parameters?: {
+                        default?: unknown;
+                        group?: string;
+                        hidden?: boolean;
+                        key: string;
+                        label?: string;
+                        required?: boolean;
+                        type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "dateTime" | "enum" | "json";
+                        values?: unknown[];
+                        versioned?: boolean;
+                    }[];
+                    scope: "asset" | "template";
+                }[];
+                attributes?: {
+                    default?: unknown;
+                    group?: string;
+                    hidden?: boolean;
+                    key: string;
+                    label?: string;
+                    required?: boolean;
+                    type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "dateTime" | "enum" | "json";
+                    values?: unknown[];
+                    versioned?: boolean;
+                }[];
+                childTemplates?: string[];
+                customId: string;
+                description?: string;
+                id?: number;
+                name?: string;
+                restricted?: boolean;
+                roles?: string[];
+            };
+        };
+        /**
+         * @description Done; nothing to answer
+         * @example {}
+         */
+        "DataManagement.Template.delete.Answer": Record<string, never>;
+        /**
+         * @description Template.delete: Deletes a template that has no assets
+         * @example {
+         *       "context": "Template",
+         *       "method": "delete",
+         *       "parameters": {
+         *         "customId": "pump"
+         *       }
+         *     }
+         */
+        "DataManagement.Template.delete.Call": {
+            /** @constant */
+            context: "Template";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "delete";
+            parameters?: components["schemas"]["DataManagement.Template.delete.Parameters"];
+        };
+        /**
+         * @example {
+         *       "customId": "pump"
+         *     }
+         */
+        "DataManagement.Template.delete.Parameters": {
+            customId?: string;
+            id?: number;
+        };
+        /**
+         * @example {
+         *       "message": "1 asset exported",
+         *       "download": {
+         *         "fileName": "pumps.csv",
+         *         "mediaType": "text/csv; charset=utf-8",
+         *         "data": "aWQsY3VzdG9tSWQsZGlzcGxheU5hbWUsc2VyaWFsLHBvd2VyDQoxLFAtMSxQdW1wIDEsQTEwMCwxMQ0K"
+         *       }
+         *     }
+         */
+        "DataManagement.Template.executeAction.Answer": {
+            custom?: unknown;
+            /** @description The handler's file: an export answers {fileName, mediaType, data (base64)}; a webhook answers what it gives */
+            download?: unknown;
+            message?: string;
+            refresh?: boolean;
+        };
+        /**
+         * @description Template.executeAction: Runs a template's action (webhook or export); runs alone, not in a batch
+         * @example {
+         *       "context": "Template",
+         *       "method": "executeAction",
+         *       "parameters": {
+         *         "template": {
+         *           "customId": "pump"
+         *         },
+         *         "action": {
+         *           "key": "export"
+         *         }
+         *       }
+         *     }
+         */
+        "DataManagement.Template.executeAction.Call": {
+            /** @constant */
+            context: "Template";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "executeAction";
+            parameters?: components["schemas"]["DataManagement.Template.executeAction.Parameters"];
+        };
+        /**
+         * @description The template and its template-scoped action
+         * @example {
+         *       "template": {
+         *         "customId": "pump"
+         *       },
+         *       "action": {
+         *         "key": "export"
+         *       }
+         *     }
+         */
+        "DataManagement.Template.executeAction.Parameters": {
+            action: {
+                key: string;
+            };
+            columns?: unknown[];
+            custom?: unknown;
+            Parameters?: {
+                key: string;
+                value?: unknown;
+            }[];
+            template: {
+                customId?: string;
+                id?: number;
+            };
+        };
+        /**
+         * @example {
+         *       "template": {
+         *         "id": 1,
+         *         "customId": "pump",
+         *         "name": "Pump",
+         *         "description": "Centrifugal pumps",
+         *         "attributes": [
+         *           {
+         *             "versioned": true,
+         *             "required": true,
+         *             "hidden": false,
+         *             "key": "serial",
+         *             "type": "string"
+         *           },
+         *           {
+         *             "versioned": true,
+         *             "required": false,
+         *             "hidden": false,
+         *             "key": "power",
+         *             "type": "number",
+         *             "label": "Power (kW)"
+         *           }
+         *         ],
+         *         "actions": [
+         *           {
+         *             "key": "export",
+         *             "scope": "template",
+         *             "label": "Export",
+         *             "handler": {
+         *               "type": "export",
+         *               "format": "csv",
+         *               "fileName": "pumps"
+         *             }
+         *           },
+         *           {
+         *             "key": "exportSelected",
+         *             "scope": "asset",
+         *             "handler": {
+         *               "type": "export",
+         *               "format": "json"
+         *             }
+         *           }
+         *         ],
+         *         "childTemplates": [],
+         *         "restricted": false,
+         *         "roles": []
+         *       }
+         *     }
+         */
+        "DataManagement.Template.get.Answer": {
+            template?: components["schemas"]["DataManagement.Template"];
+        };
+        /**
+         * @description Template.get: A template by id or customId (`optional`: {} when there is none)
+         * @example {
+         *       "context": "Template",
+         *       "method": "get",
+         *       "parameters": {
+         *         "customId": "pump"
+         *       }
+         *     }
+         */
+        "DataManagement.Template.get.Call": {
+            /** @constant */
+            context: "Template";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "get";
+            parameters?: components["schemas"]["DataManagement.Template.get.Parameters"];
+        };
+        /**
+         * @example {
+         *       "customId": "pump"
+         *     }
+         */
+        "DataManagement.Template.get.Parameters": {
+            customId?: string;
+            id?: number;
+            optional?: boolean;
+            withoutHiddenAttributes?: boolean;
+        };
+        /**
+         * @example {
+         *       "attributes": []
+         *     }
+         */
+        "DataManagement.Template.getActionAttributes.Answer": {
+            attributes: {
+                default?: unknown;
+                group?: string;
+                hidden?: boolean;
+                key: string;
+                label?: string;
+                required?: boolean;
+                type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "dateTime" | "enum" | "json";
+                values?: unknown[];
+                versioned?: boolean;
+            }[];
+        };
+        /**
+         * @description Template.getActionAttributes: The parameters of a template's action
+         * @example {
+         *       "context": "Template",
+         *       "method": "getActionAttributes",
+         *       "parameters": {
+         *         "template": {
+         *           "customId": "pump"
+         *         },
+         *         "action": {
+         *           "key": "export"
+         *         }
+         *       }
+         *     }
+         */
+        "DataManagement.Template.getActionAttributes.Call": {
+            /** @constant */
+            context: "Template";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "getActionAttributes";
+            parameters?: components["schemas"]["DataManagement.Template.getActionAttributes.Parameters"];
+        };
+        /**
+         * @description The template and its template-scoped action
+         * @example {
+         *       "template": {
+         *         "customId": "pump"
+         *       },
+         *       "action": {
+         *         "key": "export"
+         *       }
+         *     }
+         */
+        "DataManagement.Template.getActionAttributes.Parameters": {
+            action: {
+                key: string;
+            };
+            columns?: unknown[];
+            custom?: unknown;
+            Parameters?: {
+                key: string;
+                value?: unknown;
+            }[];
+            template: {
+                customId?: string;
+                id?: number;
+            };
+        };
+        /**
+         * @example {
+         *       "image": "iVBORw0KGgoAAAANSUhEUgAAAEAAAABACAYAAACqaXHeAAAAe0lEQVR4AeXBAQEAIAyAME4QcxrRVj4I25z7PmESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3EStyn2At2Z+Xy2AAAAAElFTkSuQmCC"
+         *     }
+         */
+        "DataManagement.Template.getImage.Answer": {
+            /** @description PNG, base64 */
+            image: string;
+        };
+        /**
+         * @description Template.getImage: The template's image
+         * @example {
+         *       "context": "Template",
+         *       "method": "getImage",
+         *       "parameters": {
+         *         "customId": "pump"
+         *       }
+         *     }
+         */
+        "DataManagement.Template.getImage.Call": {
+            /** @constant */
+            context: "Template";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "getImage";
+            parameters?: components["schemas"]["DataManagement.Template.getImage.Parameters"];
+        };
+        /**
+         * @example {
+         *       "customId": "pump"
+         *     }
+         */
+        "DataManagement.Template.getImage.Parameters": {
+            customId?: string;
+            id?: number;
+        };
+        /**
+         * @example {
+         *       "total": 1,
+         *       "templates": [
+         *         {
+         *           "id": 1,
+         *           "customId": "pump",
+         *           "name": "Pump",
+         *           "description": "Centrifugal pumps",
+         *           "attributes": [
+         *             {
+         *               "versioned": true,
+         *               "required": true,
+         *               "hidden": false,
+         *               "key": "serial",
+         *               "type": "string"
+         *             },
+         *             {
+         *               "versioned": true,
+         *               "required": false,
+         *               "hidden": false,
+         *               "key": "power",
+         *               "type": "number",
+         *               "label": "Power (kW)"
+         *             }
+         *           ],
+         *           "actions": [
+         *             {
+         *               "key": "export",
+         *               "scope": "template",
+         *               "label": "Export",
+         *               "handler": {
+         *                 "type": "export",
+         *                 "format": "csv",
+         *                 "fileName": "pumps"
+         *               }
+         *             },
+         *             {
+         *               "key": "exportSelected",
+         *               "scope": "asset",
+         *               "handler": {
+         *                 "type": "export",
+         *                 "format": "json"
+         *               }
+         *             }
+         *           ],
+         *           "childTemplates": [],
+         *           "restricted": false,
+         *           "roles": []
+         *         }
+         *       ]
+         *     }
+         */
+        "DataManagement.Template.query.Answer": {
+            templates: components["schemas"]["DataManagement.Template"][];
+            total: number;
+        };
+        /**
+         * @description Template.query: Templates by filters and sorters, a page of them and the total
+         * @example {
+         *       "context": "Template",
+         *       "method": "query",
+         *       "parameters": {
+         *         "sorters": [
+         *           {
+         *             "property": "customId",
+         *             "direction": "ASC"
+         *           }
+         *         ],
+         *         "start": 0,
+         *         "limit": 50
+         *       }
+         *     }
+         */
+        "DataManagement.Template.query.Call": {
+            /** @constant */
+            context: "Template";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "query";
+            parameters?: components["schemas"]["DataManagement.Template.query.Parameters"];
+        };
+        /**
+         * @example {
+         *       "sorters": [
+         *         {
+         *           "property": "customId",
+         *           "direction": "ASC"
+         *         }
+         *       ],
+         *       "start": 0,
+         *       "limit": 50
+         *     }
+         */
+        "DataManagement.Template.query.Parameters": {
+            filters?: {
+                invert?: boolean;
+                operator: string;
+                property: string;
+                source?: string;
+                value?: unknown;
+            }[];
+            limit?: number;
+            sorters?: {
+                direction?: "ASC" | "DESC";
+                property: string;
+            }[];
+            start?: number;
+            withoutHiddenAttributes?: boolean;
+        };
+        /**
+         * @description Done; nothing to answer
+         * @example {}
+         */
+        "DataManagement.Template.setImage.Answer": Record<string, never>;
+        /**
+         * @description Template.setImage: Sets the template's image (a PNG of 64 x 64 pixels, base64)
+         * @example {
+         *       "context": "Template",
+         *       "method": "setImage",
+         *       "parameters": {
+         *         "customId": "pump",
+         *         "image": "iVBORw0KGgoAAAANSUhEUgAAAEAAAABACAYAAACqaXHeAAAAe0lEQVR4AeXBAQEAIAyAME4QcxrRVj4I25z7PmESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3EStyn2At2Z+Xy2AAAAAElFTkSuQmCC"
+         *       }
+         *     }
+         */
+        "DataManagement.Template.setImage.Call": {
+            /** @constant */
+            context: "Template";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "setImage";
+            parameters?: components["schemas"]["DataManagement.Template.setImage.Parameters"];
+        };
+        /**
+         * @example {
+         *       "customId": "pump",
+         *       "image": "iVBORw0KGgoAAAANSUhEUgAAAEAAAABACAYAAACqaXHeAAAAe0lEQVR4AeXBAQEAIAyAME4QcxrRVj4I25z7PmESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3ESJ3EStyn2At2Z+Xy2AAAAAElFTkSuQmCC"
+         *     }
+         */
+        "DataManagement.Template.setImage.Parameters": {
+            customId?: string;
+            id?: number;
+            /** @description A PNG of 64 x 64 pixels, base64 */
+            image: string;
+        };
+        /** @example {} */
+        "DataManagement.Template.update.Answer": {
+            template?: components["schemas"]["DataManagement.Template"];
+        };
+        /**
+         * @description Template.update: Replaces a template (named by the id or customId inside it)
+         * @example {
+         *       "context": "Template",
+         *       "method": "update",
+         *       "parameters": {
+         *         "template": {
+         *           "customId": "pump",
+         *           "name": "Pump",
+         *           "description": "Centrifugal pumps",
+         *           "attributes": [
+         *             {
+         *               "key": "serial",
+         *               "type": "string",
+         *               "required": true
+         *             },
+         *             {
+         *               "key": "power",
+         *               "type": "number",
+         *               "label": "Power (kW)"
+         *             }
+         *           ],
+         *           "actions": [
+         *             {
+         *               "key": "export",
+         *               "scope": "template",
+         *               "label": "Export",
+         *               "handler": {
+         *                 "type": "export",
+         *                 "format": "csv",
+         *                 "fileName": "pumps"
+         *               }
+         *             },
+         *             {
+         *               "key": "exportSelected",
+         *               "scope": "asset",
+         *               "handler": {
+         *                 "type": "export",
+         *                 "format": "json"
+         *               }
+         *             }
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        "DataManagement.Template.update.Call": {
+            /** @constant */
+            context: "Template";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "update";
+            parameters?: components["schemas"]["DataManagement.Template.update.Parameters"];
+        };
+        /**
+         * @description `template`: the template as written; `return`: answer it; `strict`: refuse unknown attribute types and values
+         * @example {
+         *       "template": {
+         *         "customId": "pump",
+         *         "name": "Pump",
+         *         "description": "Centrifugal pumps",
+         *         "attributes": [
+         *           {
+         *             "key": "serial",
+         *             "type": "string",
+         *             "required": true
+         *           },
+         *           {
+         *             "key": "power",
+         *             "type": "number",
+         *             "label": "Power (kW)"
+         *           }
+         *         ],
+         *         "actions": [
+         *           {
+         *             "key": "export",
+         *             "scope": "template",
+         *             "label": "Export",
+         *             "handler": {
+         *               "type": "export",
+         *               "format": "csv",
+         *               "fileName": "pumps"
+         *             }
+         *           },
+         *           {
+         *             "key": "exportSelected",
+         *             "scope": "asset",
+         *             "handler": {
+         *               "type": "export",
+         *               "format": "json"
+         *             }
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        "DataManagement.Template.update.Parameters": {
+            return?: boolean;
+            strict?: boolean;
+            template: {
+                actions?: {
+                    handler?: {
+                        [key: string]: unknown;
+                    };
+                    key: string;
+                    label?: string;
+                    parameters?: {
+                        default?: unknown;
+                        group?: string;
+                        hidden?: boolean;
+                        key: string;
+                        label?: string;
+                        required?: boolean;
+                        type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "dateTime" | "enum" | "json";
+                        values?: unknown[];
+                        versioned?: boolean;
+                    }[];
+                    scope: "asset" | "template";
+                }[];
+                attributes?: {
+                    default?: unknown;
+                    group?: string;
+                    hidden?: boolean;
+                    key: string;
+                    label?: string;
+                    required?: boolean;
+                    type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "dateTime" | "enum" | "json";
+                    values?: unknown[];
+                    versioned?: boolean;
+                }[];
+                childTemplates?: string[];
+                customId: string;
+                description?: string;
+                id?: number;
+                name?: string;
+                restricted?: boolean;
+                roles?: string[];
+            };
+        };
+        /** @description A notification added, updated or deleted */
+        "Notifications.Event.notification": {
+            action: "add" | "update" | "delete";
+            notification: {
+                /** Format: date-time */
+                date: string;
+                icon?: string;
+                id: string;
+                message?: string;
+                originator: string;
+                priority: number;
+                recipients: string[];
+                recipientsType: string;
+                subject: string;
+                type: string;
+                typeSpecificData?: {
+                    [key: string]: unknown;
+                };
+                version: number;
+            };
+        };
+        /** @description The stream could not resume; it starts from now */
+        "Notifications.Event.reset": {
+            message: string;
+            /** @description unavailable, invalid, expired or unknown */
+            reason: "unavailable" | "invalid" | "expired" | "unknown";
+        };
+        /** @description An item the caller could read before the change and may not after it (deleted or restricted away) */
+        "Storage.Event.deleted": {
+            /** @description Id of the item */
+            id: string;
+            storeId: string;
+        };
+        /** @description An item the caller may read after the change, as an item read answers it */
+        "Storage.Event.item": {
+            /** @description Id of the item */
+            id: string;
+            /** @description A store item as read */
+            item: {
+                /** @description Login name */
+                createdBy: string;
+                /** @description ISO 8601 UTC */
+                createdOn: string;
+                customFields: {
+                    [key: string]: unknown;
+                };
+                favorite: boolean;
+                id: string;
+                moduleId: string | null;
+                moduleInstanceId: string | null;
+                name: string | null;
+                readRestriction: {
+                    organisations?: string[];
+                    rights?: string[];
+                    roles?: string[];
+                    user?: string;
+                };
+                /** @description Login name */
+                updatedBy: string;
+                /** @description ISO 8601 UTC */
+                updatedOn: string;
+                value: unknown;
+                writeRestriction: {
+                    organisations?: string[];
+                    rights?: string[];
+                    roles?: string[];
+                    user?: string;
+                };
+            };
+            storeId: string;
+        };
+        /** @description The stream could not resume; it starts from now */
+        "Storage.Event.reset": {
+            message: string;
+            /** @description unavailable, invalid, expired or unknown */
+            reason: "unavailable" | "invalid" | "expired" | "unknown";
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;

@@ -2,7 +2,7 @@
 import type { ClientCore } from './client.js';
 import { unwrap } from './errors.js';
 import { resetOf, subscribeStream, type ResetEvent, type StreamOptions, type Unsubscribe } from './live.js';
-import type { paths } from './schema.js';
+import type { components, paths } from './schema.js';
 
 type ListPath = paths['/cxf/svc-core/storage/store/{storeId}']['get'];
 /** A store item as lists and reads answer it. */
@@ -34,14 +34,10 @@ export interface ItemsOptions {
   signal?: AbortSignal;
 }
 
-/** An event of a store's live stream: what happened to which item (`value` absent on deletes). */
-export interface StoreChange {
-  type: 'created' | 'updated' | 'deleted';
-  id: string;
-  value?: unknown;
-  /** The event's id on the stream (what a resume sends as Last-Event-ID). */
-  eventId?: string;
-}
+/** An event of a store's live stream: what happened to which item; `item` (as a read answers it) unless deleted. */
+export type StoreChange =
+  | ({ type: 'created' | 'updated'; eventId?: string } & components['schemas']['Storage.Event.item'])
+  | ({ type: 'deleted'; eventId?: string } & components['schemas']['Storage.Event.deleted']);
 
 export type StoreEvent = StoreChange | ResetEvent;
 
@@ -98,8 +94,8 @@ export function createStorage(core: ClientCore): StorageHelpers {
         (message) => {
           if (message.event === 'reset') return onEvent(resetOf(message));
           if (!STORE_EVENTS.has(message.event)) return;
-          const data = JSON.parse(message.data) as { id: string; value?: unknown };
-          onEvent({ type: message.event as StoreChange['type'], ...data, eventId: message.id });
+          const data = JSON.parse(message.data);
+          onEvent({ type: message.event, ...data, eventId: message.id } as StoreChange);
         },
         options,
       );

@@ -27,7 +27,7 @@ function replayOrder(a: Operation, b: Operation): number {
   const weight = (o: Operation) => {
     if (o.path === '/cxf/svc-core/authentication' && o.method === 'DELETE') return 9;
     if (o.path.endsWith('/sessions/all')) return 10;
-    return { POST: 0, PUT: 1, GET: 2, DELETE: 3 }[o.method] ?? 5;
+    return { POST: 0, PUT: 1, PATCH: 1, GET: 2, DELETE: 3 }[o.method] ?? 5;
   };
   const depth = (o: Operation) => o.path.split('/').length;
   return weight(a) - weight(b) || (a.method === 'DELETE' ? depth(b) - depth(a) : 0);
@@ -72,11 +72,13 @@ describeEachEngine('the OpenAPI examples replayed against the service', (engine)
             {
               name: 'integration',
               key: KEY,
-              roles: ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN', 'SALES', 'PROCESS_USER_CHECK'],
+              roles: ['ADMIN', 'FORMS_ADMIN', 'NOTIFICATION_ADMIN', 'TENANT_ADMIN', 'SALES', 'PROCESS_USER_CHECK'],
             },
           ],
         },
       ],
+      // alice (a session) administers the platform's tenants: API keys never do.
+      identity: { platformAdmins: [{ tenant: 'acme', loginName: 'alice' }] },
       engine: {
         users: [{ ...ENGINE_USER, groups: ['DataManagement'], roles: [] }],
         processUserServer: { type: 'platform', tenant: 'acme' },
@@ -118,7 +120,9 @@ describeEachEngine('the OpenAPI examples replayed against the service', (engine)
     const [type, media] = Object.entries<any>(o.op.requestBody?.content ?? {})[0] ?? [];
     let payload: string | undefined;
     if (media) {
-      const example = media.example;
+      // One example is `example`; several are `examples`, of which the first is replayed.
+      const example =
+        media.example ?? (Object.values(media.examples ?? {})[0] as { value?: unknown } | undefined)?.value;
       payload =
         type === 'application/x-www-form-urlencoded'
           ? new URLSearchParams(example as Record<string, string>).toString()
@@ -166,7 +170,9 @@ describeEachEngine('the OpenAPI examples replayed against the service', (engine)
         ...(payload !== undefined ? { payload } : {}),
       });
       replayed++;
-      if (res.statusCode < 200 || res.statusCode > 299)
+      // A session id cannot be known before the session exists: the example names none, and 404 is its answer.
+      const unknowable = o.path.endsWith('/sessions/{id}') && res.statusCode === 404;
+      if ((res.statusCode < 200 || res.statusCode > 299) && !unknowable)
         problems.push(`${o.method} ${url} -> ${res.statusCode}: ${res.body.slice(0, 300)}`);
       const problem = checkAnswer(o, res);
       if (problem) problems.push(problem);

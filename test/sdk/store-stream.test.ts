@@ -1,7 +1,7 @@
 // storage.subscribe against GET /cxf/svc-core/storage/store/{storeId}/stream (built on the store-stream branch).
-// WRITTEN AGAINST THE CONTRACT, NOT YET RUN: events created/updated/deleted with data {id, value?}, ids, resume by
-// Last-Event-ID and `reset`, as the notification stream has them. The tests switch on by themselves once
-// sdk/src/schema.ts (regenerated from the document) has the stream's path.
+// Events created/updated/deleted with data {storeId, id, item?}, ids, resume by Last-Event-ID and `reset`, as the
+// notification stream has them. The tests skip only while sdk/src/schema.ts (generated from the document) lacks the
+// stream's path.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -87,8 +87,8 @@ describeEachEngine('sdk storage.subscribe (store stream contract)', (engine) => 
         ['updated', id],
         ['deleted', id],
       ]);
-      expect(r.events[0]).toMatchObject({ value: { n: 1 } });
-      expect(r.events[1]).toMatchObject({ value: { n: 2 } });
+      expect(r.events[0]).toMatchObject({ storeId: store, item: { id, value: { n: 1 } } });
+      expect(r.events[1]).toMatchObject({ storeId: store, item: { id, value: { n: 2 } } });
       const eventIds = r.events.map((e) => (e.type !== 'reset' ? e.eventId : undefined));
       expect(eventIds.every((e) => typeof e === 'string')).toBe(true);
       expect(new Set(eventIds).size).toBe(3);

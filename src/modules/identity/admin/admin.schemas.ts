@@ -9,18 +9,31 @@ import { ADMIN_PASSWORD_MIN } from './admin.service.js';
 // The shapes of /cxf/svc-core/admin. Limits are the config file's (config.schema.ts), so what one source accepts the
 // other accepts too. Instants are ISO 8601 strings, as in the audit log.
 
-const Name = (max: number, description: string) => Type.String({ minLength: 1, maxLength: max, description });
+const Name = (max: number, description: string, example?: string) =>
+  Type.String({ minLength: 1, maxLength: max, description, ...(example ? { examples: [example] } : {}) });
 const List = (description: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 1000, uniqueItems: true, description });
 
-export const LoginNameParams = Type.Object({ loginName: Name(256, 'The login name of a user of your tenant') });
-export const ApiKeyParams = Type.Object({ name: Name(256, 'The name of an API key of your tenant') });
+export const LoginNameParams = Type.Object({
+  loginName: Name(256, 'The login name of a user of your tenant', 'carol'),
+});
+export const ApiKeyParams = Type.Object({ name: Name(256, 'The name of an API key of your tenant', 'nightly-export') });
 export const TenantParams = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }),
+  name: Type.String({
+    minLength: 1,
+    maxLength: 128,
+    pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+    description: "A tenant's name",
+    examples: ['globex'],
+  }),
 });
 export const SessionParams = Type.Object({
-  loginName: Name(256, 'The login name of a user of your tenant'),
-  id: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'A session id as the session list answers it' }),
+  loginName: Name(256, 'The login name of a user of your tenant', 'carol'),
+  id: Type.String({
+    pattern: '^[0-9a-f]{64}$',
+    description: 'A session id as the session list answers it',
+    examples: ['9f2c4e8a1b7d3f60c5e4a2b9d8c7f6e5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9'],
+  }),
 });
 
 const UserFieldsSchema = {
@@ -189,7 +202,7 @@ export const CreatedApiKeySchema = Type.Object(
 
 export const TenantSchema = Type.Object(
   { name: Type.String(), active: Type.Boolean(), createdOn: Type.String({ format: 'date-time' }) },
-  { examples: [{ name: 'acme', active: true, createdOn: '2026-12-01T09:00:00.000Z' }] },
+  { examples: [{ name: 'globex', active: true, createdOn: '2026-12-01T09:00:00.000Z' }] },
 );
 
 export const NewTenantBody = Type.Object(
@@ -204,7 +217,7 @@ export const NewTenantBody = Type.Object(
   },
   {
     additionalProperties: false,
-    examples: [{ name: 'acme', admin: { loginName: 'acme-admin', password: 'a long secret' } }],
+    examples: [{ name: 'globex', admin: { loginName: 'globex-admin', password: 'a long secret' } }],
   },
 );
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { errorResponses } from '../../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../../platform/http/schemas.js';
 import { ERRORS } from '../../../../platform/errors/error-catalogue.js';
 import type { AdminService } from '../../admin/admin.service.js';
 import {
@@ -35,7 +35,11 @@ export function adminApiKeyRoutes(app: FastifyInstance, admin: AdminService): vo
         summary: 'Lists the API keys of your tenant by name, without their secrets (TENANT_ADMIN)',
         querystring: PageQuery,
         response: {
-          200: Type.Object({ total: Type.Integer(), items: Type.Array(ApiKeySchema) }),
+          200: answer(
+            Type.Object({ total: Type.Integer(), items: Type.Array(ApiKeySchema) }),
+            'A page of the API keys, without their secrets',
+            { total: 1, items: [CreatedApiKeySchema.examples[0].apiKey] },
+          ),
           ...errorResponses(400, 401, 403),
         },
       },
@@ -55,7 +59,14 @@ export function adminApiKeyRoutes(app: FastifyInstance, admin: AdminService): vo
         summary: 'Creates an API key in your tenant; the key is answered this once (TENANT_ADMIN)',
         description: 'Only its SHA-256 hash is stored: a lost key cannot be shown again, only revoked and replaced.',
         body: NewApiKeyBody,
-        response: { 201: CreatedApiKeySchema, ...errorResponses(400, 401, 403, 409) },
+        response: {
+          201: answer(
+            CreatedApiKeySchema,
+            'The key is created; `key` is shown this once',
+            CreatedApiKeySchema.examples[0],
+          ),
+          ...errorResponses(400, 401, 403, 409),
+        },
       },
     },
     async (request, reply) => {
@@ -78,7 +89,10 @@ export function adminApiKeyRoutes(app: FastifyInstance, admin: AdminService): vo
         summary: 'Revokes (deletes) an API key of your tenant; it stops working at once on every instance',
         params: ApiKeyParams,
         response: {
-          200: Type.Object({ revoked: Type.Boolean() }, { examples: [{ revoked: true }] }),
+          200: Type.Object(
+            { revoked: Type.Boolean() },
+            { description: 'The key is revoked on every instance', examples: [{ revoked: true }] },
+          ),
           ...errorResponses(400, 401, 403, 404),
         },
       },
@@ -98,7 +112,10 @@ export function adminApiKeyRoutes(app: FastifyInstance, admin: AdminService): vo
         summary: "Sets or clears an API key's expiry (TENANT_ADMIN); a past instant stops it at once",
         params: ApiKeyParams,
         body: ExpiryBody,
-        response: { 200: ApiKeySchema, ...errorResponses(400, 401, 403, 404) },
+        response: {
+          200: answer(ApiKeySchema, 'The key with its new expiry', CreatedApiKeySchema.examples[0].apiKey),
+          ...errorResponses(400, 401, 403, 404),
+        },
       },
     },
     async (request) =>

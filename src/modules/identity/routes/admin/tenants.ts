@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { errorResponses } from '../../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../../platform/http/schemas.js';
 import { ERRORS } from '../../../../platform/errors/error-catalogue.js';
 import { requestMeta } from '../../../../platform/http/request-meta.js';
 import type { TenantsService } from '../../admin/tenants.service.js';
@@ -13,6 +13,10 @@ import {
   tenantOut,
 } from '../../admin/admin.schemas.js';
 import { ADMIN_TAG } from './admin-guard.js';
+
+// A person's credentials only: API keys are never platform administrators.
+const SECURITY_READ: Array<Record<string, string[]>> = [{ bearer: [] }, { session: [] }];
+const SECURITY_WRITE: Array<Record<string, string[]>> = [{ bearer: [] }, { session: [], csrf: [] }];
 
 /** Tenants of the platform, for the platform administrators the config file names (`identity.platformAdmins`). */
 export function adminTenantRoutes(app: FastifyInstance, tenants: TenantsService): void {
@@ -31,10 +35,15 @@ export function adminTenantRoutes(app: FastifyInstance, tenants: TenantsService)
       ...base,
       schema: {
         tags: [ADMIN_TAG],
+        security: SECURITY_READ,
         summary: 'Lists the tenants of the platform by name (platform administrators)',
         querystring: PageQuery,
         response: {
-          200: Type.Object({ total: Type.Integer(), items: Type.Array(TenantSchema) }),
+          200: answer(
+            Type.Object({ total: Type.Integer(), items: Type.Array(TenantSchema) }),
+            'A page of the tenants',
+            { total: 1, items: [TenantSchema.examples[0]] },
+          ),
           ...errorResponses(400, 401, 403),
         },
       },
@@ -51,11 +60,15 @@ export function adminTenantRoutes(app: FastifyInstance, tenants: TenantsService)
       ...base,
       schema: {
         tags: [ADMIN_TAG],
+        security: SECURITY_WRITE,
         summary: 'Creates a tenant (platform administrators); 409 when the name is taken',
         description:
           'With `admin`, its first user (role TENANT_ADMIN) is created with it, who then administers the tenant; without, its users come from the config file or the CLI.',
         body: NewTenantBody,
-        response: { 201: TenantSchema, ...errorResponses(400, 401, 403, 409) },
+        response: {
+          201: answer(TenantSchema, 'The tenant is created', TenantSchema.examples[0]),
+          ...errorResponses(400, 401, 403, 409),
+        },
       },
     },
     async (request, reply) => {
@@ -71,12 +84,16 @@ export function adminTenantRoutes(app: FastifyInstance, tenants: TenantsService)
       ...base,
       schema: {
         tags: [ADMIN_TAG],
+        security: SECURITY_WRITE,
         summary: 'Deactivates or reactivates a tenant (platform administrators)',
         description:
           'Deactivated: its users cannot log in, its sessions end and its API keys stop working, on every instance at once; access tokens already minted run out within their lifetime (identity.tokens.ttlSeconds). Your own tenant cannot be deactivated (409).',
         params: TenantParams,
         body: TenantUpdateBody,
-        response: { 200: TenantSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        response: {
+          200: answer(TenantSchema, 'The tenant as changed', { ...TenantSchema.examples[0], active: false }),
+          ...errorResponses(400, 401, 403, 404, 409),
+        },
       },
     },
     async (request) =>

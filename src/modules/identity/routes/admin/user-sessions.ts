@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { errorResponses } from '../../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../../platform/http/schemas.js';
 import type { AdminService } from '../../admin/admin.service.js';
 import {
   LoginNameParams,
@@ -25,7 +25,17 @@ export function adminSessionRoutes(app: FastifyInstance, admin: AdminService): v
         summary: "A user's live sessions, newest first (TENANT_ADMIN)",
         params: LoginNameParams,
         response: {
-          200: Type.Object({ items: Type.Array(SessionSchema) }),
+          200: answer(Type.Object({ items: Type.Array(SessionSchema) }), "The user's live sessions", {
+            items: [
+              {
+                id: '9f2c4e8a1b7d3f60c5e4a2b9d8c7f6e5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9',
+                createdOn: '2026-12-01T09:00:00.000Z',
+                expiresOn: '2026-12-01T17:00:00.000Z',
+                remoteAddress: '203.0.113.7',
+                userAgent: 'Mozilla/5.0',
+              },
+            ],
+          }),
           ...errorResponses(400, 401, 403, 404),
         },
       },
@@ -43,7 +53,10 @@ export function adminSessionRoutes(app: FastifyInstance, admin: AdminService): v
         tags: [ADMIN_TAG],
         summary: "Ends all of a user's sessions, on every instance (TENANT_ADMIN)",
         params: LoginNameParams,
-        response: { 200: SessionsEndedSchema, ...errorResponses(400, 401, 403, 404) },
+        response: {
+          200: answer(SessionsEndedSchema, "The user's sessions ended, on every instance", { sessionsEnded: 2 }),
+          ...errorResponses(400, 401, 403, 404),
+        },
       },
     },
     async (request) => admin.endSessions(callerOf(request), request.params.loginName),
@@ -57,7 +70,10 @@ export function adminSessionRoutes(app: FastifyInstance, admin: AdminService): v
         tags: [ADMIN_TAG],
         summary: "Ends one of a user's sessions, on every instance (TENANT_ADMIN)",
         params: SessionParams,
-        response: { 200: SessionsEndedSchema, ...errorResponses(400, 401, 403, 404) },
+        response: {
+          200: answer(SessionsEndedSchema, 'The session ended, on every instance', { sessionsEnded: 1 }),
+          ...errorResponses(400, 401, 403, 404),
+        },
       },
     },
     async (request) => admin.endSessions(callerOf(request), request.params.loginName, request.params.id),

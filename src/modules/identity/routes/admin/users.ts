@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { errorResponses } from '../../../../platform/http/schemas.js';
+import { answer, errorResponses } from '../../../../platform/http/schemas.js';
 import { toLikePattern, containsPattern } from '../../../../platform/query/values.js';
 import type { AdminService } from '../../admin/admin.service.js';
 import {
@@ -31,7 +31,13 @@ export function adminUserRoutes(app: FastifyInstance, admin: AdminService): void
         tags: [ADMIN_TAG],
         summary: 'Lists the users of your tenant, by login name, with search and paging (TENANT_ADMIN)',
         querystring: UserListQuery,
-        response: { 200: UserPageSchema, ...errorResponses(400, 401, 403) },
+        response: {
+          200: answer(UserPageSchema, 'A page of the users, by login name', {
+            total: 1,
+            items: [UserSchema.examples[0]],
+          }),
+          ...errorResponses(400, 401, 403),
+        },
       },
     },
     async (request) => {
@@ -54,7 +60,10 @@ export function adminUserRoutes(app: FastifyInstance, admin: AdminService): void
         summary: 'Creates a user in your tenant (TENANT_ADMIN); 409 when the login name is taken',
         description: 'The password, if given, is stored as an scrypt hash and never answered.',
         body: NewUserBody,
-        response: { 201: UserSchema, ...errorResponses(400, 401, 403, 409) },
+        response: {
+          201: answer(UserSchema, 'The user is created', UserSchema.examples[0]),
+          ...errorResponses(400, 401, 403, 409),
+        },
       },
     },
     async (request, reply) => {
@@ -103,7 +112,10 @@ export function adminUserRoutes(app: FastifyInstance, admin: AdminService): void
         tags: [ADMIN_TAG],
         summary: 'Deletes a user of your tenant and ends its sessions (TENANT_ADMIN); not yourself (409)',
         params: LoginNameParams,
-        response: { 200: SessionsEndedSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        response: {
+          200: answer(SessionsEndedSchema, 'The user is deleted; its sessions ended', { sessionsEnded: 1 }),
+          ...errorResponses(400, 401, 403, 404, 409),
+        },
       },
     },
     async (request) => admin.deleteUser(callerOf(request), request.params.loginName),
@@ -119,7 +131,10 @@ export function adminUserRoutes(app: FastifyInstance, admin: AdminService): void
         description: 'At least 8 characters. Stored as an scrypt hash; never logged nor answered.',
         params: LoginNameParams,
         body: PasswordBody,
-        response: { 200: SessionsEndedSchema, ...errorResponses(400, 401, 403, 404) },
+        response: {
+          200: answer(SessionsEndedSchema, 'The password is set; the sessions of the user ended', { sessionsEnded: 0 }),
+          ...errorResponses(400, 401, 403, 404),
+        },
       },
     },
     async (request) => admin.setPassword(callerOf(request), request.params.loginName, request.body.password),
@@ -138,7 +153,7 @@ export function adminUserRoutes(app: FastifyInstance, admin: AdminService): void
         response: {
           200: Type.Object(
             { wasHeld: Type.Boolean({ description: 'Whether the throttle counted failures of the account' }) },
-            { examples: [{ wasHeld: true }] },
+            { description: 'The account is free to log in', examples: [{ wasHeld: true }] },
           ),
           ...errorResponses(400, 401, 403, 404),
         },
