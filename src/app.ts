@@ -32,6 +32,7 @@ import { answerRequestId, requestIdGenerator } from './platform/http/request-id.
 import { registerReadiness, type Readiness } from './platform/http/readiness.js';
 import { SHUTDOWN_STREAM_EVENT } from './platform/http/stream-end.js';
 import { trackUnusedSockets } from './platform/http/unused-sockets.js';
+import { startTracing, type Tracing } from './platform/tracing/index.js';
 
 export interface AppDeps {
   /** An already open database (tests, CLI); otherwise one is opened from config.database. */
@@ -40,6 +41,11 @@ export interface AppDeps {
   logger?: boolean | object;
   /** Whether stdout is a terminal (`logFormat: auto` then logs readable lines); default: process.stdout.isTTY. */
   stdoutIsTTY?: boolean;
+  /**
+   * Tracing already started (tests: startTracing with an in-memory exporter; the caller shuts it down); otherwise
+   * started from config.tracing when `otlpEndpoint` is set. A given `database` must have been opened with its `spans`.
+   */
+  tracing?: Tracing;
 }
 
 export interface App {
@@ -97,6 +103,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler: transportErrorHandler,
   });
+  // Loaded only when on: without an endpoint nothing of OpenTelemetry is imported.
+  const ownTracing = !deps.tracing && config.tracing.otlpEndpoint ? await startTracing(config.tracing) : undefined;
+  const tracing = deps.tracing ?? ownTracing;
   const database =
     deps.database ??
     createDatabase({
@@ -110,6 +119,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       sqliteReaderThreads: config.database.sqliteReaderThreads,
       sqliteWriterThread: config.database.sqliteWriterThread,
       logError: (err, what) => app.log.error({ err }, what),
+      spans: tracing?.spans,
     });
   limitConnectionsPerAddress(app.server, config.limits.connectionsPerAddress);
   const inFlight = trackInFlight(app);
@@ -119,6 +129,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
   const security = new SecurityCounters();
   const telemetry = new Telemetry();
   try {
+    // First of all, at the root: its onRoute and onRequest hooks reach every route and request.
+    if (tracing) await app.register(tracing.plugin);
     const { db, dialect } = database;
     for (const limitation of database.limitations)
       app.log.warn(`database.pooler is transaction and database.directUrl is not set: ${limitation}`);
@@ -243,6 +255,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
         await inFlight.drained(Math.max(0, until - Date.now()));
         await closeModules(started);
         if (!deps.database) await database.destroy();
+        await ownTracing?.shutdown();
       })();
       return shutting;
     };
@@ -261,6 +274,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     await app.close().catch(() => undefined);
     await closeModules(started).catch(() => undefined);
     if (!deps.database) await database.destroy().catch(() => undefined);
+    await ownTracing?.shutdown().catch(() => undefined);
     throw err;
   }
 }

@@ -88,28 +88,6 @@ async function data<T>(call: Promise<{ data?: T; error?: unknown; response: Resp
   return data as T;
 }
 
-/** A GET the SDK has no type for yet, with the client's credentials. */
-async function sendGet<T>(path: string): Promise<T> {
-  const response = await client.send(
-    new Request(`${client.baseUrl}${path}`, { headers: { accept: 'application/json' } }),
-  );
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = text;
-  }
-  if (!response.ok) {
-    if (response.status === 401 && loggedIn) {
-      loggedIn = false;
-      for (const listener of expiredListeners) listener();
-    }
-    throw ApiError.from(body, response);
-  }
-  return body as T;
-}
-
 const storePath = { path: { storeId: '' } };
 const itemQuery = (storeId: string, q: ListQuery) => ({
   params: {
@@ -145,7 +123,8 @@ export const api = {
     loggedIn = false;
     await client.logout();
   },
-  stores: (start = 0, limit = 1000) => sendGet<StoreDirectory>(`${STORAGE}?start=${start}&limit=${limit}`),
+  stores: (start = 0, limit = 1000): Promise<StoreDirectory> =>
+    data(client.GET('/cxf/svc-core/storage/store', { params: { query: { start, limit } } })),
   items: (storeId: string, q: ListQuery) =>
     data(client.GET('/cxf/svc-core/storage/store/{storeId}', itemQuery(storeId, q))),
   create: (storeId: string, item: ItemWrite) =>

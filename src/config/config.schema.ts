@@ -666,6 +666,29 @@ export const ConfigSchema = Type.Object(
         description: 'Prometheus metrics of this instance: requests, the process, the database, streams, logins.',
       },
     ),
+    tracing: Type.Object(
+      {
+        otlpEndpoint: Type.Optional(
+          Type.String({
+            pattern: '^https?://',
+            maxLength: 2048,
+            description:
+              'OpenTelemetry tracing (docs/operations.md, Tracing): the OTLP/HTTP collector base URL; spans go to `<url>/v1/traces`. Unset: no tracing, nothing of OpenTelemetry is loaded.',
+          }),
+        ),
+        serviceName: Type.String({
+          minLength: 1,
+          maxLength: 256,
+          default: 'svc-platform',
+          description: 'The `service.name` of the spans.',
+        }),
+      },
+      {
+        default: {},
+        additionalProperties: false,
+        description: 'OpenTelemetry traces of requests and database statements, off unless `otlpEndpoint` is set.',
+      },
+    ),
     engine: Type.Object(
       {
         enabled: Type.Boolean({

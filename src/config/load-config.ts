@@ -145,6 +145,12 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'The bearer token that may read `/metrics`.',
   },
   {
+    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    path: 'tracing.otlpEndpoint',
+    description: 'Turns tracing on: the OTLP/HTTP collector base URL (`http://collector:4318`).',
+  },
+  { name: 'OTEL_SERVICE_NAME', path: 'tracing.serviceName', description: 'The `service.name` of the spans.' },
+  {
     name: 'SVC_ADMIN_PASSWORD',
     path: 'identity.bootstrapAdminPassword',
     description: 'Password of the bootstrap admin created on an empty database.',

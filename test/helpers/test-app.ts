@@ -21,13 +21,10 @@ export function describeEachEngine(name: string, body: (engine: Engine) => void)
 }
 
 /** A fresh, empty database of the engine: a SQLite file in a temp dir, or a PostgreSQL schema of this run's database. */
-export async function openTestDatabase(
-  engine: Engine,
-  sqliteOptions: Partial<DatabaseOptions> = {},
-): Promise<Database> {
+export async function openTestDatabase(engine: Engine, options: Partial<DatabaseOptions> = {}): Promise<Database> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
-    const database = createDatabase({ logError: () => {}, ...sqliteOptions, dataDir: dir });
+    const database = createDatabase({ logError: () => {}, ...options, dataDir: dir });
     return {
       ...database,
       destroy: async () => {
@@ -42,7 +39,7 @@ export async function openTestDatabase(
   await client.connect();
   await client.query(`CREATE SCHEMA ${schema}`);
   await client.end();
-  const database = createDatabase({ url, dataDir: '', pgSchema: schema, poolSize: 5, logError: () => {} });
+  const database = createDatabase({ url, dataDir: '', pgSchema: schema, poolSize: 5, logError: () => {}, ...options });
   // The schema stays until the run's database is dropped (global setup): dropping it here raced with other files'
   // migrations, whose catalog introspection (Kysely's, over every schema) resolves schema names by name and failed
   // with "schema t_... does not exist" when one vanished under it.

@@ -88,6 +88,15 @@ describe('config file', () => {
     expect(() => loadConfig({ SVC_CONFIG: level, LOG_LEVEL: 'info' })).toThrow(`${level}: server.logLevel`);
   });
 
+  it('turns tracing on with OTEL_EXPORTER_OTLP_ENDPOINT, named by OTEL_SERVICE_NAME', () => {
+    expect(loadConfig({}).tracing).toEqual({ serviceName: 'svc-platform' });
+    const c = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SERVICE_NAME: 'svc-a' });
+    expect(c.tracing).toEqual({ otlpEndpoint: 'http://collector:4318', serviceName: 'svc-a' });
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(
+      /^OTEL_EXPORTER_OTLP_ENDPOINT: /,
+    );
+  });
+
   it('names the environment variable whose value is bad', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow('PORT: expected an integer from 0 to 65535');
     expect(() => loadConfig({ PORT: '70000' })).toThrow('PORT: expected an integer from 0 to 65535');

@@ -7,13 +7,14 @@ import type { Dialect } from './dialects/dialect.js';
 import type { DeploymentTraits } from './deployment.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
-import type { DataAccess } from './data-access.js';
+import type { DataAccess, DirectReader } from './data-access.js';
 import { PostgresStatementDialect } from './postgres-statements.js';
 import { SqliteStatementDialect, type StatementCache } from './sqlite-statements.js';
 import { sqliteReadBatcher } from './sqlite-read-batch.js';
 import { SqliteReaderThreads } from './sqlite-reader-threads.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
 import { lockDatabaseFile } from './sqlite-process-lock.js';
+import type { StatementSpans } from './statement-spans.js';
 
 export { DatabaseInUseError } from './sqlite-process-lock.js';
 
@@ -52,6 +53,8 @@ export interface DatabaseOptions {
    * see why. The service passes its logger; tests may pass a no-op.
    */
   logError: DatabaseErrorLog;
+  /** Tracing on (platform/tracing): every statement runs in a span. Absent: nothing is wrapped. */
+  spans?: StatementSpans;
 }
 
 /** Logs an error of the database that no caller receives; `what` says where it happened. */
@@ -95,6 +98,12 @@ export interface DatabaseLoad {
   writerQueue?: number;
 }
 
+/** The direct reader, its reads in spans when tracing is on (a read answered undefined goes on through Kysely). */
+function traceDirect(reader: DirectReader, spans: StatementSpans | undefined): DirectReader {
+  if (!spans) return reader;
+  return (sql, parameters, options) => spans.run('sqlite', sql, () => reader(sql, parameters, options));
+}
+
 const isPostgresUrl = (url?: string) => !!url && /^postgres(ql)?:\/\//i.test(url);
 
 export function createDatabase(options: DatabaseOptions): Database {
@@ -124,8 +133,9 @@ function createSqlite(options: DatabaseOptions): Database {
 
 function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Database, unlock: () => void): Database {
   const cacheMiB = options.sqliteCacheMiB ?? 64;
+  const spans = options.spans;
   const statements = withStatementCache(sqlite);
-  const db = new Kysely<any>({ dialect: new SqliteStatementDialect(statements) });
+  const db = new Kysely<any>({ dialect: new SqliteStatementDialect(statements, options.spans) });
   const threads = options.sqliteReaderThreads ?? 2;
   const readers =
     threads !== 0 && file !== ':memory:' ? new SqliteReaderThreads({ file, threads, cacheMiB }) : undefined;
@@ -136,9 +146,20 @@ function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Dat
   const data: DataAccess = {
     db,
     // Prepared reads skip Kysely's connection hand-over and run batched per turn of the event loop.
-    directReader: sqliteReadBatcher(sqlite, (text) => statements.prepare(text)),
-    offThreadReader: readers && ((text, parameters, arrays) => readers.read(text, parameters, arrays)),
-    offThreadWriter: writer && ((writes, keyBase) => writer.run(writes, keyBase)),
+    directReader: traceDirect(
+      sqliteReadBatcher(sqlite, (text) => statements.prepare(text)),
+      options.spans,
+    ),
+    offThreadReader:
+      readers &&
+      (spans
+        ? (text, parameters, arrays) => spans.run('sqlite', text, () => readers.read(text, parameters, arrays))
+        : (text, parameters, arrays) => readers.read(text, parameters, arrays)),
+    offThreadWriter:
+      writer &&
+      (spans
+        ? (writes, keyBase) => spans.run('sqlite', 'begin', () => writer.run(writes, keyBase))
+        : (writes, keyBase) => writer.run(writes, keyBase)),
   };
   const destroy = async () => {
     try {
@@ -241,7 +262,7 @@ function createPostgres(options: DatabaseOptions): Database {
     // An idle client that loses its server must not crash the process (the pool replaces it); it is logged.
     pool.on('error', (error) => options.logError(error, 'idle PostgreSQL pool connection failed'));
     // Statements are issued with a QueryConfig of what each asks for (named prepared, rows as arrays).
-    return { pool, db: new Kysely<any>({ dialect: new PostgresStatementDialect(pool, { named }) }) };
+    return { pool, db: new Kysely<any>({ dialect: new PostgresStatementDialect(pool, { named }, options.spans) }) };
   };
   const main = open(options.url, options.poolSize ?? 10, !pooled, !pooled || options.poolerPreparedStatements === true);
   const { db, pool } = main;

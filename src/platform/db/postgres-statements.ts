@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { CompiledQuery, PostgresDialect, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import type { RunAsQuery } from './data-access.js';
+import { type StatementSpans, tracedDriver } from './statement-spans.js';
 
 /** Named prepared statements one PostgreSQL connection keeps at most (each holds its parse tree and plans). */
 const MAX_PREPARED_PER_CONNECTION = 500;
@@ -119,11 +120,13 @@ export class PostgresStatementDialect extends PostgresDialect {
   constructor(
     private readonly statementPool: pg.Pool,
     private readonly statementOptions: StatementOptions = {},
+    private readonly spans?: StatementSpans,
   ) {
     super({ pool: statementPool });
   }
 
   override createDriver(): Driver {
-    return new PostgresStatementDriver(this.statementPool, this.statementOptions);
+    const driver = new PostgresStatementDriver(this.statementPool, this.statementOptions);
+    return this.spans ? tracedDriver(driver, this.spans, 'postgresql') : driver;
   }
 }

@@ -3,6 +3,7 @@
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import type { RunAsQuery } from './data-access.js';
+import { type StatementSpans, tracedDriver } from './statement-spans.js';
 
 /** Prepared statements by text (database.ts withStatementCache); `arrays`: one in raw mode. */
 export interface StatementCache {
@@ -87,11 +88,15 @@ class SqliteStatementDriver implements Driver {
 
 /** Kysely's SQLite dialect with SqliteStatementDriver under it. */
 export class SqliteStatementDialect extends SqliteDialect {
-  constructor(private readonly statementCache: StatementCache) {
+  constructor(
+    private readonly statementCache: StatementCache,
+    private readonly spans?: StatementSpans,
+  ) {
     super({ database: statementCache as never });
   }
 
   override createDriver(): Driver {
-    return new SqliteStatementDriver(this.statementCache);
+    const driver = new SqliteStatementDriver(this.statementCache);
+    return this.spans ? tracedDriver(driver, this.spans, 'sqlite') : driver;
   }
 }
