@@ -12,13 +12,12 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import fastifyOtel from '@fastify/otel';
 import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
-import type { AppConfig } from '../../config/config.schema.js';
 import type { StatementSpans, TracedEngine } from '../db/statement-spans.js';
-import type { Tracing, TracingOptions } from './index.js';
+import type { Tracing, TracingConfig, TracingOptions } from './tracing.types.js';
 
 const SERVICE_VERSION = '0.1.0';
 
-export function openTelemetryTracing(config: AppConfig['tracing'], options: TracingOptions): Tracing {
+export function openTelemetryTracing(config: TracingConfig, options: TracingOptions): Tracing {
   // Context follows async work through AsyncLocalStorage; incoming `traceparent` headers continue a caller's trace.
   // Both are process-wide in OpenTelemetry's API: a second app in the process finds them set, which is fine.
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
