@@ -14,7 +14,17 @@ import { matchJson, matchText, parseWalkthrough, type Step } from './walkthrough
 
 const DOCS = new URL('../../docs/api/', import.meta.url);
 // In the order they are run: later pages may rely on what earlier ones leave (none does today).
-const PAGES = ['authentication', 'storage', 'query', 'forms', 'notifications', 'flow', 'engine', 'data-management', 'admin'];
+const PAGES = [
+  'authentication',
+  'storage',
+  'query',
+  'forms',
+  'notifications',
+  'flow',
+  'engine',
+  'data-management',
+  'admin',
+];
 
 const page = (name: string) => readFileSync(new URL(`${name}.md`, DOCS), 'utf8');
 
