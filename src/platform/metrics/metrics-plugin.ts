@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../http/schemas.js';
 import { metricsAccess, type MetricsAccessConfig } from './metrics-access.js';
@@ -41,18 +41,22 @@ export function installMetrics(
   if (config.token === undefined && config.allow.length === 0)
     app.log.warn('metrics.enabled without metrics.token or metrics.allow: every scrape is refused (403)');
 
-  // Requests of raw-answer routes not yet counted by onResponse; counted when their response closes.
+  // Requests of raw-answer routes not yet counted by onResponse; counted when their response closes. The hook is
+  // added to those routes alone (onRoute sees every route registered after this call), not to every request.
   const raw = new WeakSet<object>();
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.config?.rawAnswer) {
-      raw.add(request);
-      reply.raw.once('close', () => {
-        if (!raw.delete(request)) return;
-        const seconds = reply.elapsedTime / 1000;
-        metrics.observeRequest(request.method, request.routeOptions.url, reply.raw.statusCode, seconds);
-      });
-    }
+  const countWhenClosed: onRequestHookHandler = (request, reply, done) => {
+    raw.add(request);
+    reply.raw.once('close', () => {
+      if (!raw.delete(request)) return;
+      const seconds = reply.elapsedTime / 1000;
+      metrics.observeRequest(request.method, request.routeOptions.url, reply.raw.statusCode, seconds);
+    });
     done();
+  };
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.rawAnswer) return;
+    const own = route.onRequest;
+    route.onRequest = own === undefined ? [countWhenClosed] : [countWhenClosed, ...(Array.isArray(own) ? own : [own])];
   });
   app.addHook('onResponse', (request, reply, done) => {
     raw.delete(request);

@@ -1,7 +1,8 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { DatabaseLoad } from '../db/database.js';
 import type { FeedStats } from '../events/index.js';
 import type { SecurityCounters } from '../auth/throttle/index.js';
+import { RequestSeries } from './request-series.js';
 import type { Telemetry } from './telemetry.js';
 
 /** What the metrics read at each scrape; each part is read, never changed. */
@@ -17,36 +18,22 @@ export interface MetricsSources {
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const LISTENER_STATES = ['local', 'connected', 'disconnected', 'off'] as const;
 
-/** The label set of one request: method, route pattern (never the raw URL) and status class. */
-type RequestLabels = 'method' | 'route' | 'status_class';
-
 /** One registry per app: HTTP requests observed as they end, everything else read from the sources when scraped. */
 export class ServiceMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<RequestLabels>;
-  private readonly durations: Histogram<RequestLabels>;
-  /** Children of the two per label set: labels() looks its set up by building a key each time. */
-  private readonly children = new Map<
-    string,
-    { count: Counter.Internal; duration: Histogram.Internal<RequestLabels> }
-  >();
+  private readonly requests = new RequestSeries(
+    DURATION_BUCKETS,
+    { count: 'svc_http_requests_total', duration: 'svc_http_request_duration_seconds' },
+    {
+      count: 'HTTP requests answered, by method, route pattern and status class.',
+      duration: 'Time from the request to its answer, by method, route pattern and status class.',
+    },
+  );
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({
-      name: 'svc_http_requests_total',
-      help: 'HTTP requests answered, by method, route pattern and status class.',
-      labelNames: ['method', 'route', 'status_class'],
-      registers,
-    });
-    this.durations = new Histogram({
-      name: 'svc_http_request_duration_seconds',
-      help: 'Time from the request to its answer, by method, route pattern and status class.',
-      labelNames: ['method', 'route', 'status_class'],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
+    for (const metric of this.requests.metrics()) this.registry.registerMetric(metric);
     const { database, feed, security, telemetry } = sources;
 
     // Database: PostgreSQL's pool, SQLite's threads; series only for what this engine has.
@@ -178,16 +165,7 @@ export class ServiceMetrics {
 
   /** Counts one answered request; `route` is the route's pattern, or undefined where none matched. */
   observeRequest(method: string, route: string | undefined, statusCode: number, seconds: number): void {
-    const statusClass = `${Math.trunc(statusCode / 100)}xx`;
-    const key = `${method} ${statusClass} ${route ?? ''}`;
-    let child = this.children.get(key);
-    if (!child) {
-      const labels = { method, route: route ?? 'unmatched', status_class: statusClass };
-      child = { count: this.requests.labels(labels), duration: this.durations.labels(labels) };
-      this.children.set(key, child);
-    }
-    child.count.inc();
-    child.duration.observe(seconds);
+    this.requests.observe(method, route ?? 'unmatched', statusCode, seconds);
   }
 
   metrics(): Promise<string> {
