@@ -74,6 +74,27 @@ export const ROUTES: Route[] = [
     allowed: (s) => hasRole(s, 'ADMIN'),
     load: () => import('./pages/maintenance').then((m) => m.MaintenancePage),
   },
+  // Identity administration (console-identity): users, a user's page, API keys; role or right TENANT_ADMIN.
+  {
+    path: '/users',
+    title: 'Users',
+    nav: 'Users',
+    allowed: (s) => hasRole(s, 'TENANT_ADMIN') || hasRight(s, 'TENANT_ADMIN'),
+    load: () => import('./pages/users').then((m) => m.UsersPage),
+  },
+  {
+    path: '/users/:loginName',
+    title: 'User',
+    allowed: (s) => hasRole(s, 'TENANT_ADMIN') || hasRight(s, 'TENANT_ADMIN'),
+    load: () => import('./pages/user').then((m) => m.UserPage),
+  },
+  {
+    path: '/api-keys',
+    title: 'API keys',
+    nav: 'API keys',
+    allowed: (s) => hasRole(s, 'TENANT_ADMIN') || hasRight(s, 'TENANT_ADMIN'),
+    load: () => import('./pages/api-keys').then((m) => m.ApiKeysPage),
+  },
 ];
 
 /** Role and right checks for `allowed`. */
