@@ -11334,6 +11334,207 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cxf/svc-flow/instances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The flow instances, reachable or not, with their last errors (role ADMIN or right FLOW_INSTANCES_READ)
+         * @description Every configured instance in the config's order. `reachable` comes from a HEAD of the instance URL with the instance's credentials, waiting at most 3 s: any HTTP answer counts. A probe's result is reused for 5 s and concurrent readers share one probe, so reading this cannot hammer an instance. `lastErrors` are the proxy's failed calls (the instance unreachable, too slow, cut off, or answering 5xx), kept in this process's memory (100 per instance); you see those of your tenant's callers only.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The instances */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "instances": [
+                         *         {
+                         *           "id": "main",
+                         *           "origin": "http://127.0.0.1:9000",
+                         *           "reachable": true,
+                         *           "checkedAt": "2026-11-27T12:00:00.000Z",
+                         *           "probeStatus": 200,
+                         *           "latencyMs": 3,
+                         *           "lastErrors": [
+                         *             {
+                         *               "at": "2026-11-27T11:58:10.512Z",
+                         *               "method": "POST",
+                         *               "path": "/base/engine-rest/process-definition/key/invoice/start",
+                         *               "status": 502,
+                         *               "error": "ECONNREFUSED"
+                         *             }
+                         *           ]
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            instances: {
+                                /**
+                                 * Format: date-time
+                                 * @description When the probe ran (answers are reused for 5 s)
+                                 */
+                                checkedAt: string;
+                                id: string;
+                                /** @description The newest upstream errors of calls by your tenant's callers (at most 20), newest first */
+                                lastErrors: {
+                                    /**
+                                     * Format: date-time
+                                     * @description When the call ended
+                                     */
+                                    at: string;
+                                    /** @description Why the instance failed the call when it did not answer: ECONNREFUSED, ... */
+                                    error?: string;
+                                    method: string;
+                                    /** @description The path called on the instance, without the query string */
+                                    path: string;
+                                    /** @description What the caller was answered: the instance's 5xx, or the proxy's 502 / 504 */
+                                    status: number;
+                                }[];
+                                /** @description The probe's duration */
+                                latencyMs: number;
+                                /** @description The instance URL's scheme, host and port (never its path nor credentials) */
+                                origin: string;
+                                /** @description The probe's error code, when it got no answer */
+                                probeError?: string;
+                                /** @description The probe's HTTP status, when it got one */
+                                probeStatus?: number;
+                                /** @description Whether the probe got an HTTP answer (any status) */
+                                reachable: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description No valid credential (code 540) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_IDENTITY_PROVIDER_AUTHENTICATION_FAILED",
+                         *         "code": 540,
+                         *         "name": "AUTHENTICATION_UNAUTHORIZED",
+                         *         "message": "Authentication failed",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The credential does not grant this, or the CSRF token is missing on a session write */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_FORBIDDEN",
+                         *         "code": 403,
+                         *         "name": "FORBIDDEN",
+                         *         "message": "Access denied",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (logged with its cause); nothing changed */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "messageKey": "CORE_ERROR_INTERNAL",
+                         *         "code": 500,
+                         *         "name": "INTERNAL_SERVER_ERROR",
+                         *         "message": "Internal error",
+                         *         "properties": {}
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                /** @description The HTTP status, or the spec's own code (540: authentication failed) */
+                                code: number;
+                                /** @description For people; never parse it */
+                                message: string;
+                                /** @description Stable key of the error, e.g. CORE_ERROR_VALIDATION_FAILED */
+                                messageKey: string;
+                                /** @description Short name, e.g. VALIDATION_FAILED */
+                                name: string;
+                                /** @description Details, e.g. errors: [{path, message}] for validation */
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cxf/svc-forms/config/{formId}": {
         parameters: {
             query?: never;

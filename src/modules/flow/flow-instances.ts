@@ -30,6 +30,11 @@ export class FlowInstances {
     return this.byId.get(id);
   }
 
+  /** Every started instance, in the config's order. */
+  all(): FlowInstance[] {
+    return [...this.byId.values()];
+  }
+
   start(): void {
     for (const c of this.configs) {
       const base = new URL(c.url);

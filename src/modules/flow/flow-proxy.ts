@@ -8,6 +8,7 @@ import { FLOW_ERRORS } from './flow.errors.js';
 import { parseFlowTarget, upstreamPath } from './flow-target.js';
 import type { FlowInstances } from './flow-instances.js';
 import { forwardedHeader } from './forwarded-header.js';
+import { errorCode, type FlowHealth } from './flow-health.js';
 import type { OwnCookies } from './upstream-cookies.js';
 import type { Telemetry } from '../../platform/metrics/index.js';
 
@@ -41,6 +42,7 @@ export class FlowProxy {
     private readonly audit: AuditTrail,
     private readonly auditLevel: AuditLevel,
     private readonly ownCookies: OwnCookies,
+    private readonly health: FlowHealth,
     private readonly telemetry?: Telemetry,
   ) {}
 
@@ -61,9 +63,18 @@ export class FlowProxy {
     return new Promise<void>((resolve, reject) => {
       const call = new ProxiedCall(
         reply,
-        (status, error, upstreamFailed) => {
+        (status, error, failure) => {
           finished?.();
-          if (upstreamFailed) this.telemetry?.flowUpstreamError(instance.id);
+          if (failure) this.telemetry?.flowUpstreamError(instance.id);
+          // The instance's failures and its own server errors (a caller who left, 499, is none).
+          if (failure || status >= 500)
+            this.health.recordError(instance.id, request.principal.tenantId, {
+              at: new Date().toISOString(),
+              method: request.method,
+              path: path.split('?')[0].slice(0, 1000),
+              status,
+              ...(failure ? { error: failure } : {}),
+            });
           this.record(request, target.instanceId, path, status);
           if (error) reject(error);
           else resolve();
@@ -142,8 +153,8 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly reply: FastifyReply,
-    /** `upstreamFailed`: the instance failed the call (unreachable, timed out, answer cut off), not the caller. */
-    private readonly done: (status: number, error?: AppError, upstreamFailed?: boolean) => void,
+    /** `failure`: the instance failed the call (unreachable, timed out, answer cut off), not the caller: its code. */
+    private readonly done: (status: number, error?: AppError, failure?: string) => void,
     private readonly instanceId: string,
     private readonly timeoutSeconds: number,
     private readonly ownCookies: OwnCookies,
@@ -202,7 +213,7 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
       if (this.status === 0) this.reply.hijack();
       res.destroy();
       if (this.callerLeft) this.done(499);
-      else this.done(502, undefined, true);
+      else this.done(502, undefined, errorCode(err));
       return;
     }
     const timedOut =
@@ -214,7 +225,7 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
       timedOut
         ? FLOW_ERRORS.upstreamTimeout(this.instanceId, this.timeoutSeconds)
         : FLOW_ERRORS.upstreamUnreachable(this.instanceId),
-      true,
+      errorCode(err),
     );
   }
 }

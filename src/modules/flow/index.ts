@@ -1,10 +1,12 @@
-// Flow: a streaming reverse proxy from /cxf/svc-flow/flow/{instanceId}{targetPath} to the configured process-engine
-// instances (decisions.md section 8). It owns no tables; it holds one keep-alive pool per instance while started.
+// Flow: a streaming reverse proxy from /cxf/svc-flow/flow/{instanceId}{targetPath} to the configured instances
+// (decisions.md section 8), and their reachability and last errors. No tables; one keep-alive pool per instance.
 import type { AuditTrail } from '../../platform/audit/audit-trail.js';
 import { defineModule, type ModuleDeps } from '../../platform/module.js';
 import type { Telemetry } from '../../platform/metrics/index.js';
 import { FlowInstances, type FlowInstanceConfig } from './flow-instances.js';
 import { FlowProxy, type AuditLevel } from './flow-proxy.js';
+import { FlowHealth } from './flow-health.js';
+import { getInstancesRoute } from './routes/get-instances.js';
 import { proxyRoutes } from './routes/proxy-routes.js';
 import { OwnCookies } from './upstream-cookies.js';
 
@@ -29,16 +31,22 @@ export const flowModule = defineModule({
   name: 'flow',
   create(deps: FlowDeps) {
     const instances = new FlowInstances(deps.config.instances, deps.config.connectionsPerInstance);
+    const health = new FlowHealth();
     const proxy = new FlowProxy(
       instances,
       deps.audit,
       deps.config.audit,
       new OwnCookies(deps.ownCookies),
+      health,
       deps.telemetry,
     );
+    const ctx = { proxy, instances, health };
     return {
       prefix: '/cxf/svc-flow',
-      plugin: (app) => proxyRoutes(app, { proxy }),
+      plugin: async (app) => {
+        getInstancesRoute(app, ctx);
+        await proxyRoutes(app, ctx);
+      },
       start: () => instances.start(),
       close: () => instances.close(),
     };
