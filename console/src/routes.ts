@@ -95,6 +95,21 @@ export const ROUTES: Route[] = [
     allowed: (s) => hasRole(s, 'TENANT_ADMIN') || hasRight(s, 'TENANT_ADMIN'),
     load: () => import('./pages/api-keys').then((m) => m.ApiKeysPage),
   },
+  // Flow instances and engine data (console-engine). Flow: whom GET /cxf/svc-flow/instances answers. Engine data:
+  // every user; the page itself asks for an engine user of group DataManagement, whom the engine's API checks.
+  {
+    path: '/flow-instances',
+    title: 'Flow instances',
+    nav: 'Flow',
+    allowed: (s) => hasRole(s, 'ADMIN') || hasRight(s, 'FLOW_INSTANCES_READ'),
+    load: () => import('./pages/flow-instances').then((m) => m.FlowInstancesPage),
+  },
+  {
+    path: '/engine-data',
+    title: 'Engine data',
+    nav: 'Engine data',
+    load: () => import('./pages/engine-data').then((m) => m.EngineDataPage),
+  },
 ];
 
 /** Role and right checks for `allowed`. */
