@@ -67,7 +67,8 @@ describeEachEngine('flow instances: reachability and last errors', (engine) => {
     expect(answers.map((a) => a.statusCode)).toEqual(Array(20).fill(200));
     // At most one new probe (the first read's one may have expired by now); never one per read.
     expect(upstream.seen.filter((s) => s.method === 'HEAD').length - before).toBeLessThanOrEqual(1);
-    expect(new Set(answers.map((a) => byId(a.json(), 'main').checkedAt)).size).toBe(1);
+    // The reads show the cached probe, or the one new probe that replaced it when it expired meanwhile.
+    expect(new Set(answers.map((a) => byId(a.json(), 'main').checkedAt)).size).toBeLessThanOrEqual(2);
   });
 
   it("shows the proxy's failed calls, newest first, to the tenant whose callers made them", async () => {

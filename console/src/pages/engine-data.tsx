@@ -8,6 +8,7 @@ import { TemplateAssets } from '../components/engine-assets';
 import { type EngineData, engineData } from '../engine-api';
 import type { PageProps } from '../routes';
 import './admin-pages.css';
+import './engine-pages.css';
 
 function TemplateImage({ dm, user, customId }: { dm: EngineData; user: string; customId: string }) {
   const image = useQuery({ queryKey: ['dm', user, 'image', customId], queryFn: () => dm.image(customId) });
@@ -109,7 +110,7 @@ export function EngineDataPage(_: PageProps) {
         </form>
       )}
       {connected && (
-        <>
+        <div class="engine-data">
           <p>
             Reading as engine user <strong>{connected.user}</strong>.{' '}
             <button type="button" onClick={disconnect}>
@@ -117,7 +118,7 @@ export function EngineDataPage(_: PageProps) {
             </button>
           </p>
           <Templates dm={connected.dm} user={connected.user} />
-        </>
+        </div>
       )}
     </>
   );

@@ -5,6 +5,7 @@ import { ErrorMessage } from '../components/error-message';
 import { type FlowInstance, flowApi } from '../engine-api';
 import type { PageProps } from '../routes';
 import './admin-pages.css';
+import './engine-pages.css';
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 const time = (iso: string) => <time dateTime={iso}>{when.format(new Date(iso))}</time>;
@@ -82,7 +83,7 @@ export function FlowInstancesPage(_: PageProps) {
               <tr key={i.id} data-instance={i.id}>
                 <th scope="row">{i.id}</th>
                 <td>{i.origin}</td>
-                <td class={i.reachable ? 'state-on' : 'state-off'}>{reachability(i)}</td>
+                <td class={i.reachable ? 'reachable' : 'unreachable'}>{reachability(i)}</td>
                 <td>{time(i.checkedAt)}</td>
                 <td class="num">{i.lastErrors.length}</td>
               </tr>
@@ -91,7 +92,7 @@ export function FlowInstancesPage(_: PageProps) {
         </table>
       )}
       {list?.map((i) => (
-        <section key={i.id} aria-label={`Errors of ${i.id}`}>
+        <section key={i.id} class="instance-errors" aria-label={`Errors of ${i.id}`}>
           <h2>{i.id}</h2>
           <LastErrors instance={i} />
         </section>
