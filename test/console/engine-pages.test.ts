@@ -201,7 +201,12 @@ describeWithBrowser('console flow and engine data pages [sqlite]', () => {
     const nav = page.getByRole('navigation', { name: 'Main' });
     await nav.getByRole('link', { name: 'Engine data' }).waitFor();
     expect(await nav.getByRole('link', { name: 'Flow' }).count()).toBe(0);
-    await connect(page, WORKER);
+    // By keyboard alone: the label's field, Tab to the password, Enter submits.
+    await page.getByLabel('Engine user').focus();
+    await page.keyboard.type(WORKER.name);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(WORKER.password);
+    await page.keyboard.press('Enter');
     await page.getByRole('alert').filter({ hasText: 'Requires group DataManagement' }).waitFor();
     await connect(page, { name: 'dm', password: 'wrong-password' });
     await page.getByRole('alert').filter({ hasText: 'Authentication failed' }).waitFor();
