@@ -6,14 +6,26 @@
 // List: NOTIFICATIONS seeded through SQL in the repository's shape; recipients cycle over 50 roles, 20 organisations
 // and 100 users; the reader (an API key with 3 roles and 2 organisations) may see about 5.6% of them.
 // Fan-out: SUBSCRIBERS streams of one key holding the role, one notification to the role per send; the time from the
-// send until the last subscriber has it. On PostgreSQL the same again with the subscribers on a second instance.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// send until the last subscriber has it, and the CPU the subscribers' service spent per delivered event (/proc, over
+// the sends). On PostgreSQL the same again with the subscribers on a second instance. The streams are read in THREADS
+// worker threads (2; bench/sse-subscribers.mjs), so the client's parsing does not set the pace; its busiest thread's
+// utilisation is printed. BASELINE_DIR (a built checkout) alternates FANOUT_ROUNDS (3) rounds of this build with it.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { request as httpRequest, Agent } from 'node:http';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { compare, median, printTable, startBaseline, startService, createBenchDatabase, freePort } from './lib.mjs';
+import {
+  compare,
+  cpuMicros,
+  median,
+  printTable,
+  startBaseline,
+  startService,
+  createBenchDatabase,
+  freePort,
+} from './lib.mjs';
+import { openSubscribers } from './sse-subscribers.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -24,6 +36,14 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const SCENARIOS = new Set((process.env.SCENARIOS ?? 'list,fanout').split(','));
+const THREADS = Number(process.env.THREADS ?? 2);
+const FANOUT_ROUNDS = Number(process.env.FANOUT_ROUNDS ?? (process.env.BASELINE_DIR ? 3 : 1));
+const builds = [
+  { name: 'this build', main: undefined },
+  ...(process.env.BASELINE_DIR
+    ? [{ name: `baseline ${process.env.BASELINE_DIR}`, main: join(process.env.BASELINE_DIR, 'dist/main.js') }]
+    : []),
+];
 const READER_KEY = 'k-bench-notif-reader-0123';
 const WRITER_KEY = 'k-bench-notif-writer-0123';
 const LISTENER_KEY = 'k-bench-notif-listener-0123';
@@ -43,6 +63,8 @@ const config = {
       ],
     },
   ],
+  // Thousands of streams of one key from one address.
+  limits: { streamsPerCaller: 0, connectionsPerAddress: 0 },
 };
 writeFileSync(configFile, JSON.stringify(config));
 // Every list computed from the database: the cost of the first read after a write.
@@ -119,56 +141,26 @@ async function seed() {
   console.log(`${ENGINE}: seeded ${NOTIFICATIONS} notifications in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-/** Opens `n` SSE streams; resolves with a function that answers when all have received an event with the subject. */
-async function subscribe(url, n) {
-  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  const arrivals = new Map();
-  const requests = [];
-  await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise((resolve, reject) => {
-          const req = httpRequest(
-            `${url}/cxf/svc-core/notification/stream`,
-            { agent, headers: { 'x-apikey': LISTENER_KEY } },
-            (res) => {
-              if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-              res.setEncoding('utf8');
-              let buf = '';
-              res.on('data', (chunk) => {
-                buf += chunk;
-                let cut;
-                while ((cut = buf.indexOf('\n\n')) >= 0) {
-                  const frame = buf.slice(0, cut);
-                  buf = buf.slice(cut + 2);
-                  const m = /"subject":"(send-\d+)"/.exec(frame);
-                  if (m) {
-                    const list = arrivals.get(m[1]) ?? [];
-                    list.push(performance.now());
-                    arrivals.set(m[1], list);
-                  }
-                }
-              });
-              resolve();
-            },
-          );
-          req.on('error', reject);
-          req.end();
-          requests.push(req);
-        }),
-    ),
-  );
-  return { arrivals, close: () => requests.forEach((r) => r.destroy()) };
-}
-
-async function fanout(writerUrl, subscriberUrl, label) {
-  const subs = await subscribe(subscriberUrl, SUBSCRIBERS);
+/** SENDS notifications to the role; per send the time until the last subscriber has it. */
+async function fanout(writerUrl, subscriberService, label) {
+  const subs = await openSubscribers({
+    url: subscriberService.url,
+    path: '/cxf/svc-core/notification/stream',
+    subscribers: Array.from({ length: SUBSCRIBERS }, () => ({ key: LISTENER_KEY })),
+    field: 'subject',
+    threads: THREADS,
+  });
   const lasts = [];
+  const stat = `/proc/${subscriberService.pid}/stat`;
+  const cpu0 = cpuMicros(stat);
+  let pauses = 0;
+  let cpu;
+  let clientUtilisation;
   try {
     for (let s = 0; s < SENDS; s++) {
       const subject = `send-${s}`;
-      const t0 = performance.now();
+      const t0 = performance.timeOrigin + performance.now();
+      const arrived = subs.awaitMark(subject, () => true);
       const res = await fetch(`${writerUrl}/cxf/svc-core/notification`, {
         method: 'POST',
         headers: { 'x-apikey': WRITER_KEY, 'content-type': 'application/json' },
@@ -176,27 +168,71 @@ async function fanout(writerUrl, subscriberUrl, label) {
       });
       if (res.status !== 200) throw new Error(`add answered ${res.status}`);
       await res.arrayBuffer();
-      const deadline = Date.now() + 10_000;
-      while ((subs.arrivals.get(subject)?.length ?? 0) < SUBSCRIBERS) {
-        if (Date.now() > deadline)
-          throw new Error(`${label}: only ${subs.arrivals.get(subject)?.length ?? 0} of ${SUBSCRIBERS} got ${subject}`);
-        await new Promise((r) => setTimeout(r, 1));
-      }
-      lasts.push(Math.max(...subs.arrivals.get(subject)) - t0);
+      lasts.push((await arrived) - t0);
       await new Promise((r) => setTimeout(r, 50));
+      pauses += 50;
     }
+    cpu = cpuMicros(stat) - cpu0;
+    ({ clientUtilisation } = await subs.stats());
   } finally {
-    subs.close();
+    await subs.close();
   }
   const sorted = [...lasts].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
+  const perEvent = cpu / (SENDS * SUBSCRIBERS);
   console.log(
-    `\n${label}: ${SUBSCRIBERS} subscribers, ${SENDS} sends; time from the add until the last subscriber has it: median ${median(lasts).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${sorted.at(-1).toFixed(1)} ms`,
+    `${label}: ${SUBSCRIBERS} subscribers, ${SENDS} sends; add -> last subscriber: median ${median(lasts).toFixed(1)} ms, ` +
+      `p99 ${p99.toFixed(1)} ms; subscribers' service CPU ${(cpu / 1000).toFixed(0)} ms = ${perEvent.toFixed(1)} µs ` +
+      `per delivered event; client's busiest thread ${(clientUtilisation * 100).toFixed(0)}% busy (${pauses} ms idle pauses)`,
   );
+  return { median: median(lasts), p99, perEvent };
 }
 
+/** FANOUT_ROUNDS rounds, each build in turn per round; the medians over rounds and the ratios to the baseline. */
+async function fanoutRounds(firstService) {
+  const shapes = ENGINE === 'postgres' ? ['one instance', 'writer on A, subscribers on B'] : ['one instance'];
+  const results = new Map();
+  let service = firstService;
+  for (let round = 0; round < FANOUT_ROUNDS; round++)
+    for (const build of builds) {
+      service ??= await startService({ port: await freePort(), configFile, env: serviceEnv, main: build.main });
+      let second;
+      try {
+        for (const shape of shapes) {
+          if (shape !== 'one instance')
+            second = await startService({ port: await freePort(), configFile, env: serviceEnv, main: build.main });
+          const r = await fanout(
+            service.url,
+            second ?? service,
+            `${ENGINE}, ${shape}, ${build.name}, round ${round + 1}`,
+          );
+          const key = `${shape}\u0000${build.name}`;
+          results.set(key, [...(results.get(key) ?? []), r]);
+        }
+      } finally {
+        await second?.close();
+        await service.close();
+        service = undefined;
+      }
+    }
+  console.log(
+    `\n${ENGINE}, ${SUBSCRIBERS} subscribers, medians of ${FANOUT_ROUNDS} round(s) (load average: ${uptime()})`,
+  );
+  console.log('| shape | build | p99 ms | median ms | CPU µs per delivered event |');
+  console.log('|---|---|---|---|---|');
+  for (const shape of shapes)
+    for (const build of builds) {
+      const rs = results.get(`${shape}\u0000${build.name}`);
+      const row = (f) => median(rs.map(f)).toFixed(1);
+      console.log(
+        `| ${shape} | ${build.name} | ${row((r) => r.p99)} | ${row((r) => r.median)} | ${row((r) => r.perEvent)} |`,
+      );
+    }
+}
+
+const uptime = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
 const service = await startService({ port: await freePort(), configFile, env: serviceEnv });
-let second;
 try {
   if (SCENARIOS.has('list')) {
     await service.close();
@@ -237,14 +273,10 @@ try {
     }
   }
   if (SCENARIOS.has('fanout')) {
-    await fanout(service.url, service.url, `${ENGINE}, one instance`);
-    if (ENGINE === 'postgres') {
-      second = await startService({ port: await freePort(), configFile, env: serviceEnv });
-      await fanout(service.url, second.url, 'postgres, writer on instance A, subscribers on instance B');
-    }
+    // The first round's service is the one running (closed by fanoutRounds); each later one starts afresh.
+    await fanoutRounds(service);
   }
 } finally {
-  await second?.close();
   await service.close();
   rmSync(root, { recursive: true, force: true });
   await benchDb?.drop();

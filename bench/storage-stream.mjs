@@ -2,14 +2,17 @@
 // readable by role-a, half by role-b; the subscribers are KEYS API keys (half role-a, half role-b), so each may read
 // half. Per write (an update of an item, alternating roles): the time until the last subscriber that may read it has
 // its event (p99 over WRITES), and the events that reached subscribers that may not read the item (must be 0).
+// Also the CPU the subscribers' service spent per delivered event (/proc, over the writes). The streams are read in
+// THREADS worker threads (2; bench/sse-subscribers.mjs), so the client's parsing does not set the pace.
 // Usage: npm run build && node bench/storage-stream.mjs
 // Env:   ENGINE=sqlite|postgres (default sqlite); PG_ADMIN_URL; ITEMS (10000); SUBSCRIBERS (1000); KEYS (40);
-//        WRITES (50); on PostgreSQL the same again with the subscribers on a second instance.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+//        WRITES (50); THREADS (2); on PostgreSQL the same again with the subscribers on a second instance.
+//        BASELINE_DIR (a built checkout): ROUNDS (3) rounds, this build and that one in turn on the same data.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { request as httpRequest, Agent } from 'node:http';
 import { join } from 'node:path';
-import { median, startService, createBenchDatabase, freePort } from './lib.mjs';
+import { cpuMicros, median, startService, createBenchDatabase, freePort } from './lib.mjs';
+import { openSubscribers } from './sse-subscribers.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -17,6 +20,14 @@ const ITEMS = Number(process.env.ITEMS ?? 10_000);
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 1000);
 const KEYS = Number(process.env.KEYS ?? 40);
 const WRITES = Number(process.env.WRITES ?? 50);
+const THREADS = Number(process.env.THREADS ?? 2);
+const ROUNDS = Number(process.env.ROUNDS ?? (process.env.BASELINE_DIR ? 3 : 1));
+const builds = [
+  { name: 'this build', main: undefined },
+  ...(process.env.BASELINE_DIR
+    ? [{ name: `baseline ${process.env.BASELINE_DIR}`, main: join(process.env.BASELINE_DIR, 'dist/main.js') }]
+    : []),
+];
 const WRITER_KEY = 'k-bench-stream-writer-01';
 const STORE = '/cxf/svc-core/storage/store/bench';
 const roleOfKey = (k) => (k % 2 === 0 ? 'role-a' : 'role-b');
@@ -40,7 +51,8 @@ writeFileSync(
   }),
 );
 const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_stream') : undefined;
-const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: benchDb.url } : {};
+// One data directory for every service of the run (one at a time on SQLite), so the builds see the same items.
+const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: benchDb.url } : { SVC_DATA_DIR: join(root, 'data') };
 
 const body = (i, value) =>
   JSON.stringify({
@@ -66,99 +78,100 @@ async function seed(url) {
     );
 }
 
-/** Opens the streams; records per write marker the arrival times and, per subscriber role, which markers it saw. */
-async function subscribe(url) {
-  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  const arrivals = new Map();
-  const stats = { wrong: 0 };
-  const requests = [];
-  for (let from = 0; from < SUBSCRIBERS; from += 100)
-    await Promise.all(
-      Array.from(
-        { length: Math.min(100, SUBSCRIBERS - from) },
-        (_, s) =>
-          new Promise((resolve, reject) => {
-            const k = (from + s) % KEYS;
-            const role = roleOfKey(k);
-            const req = httpRequest(`${url}${STORE}/stream`, { agent, headers: { 'x-apikey': keyOf(k) } }, (res) => {
-              if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-              res.setEncoding('utf8');
-              let buf = '';
-              res.on('data', (chunk) => {
-                buf += chunk;
-                let cut;
-                while ((cut = buf.indexOf('\n\n')) >= 0) {
-                  const frame = buf.slice(0, cut);
-                  buf = buf.slice(cut + 2);
-                  const m = /"mark":"(w-\d+)"/.exec(frame);
-                  if (!m) continue;
-                  const roles = /"readRestriction":\{"roles":\["([^"]+)"\]/.exec(frame);
-                  if (!roles || roles[1] !== role) stats.wrong++;
-                  const list = arrivals.get(m[1]) ?? [];
-                  list.push(performance.now());
-                  arrivals.set(m[1], list);
-                }
-              });
-              resolve();
-            });
-            req.on('error', reject);
-            req.end();
-            requests.push(req);
-          }),
-      ),
-    );
-  return { arrivals, stats, close: () => requests.forEach((r) => r.destroy()) };
-}
-
-async function fanout(writerUrl, subscriberUrl, label) {
-  const subs = await subscribe(subscriberUrl);
-  // Readers per role: subscriber s holds key s % KEYS.
-  const readers = (role) =>
-    Array.from({ length: SUBSCRIBERS }, (_, s) => roleOfKey(s % KEYS)).filter((r) => r === role).length;
+/** WRITES updates of random items; per write the time until the last subscriber that may read the item has it. */
+async function fanout(writerUrl, subscriberService, label) {
+  const role = (s) => roleOfKey(s % KEYS);
+  const subs = await openSubscribers({
+    url: subscriberService.url,
+    path: `${STORE}/stream`,
+    // Subscriber s holds key s % KEYS; every marked frame it gets must be of an item its role may read.
+    subscribers: Array.from({ length: SUBSCRIBERS }, (_, s) => ({
+      key: keyOf(s % KEYS),
+      role: role(s),
+      mustContain: `"readRestriction":{"roles":["${role(s)}"]`,
+    })),
+    field: 'mark',
+    threads: THREADS,
+  });
   const lasts = [];
+  const stat = `/proc/${subscriberService.pid}/stat`;
+  let delivered = 0;
+  let cpu;
+  let stats;
   try {
+    const cpu0 = cpuMicros(stat);
     for (let w = 0; w < WRITES; w++) {
       const i = Math.floor(Math.random() * ITEMS);
       const mark = `w-${w}`;
-      const expected = readers(i % 2 === 0 ? 'role-a' : 'role-b');
-      const t0 = performance.now();
+      const readable = i % 2 === 0 ? 'role-a' : 'role-b';
+      const t0 = performance.timeOrigin + performance.now();
+      const arrived = subs.awaitMark(mark, (sub) => sub.role === readable);
       await put(writerUrl, i, { n: i, mark });
-      const deadline = Date.now() + 10_000;
-      while ((subs.arrivals.get(mark)?.length ?? 0) < expected) {
-        if (Date.now() > deadline)
-          throw new Error(`${label}: ${subs.arrivals.get(mark)?.length ?? 0} of ${expected} got ${mark}`);
-        await new Promise((r) => setTimeout(r, 1));
-      }
-      lasts.push(Math.max(...subs.arrivals.get(mark)) - t0);
+      lasts.push((await arrived) - t0);
+      delivered += Array.from({ length: SUBSCRIBERS }, (_, s) => role(s)).filter((r) => r === readable).length;
       await new Promise((r) => setTimeout(r, 50));
     }
+    cpu = cpuMicros(stat) - cpu0;
     await new Promise((r) => setTimeout(r, 200)); // late (wrong) deliveries would show up by now
+    stats = await subs.stats();
   } finally {
-    subs.close();
+    await subs.close();
   }
   const sorted = [...lasts].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
+  const perEvent = cpu / delivered;
   console.log(
     `${label}: ${SUBSCRIBERS} subscribers (${KEYS} keys, each may read half of ${ITEMS} items), ${WRITES} writes; ` +
       `write -> last readable subscriber: median ${median(lasts).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, ` +
-      `max ${sorted.at(-1).toFixed(1)} ms; events to subscribers that may not read the item: ${subs.stats.wrong}`,
+      `max ${sorted.at(-1).toFixed(1)} ms; events to subscribers that may not read the item: ${stats.wrong}; ` +
+      `service CPU ${perEvent.toFixed(1)} µs per delivered event; client's busiest thread ` +
+      `${(stats.clientUtilisation * 100).toFixed(0)}% busy`,
   );
+  return { median: median(lasts), p99, perEvent, wrong: stats.wrong };
 }
 
-const service = await startService({ port: await freePort(), configFile, env: serviceEnv });
+const uptime = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+let service = await startService({ port: await freePort(), configFile, env: serviceEnv });
 let second;
 try {
   const t0 = performance.now();
   await seed(service.url);
   console.log(`seeded ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  await fanout(service.url, service.url, `${ENGINE}, one instance`);
-  if (ENGINE === 'postgres') {
-    second = await startService({ port: await freePort(), configFile, env: serviceEnv });
-    await fanout(service.url, second.url, 'postgres, writer on instance A, subscribers on instance B');
-  }
+  const shapes = ENGINE === 'postgres' ? ['one instance', 'writer on A, subscribers on B'] : ['one instance'];
+  const results = new Map();
+  for (let round = 0; round < ROUNDS; round++)
+    for (const build of builds) {
+      service ??= await startService({ port: await freePort(), configFile, env: serviceEnv, main: build.main });
+      for (const shape of shapes) {
+        if (shape !== 'one instance')
+          second = await startService({ port: await freePort(), configFile, env: serviceEnv, main: build.main });
+        const r = await fanout(
+          service.url,
+          second ?? service,
+          `${ENGINE}, ${shape}, ${build.name}, round ${round + 1}`,
+        );
+        results.set(`${shape}\u0000${build.name}`, [...(results.get(`${shape}\u0000${build.name}`) ?? []), r]);
+      }
+      await second?.close();
+      await service.close();
+      second = service = undefined;
+    }
+  console.log(`\n${ENGINE}, ${SUBSCRIBERS} subscribers, medians of ${ROUNDS} round(s) (load average: ${uptime()})`);
+  console.log('| shape | build | p99 ms | median ms | CPU µs per delivered event | events to non-readers |');
+  console.log('|---|---|---|---|---|---|');
+  for (const shape of shapes)
+    for (const build of builds) {
+      const rs = results.get(`${shape}\u0000${build.name}`);
+      const row = (f) => median(rs.map(f)).toFixed(1);
+      const wrong = rs.reduce((n, r) => n + r.wrong, 0);
+      console.log(
+        `| ${shape} | ${build.name} | ${row((r) => r.p99)} | ${row((r) => r.median)} | ${row((r) => r.perEvent)} | ${wrong} |`,
+      );
+    }
 } finally {
   await second?.close();
-  await service.close();
+  await service?.close();
   rmSync(root, { recursive: true, force: true });
   await benchDb?.drop();
 }

@@ -1,7 +1,9 @@
 // Server-Sent Events fed by the change feed, for any module: the response's head and retry hint, resumption by
 // Last-Event-ID (missed events read back from the feed, live ones held meanwhile), `reset` when it cannot resume,
 // heartbeats, the cut of a slow reader, and ending every stream (shutdown, maintenance). What an event reads as for one
-// subscriber, if anything, is the module's `render`.
+// subscriber, if anything, is the module's `render`, evaluated once per audience (streams that see every event alike)
+// and written to its streams as the same bytes (sse-frame.ts).
+import { SseFrame, writeFrame } from './sse-frame.js';
 import { finalEventFrame, type FinalStreamEvent } from './stream-end.js';
 import type { Telemetry } from '../metrics/index.js';
 import type { ServerResponse } from 'node:http';
@@ -16,9 +18,14 @@ export interface SseSettings {
   maxQueuedBytes: number;
 }
 
-/** One open stream as a module describes it; the hub files it under `group` (dispatch and endGroup go by it). */
+/**
+ * One open stream as a module describes it; the hub files it under `group` (dispatch and endGroup go by it) and, in
+ * the group, under `audience`: streams of one group and audience must see every event alike (the same caller's
+ * rights, for instance), since the hub renders an event once per audience and writes that to all of them.
+ */
 export interface SseSubscriber {
   readonly group: string;
+  readonly audience: string;
   readonly res: ServerResponse;
 }
 
@@ -35,8 +42,8 @@ export interface SseHubOptions<S extends SseSubscriber> {
   settings: SseSettings;
   log: FastifyBaseLogger;
   /**
-   * The frame (`id:`, `event:`, `data:` lines) the event is for this subscriber, or undefined for nothing. `shared`
-   * lives for one event: subscribers that see it alike share their evaluation and text through it.
+   * The frame (`id:`, `event:`, `data:` lines) the event is for this subscriber (and its audience), or undefined for
+   * nothing. `shared` lives for one event: audiences that see it alike may share their text through it.
    */
   render(sub: S, event: FeedEvent, shared: Map<string, string | undefined>): string | undefined;
   /** The subscriber's missed events after `afterId`, oldest first, at most `limit` (ChangeFeed.replay). */
@@ -51,16 +58,20 @@ interface Entry<S> {
 }
 
 const REPLAY_PAGE = 500;
+const HEARTBEAT = new SseFrame(': heartbeat\n\n');
+
+/** A group's streams by audience. */
+type Audiences<S> = Map<string, Set<Entry<S>>>;
 
 export class SseHub<S extends SseSubscriber> {
-  private readonly groups = new Map<string, Set<Entry<S>>>();
+  private readonly groups = new Map<string, Audiences<S>>();
   private heartbeat?: NodeJS.Timeout;
 
   constructor(private readonly options: SseHubOptions<S>) {}
 
   start(): void {
     this.heartbeat = setInterval(() => {
-      for (const set of this.groups.values()) for (const e of set) if (!e.pending) this.write(e, ': heartbeat\n\n');
+      for (const e of this.entries()) if (!e.pending) this.write(e, HEARTBEAT);
     }, this.options.settings.heartbeatMs);
     this.heartbeat.unref();
   }
@@ -74,24 +85,23 @@ export class SseHub<S extends SseSubscriber> {
 
   /** Ends every stream, each with `final` as its last event when given (clients reconnect after their retry delay). */
   endAll(final?: SseFinalEvent): void {
-    const frame = final && finalEventFrame(final);
-    for (const set of this.groups.values())
-      for (const e of set) {
-        if (frame) this.write(e, frame);
-        e.sub.res.end();
-      }
+    const frame = final && new SseFrame(finalEventFrame(final));
+    for (const e of this.entries()) {
+      if (frame) this.write(e, frame);
+      e.sub.res.end();
+    }
     this.groups.clear();
   }
 
   /** Ends the streams of one group. */
   endGroup(group: string): void {
-    for (const e of this.groups.get(group) ?? []) e.sub.res.end();
+    for (const set of this.groups.get(group)?.values() ?? []) for (const e of set) e.sub.res.end();
     this.groups.delete(group);
   }
 
   get connections(): number {
     let n = 0;
-    for (const set of this.groups.values()) n += set.size;
+    for (const audiences of this.groups.values()) for (const set of audiences.values()) n += set.size;
     return n;
   }
 
@@ -111,15 +121,19 @@ export class SseHub<S extends SseSubscriber> {
     });
     res.write(`retry: ${this.options.settings.retryMs}\n\n`);
     const entry: Entry<S> = { sub, pending: [], lastId: 0 };
-    let set = this.groups.get(sub.group);
-    if (!set) this.groups.set(sub.group, (set = new Set()));
+    let audiences = this.groups.get(sub.group);
+    if (!audiences) this.groups.set(sub.group, (audiences = new Map()));
+    let set = audiences.get(sub.audience);
+    if (!set) audiences.set(sub.audience, (set = new Set()));
     set.add(entry);
     const closed = this.options.telemetry?.streamOpened(this.options.metricName ?? this.options.name);
     res.on('close', () => {
       closed?.();
-      const s = this.groups.get(sub.group);
+      const a = this.groups.get(sub.group);
+      const s = a?.get(sub.audience);
       s?.delete(entry);
-      if (s?.size === 0) this.groups.delete(sub.group);
+      if (s?.size === 0) a?.delete(sub.audience);
+      if (a?.size === 0) this.groups.delete(sub.group);
     });
     try {
       if (lastEventId !== undefined) await this.resume(entry, lastEventId.trim());
@@ -132,14 +146,31 @@ export class SseHub<S extends SseSubscriber> {
     for (const event of pending) if (event.id > entry.lastId) this.send(entry, event, new Map());
   }
 
-  /** Offers the event to every stream of the group; each gets what `render` makes of it. */
+  /**
+   * Offers the event to every stream of the group: `render` once per audience, and its frame, as bytes made once,
+   * to each of the audience's live streams (those still reading back missed events hold it until they are done).
+   */
   dispatch(group: string, event: FeedEvent): void {
-    const set = this.groups.get(group);
-    if (!set) return;
+    const audiences = this.groups.get(group);
+    if (!audiences) return;
     const shared = new Map<string, string | undefined>();
-    for (const e of set) {
-      if (e.pending) e.pending.push(event);
-      else this.send(e, event, shared);
+    const frames = new Map<string, SseFrame>();
+    for (const set of audiences.values()) {
+      let frame: SseFrame | undefined | null = null;
+      for (const e of set) {
+        if (e.pending) {
+          e.pending.push(event);
+          continue;
+        }
+        if (frame === null) {
+          const text = this.options.render(e.sub, event, shared);
+          frame = text === undefined ? undefined : frames.get(text);
+          if (text !== undefined && !frame) frames.set(text, (frame = new SseFrame(text)));
+        }
+        if (!frame) continue;
+        e.lastId = event.id;
+        this.write(e, frame);
+      }
     }
   }
 
@@ -173,17 +204,21 @@ export class SseHub<S extends SseSubscriber> {
   }
 
   private reset(entry: Entry<S>, reason: string, message: string): void {
-    this.write(entry, `event: reset\ndata: ${JSON.stringify({ reason, message })}\n\n`);
+    this.write(entry, new SseFrame(`event: reset\ndata: ${JSON.stringify({ reason, message })}\n\n`));
   }
 
   private send(entry: Entry<S>, event: FeedEvent, shared: Map<string, string | undefined>): void {
-    const frame = this.options.render(entry.sub, event, shared);
-    if (frame === undefined) return;
+    const text = this.options.render(entry.sub, event, shared);
+    if (text === undefined) return;
     entry.lastId = event.id;
-    this.write(entry, frame);
+    this.write(entry, new SseFrame(text));
   }
 
-  private write(entry: Entry<S>, text: string): void {
+  private *entries(): Iterable<Entry<S>> {
+    for (const audiences of this.groups.values()) for (const set of audiences.values()) yield* set;
+  }
+
+  private write(entry: Entry<S>, frame: SseFrame): void {
     const { res } = entry.sub;
     if (res.destroyed || res.writableEnded) return;
     if (res.writableLength > this.options.settings.maxQueuedBytes) {
@@ -192,6 +227,6 @@ export class SseHub<S extends SseSubscriber> {
       res.destroy();
       return;
     }
-    res.write(text);
+    writeFrame(res, frame);
   }
 }

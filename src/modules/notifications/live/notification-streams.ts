@@ -66,8 +66,13 @@ export class NotificationStreams {
 
   /** Takes over the response: headers, the retry hint, then missed events (when resuming) and live ones. */
   open(res: ServerResponse, tenantId: string, visibility: Visibility, lastEventId: string | undefined): Promise<void> {
-    return this.hub.open({ group: tenantId, res, tenantId, visibility }, lastEventId);
+    return this.hub.open({ group: tenantId, audience: audienceOf(visibility), res, tenantId, visibility }, lastEventId);
   }
+}
+
+/** Callers with the same visibility see every notification alike: the hub renders an event once for all of them. */
+function audienceOf(v: Visibility): string {
+  return v.all ? '*' : JSON.stringify([v.user, [...v.roles].sort(), [...v.organisations].sort()]);
 }
 
 /** The event in the form this subscriber may see, if any. `shared` shares the text between subscribers. */

@@ -9,8 +9,6 @@ interface StoreSubscriber extends SseSubscriber {
   tenantId: string;
   storeId: string;
   grantees: ReadonlySet<string>;
-  /** The grantees as one text: subscribers with the same key see every event alike, and share its evaluation. */
-  readerKey: string;
 }
 
 /**
@@ -18,7 +16,7 @@ interface StoreSubscriber extends SseSubscriber {
  * any instance reaches the streams on all. Each change carries who may read the item after it and before it
  * (store-events.ts): a stream gets the item when its caller may read it after the change, `deleted` when it could
  * read it before and may not after, and nothing otherwise (so it never learns the id of an item it could never read).
- * That is decided once per distinct set of grantees per event, not per stream.
+ * That is decided once per distinct set of grantees (the hub's audience) per event, not per stream.
  */
 export class StoreStreams {
   private readonly hub: SseHub<StoreSubscriber>;
@@ -37,12 +35,7 @@ export class StoreStreams {
       telemetry,
       settings,
       log,
-      render: (sub, event, shared) => {
-        if (shared.has(sub.readerKey)) return shared.get(sub.readerKey);
-        const frame = framesFor(sub.grantees, event);
-        shared.set(sub.readerKey, frame);
-        return frame;
-      },
+      render: (sub, event) => framesFor(sub.grantees, event),
       replay: (sub, afterId, limit) => this.feed.replay(sub.tenantId, storeTopic(sub.storeId), afterId, limit),
     });
   }
@@ -81,7 +74,8 @@ export class StoreStreams {
       tenantId,
       storeId,
       grantees: new Set(sorted),
-      readerKey: sorted.join('\n'),
+      // The grantees as one unambiguous text (a name may hold any character): streams with the same see alike.
+      audience: JSON.stringify(sorted),
     };
     this.watch(storeId);
     res.on('close', () => this.unwatch(storeId));
