@@ -1,6 +1,8 @@
 // Issue 10: the flow proxy against the same upstream called directly, same run.
 // Usage: npm run build && node bench/flow.mjs
 // Env:   ROUNDS (3), DURATION (5 s), CONNECTIONS (50), BIG_MB (100), WORK_US (100,1000: the upstream's CPU work per answer, µs),
+//        RATE (requests/s in all, paced; default none: as fast as it goes): on a busy machine CPU per request depends on
+//        how many requests a process finds at each wake-up, and a paced run gives every scenario the same arrivals;
 //        BASELINE_DIR (another checkout, built: its service joins every table as one more scenario, alternated with
 //        this build's, to compare two builds in one run), SKIP_EXTRAS=1 (throughput tables only: no sequential
 //        latency or memory runs).
@@ -21,6 +23,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const BIG = Number(process.env.BIG_MB ?? 100) * 1024 * 1024;
+const RATE = Number(process.env.RATE ?? 0);
 const WORK_US = (process.env.WORK_US ?? '100,1000').split(',').map(Number);
 const KEY = 'k-bench-flow-0123456789';
 
@@ -83,6 +86,8 @@ const cpuPerRequest = {
 
 /** Rounds alternating the scenarios; per scenario the median req/s, p50 and CPU µs per request of each process. */
 async function run(scenarios) {
+  // Paced: every scenario gets the same arrivals, so that CPU per request compares at the same batching.
+  if (RATE) for (const scenario of Object.values(scenarios)) scenario.overallRate = RATE;
   const results = await compare(scenarios, {
     rounds: ROUNDS,
     duration: DURATION,
@@ -102,6 +107,15 @@ async function run(scenarios) {
       `| ${name} | ${Math.round(r.rps)} | ${((r.rps / base) * 100).toFixed(0)}% | ${r.p50} | ${cpu} | ${r.runs.join(', ')} |`,
     );
   }
+  console.log('');
+  const before = results['through the baseline build'];
+  if (before) {
+    const mine = results['through the service (X-APIKey)'];
+    const perRound = mine.probes.map((c, i) => c.service / before.probes[i]['baseline build']);
+    console.log(
+      `service over the baseline build, median of the rounds: ${median(perRound).toFixed(2)} (rounds ${perRound.map((x) => x.toFixed(2)).join(', ')})`,
+    );
+  }
   // The goal's figure: each proxy's own CPU per request over the bare proxy's, round by round, then the median.
   const floor = results['bare undici proxy (floor)'];
   if (!floor) return;
@@ -114,7 +128,7 @@ async function run(scenarios) {
       const perRound = r.probes.map((c, i) => c[p] / floor.probes[i]['bare proxy']);
       return `${p} ${median(perRound).toFixed(2)} (rounds ${perRound.map((x) => x.toFixed(2)).join(', ')})`;
     });
-  console.log(`\nCPU per request over the bare proxy's, median of the rounds: ${ratios.join('; ')}`);
+  console.log(`CPU per request over the bare proxy's, median of the rounds: ${ratios.join('; ')}`);
 }
 
 async function measureRss(work) {

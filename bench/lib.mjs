@@ -91,9 +91,28 @@ export async function startService({ port, configFile, env = {}, main = join(ROO
   };
 }
 
-/** One autocannon run; answers requests/s, latency percentiles (ms) and non-2xx count. */
-export async function load({ url, method = 'GET', headers = {}, body, connections = 50, duration = 5, requests }) {
-  const result = await autocannon({ url, method, headers, body, connections, duration, pipelining: 1, requests });
+/** One autocannon run (`overallRate`: paced to that many requests/s in all); answers requests/s, latency percentiles (ms) and non-2xx count. */
+export async function load({
+  url,
+  method = 'GET',
+  headers = {},
+  body,
+  connections = 50,
+  duration = 5,
+  requests,
+  overallRate,
+}) {
+  const result = await autocannon({
+    url,
+    method,
+    headers,
+    body,
+    connections,
+    duration,
+    pipelining: 1,
+    requests,
+    overallRate,
+  });
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
