@@ -2,7 +2,7 @@
 // autocannon in the same run, and report medians and ratios. Loopback only; every run is bounded.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,9 +91,28 @@ export async function startService({ port, configFile, env = {}, main = join(ROO
   };
 }
 
-/** One autocannon run; answers requests/s, latency percentiles (ms) and non-2xx count. */
-export async function load({ url, method = 'GET', headers = {}, body, connections = 50, duration = 5, requests }) {
-  const result = await autocannon({ url, method, headers, body, connections, duration, pipelining: 1, requests });
+/** One autocannon run (`overallRate`: paced to that many requests/s in all); answers requests/s, latency percentiles (ms) and non-2xx count. */
+export async function load({
+  url,
+  method = 'GET',
+  headers = {},
+  body,
+  connections = 50,
+  duration = 5,
+  requests,
+  overallRate,
+}) {
+  const result = await autocannon({
+    url,
+    method,
+    headers,
+    body,
+    connections,
+    duration,
+    pipelining: 1,
+    requests,
+    overallRate,
+  });
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -111,7 +130,7 @@ export const median = (xs) => {
 /**
  * Alternates the scenarios round by round (so drift on a shared machine hits all alike) and
  * answers the median requests/s and p50 of each. `probe` measures something around each run
- * (`before()`, then `after(state, run)`): its answers come back per scenario as `probes`.
+ * (`before()`, then `after(state, run)`, which may answer a promise): its answers come back per scenario as `probes`.
  */
 export async function compare(scenarios, { rounds = 3, duration = 5, connections = 50, probe } = {}) {
   const runs = Object.fromEntries(Object.keys(scenarios).map((k) => [k, []]));
@@ -120,7 +139,7 @@ export async function compare(scenarios, { rounds = 3, duration = 5, connections
       const state = probe?.before();
       const r = await load({ connections, duration, ...opts });
       if (r.non2xx > 0) throw new Error(`${name}: ${r.non2xx} failed requests in round ${round + 1}`);
-      if (probe) r.probe = probe.after(state, r);
+      if (probe) r.probe = await probe.after(state, r);
       runs[name].push(r);
     }
   }
@@ -178,6 +197,21 @@ export function cpuMicros(statFile) {
   const stat = readFileSync(statFile, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/**
+ * CPU time so far, in µs, of all threads of a process, from the scheduler's own account (`/proc/<pid>/task/<tid>/schedstat`,
+ * nanoseconds): finer than `cpuMicros`' 10 ms ticks, which a run of a few hundred requests on a busy machine needs.
+ * Threads that ended are not counted. Linux only.
+ */
+export function processCpuMicros(pid) {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {} // the thread ended meanwhile
+  }
+  return ns / 1000;
 }
 
 /** A port nobody listens on right now (other engineers run benchmarks on this machine too). */

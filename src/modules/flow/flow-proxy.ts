@@ -37,6 +37,9 @@ export type AuditLevel = 'off' | 'errors' | 'all';
 
 /** Forwards one call to its instance and streams the answer back, both bodies unbuffered. */
 export class FlowProxy {
+  /** The last Forwarded value and the hop it describes: callers on kept-alive connections send the same one again. */
+  private lastHop: { ip: string; proto: string; host: string | undefined; value: string } | undefined;
+
   constructor(
     private readonly instances: FlowInstances,
     private readonly audit: AuditTrail,
@@ -116,12 +119,24 @@ export class FlowProxy {
       out[name] = value;
     }
     if (authorization) out.authorization = authorization;
-    out['x-forwarded-for'] = request.ip;
-    out['x-forwarded-proto'] = request.protocol;
-    if (headers.host) out['x-forwarded-host'] = headers.host;
-    out.forwarded = forwardedHeader({ ip: request.ip, proto: request.protocol, host: headers.host });
+    // Fastify's getters work these out on every read (behind a trusted proxy, from the X-Forwarded-* chain).
+    const ip = request.ip;
+    const proto = request.protocol;
+    const host = headers.host;
+    out['x-forwarded-for'] = ip;
+    out['x-forwarded-proto'] = proto;
+    if (host) out['x-forwarded-host'] = host;
+    out.forwarded = this.forwarded(ip, proto, host);
     out['x-svc-user'] = headerSafe(request.principal.loginName);
     return out;
+  }
+
+  private forwarded(ip: string, proto: string, host: string | undefined): string {
+    const last = this.lastHop;
+    if (last && last.ip === ip && last.proto === proto && last.host === host) return last.value;
+    const value = forwardedHeader({ ip, proto, host });
+    this.lastHop = { ip, proto, host, value };
+    return value;
   }
 
   private record(request: FastifyRequest, instanceId: string, path: string, status: number): void {

@@ -28,7 +28,7 @@ export function parseFlowTarget(rawUrl: string): TargetCheck {
   const slash = rest.indexOf('/');
   const rawInstance = slash < 0 ? rest : rest.slice(0, slash);
   const pathTarget = slash < 0 ? '' : rest.slice(slash);
-  const instanceId = decodeOnce(rawInstance);
+  const instanceId = rawInstance.includes('%') ? decodeOnce(rawInstance) : rawInstance;
   if (!instanceId || CONTROL.test(instanceId)) return fail('missing or unreadable instance id');
 
   let targetUrl: string | undefined;
@@ -50,9 +50,11 @@ export function parseFlowTarget(rawUrl: string): TargetCheck {
   // Control characters in the query, raw or percent-encoded, whether or not the rest of it decodes as UTF-8.
   const problem =
     checkPath(path) ??
-    (CONTROL.test(rawQuery) || ENCODED_CONTROL.test(rawQuery) ? 'control characters in the query' : undefined);
+    (rawQuery && (CONTROL.test(rawQuery) || ENCODED_CONTROL.test(rawQuery))
+      ? 'control characters in the query'
+      : undefined);
   if (problem) return fail(problem);
-  return { ok: true, target: { instanceId, path, query: forwarded.join('&') } };
+  return { ok: true, target: { instanceId, path, query: forwarded.length ? forwarded.join('&') : '' } };
 }
 
 /**
@@ -101,14 +103,35 @@ function fail(reason: string): TargetCheck {
 }
 
 /**
+ * A query the URL parser leaves as it is: printable ASCII but for what it percent-encodes in the query of an http(s)
+ * URL (space, `"`, `#`, `'`, `<`, `>`); `%` sequences it never touches.
+ */
+const PLAIN_QUERY = /^[!$%&()*+,\-./0-9:;=?@A-Z[\\\]^_`a-z{|}~]*$/;
+
+/**
  * The upstream path: the instance URL's path with the target appended, and the query. Checked once more on the
- * parsed result, so that nothing the URL parser makes of it leaves the instance URL.
+ * parsed result, so that nothing the URL parser makes of it leaves the instance URL. A plain path (see PLAIN_PATH)
+ * with a plain query is what the parser would answer as it is, appended to a path the parser made (`base`), so it
+ * skips the parse: that is the common call, and a URL parse was a tenth of the proxy's own work in the profile.
  */
 export function upstreamPath(base: URL, target: FlowTarget): string | undefined {
-  const basePath = base.pathname.replace(/\/+$/, '');
+  const basePath = withoutTrailingSlashes(base.pathname);
+  if ((target.path === '' || PLAIN_PATH.test(target.path)) && PLAIN_QUERY.test(target.query))
+    return `${`${basePath}${target.path}` || '/'}${target.query ? `?${target.query}` : ''}`;
+  return parsedUpstreamPath(base, basePath, target);
+}
+
+/** upstreamPath through the URL parser: any target that passed parseFlowTarget. Exported for the equivalence test. */
+export function parsedUpstreamPath(base: URL, basePath: string, target: FlowTarget): string | undefined {
   const joined = `${basePath}${target.path}` || '/';
   const url = new URL(`${base.origin}${joined}${target.query ? `?${target.query}` : ''}`);
   if (url.origin !== base.origin) return undefined;
   if (basePath && url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return undefined;
   return `${url.pathname}${url.search}`;
+}
+
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 47) end--;
+  return end === path.length ? path : path.slice(0, end);
 }
