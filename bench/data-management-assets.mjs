@@ -5,13 +5,21 @@
 // measures the queries again.
 // Usage: npm run build && node bench/data-management-assets.mjs
 // Env: ENGINE=sqlite|postgres; PG_ADMIN_URL; ASSETS (10000); VERSIONS (10); MORE (e.g. 100000: the size to grow to);
-//      ROUNDS (3), DURATION (5 s), CONNECTIONS (50).
+//      ROUNDS (3), DURATION (5 s), CONNECTIONS (50); GET=0 skips the get against the bare route.
+//      PostgreSQL only: KEEP_DB=1 keeps the database afterwards and prints its URL (drop it by hand); DB_URL=<url> runs
+//      on such a kept database instead of loading one (ASSETS and VERSIONS must say what it holds); BASELINE_DIR=<a
+//      built checkout> starts that build too, on the same database, and the query rounds take turns between the two
+//      builds (the figure is each build's median p50 and their ratio). With DB_URL or BASELINE_DIR each round also
+//      reports the CPU per request of the service process and of its PostgreSQL backends (by application_name), which
+//      a busy machine's scheduling does not inflate as it does latency.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { Pool } from 'undici';
 import {
   compare,
+  cpuMicros,
   createBenchDatabase,
   freePort,
   load,
@@ -29,6 +37,10 @@ const MORE = process.env.MORE ? Number(process.env.MORE) : undefined;
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
+const GET = process.env.GET !== '0';
+const DB_URL = process.env.DB_URL;
+const BASELINE_DIR = process.env.BASELINE_DIR;
+if ((DB_URL || BASELINE_DIR) && ENGINE !== 'postgres') throw new Error('DB_URL and BASELINE_DIR need ENGINE=postgres');
 const AUTH = `Basic ${Buffer.from('dm:dm-pass-1').toString('base64')}`;
 const HEADERS = { authorization: AUTH, 'content-type': 'application/json' };
 const STATUSES = ['open', 'closed', 'waiting', 'done'];
@@ -40,9 +52,50 @@ writeFileSync(
   configFile,
   JSON.stringify({ engine: { users: [{ name: 'dm', password: 'dm-pass-1', groups: ['DataManagement'] }] } }),
 );
-const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_dma') : undefined;
-const service = await startService({ port, configFile, env: benchDb ? { DATABASE_URL: benchDb.url } : {} });
-const url = `${service.url}/engine/servlet/UploadServlet/api_protocol`;
+const benchDb = ENGINE === 'postgres' && !DB_URL ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_dma') : undefined;
+const dbUrl = DB_URL ?? benchDb?.url;
+/** The database URL with an application_name, so that a build's PostgreSQL backends can be told apart. */
+const named = (u, app) => {
+  const x = new URL(u);
+  x.searchParams.set('application_name', app);
+  return x.toString();
+};
+const service = await startService({
+  port,
+  configFile,
+  env: dbUrl ? { DATABASE_URL: named(dbUrl, 'bench_this') } : {},
+});
+service.app = 'bench_this';
+const baseline = BASELINE_DIR
+  ? await startService({
+      port: await freePort(),
+      configFile,
+      env: { DATABASE_URL: named(dbUrl, 'bench_baseline') },
+      main: join(BASELINE_DIR, 'dist/main.js'),
+    })
+  : undefined;
+if (baseline) baseline.app = 'bench_baseline';
+const admin = DB_URL || BASELINE_DIR ? new pg.Client({ connectionString: dbUrl }) : undefined;
+await admin?.connect();
+
+/** CPU so far (µs) of a service process and of its PostgreSQL backends (those that still exist). */
+async function cpuOf(svc) {
+  const { rows } = await admin.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [svc.app]);
+  const backends = new Map();
+  for (const { pid } of rows) {
+    try {
+      backends.set(pid, cpuMicros(`/proc/${pid}/stat`));
+    } catch {}
+  }
+  return { service: cpuMicros(`/proc/${svc.pid}/stat`), backends };
+}
+const backendDelta = (before, after) => {
+  let sum = 0;
+  for (const [pid, t] of after.backends) sum += t - (before.backends.get(pid) ?? t);
+  return sum;
+};
+const PATH = '/engine/servlet/UploadServlet/api_protocol';
+const url = `${service.url}${PATH}`;
 const pool = new Pool(service.url, { connections: 50, pipelining: 1 });
 const post = async (body) => {
   const res = await pool.request({
@@ -147,32 +200,65 @@ const SHAPES = {
   ),
 };
 
+/** One round of `body` at one connection against `svc`: the p50 (ms), and CPU µs per request where measured. */
+async function p50(svc, label, body) {
+  const before = admin && (await cpuOf(svc));
+  const one = await load({
+    url: `${svc.url}${PATH}`,
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify(body),
+    connections: 1,
+    duration: DURATION,
+  });
+  if (one.non2xx) throw new Error(`${label}: failed requests`);
+  if (!admin) return { p50: one.p50 };
+  const after = await cpuOf(svc);
+  return {
+    p50: one.p50,
+    service: Math.round((after.service - before.service) / one.total),
+    database: Math.round(backendDelta(before, after) / one.total),
+  };
+}
+
 async function latencies(size) {
   console.log(
     `\n${ENGINE}: ${size} assets, query at verbosity 1, limit 100, one connection (p50 ms per round, median)`,
   );
-  console.log('| assets | shape | total | p50 ms | rounds |');
-  console.log('|---|---|---|---|---|');
+  if (!baseline) {
+    console.log('| assets | shape | total | p50 ms | rounds | CPU µs/request service + database |');
+    console.log('|---|---|---|---|---|---|');
+  } else {
+    console.log(`(baseline: ${BASELINE_DIR}, rounds alternated, the order swapped each round)`);
+    console.log(
+      '| assets | shape | total | p50 ms this / baseline | ratio | CPU µs/request service + database, this / baseline | ratio (sum) | p50 rounds (this / baseline) |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|');
+  }
+  const cpu = (rs) => (admin ? `${median(rs.map((r) => r.service))} + ${median(rs.map((r) => r.database))}` : '');
+  const sum = (rs) => median(rs.map((r) => r.service + r.database));
   for (const [label, body] of Object.entries(SHAPES)) {
     const answer = await post(body);
     const lat = [];
+    const base = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const one = await load({
-        url,
-        method: 'POST',
-        headers: HEADERS,
-        body: JSON.stringify(body),
-        connections: 1,
-        duration: DURATION,
-      });
-      if (one.non2xx) throw new Error(`${label}: failed requests`);
-      lat.push(one.p50);
+      if (baseline && r % 2 === 1) base.push(await p50(baseline, label, body));
+      lat.push(await p50(service, label, body));
+      if (baseline && r % 2 === 0) base.push(await p50(baseline, label, body));
     }
-    console.log(`| ${size} | ${label} | ${answer.total} | ${median(lat)} | ${lat.join(', ')} |`);
+    const ms = (rs) => median(rs.map((r) => r.p50));
+    if (!baseline)
+      console.log(
+        `| ${size} | ${label} | ${answer.total} | ${ms(lat)} | ${lat.map((r) => r.p50).join(', ')} | ${cpu(lat)} |`,
+      );
+    else
+      console.log(
+        `| ${size} | ${label} | ${answer.total} | ${ms(lat)} / ${ms(base)} | ${(ms(lat) / ms(base)).toFixed(2)} | ${cpu(lat)} / ${cpu(base)} | ${(sum(lat) / sum(base)).toFixed(2)} | ${lat.map((r) => r.p50).join(', ')} / ${base.map((r) => r.p50).join(', ')} |`,
+      );
   }
 }
 
-try {
+async function loadAssets() {
   await post({ context: 'Template', method: 'create', parameters: { template: TEMPLATE } });
   const creates = await createAssets(0, ASSETS);
   console.log(`\n${ENGINE}: created ${ASSETS} assets, ${Math.round(creates)} assets/s (batches of 100, 4 in flight)`);
@@ -188,7 +274,9 @@ try {
   console.log(
     `${ENGINE}: ${ASSETS * (VERSIONS - 1)} updates as single calls (50 in flight): ${Math.round(updates)} new versions/s`,
   );
+}
 
+async function getAgainstBare() {
   const getBody = JSON.stringify({
     context: 'Asset',
     method: 'get',
@@ -217,6 +305,11 @@ try {
   } finally {
     await base.close();
   }
+}
+
+try {
+  if (!DB_URL) await loadAssets();
+  if (GET) await getAgainstBare();
   await latencies(ASSETS);
   if (MORE) {
     const rate = await createAssets(ASSETS, MORE);
@@ -226,6 +319,9 @@ try {
 } finally {
   await pool.close();
   await service.close();
+  await baseline?.close();
+  await admin?.end();
   rmSync(root, { recursive: true, force: true });
-  await benchDb?.drop();
+  if (process.env.KEEP_DB === '1' && benchDb) console.log(`\nkept the database: ${benchDb.url}`);
+  else await benchDb?.drop();
 }

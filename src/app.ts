@@ -115,6 +115,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
       pooler: config.database.pooler,
       directUrl: config.database.directUrl,
       poolerPreparedStatements: config.database.poolerPreparedStatements,
+      preparedStatementsPerConnection: config.database.preparedStatementsPerConnection,
       sqliteCacheMiB: config.database.sqliteCacheMiB,
       sqliteReaderThreads: config.database.sqliteReaderThreads,
       sqliteWriterThread: config.database.sqliteWriterThread,

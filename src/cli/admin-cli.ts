@@ -121,6 +121,7 @@ export async function runAdminCommand(argv: string[], config: AppConfig, out: (l
     pooler: config.database.pooler,
     directUrl: config.database.directUrl,
     poolerPreparedStatements: config.database.poolerPreparedStatements,
+    preparedStatementsPerConnection: config.database.preparedStatementsPerConnection,
     sqliteCacheMiB: config.database.sqliteCacheMiB,
     sqliteReaderThreads: 0,
     logError: (error, what) => process.stderr.write(`${what}: ${error.message}\n`),

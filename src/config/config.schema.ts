@@ -252,7 +252,14 @@ export const ConfigSchema = Type.Object(
         poolerPreparedStatements: Type.Boolean({
           default: false,
           description:
-            'PostgreSQL with `pooler: transaction`: keep running the hot statements as named prepared statements, for a pooler that tracks them (PgBouncer 1.21 or later with `max_prepared_statements` of at least 500); PgBouncer before 1.21 would answer them on server connections that never prepared them.',
+            'PostgreSQL with `pooler: transaction`: keep running the hot statements as named prepared statements, for a pooler that tracks them (PgBouncer 1.21 or later with `max_prepared_statements` of at least `preparedStatementsPerConnection`); PgBouncer before 1.21 would answer them on server connections that never prepared them.',
+        }),
+        preparedStatementsPerConnection: Type.Integer({
+          minimum: 0,
+          maximum: 100_000,
+          default: 500,
+          description:
+            "PostgreSQL: named prepared statements each pool connection keeps (parsed once, and planned once where PostgreSQL's generic plan serves); past it the least recently used one is closed on the server (the protocol's Close, DEALLOCATE's equivalent, which PgBouncer 1.21 and later intercept) before a new one is prepared. Each costs server memory for its parse tree and plan, per connection. 0 prepares nothing by name.",
         }),
         directUrl: Type.Optional(
           Type.String({

@@ -253,11 +253,16 @@ describeEachEngine('metrics follow the traffic', (engine) => {
       expect(total(families, 'svc_db_pool_connections')).toBeGreaterThan(0);
       expect(families.get('svc_db_pool_in_use')?.type).toBe('GAUGE');
       expect(families.get('svc_db_pool_waiting')?.type).toBe('GAUGE');
+      // Requests before this one ran prepared statements (credential lookups): some prepared, some run again.
+      expect(total(families, 'svc_db_prepared_statement_prepares_total')).toBeGreaterThan(0);
+      expect(total(families, 'svc_db_prepared_statement_hits_total')).toBeGreaterThan(0);
+      expect(families.get('svc_db_prepared_statement_evictions_total')?.type).toBe('COUNTER');
       expect(families.has('svc_sqlite_reader_queue')).toBe(false);
     } else {
       expect(families.get('svc_sqlite_reader_queue')?.type).toBe('GAUGE');
       expect(families.get('svc_sqlite_writer_queue')?.type).toBe('GAUGE');
       expect(families.has('svc_db_pool_in_use')).toBe(false);
+      expect(families.has('svc_db_prepared_statement_hits_total')).toBe(false);
     }
     const state = engine === 'postgres' ? 'connected' : 'local';
     expect(total(families, 'svc_change_feed_listener', { state })).toBe(1);

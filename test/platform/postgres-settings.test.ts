@@ -21,7 +21,8 @@ it.skipIf(!database)('opens PostgreSQL sessions with jit off and no parallel wor
 });
 
 // Statements set so (runAs, postgres-statements.ts) run as named prepared statements: parsed once per connection,
-// arrays where also set so, at most 500 per connection, past which new ones run unnamed and still answer.
+// arrays where also set so, at most 500 per connection by default, the least recently used closed past it
+// (test/platform/prepared-statement-lru.test.ts has the eviction in detail).
 it.skipIf(!inject('pgUrl'))(
   'prepares marked statements on the server, as arrays where marked, at most 500 per connection',
   async () => {
@@ -41,10 +42,11 @@ it.skipIf(!inject('pgUrl'))(
       expect(await prepared()).toBe(1);
       for (let n = 2; n <= 600; n++) expect((await run(n)).rows).toEqual([[2 * n, 'x']]);
       expect(await prepared()).toBe(500);
-      // A prepared one runs again by name; an unnamed one answers as well.
-      expect((await run(7)).rows).toEqual([[14, 'x']]);
+      // A kept one runs again by name; an evicted one is prepared again in the place of the least recently used.
       expect((await run(599)).rows).toEqual([[1198, 'x']]);
+      expect((await run(7)).rows).toEqual([[14, 'x']]);
       expect(await prepared()).toBe(500);
+      expect(one.load().statements).toEqual({ hits: 1, misses: 601, evictions: 101 });
     } finally {
       await one.destroy();
     }

@@ -15,6 +15,7 @@ import { SqliteReaderThreads } from './sqlite-reader-threads.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
 import { lockDatabaseFile } from './sqlite-process-lock.js';
 import type { StatementSpans } from './statement-spans.js';
+import type { StatementCounts } from './statement-lru.js';
 
 export { DatabaseInUseError } from './sqlite-process-lock.js';
 
@@ -47,6 +48,11 @@ export interface DatabaseOptions {
   directUrl?: string;
   /** PostgreSQL behind a transaction pooler that tracks named prepared statements (PgBouncer >= 1.21): keep them. */
   poolerPreparedStatements?: boolean;
+  /**
+   * PostgreSQL: named prepared statements a pool connection keeps, the least recently used closed past it (default
+   * PREPARED_PER_CONNECTION, 500; 0 none).
+   */
+  preparedStatementsPerConnection?: number;
   /**
    * Where errors that reach no caller go: a pooled PostgreSQL connection that fails while idle (its server restarted,
    * a connection killed). The pool drops that connection and opens a new one when needed; the operator should still
@@ -96,6 +102,11 @@ export interface DatabaseLoad {
   readerQueue?: number;
   /** SQLite: write transactions handed to the writer thread and not committed yet. */
   writerQueue?: number;
+  /**
+   * PostgreSQL: the pool connections' named prepared statements since the start: runs of a statement the connection
+   * kept, statements prepared, and statements closed to make room (StatementLru).
+   */
+  statements?: StatementCounts;
 }
 
 /** The direct reader, its reads in spans when tracing is on (a read answered undefined goes on through Kysely). */
@@ -252,6 +263,8 @@ function createPostgres(options: DatabaseOptions): Database {
   // statements, session settings). PgBouncer before 1.23 refuses the `options` startup parameter outright.
   const pooled = options.pooler === 'transaction';
   if (pooled && options.pgSchema) throw new Error('pgSchema needs session settings, which a transaction pooler drops');
+  const counts: StatementCounts = { hits: 0, misses: 0, evictions: 0 };
+  const preparedPerConnection = options.preparedStatementsPerConnection;
   const open = (url: string | undefined, max: number, session: boolean, named = session) => {
     const pool = new pg.Pool({
       connectionString: url,
@@ -262,7 +275,11 @@ function createPostgres(options: DatabaseOptions): Database {
     // An idle client that loses its server must not crash the process (the pool replaces it); it is logged.
     pool.on('error', (error) => options.logError(error, 'idle PostgreSQL pool connection failed'));
     // Statements are issued with a QueryConfig of what each asks for (named prepared, rows as arrays).
-    return { pool, db: new Kysely<any>({ dialect: new PostgresStatementDialect(pool, { named }, options.spans) }) };
+    const statementOptions = { named, preparedPerConnection, counts };
+    return {
+      pool,
+      db: new Kysely<any>({ dialect: new PostgresStatementDialect(pool, statementOptions, options.spans) }),
+    };
   };
   const main = open(options.url, options.poolSize ?? 10, !pooled, !pooled || options.poolerPreparedStatements === true);
   const { db, pool } = main;
@@ -290,6 +307,7 @@ function createPostgres(options: DatabaseOptions): Database {
     limitations: pooled && !options.directUrl ? POOLED_WITHOUT_SESSION : [],
     load: () => ({
       pool: { total: pool.totalCount, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount },
+      statements: { ...counts },
     }),
     destroy: async () => {
       await direct?.db.destroy();

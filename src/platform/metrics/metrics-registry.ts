@@ -59,6 +59,26 @@ export class ServiceMetrics {
         () => load().pool?.waiting,
       );
     }
+    if (has.statements) {
+      counter(
+        registers,
+        'svc_db_prepared_statement_hits_total',
+        'PostgreSQL: runs of a named statement its pool connection had prepared already.',
+        () => load().statements?.hits ?? 0,
+      );
+      counter(
+        registers,
+        'svc_db_prepared_statement_prepares_total',
+        'PostgreSQL: named statements prepared on a pool connection (first run there, or again after an eviction).',
+        () => load().statements?.misses ?? 0,
+      );
+      counter(
+        registers,
+        'svc_db_prepared_statement_evictions_total',
+        'PostgreSQL: named statements closed on a pool connection to make room (database.preparedStatementsPerConnection).',
+        () => load().statements?.evictions ?? 0,
+      );
+    }
     if (has.readerQueue !== undefined)
       gauge(
         registers,

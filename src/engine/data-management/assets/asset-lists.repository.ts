@@ -1,5 +1,6 @@
-import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
+import { preparedOnServer } from '../../../platform/db/prepared-query.js';
 import { VALUE_KIND, walkedKind, type SortJoin } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
 
@@ -18,6 +19,27 @@ export interface AssetQuery {
    * (aliased `a`), so that a page can be read by walking the path's index rows in order (AssetLists.walk).
    */
   walk?: { path: string; direction: 'ASC' | 'DESC'; stringKey: string; where?: RawBuilder<SqlBool> };
+}
+
+/**
+ * The rows of a statement of a query, run as a named prepared statement: its text follows the query's shape (filters,
+ * sorters, hidden templates), its values are parameters, so PostgreSQL parses it once per connection and, where its
+ * generic plan serves, plans it once (planning was 1.5-2 ms of each query); the connection's statement cache bounds
+ * how many shapes it keeps (postgres-statements.ts). SQLite keeps statements by text anyway.
+ */
+async function rowsOf<R>(db: Db, statement: RawBuilder<R> | CompiledQuery<R>): Promise<R[]> {
+  const compiled = 'isRawBuilder' in statement ? statement.compile(db) : statement;
+  return (await db.executeQuery(preparedOnServer(compiled))).rows;
+}
+
+/**
+ * A page's limit or offset written into the walk's text: with them as parameters PostgreSQL never took the walk's
+ * generic plan (it costs a parameter limit as a tenth of the rows) and planned the walk at every run, prepared or not;
+ * as literals it does after five runs. One text per page size and start, which the statement cache bounds.
+ */
+function pageBound(n: number): RawBuilder<number> {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a page bound: ${n}`);
+  return sql.lit(n);
 }
 
 /** SQL of asset queries: one page of the assets a compiled query selects, and how many it selects. */
@@ -47,18 +69,21 @@ export class AssetLists {
     // exact scalar at the path (its first and last kinds in the index are the same). Each guard reads one index entry
     // in an index's order: as `WHERE ... LIMIT 1` PostgreSQL's planner, expecting many rows, scanned the whole table when
     // none matched (300 ms at 100,000 assets).
-    const guards = await sql<{
-      first: number | null;
-      last: number | null;
-      unindexed: number | null;
-      max: number | null;
-      n: number | string;
-    }>`SELECT
+    const guards = await rowsOf(
+      db,
+      sql<{
+        first: number | null;
+        last: number | null;
+        unindexed: number | null;
+        max: number | null;
+        n: number | string;
+      }>`SELECT
       (SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope, path, t LIMIT 1) AS first,
       (SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope DESC, path DESC, t DESC LIMIT 1) AS last,
       (SELECT 1 FROM dm_assets WHERE scope = ${this.scope} AND idx <> 1 ORDER BY scope, seq LIMIT 1) AS unindexed,
-      (SELECT max(seq) FROM dm_assets) AS max, (${count}) AS n`.execute(db);
-    const g = guards.rows[0];
+      (SELECT max(seq) FROM dm_assets) AS max, (${count}) AS n`,
+    );
+    const g = guards[0];
     const total = Number(g.n);
     const kind = g.first === null ? undefined : Number(g.first);
     if (kind === undefined || kind > VALUE_KIND.boolean || Number(g.last) !== kind || g.unindexed !== null)
@@ -74,15 +99,16 @@ export class AssetLists {
     // only where a test needs them (one probe each: the document for values beyond the index, the template for hidden
     // ones, the dates), not for each row walked. Every asset is indexed (checked above): idx is 1.
     const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM dm_assets d WHERE d.seq = s.item_seq)`;
-    const rows = await sql<{
-      seq: number;
-    }>`SELECT a.seq FROM (SELECT s.item_seq AS seq, s.num, s.str, s.ci, s.usr, s.uci, 1 AS idx,
+    const rows = await rowsOf(
+      db,
+      sql<{ seq: number }>`SELECT a.seq FROM (SELECT s.item_seq AS seq, s.num, s.str, s.ci, s.usr, s.uci, 1 AS idx,
         ${column('doc')} AS doc, ${column('template_id')} AS template_id, ${column('active_on')} AS active_on, ${column('created_on')} AS created_on, ${column('created_by')} AS created_by
         FROM dm_asset_values s WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${walked.rows('s')}) a
       WHERE ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
-      ORDER BY ${walked.order('a')}, a.seq ASC LIMIT ${limit} OFFSET ${start}`.execute(db);
-    if (rows.rows.length < limit && start + rows.rows.length < total) return { total };
-    return { total, ids: rows.rows.map((r) => Number(r.seq)) };
+      ORDER BY ${walked.order('a')}, a.seq ASC LIMIT ${pageBound(limit)} OFFSET ${pageBound(start)}`,
+    );
+    if (rows.length < limit && start + rows.length < total) return { total };
+    return { total, ids: rows.map((r) => Number(r.seq)) };
   }
 
   /**
@@ -102,17 +128,19 @@ export class AssetLists {
         ? sql<SqlBool>`a.template_id NOT IN (${sql.join(hiddenTemplates)})`
         : sql<SqlBool>`1 = 1`;
     if (!q.set && q.orderBy.length === 0) {
-      const count = await sql<{
-        n: number | string;
-      }>`SELECT count(*) AS n FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible}`.execute(db);
-      const total = Number(count.rows[0].n);
-      if (limit === 0) return { total, ids: [] };
-      const rows = await sql<{
-        seq: number;
-      }>`SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible} ORDER BY a.seq LIMIT ${limit} OFFSET ${start}`.execute(
+      const count = await rowsOf(
         db,
+        sql<{ n: number | string }>`SELECT count(*) AS n FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible}`,
       );
-      return { total, ids: rows.rows.map((r) => Number(r.seq)) };
+      const total = Number(count[0].n);
+      if (limit === 0) return { total, ids: [] };
+      const rows = await rowsOf(
+        db,
+        sql<{
+          seq: number;
+        }>`SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible} ORDER BY a.seq LIMIT ${limit} OFFSET ${start}`,
+      );
+      return { total, ids: rows.map((r) => Number(r.seq)) };
     }
     const keep =
       hiddenTemplates.length > 0
@@ -130,7 +158,7 @@ export class AssetLists {
       );
     // Counted on their own, the matches are not materialized first (PostgreSQL: 22 -> 18 ms for 25,000 matches).
     const count = sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT count(*) AS n FROM (${matches}) AS q__m`;
-    const countMatches = async () => Number((await sql<{ n: number | string }>`${count}`.execute(db)).rows[0]?.n ?? 0);
+    const countMatches = async () => Number((await rowsOf(db, sql<{ n: number | string }>`${count}`))[0]?.n ?? 0);
     if (limit === 0) return { total: await countMatches(), ids: [] };
     let known: number | undefined;
     if (q.walk) {
@@ -148,11 +176,14 @@ export class AssetLists {
       known === undefined ? sql<number>`(SELECT count(*) FROM q__m)`.as('total') : sql<number>`0`.as('total'),
     ]);
     for (const o of q.orderBy) ordered = ordered.orderBy(o);
-    const rows = await ordered
-      .orderBy('a.seq' as any)
-      .limit(limit)
-      .offset(start)
-      .execute();
+    const rows = await rowsOf(
+      db,
+      ordered
+        .orderBy('a.seq' as any)
+        .limit(limit)
+        .offset(start)
+        .compile(),
+    );
     if (known !== undefined) return { total: known, ids: rows.map((r: any) => Number(r.seq)) };
     if (rows.length === 0) return { total: start > 0 ? await countMatches() : 0, ids: [] };
     return { total: Number((rows[0] as any).total), ids: rows.map((r: any) => Number(r.seq)) };

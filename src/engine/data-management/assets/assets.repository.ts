@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { batchedLookup } from '../../../platform/db/batched-lookup.js';
 import type { Dialect, JsonRecordColumn } from '../../../platform/db/dialects/dialect.js';
-import { PreparedQueries } from '../../../platform/db/prepared-query.js';
+import { PreparedQueries, preparedOnServer } from '../../../platform/db/prepared-query.js';
 import { targetOf, type DataAccess } from '../../../platform/db/data-access.js';
 import type { ValueIndexSource } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
@@ -388,7 +388,8 @@ export class AssetsRepository {
     const docs = new Map<number, string>();
     const children = new Map<number, number[]>();
     if (seqs.length === 0) return { docs, children };
-    const rows = await db
+    // Prepared on the server: one text per number of ids (a page of 100 is the common one), planned once.
+    const statement = db
       .selectFrom('dm_assets')
       .select([
         'seq',
@@ -404,7 +405,8 @@ export class AssetsRepository {
           .where('scope', '=', this.scope)
           .where('parent_id', 'in', seqs),
       )
-      .execute();
+      .compile();
+    const { rows } = await db.executeQuery(preparedOnServer(statement));
     for (const r of rows) {
       const seq = Number(r.seq);
       if (r.doc !== null) docs.set(seq, withId(seq, r.doc as string));
