@@ -9,7 +9,9 @@
 //        READER_THREADS sets SQLite's reader threads (database.sqliteReaderThreads; 0 runs the lists on the main thread);
 //        KEEP_DB=1 keeps the PostgreSQL database afterwards and prints its URL (to look at its plans; drop it by hand);
 //        LATENCY_READER=half|little|all (default half) is the reader of the latency runs; LATENCY_LIMIT (default 100)
-//        their limit: 0 asks for the total alone, which every request then counts (a walk keeps it between changes).
+//        their limit: 0 asks for the total alone, which every request then counts (a walk keeps it between changes);
+//        WRITE_BETWEEN=1 creates an item before every list of the latency runs (sequential requests, DURATION s a
+//        round; the list alone is timed), so that no list finds the store as the one before left it (issue 47).
 // Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
 // and the create throughput is measured on the way; lists are measured right after the load, with the database's
 // statistics as the load left them (PostgreSQL: no manual ANALYZE; the service's own upkeep may run meanwhile).
@@ -48,6 +50,7 @@ const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:
 const FRESH = ENGINE === 'postgres' && process.env.FRESH !== '0';
 const LATENCY_READER = process.env.LATENCY_READER ?? 'half';
 const LATENCY_LIMIT = process.env.LATENCY_LIMIT ?? '100';
+const WRITE_BETWEEN = process.env.WRITE_BETWEEN === '1';
 const STORE = 'search';
 const KEYS = {
   writer: 'k-search-writer-0123456789',
@@ -136,6 +139,30 @@ async function freshStatistics(url) {
   }
 }
 
+/** Items created between lists (WRITE_BETWEEN), numbered after the loaded ones. */
+let written = 0;
+
+/** One round of WRITE_BETWEEN: for DURATION s, create an item, then time one list; answers the lists' p50 (ms). */
+async function listsAfterWrites(url, key) {
+  const times = [];
+  const end = performance.now() + DURATION * 1000;
+  while (performance.now() < end) {
+    const res = await fetch(`${service.url}/cxf/svc-core/storage/store/${STORE}`, {
+      method: 'POST',
+      headers: { 'x-apikey': KEYS.writer, 'content-type': 'application/json' },
+      body: JSON.stringify(searchItem(SIZES[SIZES.length - 1] + written++)),
+    });
+    if (res.status !== 200) throw new Error(`write between lists: ${res.status} ${await res.text()}`);
+    const t0 = performance.now();
+    const list = await fetch(url, { headers: { 'x-apikey': key } });
+    await list.arrayBuffer();
+    times.push(performance.now() - t0);
+    if (list.status !== 200) throw new Error(`${url}: ${list.status}`);
+  }
+  times.sort((a, b) => a - b);
+  return Math.round(times[Math.floor(times.length / 2)] * 10) / 10;
+}
+
 const listUrl = (base, params, limit = '100') =>
   `${base}/cxf/svc-core/storage/store/${STORE}?${new URLSearchParams({ ...params, limit })}`;
 
@@ -204,6 +231,10 @@ try {
         const first = Math.round(performance.now() - t0);
         const lat = [];
         for (let r = 0; r < ROUNDS; r++) {
+          if (WRITE_BETWEEN) {
+            lat.push(await listsAfterWrites(url, KEYS[LATENCY_READER]));
+            continue;
+          }
           const one = await load({
             url,
             headers: { 'x-apikey': KEYS[LATENCY_READER] },
@@ -225,7 +256,7 @@ try {
     }
   }
   console.log(
-    `\n${engineName}: ${LATENCY_READER} reader, one connection, limit=${LATENCY_LIMIT} (p50 ms, medians of ${ROUNDS} x ${DURATION} s)`,
+    `\n${engineName}: ${LATENCY_READER} reader, one connection, limit=${LATENCY_LIMIT}${WRITE_BETWEEN ? ', a create before every list' : ''} (p50 ms, medians of ${ROUNDS} x ${DURATION} s)`,
   );
   console.log('| items in store | shape | total | first request ms | p50 ms | p50 per round |');
   console.log('|---|---|---|---|---|---|');

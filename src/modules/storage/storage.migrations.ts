@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { ModuleMigration } from '../../platform/db/migrations.js';
+import { storageSqlFor } from './dialects/index.js';
+import { COUNT_KEY } from './dialects/value-counts-sql.js';
 
 export const storageMigrations: ModuleMigration[] = [
   {
@@ -293,6 +295,37 @@ export const storageMigrations: ModuleMigration[] = [
         .on('storage_item_values')
         .columns(['vk', 't', 'num', 'str', 'elem', 'item_seq', 'rs'])
         .execute();
+    },
+  },
+  {
+    // Kept counts of the value index (value-counts.ts): how many items hold each value at a path, per reader set, kept
+    // by triggers on the value rows in the transaction of every write that changes them (create, update, delete, a
+    // changed restriction, the background indexer), so that the total of a list filtered on one path is a sum over
+    // the caller's reader sets, not a count of the matches. Existing value rows are counted here; items the indexer
+    // still has to index (idx 0) are counted when it writes their rows (a list counts its matches until then).
+    name: '2026-11-30-storage-011-value-counts',
+    async up(db, d) {
+      await db.schema
+        .createTable('storage_value_counts')
+        .addColumn('vk', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('t', 'smallint', (c) => c.notNull())
+        .addColumn('num', 'double precision')
+        .addColumn('str', d.codePointTextType)
+        .addColumn('rs', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('shard', 'integer', (c) => c.notNull())
+        .addColumn('n', 'bigint', (c) => c.notNull())
+        .execute();
+      await sql`create unique index storage_value_counts_key_uq on storage_value_counts (${COUNT_KEY})`.execute(db);
+      // The counts of a value (or a range of them), the caller's reader sets tested on each.
+      await db.schema
+        .createIndex('storage_value_counts_lookup_idx')
+        .on('storage_value_counts')
+        .columns(['vk', 't', 'num', 'str', 'rs', 'n'])
+        .execute();
+      await sql`insert into storage_value_counts (vk, t, num, str, rs, shard, n)
+        select vk, t, num, str, rs, 0, count(*) from storage_item_values v where v.elem = 0 and v.t in (0, 1, 2)
+        group by vk, t, num, str, rs`.execute(db);
+      await storageSqlFor(d).keepValueCounts(db);
     },
   },
 ];

@@ -75,6 +75,7 @@ function storeIndexSource(scope: StoreScope, plain?: PlainAssumption): ValueInde
     wordsTable: 'storage_item_words',
     keysTable: 'storage_value_keys',
     keyForms: true,
+    counts: 'storage_value_counts',
     scope: [
       ['tenant_id', scope.tenantId],
       ['store_id', scope.storeId],

@@ -62,6 +62,21 @@ export interface StorageTables {
   storage_value_keys: StoreValueKeyRow;
   storage_reader_sets: StoreReaderSetRow;
   storage_reader_set_grantees: StoreReaderSetGranteeRow;
+  storage_value_counts: StoreValueCountRow;
+}
+
+/**
+ * How many items of a reader set hold a value at a path (value rows of the exact scalar kinds at the path itself),
+ * kept by triggers on storage_item_values (storage-011); a count is the sum of its shards.
+ */
+export interface StoreValueCountRow {
+  vk: number;
+  t: number;
+  num: number | null;
+  str: string | null;
+  rs: number;
+  shard: number;
+  n: number;
 }
 
 /** The distinct read restrictions of a store's items: one row per set of read grantees (by its hash). */

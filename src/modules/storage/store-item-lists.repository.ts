@@ -105,10 +105,12 @@ export class StoreItemLists {
     };
     const countMatches = async () => {
       const counted = await this.reads.run(list, 'count', () =>
-        withMatches()
-          .selectFrom('q__m' as any)
-          .select([sql<number>`count(*)`.as('n'), plainColumn(plan.plain).as('plain')])
-          .compile(),
+        plan.matches.kept
+          ? sql`SELECT ${plan.matches.kept} AS n, ${plainColumn(plan.plain)} AS plain`.compile(db)
+          : withMatches()
+              .selectFrom('q__m' as any)
+              .select([sql<number>`count(*)`.as('n'), plainColumn(plan.plain).as('plain')])
+              .compile(),
       );
       const row = counted.rows[0] as { n?: number | string; plain: number | string };
       return Number(row.plain) === 1 ? Number(row.n ?? 0) : NOT_PLAIN;

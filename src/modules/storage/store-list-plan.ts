@@ -17,6 +17,11 @@ export interface MatchesPlan {
   orderBy: RawBuilder<unknown>[];
   joins: SortJoin[];
   needsItemRow: boolean;
+  /**
+   * The total of the matches from kept counts (storage_value_counts: platform/query kept-total.ts), a scalar subquery
+   * valid where the plan's plain check holds; undefined where the list's shape has none (then the set is counted).
+   */
+  kept?: RawBuilder<unknown>;
 }
 
 /** What every plan that reads the value index has. */

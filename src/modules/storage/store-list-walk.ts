@@ -86,7 +86,10 @@ export class ListWalks {
     }
     const { tenantId, storeId } = scope;
     const set = plan.matches.set;
-    const count = () => (set ? sql`SELECT count(*) FROM (${set}) AS q__k` : sql`SELECT count(*) FROM q__r`);
+    // Kept counts where the list has them (one predicate on one path): a sum over the caller's reader sets.
+    const kept = plan.matches.kept;
+    const count = () =>
+      kept ? sql`SELECT ${kept}` : set ? sql`SELECT count(*) FROM (${set}) AS q__k` : sql`SELECT count(*) FROM q__r`;
     const ofStore = (alias: string) =>
       sql`${sql.ref(`${alias}.tenant_id`)} = ${tenantId} AND ${sql.ref(`${alias}.store_id`)} = ${storeId}`;
     // The path's forms (a sort), or the span of the store's keys (creation order: max and min, one index entry each).

@@ -32,6 +32,7 @@ export function checkedSource(source: ValueIndexSource): ValueIndexSource {
     source.valuesTable,
     ...source.scope.map(([c]) => c),
     ...(source.keysTable ? [source.keysTable] : []),
+    ...(source.counts ? [source.counts] : []),
   ];
   if (!names.every((n) => TABLE_NAME.test(n)) || !ALIAS.test(source.alias)) {
     throw new Error('query: invalid value index source');
@@ -84,7 +85,7 @@ export function rowsAtPath(source: ValueIndexSource, alias: string, path: string
 }
 
 /** The key of the scope's `path` in the keys table, looked up once per statement. */
-function pathKey(source: ValueIndexSource, keysTable: string, path: string): RawBuilder<unknown> {
+export function pathKey(source: ValueIndexSource, keysTable: string, path: string): RawBuilder<unknown> {
   return sql`(SELECT q__k.id FROM ${sql.table(keysTable)} q__k WHERE ${scopeOf(source, 'q__k')} AND q__k.path = ${path})`;
 }
 

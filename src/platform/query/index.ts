@@ -7,6 +7,7 @@ import { compileSet, compileTextOfItem } from './compile-sets.js';
 import type { IndexMembership, SortJoin } from './compile-indexed.js';
 import { and } from './query-ast.js';
 import { compileNode, compileSort } from './compile.js';
+import { keptTotal } from './kept-total.js';
 import { filterToNode, parseFilter } from './parse-filter.js';
 import { parseQueryString } from './parse-query-string.js';
 import { parseSort } from './parse-sort.js';
@@ -54,7 +55,8 @@ function parseListInput(input: ListQueryInput): { node: QueryNode; sorts: SortIn
  * the sort. `needsItemRow`: the sort refers to the item's row (aliased as the source's alias), not only to its key.
  * With `itemCondition`, from the same parse: the query and filter as a condition on one item whose indexed values are
  * found that way (`where`, undefined when nothing is filtered), and the sort instructions (`sorts`), for a module that
- * may walk a sort's index instead.
+ * may walk a sort's index instead. `kept`: the total of the matches from the source's kept counts, where it has them
+ * and the list is one predicate on one indexed path (kept-total.ts); else the count of the set is the total.
  */
 export function compileListQuerySets(
   input: ListQueryInput,
@@ -69,6 +71,7 @@ export function compileListQuerySets(
   needsItemRow: boolean;
   sorts: SortInstruction[];
   where?: RawBuilder<SqlBool>;
+  kept?: RawBuilder<unknown>;
 } {
   const { node, sorts } = parseListInput(input);
   const { orderBy, joins } = compileSort(sorts, ctx);
@@ -83,7 +86,8 @@ export function compileListQuerySets(
     ? (text: Extract<QueryNode, { type: 'text' }>) => compileTextOfItem(text, ctx, source)
     : undefined;
   const where = itemCondition ? compileNode(node, { ...ctx, indexMembership: itemCondition, textMember }) : undefined;
-  return { set: compileSet(node, ctx, source, universe), orderBy, joins, needsItemRow, sorts, where };
+  const set = compileSet(node, ctx, source, universe);
+  return { set, orderBy, joins, needsItemRow, sorts, where, kept: keptTotal(node, ctx, source) };
 }
 
 /**

@@ -148,6 +148,12 @@ export interface ValueIndexSource {
    * must check it (`plainCheck`) and the caller compile again without it where it does not hold.
    */
   plain?: PlainAssumption;
+  /**
+   * Kept counts of the index (kept-total.ts): a table with one row per path key (`vk`), exact scalar (`t`, `num`,
+   * `str`), reader set (`rs`) and shard, whose `n` is how many items hold that value at the path itself (not as an
+   * array element), kept in the writes' transactions. Needs `keysTable` and `readers`.
+   */
+  counts?: string;
 }
 
 /** What a compile for plain values assumed (ValueIndexSource.plain), filled in by the compiler. */

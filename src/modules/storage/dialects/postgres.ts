@@ -1,5 +1,9 @@
 import { sql } from 'kysely';
 import type { StorageSql } from './storage-sql.js';
+import { COUNT_KEY, countedRow } from './value-counts-sql.js';
+
+/** Shards of a count (the server process's, as the platform's change counters: Dialect.createChangeCounter). */
+const COUNT_SHARDS = 32;
 
 export const postgresStorageSql: StorageSql = {
   // Items inserted in their order; each inserted one gets its access rows and value index rows in the same statement
@@ -23,4 +27,36 @@ export const postgresStorageSql: StorageSql = {
       insert into storage_item_words (item_seq, tsv)
       select done.seq, array_to_tsvector(array(select jsonb_array_elements_text(done.w))) from done where jsonb_array_length(done.w) > 0)
     select n from done`,
+  keepValueCounts: async (db) => {
+    // Statement triggers with the changed rows as transition tables: one upsert per statement, grouped by count row
+    // and in the key's order (two transactions of one shard then lock shared rows in the same order), into the shard
+    // of the server process, so that writers on other connections hold other rows until they commit.
+    const add = (rows: 'old_rows' | 'new_rows', by: '+' | '-') =>
+      sql`insert into storage_value_counts as c (vk, t, num, str, rs, shard, n)
+        select r.vk, r.t, r.num, r.str, r.rs, pg_backend_pid() % ${sql.lit(COUNT_SHARDS)}, ${sql.raw(by)}count(*)
+        from ${sql.raw(rows)} r where ${countedRow('r')}
+        group by r.vk, r.t, r.num, r.str, r.rs order by r.vk, r.t, r.num, r.str, r.rs
+        on conflict (${COUNT_KEY}) do update set n = c.n + excluded.n`.compile(db).sql;
+    const body = `begin
+      if tg_op in ('DELETE', 'UPDATE') then ${add('old_rows', '-')}; end if;
+      if tg_op in ('INSERT', 'UPDATE') then ${add('new_rows', '+')}; end if;
+      return null; end`;
+    await sql`create function storage_item_values_count() returns trigger language plpgsql as ${sql.lit(body)}`.execute(
+      db,
+    );
+    for (const [event, tables] of [
+      ['insert', 'new table as new_rows'],
+      ['update', 'old table as old_rows new table as new_rows'],
+      ['delete', 'old table as old_rows'],
+    ] as const) {
+      await sql`create trigger ${sql.id(`storage_item_values_count_${event}`)} after ${sql.raw(event)}
+        on storage_item_values referencing ${sql.raw(tables)} for each statement
+        execute function storage_item_values_count()`.execute(db);
+    }
+    // TRUNCATE fires no row or statement trigger of the three: the counts of rows gone that way go with them.
+    await sql`create function storage_item_values_count_truncate() returns trigger language plpgsql as
+      ${sql.lit('begin delete from storage_value_counts; return null; end')}`.execute(db);
+    await sql`create trigger storage_item_values_count_truncate after truncate on storage_item_values
+      for each statement execute function storage_item_values_count_truncate()`.execute(db);
+  },
 };

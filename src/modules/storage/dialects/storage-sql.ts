@@ -1,4 +1,4 @@
-import type { RawBuilder } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
 
 /**
  * The storage module's statements that differ by engine, over its own tables (the platform's Dialect holds the
@@ -14,4 +14,10 @@ export interface StorageSql {
    * separate statements of one transaction at no extra cost (no round trips).
    */
   readonly insertItemsWithAccess?: (records: unknown) => RawBuilder<{ n: number }>;
+  /**
+   * A migration step: triggers on storage_item_values that keep storage_value_counts (value-counts.ts) in the
+   * transaction of every statement that inserts, updates or deletes value rows (PostgreSQL: once per statement, in a
+   * shard of the server process; SQLite: once per row, one shard).
+   */
+  readonly keepValueCounts: (db: Kysely<any>) => Promise<void>;
 }
