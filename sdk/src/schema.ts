@@ -5623,6 +5623,10 @@ export interface paths {
                 /** @description A page of the notifications and the total */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5668,6 +5672,17 @@ export interface paths {
                             total: number;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -6567,6 +6582,10 @@ export interface paths {
                 /** @description The notification */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6604,6 +6623,17 @@ export interface paths {
                             version: number;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -7871,6 +7901,10 @@ export interface paths {
                 /** @description A page of the items and the total */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7942,6 +7976,17 @@ export interface paths {
                             total: number;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -8419,6 +8464,10 @@ export interface paths {
                 /** @description The item */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8482,6 +8531,17 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -11360,6 +11420,10 @@ export interface paths {
                 /** @description The configuration of the form */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11399,6 +11463,17 @@ export interface paths {
                             [key: string]: unknown;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -11581,6 +11656,10 @@ export interface paths {
                 /** @description The configuration of the form */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11620,6 +11699,17 @@ export interface paths {
                             [key: string]: unknown;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -11791,6 +11881,10 @@ export interface paths {
                 /** @description The forms in their latest versions */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11847,6 +11941,17 @@ export interface paths {
                             version: number;
                         }[];
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description No valid credential (code 540) */
                 401: {
@@ -11954,6 +12059,10 @@ export interface paths {
                 /** @description The form */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -12008,6 +12117,17 @@ export interface paths {
                             version: number;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -12659,6 +12779,10 @@ export interface paths {
                 /** @description The form */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -12713,6 +12837,17 @@ export interface paths {
                             version: number;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -13368,6 +13503,10 @@ export interface paths {
                 /** @description Every version, oldest first */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -13424,6 +13563,17 @@ export interface paths {
                             version: number;
                         }[];
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
