@@ -42,6 +42,7 @@ export async function startBaseline(body, port = 0, { inProcess = false } = {}) 
   });
   return {
     url: `http://127.0.0.1:${actualPort}`,
+    pid: child.pid,
     async close() {
       child.kill('SIGTERM');
       await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
@@ -91,7 +92,11 @@ export async function startService({ port, configFile, env = {}, main = join(ROO
   };
 }
 
-/** One autocannon run (`overallRate`: paced to that many requests/s in all); answers requests/s, latency percentiles (ms) and non-2xx count. */
+/**
+ * One autocannon run (`overallRate`: paced to that many requests/s in all); answers requests/s, latency percentiles
+ * (ms) and the count of failed answers: non-2xx, or with `expect: 304` (a conditional GET whose tag holds) anything
+ * but 304.
+ */
 export async function load({
   url,
   method = 'GET',
@@ -101,6 +106,7 @@ export async function load({
   duration = 5,
   requests,
   overallRate,
+  expect,
 }) {
   const result = await autocannon({
     url,
@@ -113,11 +119,15 @@ export async function load({
     requests,
     overallRate,
   });
+  const unexpected =
+    expect === undefined
+      ? result.non2xx
+      : result.requests.total - (result.statusCodeStats?.[String(expect)]?.count ?? 0);
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    non2xx: result.non2xx + result.errors + result.timeouts,
+    non2xx: unexpected + result.errors + result.timeouts,
     total: result.requests.total,
   };
 }

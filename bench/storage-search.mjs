@@ -12,6 +12,8 @@
 //        their limit: 0 asks for the total alone, which every request then counts (a walk keeps it between changes);
 //        WRITE_BETWEEN=1 creates an item before every list of the latency runs (sequential requests, DURATION s a
 //        round; the list alone is timed), so that no list finds the store as the one before left it (issue 47).
+//        CONDITIONAL=0 leaves out the conditional GET beside each throughput list (If-None-Match with the list's ETag,
+//        answered 304 from the store's change count alone: issue 47 goal 3, at least 0.8 of the bare route).
 // Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
 // and the create throughput is measured on the way; lists are measured right after the load, with the database's
 // statistics as the load left them (PostgreSQL: no manual ANALYZE; the service's own upkeep may run meanwhile).
@@ -23,6 +25,7 @@ import pg from 'pg';
 import { searchItem } from './search-item.mjs';
 import {
   compare,
+  cpuMicros,
   load,
   median,
   printTable,
@@ -51,6 +54,7 @@ const FRESH = ENGINE === 'postgres' && process.env.FRESH !== '0';
 const LATENCY_READER = process.env.LATENCY_READER ?? 'half';
 const LATENCY_LIMIT = process.env.LATENCY_LIMIT ?? '100';
 const WRITE_BETWEEN = process.env.WRITE_BETWEEN === '1';
+const CONDITIONAL = process.env.CONDITIONAL !== '0';
 const STORE = 'search';
 const KEYS = {
   writer: 'k-search-writer-0123456789',
@@ -167,10 +171,41 @@ const listUrl = (base, params, limit = '100') =>
   `${base}/cxf/svc-core/storage/store/${STORE}?${new URLSearchParams({ ...params, limit })}`;
 
 async function fetchJson(url, key) {
+  return (await fetchTagged(url, key)).body;
+}
+
+/** The list's answer and its ETag. */
+async function fetchTagged(url, key) {
   const res = await fetch(url, { headers: { 'x-apikey': key } });
   const body = await res.json();
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-  return body;
+  return { body, etag: res.headers.get('etag') };
+}
+
+/**
+ * CPU per request of the process that answers each scenario (the service, or the bare route's `cpu` stat file), in µs:
+ * a probe for `compare`, which alternates scenarios in order, so the probe follows them round by round.
+ */
+function cpuPerRequest(scenarios) {
+  const names = Object.keys(scenarios);
+  let run = 0;
+  return {
+    before() {
+      const name = names[run++ % names.length];
+      const file = scenarios[name].cpu ?? `/proc/${service.pid}/stat`;
+      return { file, cpu: cpuMicros(file) };
+    },
+    after({ file, cpu }, r) {
+      return r.total > 0 ? (cpuMicros(file) - cpu) / r.total : 0;
+    },
+  };
+}
+
+function printCpu(results) {
+  const line = Object.entries(results)
+    .map(([name, r]) => `${name}: ${Math.round(median(r.probes))} µs`)
+    .join('; ');
+  console.log(`CPU per request (median of rounds): ${line}`);
 }
 
 const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_search') : undefined;
@@ -194,21 +229,32 @@ try {
           THROUGHPUT_SHAPES.some((t) => k.startsWith(t)),
         )) {
           const url = listUrl(service.url, params);
-          const answer = await fetchJson(url, KEYS[reader]);
+          const { body: answer, etag } = await fetchTagged(url, KEYS[reader]);
           const base = await startBaseline(answer);
           try {
-            const results = await compare(
-              {
-                'bare route (same JSON)': { url: `${base.url}/x` },
-                [`${reader} reader: ${label}`]: { url, headers: { 'x-apikey': KEYS[reader] } },
-              },
-              { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS },
-            );
+            const scenarios = {
+              'bare route (same JSON)': { url: `${base.url}/x`, cpu: `/proc/${base.pid}/stat` },
+              [`${reader} reader: ${label}`]: { url, headers: { 'x-apikey': KEYS[reader] } },
+            };
+            // The same list asked with its ETag: 304 after reading the store's change count only.
+            if (CONDITIONAL)
+              scenarios[`${reader} reader: ${label}, If-None-Match (304)`] = {
+                url,
+                headers: { 'x-apikey': KEYS[reader], 'if-none-match': etag },
+                expect: 304,
+              };
+            const results = await compare(scenarios, {
+              rounds: ROUNDS,
+              duration: DURATION,
+              connections: CONNECTIONS,
+              probe: cpuPerRequest(scenarios),
+            });
             printTable(
               `${engineName}, ${size} items, ${reader} reader (total ${answer.total}), ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION} s`,
               results,
               'bare route (same JSON)',
             );
+            printCpu(results);
           } finally {
             await base.close();
           }

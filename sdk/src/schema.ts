@@ -5623,6 +5623,10 @@ export interface paths {
                 /** @description A page of the notifications and the total */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5668,6 +5672,17 @@ export interface paths {
                             total: number;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -6567,6 +6582,10 @@ export interface paths {
                 /** @description The notification */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6604,6 +6623,17 @@ export interface paths {
                             version: number;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -7871,6 +7901,10 @@ export interface paths {
                 /** @description A page of the items and the total */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7942,6 +7976,17 @@ export interface paths {
                             total: number;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -8419,6 +8464,10 @@ export interface paths {
                 /** @description The item */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8482,6 +8531,17 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -11561,6 +11621,10 @@ export interface paths {
                 /** @description The configuration of the form */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11600,6 +11664,17 @@ export interface paths {
                             [key: string]: unknown;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -11782,6 +11857,10 @@ export interface paths {
                 /** @description The configuration of the form */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11821,6 +11900,17 @@ export interface paths {
                             [key: string]: unknown;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -11992,6 +12082,10 @@ export interface paths {
                 /** @description The forms in their latest versions */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -12048,6 +12142,17 @@ export interface paths {
                             version: number;
                         }[];
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description No valid credential (code 540) */
                 401: {
@@ -12155,6 +12260,10 @@ export interface paths {
                 /** @description The form */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -12209,6 +12318,17 @@ export interface paths {
                             version: number;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -12860,6 +12980,10 @@ export interface paths {
                 /** @description The form */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -12914,6 +13038,17 @@ export interface paths {
                             version: number;
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {
@@ -13569,6 +13704,10 @@ export interface paths {
                 /** @description Every version, oldest first */
                 200: {
                     headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -13625,6 +13764,17 @@ export interface paths {
                             version: number;
                         }[];
                     };
+                };
+                /** @description Not modified: If-None-Match names the current tag (no body; the answer held is still the answer) */
+                304: {
+                    headers: {
+                        /** @description private, no-cache */
+                        "cache-control"?: string;
+                        /** @description Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The request is invalid (parameters, query or body); nothing changed */
                 400: {

@@ -38,4 +38,18 @@ export const formsMigrations: ModuleMigration[] = [
         .execute();
     },
   },
+  {
+    // Change counts for conditional GETs (form-tags.ts), kept by triggers in every write's transaction
+    // (Dialect.createChangeCounter): per form from its versions (a read of the form, its config or its history), and
+    // per tenant from the heads (the list: every add, update and delete of a form changes its head row).
+    name: '2026-12-02-forms-002-changes',
+    async up(db, d) {
+      await d.createChangeCounter(db, {
+        table: 'form_versions',
+        counterTable: 'form_changes',
+        keys: ['tenant_id', 'form_id'],
+      });
+      await d.createChangeCounter(db, { table: 'form_heads', counterTable: 'form_list_changes', keys: ['tenant_id'] });
+    },
+  },
 ];

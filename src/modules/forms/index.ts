@@ -14,6 +14,7 @@ import { getFormConfigRoute, getFormConfigVersionRoute } from './routes/get-form
 import { deleteFormVersionRoute } from './routes/delete-form-version.js';
 import { deleteFormRoute } from './routes/delete-form.js';
 import { formsMigrations } from './forms.migrations.js';
+import { FormTags } from './form-tags.js';
 
 export type FormsDeps = ModuleDeps<FormsTables>;
 
@@ -22,7 +23,10 @@ export const formsModule = defineModule({
   name: 'forms',
   migrations: formsMigrations,
   create(deps: FormsDeps) {
-    const ctx: FormsContext = { forms: new FormsService(new FormsRepository(deps.data, deps.dialect)) };
+    const ctx: FormsContext = {
+      forms: new FormsService(new FormsRepository(deps.data, deps.dialect)),
+      tags: new FormTags(deps.data, deps.dialect),
+    };
     return {
       prefix: '/cxf/svc-forms',
       async plugin(app) {

@@ -19,6 +19,7 @@ import { listNotificationsRoute } from './routes/list-notifications.js';
 import { streamNotificationsRoute } from './routes/stream-notifications.js';
 import { maintenanceRoutes } from './routes/maintenance.js';
 import { notificationsMigrations } from './notifications.migrations.js';
+import { NotificationTags } from './notification-tags.js';
 
 export interface NotificationsConfig {
   /** Every tenant's notification endpoints start in maintenance mode (503) until an ADMIN switches it off. */
@@ -65,6 +66,7 @@ export const notificationsModule = defineModule({
       notifications: new NotificationsService(deps.data.db, repo, deps.feed, deps.dialect, lists),
       maintenance,
       streams,
+      tags: new NotificationTags(deps.data, deps.dialect),
     };
     return {
       prefix: '/cxf/svc-core',

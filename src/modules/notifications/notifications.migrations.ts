@@ -55,4 +55,16 @@ export const notificationsMigrations: ModuleMigration[] = [
         .execute();
     },
   },
+  {
+    // A tenant's change count for conditional GETs (notification-tags.ts), kept by triggers in every write's
+    // transaction (Dialect.createChangeCounter): every add, update and delete writes the notification's row.
+    name: '2026-12-02-notifications-002-changes',
+    async up(db, d) {
+      await d.createChangeCounter(db, {
+        table: 'notifications',
+        counterTable: 'notification_changes',
+        keys: ['tenant_id'],
+      });
+    },
+  },
 ];

@@ -19,7 +19,7 @@ import type { Notification, StoredNotification, Visibility } from './notificatio
 
 export const NOTIFICATION_ADMIN = 'NOTIFICATION_ADMIN';
 export { NOTIFICATION_TOPIC };
-const MAX_LIMIT = 10_000;
+export const MAX_LIMIT = 10_000;
 
 /** What a `notification` event of the change feed carries. `previous` is set on updates: who saw it before. */
 export interface NotificationEvent {
@@ -123,10 +123,14 @@ export class NotificationsService {
     return notificationJson(row);
   }
 
-  async list(caller: Principal, start: number, limit: number): Promise<string> {
+  /**
+   * `changes`: the tenant's change count read before (notification-tags.ts), part of the cache key: an answer cached
+   * before a write that this instance has not heard of yet is not reused under the count that the write made.
+   */
+  async list(caller: Principal, start: number, limit: number, changes = ''): Promise<string> {
     const visibility = visibilityOf(caller);
     const page = Math.min(limit, MAX_LIMIT);
-    const key = listKey(visibility, start, page);
+    const key = `${listKey(visibility, start, page)}\u0001${changes}`;
     const cached = this.lists.get(caller.tenantId, key);
     if (cached !== undefined) return cached;
     const generation = this.lists.generation(caller.tenantId);

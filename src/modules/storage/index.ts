@@ -21,6 +21,7 @@ import type { Telemetry } from '../../platform/metrics/index.js';
 import type { StorageContext } from './storage.context.js';
 import { ValueIndexer } from './value-indexer.js';
 import { storageMigrations } from './storage.migrations.js';
+import { StoreTags } from './store-tags.js';
 
 /** Largest item body accepted (a larger one answers 413). */
 export const STORAGE_BODY_LIMIT = 5 * 1024 * 1024;
@@ -70,6 +71,7 @@ export const storageModule = defineModule({
     );
     const ctx: StorageContext = {
       service,
+      tags: new StoreTags(deps.data, deps.dialect),
       streams,
       prefix: '/cxf/svc-core/storage/store',
       bodyLimit: STORAGE_BODY_LIMIT,

@@ -9,7 +9,7 @@ import {
   strictValidatorCompiler,
   FORM_CONFIG_EXAMPLE,
 } from '../forms.schemas.js';
-import { sendJsonText } from '../../../platform/http/json-text.js';
+import { NOT_MODIFIED, sendConditional, taggedAnswer } from '../../../platform/http/entity-tag.js';
 
 /** The whole `config` entry of the latest version (decisions.md 11); any authenticated caller. */
 export function getFormConfigRoute(app: FastifyInstance, ctx: FormsContext): void {
@@ -23,13 +23,23 @@ export function getFormConfigRoute(app: FastifyInstance, ctx: FormsContext): voi
           'The config entry (metaData, configuration, components) of the latest version (any logged-in user or API key)',
         params: FormIdParams,
         response: {
-          200: answer(FormConfig, 'The configuration of the form', FORM_CONFIG_EXAMPLE),
+          200: taggedAnswer(answer(FormConfig, 'The configuration of the form', FORM_CONFIG_EXAMPLE)),
+          ...NOT_MODIFIED,
           ...errorResponses(400, 401, 404),
         },
       },
     },
-    async (request, reply) =>
-      sendJsonText(reply, (await ctx.forms.latest(request.principal, request.params.formId)).config),
+    // Conditional, as the form read (get-form.ts).
+    async (request, reply) => {
+      const { principal, params } = request;
+      const tag = await ctx.tags.form(principal, 'config', params.formId);
+      return sendConditional(
+        request,
+        reply,
+        tag,
+        async () => (await ctx.forms.latest(principal, params.formId)).config,
+      );
+    },
   );
 }
 
@@ -44,15 +54,21 @@ export function getFormConfigVersionRoute(app: FastifyInstance, ctx: FormsContex
           'The config entry of that version; of the latest version when it does not exist (any logged-in user or API key)',
         params: AnyVersionParams,
         response: {
-          200: answer(FormConfig, 'The configuration of the form', FORM_CONFIG_EXAMPLE),
+          200: taggedAnswer(answer(FormConfig, 'The configuration of the form', FORM_CONFIG_EXAMPLE)),
+          ...NOT_MODIFIED,
           ...errorResponses(400, 401, 404),
         },
       },
     },
-    async (request, reply) =>
-      sendJsonText(
+    async (request, reply) => {
+      const { principal, params } = request;
+      const tag = await ctx.tags.form(principal, 'config', params.formId, params.version);
+      return sendConditional(
+        request,
         reply,
-        (await ctx.forms.version(request.principal, request.params.formId, request.params.version)).config,
-      ),
+        tag,
+        async () => (await ctx.forms.version(principal, params.formId, params.version)).config,
+      );
+    },
   );
 }

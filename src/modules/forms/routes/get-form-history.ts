@@ -4,7 +4,7 @@ import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import { FORMS_RIGHTS, formsGuard } from '../forms.access.js';
 import type { FormsContext } from '../forms.context.js';
 import { FormIdParams, FormResponse, strictValidatorCompiler, FORM_EXAMPLE } from '../forms.schemas.js';
-import { sendJsonText } from '../../../platform/http/json-text.js';
+import { NOT_MODIFIED, sendConditional, taggedAnswer } from '../../../platform/http/entity-tag.js';
 import { formListJson } from '../form-json.js';
 
 export function getFormHistoryRoute(app: FastifyInstance, ctx: FormsContext): void {
@@ -18,12 +18,18 @@ export function getFormHistoryRoute(app: FastifyInstance, ctx: FormsContext): vo
         summary: 'Every version of the form, oldest first (role FORMS_ADMIN or right FORMS_READ_HISTORY)',
         params: FormIdParams,
         response: {
-          200: answer(Type.Array(FormResponse), 'Every version, oldest first', [FORM_EXAMPLE]),
+          200: taggedAnswer(answer(Type.Array(FormResponse), 'Every version, oldest first', [FORM_EXAMPLE])),
+          ...NOT_MODIFIED,
           ...errorResponses(400, 401, 404),
         },
       },
     },
-    async (request, reply) =>
-      sendJsonText(reply, formListJson(await ctx.forms.history(request.principal, request.params.formId))),
+    async (request, reply) => {
+      const { principal, params } = request;
+      const tag = await ctx.tags.form(principal, 'history', params.formId);
+      return sendConditional(request, reply, tag, async () =>
+        formListJson(await ctx.forms.history(principal, params.formId)),
+      );
+    },
   );
 }

@@ -9,7 +9,7 @@ import {
   strictValidatorCompiler,
   FORM_EXAMPLE,
 } from '../forms.schemas.js';
-import { sendJsonText } from '../../../platform/http/json-text.js';
+import { NOT_MODIFIED, sendConditional, taggedAnswer } from '../../../platform/http/entity-tag.js';
 import { formJson } from '../form-json.js';
 
 /** The form in its latest version; any authenticated caller. */
@@ -22,11 +22,21 @@ export function getFormRoute(app: FastifyInstance, ctx: FormsContext): void {
         tags: ['forms'],
         summary: 'The form in its latest version (any logged-in user or API key)',
         params: FormIdParams,
-        response: { 200: answer(FormResponse, 'The form', FORM_EXAMPLE), ...errorResponses(400, 401, 404) },
+        response: {
+          200: taggedAnswer(answer(FormResponse, 'The form', FORM_EXAMPLE)),
+          ...NOT_MODIFIED,
+          ...errorResponses(400, 401, 404),
+        },
       },
     },
-    async (request, reply) =>
-      sendJsonText(reply, formJson(await ctx.forms.latest(request.principal, request.params.formId))),
+    // Conditional: the tag from the form's change count, read before the form (form-tags.ts).
+    async (request, reply) => {
+      const { principal, params } = request;
+      const tag = await ctx.tags.form(principal, 'form', params.formId);
+      return sendConditional(request, reply, tag, async () =>
+        formJson(await ctx.forms.latest(principal, params.formId)),
+      );
+    },
   );
 }
 
@@ -40,13 +50,19 @@ export function getFormVersionRoute(app: FastifyInstance, ctx: FormsContext): vo
         tags: ['forms'],
         summary: 'The form in that version; the latest version when it does not exist (any logged-in user or API key)',
         params: AnyVersionParams,
-        response: { 200: answer(FormResponse, 'The form', FORM_EXAMPLE), ...errorResponses(400, 401, 404) },
+        response: {
+          200: taggedAnswer(answer(FormResponse, 'The form', FORM_EXAMPLE)),
+          ...NOT_MODIFIED,
+          ...errorResponses(400, 401, 404),
+        },
       },
     },
-    async (request, reply) =>
-      sendJsonText(
-        reply,
-        formJson(await ctx.forms.version(request.principal, request.params.formId, request.params.version)),
-      ),
+    async (request, reply) => {
+      const { principal, params } = request;
+      const tag = await ctx.tags.form(principal, 'form', params.formId, params.version);
+      return sendConditional(request, reply, tag, async () =>
+        formJson(await ctx.forms.version(principal, params.formId, params.version)),
+      );
+    },
   );
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { answer, errorResponses } from '../../../platform/http/schemas.js';
-import { sendJsonText } from '../../../platform/http/json-text.js';
+import { NOT_MODIFIED, sendConditional, taggedAnswer } from '../../../platform/http/entity-tag.js';
 import { maintenanceGuard } from '../notifications.access.js';
 import type { NotificationsContext } from '../notifications.context.js';
 import { NotificationIdParams, NotificationSchema, NOTIFICATION_EXAMPLE } from '../notifications.schemas.js';
@@ -15,12 +15,16 @@ export function getNotificationRoute(app: FastifyInstance, ctx: NotificationsCon
         summary: 'The notification, when the caller is among its recipients (else 404)',
         params: NotificationIdParams,
         response: {
-          200: answer(NotificationSchema, 'The notification', NOTIFICATION_EXAMPLE),
+          200: taggedAnswer(answer(NotificationSchema, 'The notification', NOTIFICATION_EXAMPLE)),
+          ...NOT_MODIFIED,
           ...errorResponses(400, 401, 404, 503),
         },
       },
     },
-    async (request, reply) =>
-      sendJsonText(reply, await ctx.notifications.get(request.principal, request.params.notificationId)),
+    async (request, reply) => {
+      const { principal, params } = request;
+      const tag = await ctx.tags.notification(principal, params.notificationId);
+      return sendConditional(request, reply, tag, () => ctx.notifications.get(principal, params.notificationId));
+    },
   );
 }

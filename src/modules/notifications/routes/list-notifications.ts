@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { answer, errorResponses } from '../../../platform/http/schemas.js';
-import { sendJsonText } from '../../../platform/http/json-text.js';
+import { NOT_MODIFIED, sendConditional, taggedAnswer } from '../../../platform/http/entity-tag.js';
 import { maintenanceGuard } from '../notifications.access.js';
 import type { NotificationsContext } from '../notifications.context.js';
 import { ListQuery, NotificationListSchema, NOTIFICATION_EXAMPLE } from '../notifications.schemas.js';
@@ -15,15 +15,24 @@ export function listNotificationsRoute(app: FastifyInstance, ctx: NotificationsC
         summary: 'The notifications of the caller, newest first ({total, items}; limit cut to 10000)',
         querystring: ListQuery,
         response: {
-          200: answer(NotificationListSchema, 'A page of the notifications and the total', {
-            total: 1,
-            items: [NOTIFICATION_EXAMPLE],
-          }),
+          200: taggedAnswer(
+            answer(NotificationListSchema, 'A page of the notifications and the total', {
+              total: 1,
+              items: [NOTIFICATION_EXAMPLE],
+            }),
+          ),
+          ...NOT_MODIFIED,
           ...errorResponses(400, 401, 503),
         },
       },
     },
-    async (request, reply) =>
-      sendJsonText(reply, await ctx.notifications.list(request.principal, request.query.start, request.query.limit)),
+    // Conditional: the tag from the tenant's change count, read before the page (notification-tags.ts).
+    async (request, reply) => {
+      const { principal, query } = request;
+      const { tag, changes } = await ctx.tags.list(principal, query.start, query.limit);
+      return sendConditional(request, reply, tag, () =>
+        ctx.notifications.list(principal, query.start, query.limit, changes),
+      );
+    },
   );
 }

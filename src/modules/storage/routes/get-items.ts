@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sendJsonText } from '../../../platform/http/json-text.js';
+import { NOT_MODIFIED, sendConditional, taggedAnswer } from '../../../platform/http/entity-tag.js';
 import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import {
   ItemListSchema,
@@ -22,13 +22,19 @@ export function getItemsRoute(app: FastifyInstance, o: StorageContext): void {
         params: StoreParamsSchema,
         querystring: ListQuerySchema,
         response: {
-          200: answer(ItemListSchema, 'A page of the items and the total', { total: 1, items: [ITEM_EXAMPLE] }),
+          200: taggedAnswer(
+            answer(ItemListSchema, 'A page of the items and the total', { total: 1, items: [ITEM_EXAMPLE] }),
+          ),
+          ...NOT_MODIFIED,
           ...errorResponses(400, 401, 500),
         },
       },
     },
-    // JSON text in the shape of ItemListSchema, sent as it is (see get-item.ts).
-    async (request, reply) =>
-      sendJsonText(reply, await o.service.list(request.principal, request.params.storeId, request.query)),
+    // JSON text in the shape of ItemListSchema, sent as it is; conditional, the tag read first (see get-item.ts).
+    async (request, reply) => {
+      const { principal, params, query } = request;
+      const tag = await o.tags.list(principal, params.storeId, query);
+      return sendConditional(request, reply, tag, () => o.service.list(principal, params.storeId, query));
+    },
   );
 }
