@@ -42,6 +42,7 @@ export async function startBaseline(body, port = 0, { inProcess = false } = {}) 
   });
   return {
     url: `http://127.0.0.1:${actualPort}`,
+    pid: child.pid,
     async close() {
       child.kill('SIGTERM');
       await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
