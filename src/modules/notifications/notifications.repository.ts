@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SqlBool, type ExpressionBuilder } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import type { NotificationsTables } from './notifications.tables.js';
 import type { StoredNotification, Visibility } from './notification.js';
@@ -23,6 +24,9 @@ export interface NotificationRow {
 
 /** SQL of the notifications: the rows, their recipients index and the per-tenant maintenance switch. */
 export class NotificationsRepository {
+  /** The list's statements, compiled once per shape (how many roles and organisations, how many documents). */
+  private readonly statements = new PreparedQueries();
+
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
@@ -138,11 +142,20 @@ export class NotificationsRepository {
     const [count, page] = await Promise.all([counted, limit === 0 ? [] : this.page(tenantId, v, start, limit)]);
     const seqs = page.map((p) => Number(p.notification_seq));
     if (seqs.length === 0) return { total: Number(count.total), rows: [] };
-    const docs = await forTenant(this.db, tenantId)
-      .selectFrom('notifications')
-      .select(['seq', 'doc', 'date', 'version'])
-      .where('seq', 'in', seqs)
-      .execute();
+    const docs = await this.statements.run(
+      this.db,
+      `docs:${seqs.length}`,
+      (p) =>
+        forTenant(this.db, p(0))
+          .selectFrom('notifications')
+          .select(['seq', 'doc', 'date', 'version'])
+          .where(
+            'seq',
+            'in',
+            seqs.map((_, i) => p(i + 1)),
+          ),
+      [tenantId, ...seqs],
+    );
     const bySeq = new Map(docs.map((d) => [Number(d.seq), toRow(d)]));
     // A notification deleted between the two statements is left out (the page is short by exactly that one).
     return { total: Number(count.total), rows: seqs.flatMap((seq) => bySeq.get(seq) ?? []) };
@@ -163,30 +176,37 @@ export class NotificationsRepository {
     }
     // Each walk stops after start + limit rows: a notification on the page has fewer than that many newer ones
     // visible to the caller, so fewer than that many newer ones under the name that shows it.
-    const walks = names.map(({ kind, name }) =>
-      this.db
-        .selectFrom(
-          forTenant(this.db, tenantId)
-            .selectFrom('notification_recipients as r')
-            .select(['r.date', 'r.notification_seq'])
-            .where('r.kind', '=', kind)
-            .where('r.name', '=', name)
-            .orderBy('r.date', 'desc')
-            .orderBy('r.notification_seq', 'desc')
-            .limit(start + limit)
-            .as('w'),
-        )
-        .select(['w.date', 'w.notification_seq']),
+    const k = names.length;
+    return this.statements.run<{ date: number; notification_seq: number }>(
+      this.db,
+      `page:${names.map((n) => n.kind[0]).join('')}`,
+      (p) => {
+        const walks = names.map(({ kind }, i) =>
+          this.db
+            .selectFrom(
+              forTenant(this.db, p(0))
+                .selectFrom('notification_recipients as r')
+                .select(['r.date', 'r.notification_seq'])
+                .where('r.kind', '=', kind)
+                .where('r.name', '=', p(i + 1))
+                .orderBy('r.date', 'desc')
+                .orderBy('r.notification_seq', 'desc')
+                .limit(p(k + 1))
+                .as('w'),
+            )
+            .select(['w.date', 'w.notification_seq']),
+        );
+        const union = walks.slice(1).reduce((all, walk) => all.union(walk), walks[0]!);
+        return this.db
+          .selectFrom(union.as('u'))
+          .select(['u.date', 'u.notification_seq'])
+          .orderBy('u.date', 'desc')
+          .orderBy('u.notification_seq', 'desc')
+          .limit(p(k + 2))
+          .offset(p(k + 3));
+      },
+      [tenantId, ...names.map((n) => n.name), start + limit, limit, start],
     );
-    const union = walks.slice(1).reduce((all, walk) => all.union(walk), walks[0]!);
-    return this.db
-      .selectFrom(union.as('u'))
-      .select(['u.date', 'u.notification_seq'])
-      .orderBy('u.date', 'desc')
-      .orderBy('u.notification_seq', 'desc')
-      .limit(limit)
-      .offset(start)
-      .execute();
   }
 
   /**
@@ -194,33 +214,44 @@ export class NotificationsRepository {
    * that no engine scans the tenant's sets instead, as PostgreSQL did for an IN without statistics). The sets come
    * from one key range per kind; the UNION counts a set once when two of the caller's names are in it.
    */
-  private callerTotal(tenantId: string, v: Caller) {
-    const members = (kind: string) =>
-      forTenant(this.db, tenantId)
-        .selectFrom('notification_set_members as m')
-        .select('m.set_key')
-        .where('m.kind', '=', kind);
-    let sets = members('user').where('m.name', '=', v.user);
-    if (v.roles.length) sets = sets.union(members('role').where('m.name', 'in', v.roles));
-    if (v.organisations.length) sets = sets.union(members('organisation').where('m.name', 'in', v.organisations));
-    return this.db
-      .selectFrom(sets.as('c'))
-      .select((eb) =>
-        eb.fn
-          .coalesce(
-            eb.fn.sum<number>(
-              // Correlated to c, so started from the expression builder: the tenant is named here.
-              eb
-                .selectFrom('notification_recipient_sets as s')
-                .select('s.notifications')
-                .where('s.tenant_id', '=', tenantId)
-                .whereRef('s.set_key', '=', 'c.set_key'),
-            ),
-            sql<number>`0`,
-          )
-          .as('total'),
-      )
-      .executeTakeFirstOrThrow();
+  private async callerTotal(tenantId: string, v: Caller): Promise<{ total: number }> {
+    const roles = [...new Set(v.roles)];
+    const organisations = [...new Set(v.organisations)];
+    const rows = await this.statements.run<{ total: number }>(
+      this.db,
+      `total:${roles.length}:${organisations.length}`,
+      (p) => {
+        const members = (kind: string) =>
+          forTenant(this.db, p(0))
+            .selectFrom('notification_set_members as m')
+            .select('m.set_key')
+            .where('m.kind', '=', kind);
+        const names = (from: number, n: number) => Array.from({ length: n }, (_, i) => p(from + i));
+        let sets = members('user').where('m.name', '=', p(1));
+        if (roles.length) sets = sets.union(members('role').where('m.name', 'in', names(2, roles.length)));
+        if (organisations.length)
+          sets = sets.union(
+            members('organisation').where('m.name', 'in', names(2 + roles.length, organisations.length)),
+          );
+        return this.db.selectFrom(sets.as('c')).select((eb) =>
+          eb.fn
+            .coalesce(
+              eb.fn.sum<number>(
+                // Correlated to c, so started from the expression builder: the tenant is named here.
+                eb
+                  .selectFrom('notification_recipient_sets as s')
+                  .select('s.notifications')
+                  .where('s.tenant_id', '=', p(0))
+                  .whereRef('s.set_key', '=', 'c.set_key'),
+              ),
+              sql<number>`0`,
+            )
+            .as('total'),
+        );
+      },
+      [tenantId, v.user, ...roles, ...organisations],
+    );
+    return rows[0]!;
   }
 
   /** The notification joins its recipient set's count; a set counted for the first time gets its members. */
