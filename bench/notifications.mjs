@@ -2,14 +2,21 @@
 // Usage: npm run build && node bench/notifications.mjs
 // Env:   ENGINE=sqlite|postgres (default sqlite); PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres; the
 //        bench creates its own database there and drops it afterwards); NOTIFICATIONS (100000); SUBSCRIBERS (1000);
-//        SENDS (30); ROUNDS (3), DURATION (5 s), CONNECTIONS (50); SCENARIOS=list,fanout (default both).
+//        SENDS (30); ROUNDS (3), DURATION (5 s), CONNECTIONS (50); SCENARIOS=list,afterwrite,fanout (default all);
+//        MAIN (the service build to load, default dist/main.js: another worktree's for a build-against-build run);
+//        LIST_VARIANTS=kept,db (answers kept until the next write, every list from the database), LIMITS=1000,50.
 // List: NOTIFICATIONS seeded through SQL in the repository's shape; recipients cycle over 50 roles, 20 organisations
 // and 100 users; the reader (an API key with 3 roles and 2 organisations) may see about 5.6% of them.
+// First list after a write (issue 47, goal 4): one client alternates a write (an add to role-1, which the reader sees,
+// so every list follows a change and no kept answer serves it) and a timed list of `limit=50`; the bare route gets the
+// same alternation (a POST, then the timed GET), round by round. The figure is the ratio of the p50s (bare / list),
+// and the service's CPU per write+list pair beside the bare route's.
 // Fan-out: SUBSCRIBERS streams of one key holding the role, one notification to the role per send; the time from the
 // send until the last subscriber has it, and the CPU the subscribers' service spent per delivered event (/proc, over
 // the sends). On PostgreSQL the same again with the subscribers on a second instance. The streams are read in THREADS
 // worker threads (2; bench/sse-subscribers.mjs), so the client's parsing does not set the pace; its busiest thread's
 // utilisation is printed. BASELINE_DIR (a built checkout) alternates FANOUT_ROUNDS (3) rounds of this build with it.
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +42,7 @@ const SENDS = Number(process.env.SENDS ?? 30);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
-const SCENARIOS = new Set((process.env.SCENARIOS ?? 'list,fanout').split(','));
+const SCENARIOS = new Set((process.env.SCENARIOS ?? 'list,afterwrite,fanout').split(','));
 const THREADS = Number(process.env.THREADS ?? 2);
 const FANOUT_ROUNDS = Number(process.env.FANOUT_ROUNDS ?? (process.env.BASELINE_DIR ? 3 : 1));
 const builds = [
@@ -44,6 +51,9 @@ const builds = [
     ? [{ name: `baseline ${process.env.BASELINE_DIR}`, main: join(process.env.BASELINE_DIR, 'dist/main.js') }]
     : []),
 ];
+const MAIN = process.env.MAIN || undefined;
+const LIST_VARIANTS = new Set((process.env.LIST_VARIANTS ?? 'kept,db').split(','));
+const LIMITS = (process.env.LIMITS ?? '1000,50').split(',').map(Number);
 const READER_KEY = 'k-bench-notif-reader-0123';
 const WRITER_KEY = 'k-bench-notif-writer-0123';
 const LISTENER_KEY = 'k-bench-notif-listener-0123';
@@ -94,6 +104,34 @@ const docOf = (i) => {
   };
 };
 
+/** recipient-sets.ts's key of a one-name set (kept in step by hand: the bench also runs builds without it). */
+const setKey = (kind, name) =>
+  createHash('sha256')
+    .update(JSON.stringify([kind, name]))
+    .digest('base64url');
+
+/** The kept counts per recipient set, where the build has them: every seeded notification names one recipient. */
+async function seedSets(query, tenant) {
+  const tables = await query(
+    ENGINE === 'sqlite'
+      ? `select name from sqlite_master where name = 'notification_recipient_sets'`
+      : `select to_regclass('notification_recipient_sets') as name`,
+  );
+  if (!tables[0]?.name) return;
+  const sets = await query(
+    `select kind, name, count(*) as n from notification_recipients where tenant_id = '${tenant}' group by kind, name`,
+  );
+  for (const { kind, name, n } of sets) {
+    const key = setKey(kind, name);
+    await query(
+      `insert into notification_recipient_sets (tenant_id, set_key, notifications) values ('${tenant}', '${key}', ${Number(n)})`,
+    );
+    await query(
+      `insert into notification_set_members (tenant_id, kind, name, set_key) values ('${tenant}', '${kind}', '${name}', '${key}')`,
+    );
+  }
+}
+
 async function seed() {
   const now = Date.now() - NOTIFICATIONS;
   const t0 = performance.now();
@@ -112,6 +150,12 @@ async function seed() {
         rec.run(tenant, kind, name, now + i, seq);
       }
     })();
+    await seedSets(async (q) => {
+      const st = db.prepare(q);
+      if (st.reader) return st.all();
+      st.run();
+      return [];
+    }, tenant);
     db.exec('analyze');
     db.close();
   } else {
@@ -135,6 +179,7 @@ async function seed() {
        select $1, src.kind, src.name, ins.date, ins.seq from ins join src on ins.id = 'n-' || src.g`,
       [tenant, NOTIFICATIONS, now],
     );
+    await seedSets(async (q) => (await c.query(q)).rows, tenant);
     // As a deployment would be right after a bulk load: no manual ANALYZE (autovacuum is off here).
     await c.end();
   }
@@ -232,17 +277,92 @@ async function fanoutRounds(firstService) {
 
 const uptime = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-const service = await startService({ port: await freePort(), configFile, env: serviceEnv });
+/** Write, then the timed list, alternating for DURATION s; answers the list p50 (ms) and CPU per pair (us). */
+async function writeThenList({ writeUrl, writeHeaders, listUrl, listHeaders, pid }) {
+  const times = [];
+  let listCpu = 0;
+  const cpu0 = cpuMicros(`/proc/${pid}/stat`);
+  const until = performance.now() + DURATION * 1000;
+  let i = 0;
+  while (performance.now() < until) {
+    const w = await fetch(writeUrl, {
+      method: 'POST',
+      headers: { ...writeHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify({ subject: `after-write ${i++}`, recipients: ['role-1'], recipientsType: 'role' }),
+    });
+    if (w.status !== 200) throw new Error(`write answered ${w.status}`);
+    await w.arrayBuffer();
+    const t0 = performance.now();
+    const c0 = cpuMicros(`/proc/${pid}/stat`);
+    const r = await fetch(listUrl, { headers: listHeaders });
+    if (r.status !== 200) throw new Error(`list answered ${r.status}`);
+    await r.arrayBuffer();
+    times.push(performance.now() - t0);
+    // In clock ticks (10 ms): summed over many lists, the mean is the list's own CPU.
+    listCpu += cpuMicros(`/proc/${pid}/stat`) - c0;
+  }
+  const n = times.length;
+  return { p50: median(times), cpuPerPair: (cpuMicros(`/proc/${pid}/stat`) - cpu0) / n, cpuPerList: listCpu / n, n };
+}
+
+async function afterWrite(svc) {
+  const listUrl = `${svc.url}/cxf/svc-core/notification?limit=50`;
+  const answer = await (await fetch(listUrl, { headers: { 'x-apikey': READER_KEY } })).json();
+  const baseline = await startBaseline(answer);
+  const runs = { bare: [], service: [] };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      runs.bare.push(
+        await writeThenList({ writeUrl: `${baseline.url}/w`, listUrl: `${baseline.url}/x`, pid: baseline.pid }),
+      );
+      runs.service.push(
+        await writeThenList({
+          writeUrl: `${svc.url}/cxf/svc-core/notification`,
+          writeHeaders: { 'x-apikey': WRITER_KEY },
+          listUrl,
+          listHeaders: { 'x-apikey': READER_KEY },
+          pid: svc.pid,
+        }),
+      );
+    }
+  } finally {
+    await baseline.close();
+  }
+  const bare = median(runs.bare.map((r) => r.p50));
+  console.log(
+    `\n${ENGINE}, ${NOTIFICATIONS} notifications, reader sees ${answer.total}+, first list after a write, limit=50 (one client, ${ROUNDS} rounds x ${DURATION} s)`,
+  );
+  console.log(
+    '| scenario | list p50 ms (median) | vs bare route | CPU us per list | CPU us per write+list | pairs per round |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  for (const [name, rs, p50] of [
+    ['bare route (POST, then GET of the same list JSON)', runs.bare, bare],
+    ['add to role-1, then GET ?limit=50 (X-APIKey)', runs.service, median(runs.service.map((r) => r.p50))],
+  ]) {
+    const pair = median(rs.map((r) => r.cpuPerPair)).toFixed(0);
+    const list = median(rs.map((r) => r.cpuPerList)).toFixed(0);
+    const ratio = `${((bare / p50) * 100).toFixed(0)}%`;
+    console.log(`| ${name} | ${p50.toFixed(2)} | ${ratio} | ${list} | ${pair} | ${rs.map((r) => r.n).join(', ')} |`);
+  }
+}
+
+const service = await startService({ port: await freePort(), configFile, env: serviceEnv, main: MAIN });
 try {
-  if (SCENARIOS.has('list')) {
+  if (SCENARIOS.has('list') || SCENARIOS.has('afterwrite')) {
     await service.close();
     await seed();
+  }
+  if (SCENARIOS.has('list')) {
     for (const [variant, file] of [
-      ['list answers kept until the next write', configFile],
-      ['every list read from the database', uncachedConfigFile],
-    ]) {
-      Object.assign(service, await startService({ port: await freePort(), configFile: file, env: serviceEnv }));
-      for (const limit of [1000, 50]) {
+      ['list answers kept until the next write', configFile, 'kept'],
+      ['every list read from the database', uncachedConfigFile, 'db'],
+    ].filter(([, , name]) => LIST_VARIANTS.has(name))) {
+      Object.assign(
+        service,
+        await startService({ port: await freePort(), configFile: file, env: serviceEnv, main: MAIN }),
+      );
+      for (const limit of LIMITS) {
         const url = `${service.url}/cxf/svc-core/notification?limit=${limit}`;
         const answer = await (await fetch(url, { headers: { 'x-apikey': READER_KEY } })).json();
         const baseline = await startBaseline(answer);
@@ -266,11 +386,16 @@ try {
           await baseline.close();
         }
       }
-      if (file !== configFile) {
-        await service.close();
-        Object.assign(service, await startService({ port: await freePort(), configFile, env: serviceEnv }));
-      } else await service.close();
+      await service.close();
     }
+  }
+  if (SCENARIOS.has('afterwrite')) {
+    Object.assign(service, await startService({ port: await freePort(), configFile, env: serviceEnv, main: MAIN }));
+    await afterWrite(service);
+    await service.close();
+  }
+  if (SCENARIOS.has('list') || SCENARIOS.has('afterwrite')) {
+    Object.assign(service, await startService({ port: await freePort(), configFile, env: serviceEnv, main: MAIN }));
   }
   if (SCENARIOS.has('fanout')) {
     // The first round's service is the one running (closed by fanoutRounds); each later one starts afresh.

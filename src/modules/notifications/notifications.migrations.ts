@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { ModuleMigration } from '../../platform/db/migrations.js';
+import { recipientSetKey } from './recipient-sets.js';
 
 export const notificationsMigrations: ModuleMigration[] = [
   {
@@ -56,9 +58,38 @@ export const notificationsMigrations: ModuleMigration[] = [
     },
   },
   {
+    // Issue 47: a list's total from kept counts per recipient set instead of counting the caller's recipient rows.
+    name: '2026-11-27-notifications-002-recipient-sets',
+    async up(db, d) {
+      await d
+        .keyOnlyTable(
+          db.schema
+            .createTable('notification_recipient_sets')
+            .addColumn('tenant_id', 'text', (c) => c.notNull())
+            .addColumn('set_key', 'text', (c) => c.notNull())
+            .addColumn('notifications', d.bigintColumnType, (c) => c.notNull())
+            .addPrimaryKeyConstraint('notification_recipient_sets_pk', ['tenant_id', 'set_key']),
+        )
+        .execute();
+      await d
+        .keyOnlyTable(
+          db.schema
+            .createTable('notification_set_members')
+            .addColumn('tenant_id', 'text', (c) => c.notNull())
+            .addColumn('kind', 'text', (c) => c.notNull())
+            .addColumn('name', 'text', (c) => c.notNull())
+            .addColumn('set_key', 'text', (c) => c.notNull())
+            // Per recipient, the sets naming it: a caller's sets are a few range reads.
+            .addPrimaryKeyConstraint('notification_set_members_pk', ['tenant_id', 'kind', 'name', 'set_key']),
+        )
+        .execute();
+      await backfillRecipientSets(db);
+    },
+  },
+  {
     // A tenant's change count for conditional GETs (notification-tags.ts), kept by triggers in every write's
     // transaction (Dialect.createChangeCounter): every add, update and delete writes the notification's row.
-    name: '2026-12-02-notifications-002-changes',
+    name: '2026-12-02-notifications-003-changes',
     async up(db, d) {
       await d.createChangeCounter(db, {
         table: 'notifications',
@@ -68,3 +99,40 @@ export const notificationsMigrations: ModuleMigration[] = [
     },
   },
 ];
+
+/** Counts the notifications already stored, by tenant and recipient set, in pages of 1,000. */
+async function backfillRecipientSets(db: Kysely<any>): Promise<void> {
+  const sets = new Map<string, { tenant: string; key: string; kind: string; names: string[]; n: number }>();
+  for (let after = 0; ; ) {
+    const rows: { seq: unknown; tenant_id: string; doc: string }[] = await db
+      .selectFrom('notifications')
+      .select(['seq', 'tenant_id', 'doc'])
+      .where('seq', '>', after)
+      .orderBy('seq')
+      .limit(1_000)
+      .execute();
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const n = JSON.parse(row.doc) as { recipients: string[]; recipientsType: string };
+      const key = recipientSetKey(n);
+      const id = `${row.tenant_id}\n${key}`;
+      const set = sets.get(id);
+      if (set) set.n++;
+      else
+        sets.set(id, { tenant: row.tenant_id, key, kind: n.recipientsType, names: [...new Set(n.recipients)], n: 1 });
+    }
+    after = Number(rows.at(-1)!.seq);
+  }
+  for (const s of sets.values()) {
+    await db
+      .insertInto('notification_recipient_sets')
+      .values({ tenant_id: s.tenant, set_key: s.key, notifications: s.n })
+      .execute();
+    for (let i = 0; i < s.names.length; i += 200) {
+      await db
+        .insertInto('notification_set_members')
+        .values(s.names.slice(i, i + 200).map((name) => ({ tenant_id: s.tenant, kind: s.kind, name, set_key: s.key })))
+        .execute();
+    }
+  }
+}

@@ -1,10 +1,19 @@
 import { sql, type Kysely, type SqlBool, type ExpressionBuilder } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import type { NotificationsTables } from './notifications.tables.js';
 import type { StoredNotification, Visibility } from './notification.js';
+import { recipientSetKey } from './recipient-sets.js';
 
 type Db = Kysely<NotificationsTables>;
+type Caller = Extract<Visibility, { all: false }>;
+
+/**
+ * Past this many names a caller's page comes from one statement over all its recipient rows instead of one ordered
+ * walk per name (SQLite allows 500 terms in a compound SELECT; so many walks would cost more than the one read).
+ */
+const MAX_WALKS = 100;
 
 export interface NotificationRow {
   seq: number;
@@ -15,6 +24,9 @@ export interface NotificationRow {
 
 /** SQL of the notifications: the rows, their recipients index and the per-tenant maintenance switch. */
 export class NotificationsRepository {
+  /** The list's statements, compiled once per shape (how many roles and organisations, how many documents). */
+  private readonly statements = new PreparedQueries();
+
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
@@ -27,6 +39,7 @@ export class NotificationsRepository {
       .returning('seq')
       .executeTakeFirstOrThrow();
     await this.insertRecipients(trx, tenantId, Number(seq), n, date);
+    await this.countIn(trx, tenantId, n);
     return Number(seq);
   }
 
@@ -41,10 +54,12 @@ export class NotificationsRepository {
     return row && toRow(row);
   }
 
+  /** `before`: the notification as it was (its recipient set loses it if the update moves it to another). */
   async update(
     trx: Db,
     tenantId: string,
     seq: number,
+    before: StoredNotification,
     n: StoredNotification,
     doc: string,
     date: number,
@@ -57,6 +72,10 @@ export class NotificationsRepository {
       .execute();
     await forTenant(trx, tenantId).deleteFrom('notification_recipients').where('notification_seq', '=', seq).execute();
     await this.insertRecipients(trx, tenantId, seq, n, date);
+    if (recipientSetKey(before) !== recipientSetKey(n)) {
+      await this.countOut(trx, tenantId, before);
+      await this.countIn(trx, tenantId, n);
+    }
   }
 
   async delete(trx: Db, tenantId: string, id: string): Promise<NotificationRow | undefined> {
@@ -70,6 +89,7 @@ export class NotificationsRepository {
       .deleteFrom('notification_recipients')
       .where('notification_seq', '=', Number(row.seq))
       .execute();
+    await this.countOut(trx, tenantId, JSON.parse(row.doc));
     return toRow(row);
   }
 
@@ -84,9 +104,12 @@ export class NotificationsRepository {
   }
 
   /**
-   * The caller's page, newest first, and how many it may see in all. For a recipient the count and the page come
-   * from the recipients key alone (index-only, no document read), then the page's documents by seq; for
-   * NOTIFICATION_ADMIN from the notifications' own (tenant, date, seq) index.
+   * The caller's page, newest first, and how many it may see in all. The total is the sum of the kept counts of the
+   * recipient sets naming the caller (for NOTIFICATION_ADMIN, of all the tenant's sets): it reads one row per set, not
+   * one per notification. The page walks each of the caller's names' recipient keys newest first and stops after
+   * start + limit rows; the union of those walks, deduplicated (a notification may name two of the caller's roles),
+   * holds the page. Then the page's documents by seq. For NOTIFICATION_ADMIN the page walks the notifications' own
+   * (tenant, date, seq) index.
    */
   async list(
     tenantId: string,
@@ -94,13 +117,19 @@ export class NotificationsRepository {
     start: number,
     limit: number,
   ): Promise<{ total: number; rows: NotificationRow[] }> {
+    const counted = v.all
+      ? forTenant(this.db, tenantId)
+          .selectFrom('notification_recipient_sets as s')
+          .select(sql<number>`coalesce(sum(s.notifications), 0)`.as('total'))
+          .executeTakeFirstOrThrow()
+      : this.callerTotal(tenantId, v);
     if (v.all) {
-      const all = forTenant(this.db, tenantId).selectFrom('notifications as n');
       const [count, rows] = await Promise.all([
-        all.select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow(),
+        counted,
         limit === 0
           ? []
-          : all
+          : forTenant(this.db, tenantId)
+              .selectFrom('notifications as n')
               .select(['n.seq', 'n.doc', 'n.date', 'n.version'])
               .orderBy('n.date', 'desc')
               .orderBy('n.seq', 'desc')
@@ -110,30 +139,151 @@ export class NotificationsRepository {
       ]);
       return { total: Number(count.total), rows: rows.map(toRow) };
     }
-    const named = this.recipientRows(tenantId, v);
-    const [count, page] = await Promise.all([
-      named.select(sql<number>`count(distinct r.notification_seq)`.as('total')).executeTakeFirstOrThrow(),
-      limit === 0
-        ? []
-        : named
-            .select(['r.notification_seq', 'r.date'])
-            .distinct()
-            .orderBy('r.date', 'desc')
-            .orderBy('r.notification_seq', 'desc')
-            .limit(limit)
-            .offset(start)
-            .execute(),
-    ]);
+    const [count, page] = await Promise.all([counted, limit === 0 ? [] : this.page(tenantId, v, start, limit)]);
     const seqs = page.map((p) => Number(p.notification_seq));
     if (seqs.length === 0) return { total: Number(count.total), rows: [] };
-    const docs = await forTenant(this.db, tenantId)
-      .selectFrom('notifications')
-      .select(['seq', 'doc', 'date', 'version'])
-      .where('seq', 'in', seqs)
-      .execute();
+    const docs = await this.statements.run(
+      this.db,
+      `docs:${seqs.length}`,
+      (p) =>
+        forTenant(this.db, p(0))
+          .selectFrom('notifications')
+          .select(['seq', 'doc', 'date', 'version'])
+          .where(
+            'seq',
+            'in',
+            seqs.map((_, i) => p(i + 1)),
+          ),
+      [tenantId, ...seqs],
+    );
     const bySeq = new Map(docs.map((d) => [Number(d.seq), toRow(d)]));
     // A notification deleted between the two statements is left out (the page is short by exactly that one).
     return { total: Number(count.total), rows: seqs.flatMap((seq) => bySeq.get(seq) ?? []) };
+  }
+
+  /** The seqs of the caller's page, newest first. */
+  private page(tenantId: string, v: Caller, start: number, limit: number) {
+    const names = callerNames(v);
+    if (names.length > MAX_WALKS) {
+      return this.recipientRows(tenantId, v)
+        .select(['r.notification_seq', 'r.date'])
+        .distinct()
+        .orderBy('r.date', 'desc')
+        .orderBy('r.notification_seq', 'desc')
+        .limit(limit)
+        .offset(start)
+        .execute();
+    }
+    // Each walk stops after start + limit rows: a notification on the page has fewer than that many newer ones
+    // visible to the caller, so fewer than that many newer ones under the name that shows it.
+    const k = names.length;
+    return this.statements.run<{ date: number; notification_seq: number }>(
+      this.db,
+      `page:${names.map((n) => n.kind[0]).join('')}`,
+      (p) => {
+        const walks = names.map(({ kind }, i) =>
+          this.db
+            .selectFrom(
+              forTenant(this.db, p(0))
+                .selectFrom('notification_recipients as r')
+                .select(['r.date', 'r.notification_seq'])
+                .where('r.kind', '=', kind)
+                .where('r.name', '=', p(i + 1))
+                .orderBy('r.date', 'desc')
+                .orderBy('r.notification_seq', 'desc')
+                .limit(p(k + 1))
+                .as('w'),
+            )
+            .select(['w.date', 'w.notification_seq']),
+        );
+        const union = walks.slice(1).reduce((all, walk) => all.union(walk), walks[0]!);
+        return this.db
+          .selectFrom(union.as('u'))
+          .select(['u.date', 'u.notification_seq'])
+          .orderBy('u.date', 'desc')
+          .orderBy('u.notification_seq', 'desc')
+          .limit(p(k + 2))
+          .offset(p(k + 3));
+      },
+      [tenantId, ...names.map((n) => n.name), start + limit, limit, start],
+    );
+  }
+
+  /**
+   * The sum of the counts of the sets naming the caller, each set's count read by its key (a scalar subquery, so
+   * that no engine scans the tenant's sets instead, as PostgreSQL did for an IN without statistics). The sets come
+   * from one key range per kind; the UNION counts a set once when two of the caller's names are in it.
+   */
+  private async callerTotal(tenantId: string, v: Caller): Promise<{ total: number }> {
+    const roles = [...new Set(v.roles)];
+    const organisations = [...new Set(v.organisations)];
+    const rows = await this.statements.run<{ total: number }>(
+      this.db,
+      `total:${roles.length}:${organisations.length}`,
+      (p) => {
+        const members = (kind: string) =>
+          forTenant(this.db, p(0))
+            .selectFrom('notification_set_members as m')
+            .select('m.set_key')
+            .where('m.kind', '=', kind);
+        const names = (from: number, n: number) => Array.from({ length: n }, (_, i) => p(from + i));
+        let sets = members('user').where('m.name', '=', p(1));
+        if (roles.length) sets = sets.union(members('role').where('m.name', 'in', names(2, roles.length)));
+        if (organisations.length)
+          sets = sets.union(
+            members('organisation').where('m.name', 'in', names(2 + roles.length, organisations.length)),
+          );
+        return this.db.selectFrom(sets.as('c')).select((eb) =>
+          eb.fn
+            .coalesce(
+              eb.fn.sum<number>(
+                // Correlated to c, so started from the expression builder: the tenant is named here.
+                eb
+                  .selectFrom('notification_recipient_sets as s')
+                  .select('s.notifications')
+                  .where('s.tenant_id', '=', p(0))
+                  .whereRef('s.set_key', '=', 'c.set_key'),
+              ),
+              sql<number>`0`,
+            )
+            .as('total'),
+        );
+      },
+      [tenantId, v.user, ...roles, ...organisations],
+    );
+    return rows[0]!;
+  }
+
+  /** The notification joins its recipient set's count; a set counted for the first time gets its members. */
+  private async countIn(trx: Db, tenantId: string, n: StoredNotification): Promise<void> {
+    const key = recipientSetKey(n);
+    const { notifications } = await trx
+      .insertInto('notification_recipient_sets')
+      .values({ tenant_id: tenantId, set_key: key, notifications: 1 })
+      .onConflict((oc) =>
+        oc
+          .columns(['tenant_id', 'set_key'])
+          .doUpdateSet({ notifications: sql`notification_recipient_sets.notifications + 1` }),
+      )
+      .returning('notifications')
+      .executeTakeFirstOrThrow();
+    // At 1 the set is new or was at 0 (its members stay with it then): either way they are there after this.
+    if (Number(notifications) !== 1) return;
+    await trx
+      .insertInto('notification_set_members')
+      .values(
+        [...new Set(n.recipients)].map((name) => ({ tenant_id: tenantId, kind: n.recipientsType, name, set_key: key })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  private async countOut(trx: Db, tenantId: string, n: StoredNotification): Promise<void> {
+    await forTenant(trx, tenantId)
+      .updateTable('notification_recipient_sets')
+      .set({ notifications: sql`notifications - 1` })
+      .where('set_key', '=', recipientSetKey(n))
+      .execute();
   }
 
   /** Runtime maintenance switches of every tenant that has set one. */
@@ -173,7 +323,7 @@ export class NotificationsRepository {
   }
 
   /** The recipient rows naming the caller: its login name, one of its roles, one of its active organisations. */
-  private recipientRows(tenantId: string, v: Extract<Visibility, { all: false }>) {
+  private recipientRows(tenantId: string, v: Caller) {
     return forTenant(this.db, tenantId)
       .selectFrom('notification_recipients as r')
       .where((w) => {
@@ -194,4 +344,13 @@ export class NotificationsRepository {
 
 function toRow(row: { seq: unknown; doc: string; date: unknown; version: unknown }): NotificationRow {
   return { seq: Number(row.seq), doc: row.doc, date: Number(row.date), version: Number(row.version) };
+}
+
+/** The caller's recipient names, each once: its login name, its roles, its active organisations. */
+function callerNames(v: Caller): { kind: string; name: string }[] {
+  return [
+    { kind: 'user', name: v.user },
+    ...[...new Set(v.roles)].map((name) => ({ kind: 'role', name })),
+    ...[...new Set(v.organisations)].map((name) => ({ kind: 'organisation', name })),
+  ];
 }

@@ -84,7 +84,7 @@ export class NotificationsService {
       const doc = JSON.stringify(stored);
       const date = Math.max(Date.now(), current.date + 1);
       const version = current.version + 1;
-      await this.repo.update(trx, caller.tenantId, current.seq, stored, doc, date, version);
+      await this.repo.update(trx, caller.tenantId, current.seq, before, stored, doc, date, version);
       const event = await publish({
         tenantId: caller.tenantId,
         topic: NOTIFICATION_TOPIC,

@@ -23,6 +23,23 @@ export interface NotificationRecipientsTable {
   notification_seq: number;
 }
 
+/** Kept count of the notifications per recipient set (recipient-sets.ts), maintained in each write's transaction. */
+export interface NotificationRecipientSetsTable {
+  tenant_id: string;
+  /** recipientSetKey: a hash of the kind and the sorted names. */
+  set_key: string;
+  /** How many notifications name exactly this set now; a set at 0 stays (a concurrent add may be reviving it). */
+  notifications: number;
+}
+
+/** The names of each recipient set: which sets name a caller. */
+export interface NotificationSetMembersTable {
+  tenant_id: string;
+  kind: string;
+  name: string;
+  set_key: string;
+}
+
 /** Per-tenant maintenance switch set at run time; no row means the config's `maintenance`. */
 export interface NotificationSettingsTable {
   tenant_id: string;
@@ -33,4 +50,6 @@ export interface NotificationsTables extends EventsTables {
   notifications: NotificationsTable;
   notification_recipients: NotificationRecipientsTable;
   notification_settings: NotificationSettingsTable;
+  notification_recipient_sets: NotificationRecipientSetsTable;
+  notification_set_members: NotificationSetMembersTable;
 }
