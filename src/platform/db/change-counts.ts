@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { batchedLookup } from './batched-lookup.js';
 import type { DataAccess } from './data-access.js';
-import type { Dialect } from './dialects/dialect.js';
+import { changeCount, type Dialect } from './dialects/dialect.js';
 
 /**
  * The change count of a key of `counterTable`, given as the values of `keys` (a prefix of the counter's key columns,
@@ -17,9 +17,8 @@ export function changeCountReader(
   keys: readonly string[],
 ): (values: readonly string[]) => Promise<string> {
   const columns = Object.fromEntries(keys.map((_, i) => [`k${i}`, 'text' as const]));
-  const of = keys.map((key, i) => sql`q__c.${sql.ref(key)} = r.${sql.ref(`k${i}`)}`);
-  const count = sql<string>`(SELECT coalesce(sum(q__c.changes), 0) FROM ${sql.table(counterTable)} q__c
-    WHERE ${sql.join(of, sql` AND `)})`;
+  // The same subquery the lists use (Dialect's changeCount), correlated with the batch's rows instead of one key.
+  const count = changeCount(counterTable, Object.fromEntries(keys.map((key, i) => [key, sql.ref(`r.k${i}`)])));
   const lookup = batchedLookup<readonly string[], { changes: unknown }>(data, dialect, {
     name: `change-count:${counterTable}:${keys.join(',')}`,
     columns,
