@@ -10,6 +10,8 @@ import { documentIndex, reservedToken, type DocumentIndex } from '../../platform
 import { INDEXED_FIELDS, restrictionGrantees, type ItemDocument } from './item-document.js';
 import { StoreKeys, type CommittedRun, type ItemScope } from './store-keys.js';
 import type { StorageTables } from './storage.tables.js';
+import type { StorageSql } from './dialects/index.js';
+import { ItemTermCounts, type CountedWords } from './item-term-counts.js';
 
 type Db = Kysely<StorageTables>;
 
@@ -61,10 +63,16 @@ export class ItemValueIndex {
     SETS_CACHED_MAX,
   );
 
+  /** Kept counts of the words (storage_term_counts), in the transaction of every write of words. */
+  private readonly termCounts: ItemTermCounts;
+
   constructor(
     private readonly dialect: Dialect,
     private readonly statements: PreparedQueries,
-  ) {}
+    storageSql: StorageSql,
+  ) {
+    this.termCounts = new ItemTermCounts(storageSql, statements);
+  }
 
   /** The value index rows of the document (platform/query/value-index.ts), over the fields a query can name. */
   of(doc: ItemDocument): DocumentIndex {
@@ -296,18 +304,24 @@ export class ItemValueIndex {
    */
   async writeMany(trx: Db, items: readonly IndexedItem[]): Promise<void> {
     const words: WordRow[] = [];
+    const counted: CountedWords[] = [];
     const values: unknown[] = [];
     for (const { scope, seq, doc, prepared } of items) {
       const index = this.of(doc);
-      if (index.words.length > 0) words.push({ seq, words: index.words, tokens: this.readTokens(scope, doc) });
-      if (index.rows.length === 0) continue;
+      if (index.words.length === 0 && index.rows.length === 0) continue;
       const rs = this.readerSet(doc, prepared);
+      if (index.words.length > 0) {
+        words.push({ seq, words: index.words, tokens: this.readTokens(scope, doc) });
+        counted.push({ rs, words: index.words });
+      }
+      if (index.rows.length === 0) continue;
       // Flat, not as `records`' objects: every create passes here (an object per row: 4-7% fewer creates in process).
       for (const [path, t, e, n, s] of index.rows) values.push(keyOf(prepared, path), seq, rs, t, e, n, s);
     }
     for (let i = 0; i < words.length; i += WORD_ROWS_PER_STATEMENT) {
       await this.dialect.words.insert(WORDS_TABLE, words.slice(i, i + WORD_ROWS_PER_STATEMENT)).execute(trx);
     }
+    await this.termCounts.add(trx, counted);
     await this.statements.insertRows(
       trx,
       'insert-value-rows',
@@ -321,6 +335,15 @@ export class ItemValueIndex {
   /** Removes the value rows and words of the item (its key is unique across tenants and stores). */
   async remove(trx: Db, seq: number): Promise<void> {
     await trx.deleteFrom('storage_item_values').where('item_seq', '=', seq).execute();
+    await this.removeWords(trx, seq);
+  }
+
+  /**
+   * Removes the item's words row, taken out of the kept counts under the item's reader set as its row has it: before
+   * that changes (an update of the row, StoreItemRepository.update), or the counts would lose it under the new one.
+   */
+  async removeWords(trx: Db, seq: number): Promise<void> {
+    await this.termCounts.forget(trx, seq);
     await this.dialect.words.remove(WORDS_TABLE, seq).execute(trx);
   }
 
@@ -353,11 +376,12 @@ export class ItemValueIndex {
     // Rows an interrupted run may have left (none normally): replaced, not added to.
     const seqs = rows.map((r) => Number(r.seq));
     if (seqs.length > 0) await trx.deleteFrom('storage_item_values').where('item_seq', 'in', seqs).execute();
-    for (const seq of seqs) await this.dialect.words.remove(WORDS_TABLE, seq).execute(trx);
+    for (const seq of seqs) await this.removeWords(trx, seq);
     // The items' new idx and reader set, grouped so that each pair is one update.
     const flagged = new Map<string, { idx: number; rs: number; seqs: number[] }>();
     const values: Array<{ q: number; r: number; k: number; t: number; e: number; n: number | null; s: string | null }> =
       [];
+    const counted: CountedWords[] = [];
     for (const row of rows) {
       const doc = this.dialect.fromJson<ItemDocument>(row.doc);
       const seq = Number(row.seq);
@@ -370,11 +394,14 @@ export class ItemValueIndex {
       group.seqs.push(seq);
       for (const v of this.records(doc, prepared)) values.push({ q: seq, r, ...v });
       const scope = { tenantId: row.tenant_id, storeId: row.store_id };
-      if (index.words.length > 0)
+      if (index.words.length > 0) {
         await this.dialect.words
           .insert(WORDS_TABLE, [{ seq, words: index.words, tokens: this.readTokens(scope, doc) }])
           .execute(trx);
+        counted.push({ rs: r, words: index.words });
+      }
     }
+    await this.termCounts.add(trx, counted);
     for (let i = 0; i < values.length; i += 5000) {
       await trx
         .insertInto('storage_item_values')

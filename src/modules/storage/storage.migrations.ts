@@ -328,4 +328,23 @@ export const storageMigrations: ModuleMigration[] = [
       await storageSqlFor(d).keepValueCounts(db);
     },
   },
+  {
+    // Kept counts of the words index (item-term-counts.ts): how many items of a reader set hold each word, kept by the
+    // module's writes in the item's transaction (SQLite's FTS5 table has no triggers), so that the total of a list
+    // whose query is one bare word is a sum over the caller's reader sets, not a count of its matches. A words row is
+    // counted under its item's reader set (storage_items.rs) from its insert to its delete. The primary key serves the
+    // lookup (a term, the caller's sets) and the upserts; SQLite keeps the counts in that key alone.
+    name: '2026-12-01-storage-012-term-counts',
+    async up(db, d) {
+      const table = db.schema
+        .createTable('storage_term_counts')
+        .addColumn('term', d.codePointTextType, (c) => c.notNull())
+        .addColumn('rs', d.bigintColumnType, (c) => c.notNull())
+        .addColumn('shard', 'integer', (c) => c.notNull())
+        .addColumn('n', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('storage_term_counts_pk', ['term', 'rs', 'shard']);
+      await d.keyOnlyTable(table).execute();
+      await storageSqlFor(d).countExistingTerms(db);
+    },
+  },
 ];

@@ -76,6 +76,7 @@ function storeIndexSource(scope: StoreScope, plain?: PlainAssumption): ValueInde
     keysTable: 'storage_value_keys',
     keyForms: true,
     counts: 'storage_value_counts',
+    termCounts: 'storage_term_counts',
     scope: [
       ['tenant_id', scope.tenantId],
       ['store_id', scope.storeId],

@@ -63,6 +63,18 @@ export interface StorageTables {
   storage_reader_sets: StoreReaderSetRow;
   storage_reader_set_grantees: StoreReaderSetGranteeRow;
   storage_value_counts: StoreValueCountRow;
+  storage_term_counts: StoreTermCountRow;
+}
+
+/**
+ * How many items of a reader set hold a word in the words index (storage-012), kept by the writes
+ * (item-term-counts.ts); a count is the sum of its shards.
+ */
+export interface StoreTermCountRow {
+  term: string;
+  rs: number;
+  shard: number;
+  n: number;
 }
 
 /**

@@ -66,7 +66,7 @@ export class StoreItemRepository {
     feed: ChangeFeed,
   ) {
     this.db = data.db;
-    this.valueIndex = new ItemValueIndex(dialect, this.statements);
+    this.valueIndex = new ItemValueIndex(dialect, this.statements, storageSql);
     this.lists = new StoreItemLists(data, dialect);
     this.creates = new StoreItemCreates(data, dialect, storageSql, transact, this.statements, this.valueIndex, feed);
     this.readItem = batchedLookup<ReadRequest, ItemTextRow>(data, this.dialect, {
@@ -215,6 +215,8 @@ export class StoreItemRepository {
   }
 
   async update(trx: Db, key: ItemKey, seq: number, doc: ItemDocument, now: number, by: string): Promise<void> {
+    // Its words leave the kept counts under the reader set the row has now (writeIndexes adds the new ones).
+    await this.valueIndex.removeWords(trx, seq);
     await forTenant(trx, key.tenantId)
       .updateTable('storage_items')
       .set({

@@ -33,6 +33,7 @@ export function checkedSource(source: ValueIndexSource): ValueIndexSource {
     ...source.scope.map(([c]) => c),
     ...(source.keysTable ? [source.keysTable] : []),
     ...(source.counts ? [source.counts] : []),
+    ...(source.termCounts ? [source.termCounts] : []),
   ];
   if (!names.every((n) => TABLE_NAME.test(n)) || !ALIAS.test(source.alias)) {
     throw new Error('query: invalid value index source');

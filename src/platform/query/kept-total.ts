@@ -5,8 +5,9 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryContext } from './query.types.js';
 import type { QueryNode, ValueIndexSource } from './query-ast.js';
-import { assumePlain, checkedSource, pathKey } from './compile-indexed.js';
+import { assumePlain, checkedSource, pathKey, rowsAtPath, scopeOf } from './compile-indexed.js';
 import { allOf, checkedPath } from './sql-parts.js';
+import { VALUE_KIND } from './value-index.js';
 
 /**
  * The kept total of `node` as a scalar subquery, or undefined where the counts cannot give it (another shape than one
@@ -19,6 +20,7 @@ export function keptTotal(
   ctx: QueryContext,
   source: ValueIndexSource,
 ): RawBuilder<unknown> | undefined {
+  if (node.type === 'text') return keptTermTotal(node, ctx, source);
   const { counts, keysTable, readers } = source;
   if (!counts || !keysTable || !readers || !source.plain) return undefined;
   // One predicate, or predicates on one path ANDed (a filter's two bounds of a range): with one value per item at
@@ -41,4 +43,33 @@ export function keptTotal(
   const sets = ctx.dialect.inSubquery(sql.ref('q__c.rs'), readers.sets);
   return sql`(SELECT coalesce(sum(q__c.n), 0) FROM ${sql.table(counts)} q__c
     WHERE q__c.vk = ${pathKey(checked, keysTable, path)} AND ${allOf(tests)} AND ${sets})`;
+}
+
+/**
+ * The kept total of a bare term that is one whole word (not a prefix, a pattern or a phrase: those are counted), as a
+ * scalar subquery: the sum of the word's counts over the caller's reader sets (every readable item whose words row
+ * has the word), plus the readable items with more words than their row holds (a `wordsCut` row; normally none) whose
+ * document has the term and whose row does not. Exact where every item is indexed (plain: the statements check it).
+ */
+function keptTermTotal(
+  node: Extract<QueryNode, { type: 'text' }>,
+  ctx: QueryContext,
+  source: ValueIndexSource,
+): RawBuilder<unknown> | undefined {
+  const { termCounts, wordsTable, readers } = source;
+  const { search } = node;
+  if (!termCounts || !wordsTable || !readers || !source.plain) return undefined;
+  if (search.kind !== 'words' || search.words.length !== 1) return undefined;
+  const checked = checkedSource(source);
+  assumePlain(checked);
+  const alias = checked.alias;
+  const seq = sql.ref(`${alias}.seq`);
+  const word = search.words[0];
+  const sets = ctx.dialect.inSubquery(sql.ref('q__t.rs'), readers.sets);
+  const inIndex = ctx.dialect.words.matchKey(wordsTable, search, seq);
+  const cut = sql`(SELECT count(*) FROM ${sql.table(checked.itemsTable)} AS ${sql.id(alias)} WHERE ${seq} IN (
+      SELECT q__v.item_seq FROM ${sql.table(checked.valuesTable)} q__v WHERE ${rowsAtPath(checked, 'q__v', '')} AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)})
+    AND ${scopeOf(checked, alias)} AND ${ctx.dialect.query.textLike(ctx.fullText, node.pattern)} AND ${readers.mayRead(seq)}
+    AND NOT ${inIndex})`;
+  return sql`((SELECT coalesce(sum(q__t.n), 0) FROM ${sql.table(termCounts)} q__t WHERE q__t.term = ${word} AND ${sets}) + ${cut})`;
 }

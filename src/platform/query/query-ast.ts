@@ -154,6 +154,12 @@ export interface ValueIndexSource {
    * array element), kept in the writes' transactions. Needs `keysTable` and `readers`.
    */
   counts?: string;
+  /**
+   * Kept counts of the words index (kept-total.ts): a table with one row per word (`term`), reader set (`rs`) and
+   * shard, whose `n` is how many items of the set have the word in their words row, kept in the writes' transactions.
+   * Needs `wordsTable` and `readers`.
+   */
+  termCounts?: string;
 }
 
 /** What a compile for plain values assumed (ValueIndexSource.plain), filled in by the compiler. */

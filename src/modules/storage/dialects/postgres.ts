@@ -1,9 +1,15 @@
 import { sql } from 'kysely';
 import type { StorageSql } from './storage-sql.js';
 import { COUNT_KEY, countedRow } from './value-counts-sql.js';
+import { RESERVED_TOKEN_MARK } from '../../../platform/query/text-terms.js';
 
 /** Shards of a count (the server process's, as the platform's change counters: Dialect.createChangeCounter). */
 const COUNT_SHARDS = 32;
+/** The shard of storage_term_counts of the server process. */
+const TERM_SHARD = sql<number>`(pg_backend_pid() % ${sql.lit(COUNT_SHARDS)})`;
+/** The lexeme (of a words row's tsvector) is a word, not a reserved token (text-terms.ts): its first character. */
+const notToken = (lexeme: string) =>
+  sql`left(${sql.raw(lexeme)}, 1) <> chr(${sql.lit(RESERVED_TOKEN_MARK.codePointAt(0)!)})`;
 
 export const postgresStorageSql: StorageSql = {
   // Items inserted in their order; each inserted one gets its access rows and value index rows in the same statement
@@ -25,7 +31,12 @@ export const postgresStorageSql: StorageSql = {
       from done cross join jsonb_to_recordset(done.v) as v(k bigint, t smallint, e smallint, n double precision, s text)),
     wrd as (
       insert into storage_item_words (item_seq, tsv)
-      select done.seq, array_to_tsvector(array(select jsonb_array_elements_text(done.w))) from done where jsonb_array_length(done.w) > 0)
+      select done.seq, array_to_tsvector(array(select jsonb_array_elements_text(done.w))) from done where jsonb_array_length(done.w) > 0),
+    cnt as (
+      insert into storage_term_counts as c (term, rs, shard, n)
+      select x.term, done.r, ${TERM_SHARD}, count(*) from done cross join jsonb_array_elements_text(done.w) as x(term)
+      where ${notToken('x.term')} group by x.term, done.r order by x.term, done.r
+      on conflict (term, rs, shard) do update set n = c.n + excluded.n)
     select n from done`,
   keepValueCounts: async (db) => {
     // Statement triggers with the changed rows as transition tables: one upsert per statement, grouped by count row
@@ -58,5 +69,20 @@ export const postgresStorageSql: StorageSql = {
       ${sql.lit('begin delete from storage_value_counts; return null; end')}`.execute(db);
     await sql`create trigger storage_item_values_count_truncate after truncate on storage_item_values
       for each statement execute function storage_item_values_count_truncate()`.execute(db);
+  },
+  termShard: TERM_SHARD,
+  // In the key's order, as every statement that adds to the counts (creates, writeMany): shared rows are locked in
+  // one order.
+  forgetTerms: (seq) => sql`insert into storage_term_counts as c (term, rs, shard, n)
+    select x.term, i.rs, ${TERM_SHARD}, -1
+    from storage_item_words w join storage_items i on i.seq = w.item_seq cross join unnest(tsvector_to_array(w.tsv)) as x(term)
+    where w.item_seq = ${seq} and i.rs is not null and ${notToken('x.term')}
+    order by x.term, i.rs
+    on conflict (term, rs, shard) do update set n = c.n + excluded.n`,
+  countExistingTerms: async (db) => {
+    await sql`insert into storage_term_counts (term, rs, shard, n)
+      select x.term, i.rs, 0, count(*)
+      from storage_item_words w join storage_items i on i.seq = w.item_seq cross join unnest(tsvector_to_array(w.tsv)) as x(term)
+      where i.rs is not null and ${notToken('x.term')} group by x.term, i.rs`.execute(db);
   },
 };

@@ -2,6 +2,9 @@ import { sql } from 'kysely';
 import type { StorageSql } from './storage-sql.js';
 import { COUNT_KEY, countedRow } from './value-counts-sql.js';
 
+/** The words of a row of storage_item_words (aliased w) as a JSON array, for json_each. */
+const WORDS_AS_JSON = sql.raw(`'["' || replace(w.words, ' ', '","') || '"]'`);
+
 /** SQLite: every storage statement is portable SQL; its writes are local, so one transaction of several is cheap. */
 export const sqliteStorageSql: StorageSql = {
   keepValueCounts: async (db) => {
@@ -17,5 +20,16 @@ export const sqliteStorageSql: StorageSql = {
       when ${countedRow('old')} begin ${add('old', -1)} end`.execute(db);
     await sql`create trigger storage_item_values_count_update after update on storage_item_values
       begin ${add('old', -1)} ${add('new', 1)} end`.execute(db);
+  },
+  termShard: sql<number>`0`,
+  // The words row's words are its FTS5 column as stored (space-separated, letters and digits): a JSON array of them.
+  forgetTerms: (seq) => sql`insert into storage_term_counts (term, rs, shard, n)
+    select j.value, i.rs, 0, -1 from storage_item_words w, storage_items i, json_each(${WORDS_AS_JSON}) j
+    where w.rowid = ${seq} and i.seq = w.rowid and i.rs is not null and w.words <> ''
+    on conflict (term, rs, shard) do update set n = n + excluded.n`,
+  countExistingTerms: async (db) => {
+    await sql`insert into storage_term_counts (term, rs, shard, n)
+      select j.value, i.rs, 0, count(*) from storage_item_words w, storage_items i, json_each(${WORDS_AS_JSON}) j
+      where i.seq = w.rowid and i.rs is not null and w.words <> '' group by j.value, i.rs`.execute(db);
   },
 };

@@ -20,4 +20,17 @@ export interface StorageSql {
    * shard of the server process; SQLite: once per row, one shard).
    */
   readonly keepValueCounts: (db: Kysely<any>) => Promise<void>;
+  /**
+   * The shard of storage_term_counts a write adds to (term-counts.ts): SQLite 0 (one writer at a time); PostgreSQL the
+   * server process's, so that writers on other connections hold other rows until they commit.
+   */
+  readonly termShard: RawBuilder<number>;
+  /**
+   * One statement that takes the words row of item `seq` (storage_item_words) out of storage_term_counts: -1 for each
+   * of its words under the item's reader set as its row has it now (storage_items.rs); nothing where it has no words
+   * row or no reader set. Run before the words row is deleted and before the item's reader set changes.
+   */
+  readonly forgetTerms: (seq: number) => RawBuilder<unknown>;
+  /** A migration step: storage_term_counts of every words row there is, under its item's reader set (storage-012). */
+  readonly countExistingTerms: (db: Kysely<any>) => Promise<void>;
 }
