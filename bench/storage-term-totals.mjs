@@ -66,6 +66,10 @@ async function startBuild(name, main) {
     configFile,
     main,
     env: database ? { DATABASE_URL: database.url } : {},
+  }).catch(async (error) => {
+    await database?.drop();
+    rmSync(root, { recursive: true, force: true });
+    throw error;
   });
   const pool = new Pool(service.url, { connections: 50, pipelining: 1 });
   const monitor = database ? new pg.Client({ connectionString: database.url }) : undefined;
@@ -128,11 +132,10 @@ async function startBuild(name, main) {
   };
 }
 
-const builds = [
-  await startBuild('this', join(ROOT, 'dist/main.js')),
-  await startBuild('base', join(BASELINE_DIR, 'dist/main.js')),
-];
+const builds = [];
 try {
+  builds.push(await startBuild('this', join(ROOT, 'dist/main.js')));
+  builds.push(await startBuild('base', join(BASELINE_DIR, 'dist/main.js')));
   for (const b of builds) await b.load();
   console.log(
     `${ENGINE}: ${N} items loaded into each build; ${LISTS} lists a round, a create before each; limit ${LIMIT}`,
