@@ -6,9 +6,9 @@ import { targetOf, type DataAccess } from '../../../platform/db/data-access.js';
 import type { ValueIndexSource } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
 import type { AssetRow, VersionData, VersionRow } from './asset.schema.js';
-import { AssetLists } from './asset-lists.repository.js';
+import { AssetLists, withId } from './asset-lists.repository.js';
 import { AssetStates, stored } from './asset-states.repository.js';
-export { ASSET_UNIVERSE, type AssetQuery } from './asset-lists.repository.js';
+export { ASSET_UNIVERSE, type AssetPage, type AssetQuery, type PageDocs } from './asset-lists.repository.js';
 
 type Db = Kysely<DmTables>;
 
@@ -20,11 +20,6 @@ export type AssetRef =
 /** Ids as the JSON array parameter of AssetsRepository.idIn. */
 const idsParameter = (seqs: readonly number[]): string => JSON.stringify(seqs.map((seq) => ({ seq })));
 
-/** The stored answer keeps no `id` (it is `seq`, unknown before the insert): spliced in front when read. */
-const withId = (seq: number, stored: string): string => {
-  const inner = stored.slice(stored.indexOf('{') + 1).trimStart();
-  return inner.startsWith('}') ? `{"id":${seq}}` : `{"id":${seq},${inner}`;
-};
 interface AssetRowRead {
   seq: number | string;
   template_id: number | string;
