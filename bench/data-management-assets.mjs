@@ -19,12 +19,12 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import {
   compare,
-  cpuMicros,
   createBenchDatabase,
   freePort,
   load,
   median,
   printTable,
+  processCpuMicros,
   startBaseline,
   startService,
 } from './lib.mjs';
@@ -78,16 +78,19 @@ if (baseline) baseline.app = 'bench_baseline';
 const admin = DB_URL || BASELINE_DIR ? new pg.Client({ connectionString: dbUrl }) : undefined;
 await admin?.connect();
 
-/** CPU so far (µs) of a service process and of its PostgreSQL backends (those that still exist). */
+/**
+ * CPU so far (µs) of a service process and of its PostgreSQL backends (those that still exist), from the scheduler's
+ * nanoseconds (schedstat), not 10 ms ticks.
+ */
 async function cpuOf(svc) {
   const { rows } = await admin.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [svc.app]);
   const backends = new Map();
   for (const { pid } of rows) {
     try {
-      backends.set(pid, cpuMicros(`/proc/${pid}/stat`));
+      backends.set(pid, processCpuMicros(pid));
     } catch {}
   }
-  return { service: cpuMicros(`/proc/${svc.pid}/stat`), backends };
+  return { service: processCpuMicros(svc.pid), backends };
 }
 const backendDelta = (before, after) => {
   let sum = 0;

@@ -1,10 +1,40 @@
-import { sql, type CompiledQuery, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import { preparedOnServer } from '../../../platform/db/prepared-query.js';
 import { VALUE_KIND, walkedKind, type SortJoin } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
 
 type Db = Kysely<DmTables>;
+
+/**
+ * What a page brings besides its ids, in the same statement: the assets' ACTIVE answers (`docs`), and also the ids of
+ * their children (`docsAndChildren`).
+ */
+export type PageDocs = 'docs' | 'docsAndChildren';
+
+/** One page of a query: ids in order, the total, and the documents (and children) where asked for. */
+export interface AssetPage {
+  total: number;
+  ids: number[];
+  /** The answers as JSON text by id (with `id`), where the page brought them. */
+  docs?: Map<number, string>;
+  /** The children's ids of each asset of the page, in id order, where the page brought them. */
+  children?: Map<number, number[]>;
+}
+
+/** The stored answer keeps no `id` (it is `seq`, unknown before the insert): spliced in front when read. */
+export const withId = (seq: number, stored: string): string => {
+  const inner = stored.slice(stored.indexOf('{') + 1).trimStart();
+  return inner.startsWith('}') ? `{"id":${seq}}` : `{"id":${seq},${inner}`;
+};
+
+interface PageRows {
+  ids: number[];
+  /** The page statement's `total` column (of its first row), where it has one and rows came. */
+  total?: number;
+  docs?: Map<number, string>;
+  children?: Map<number, number[]>;
+}
 
 /** The keys of the universe of a query: the assets of the scope the caller may see (CTE). */
 export const ASSET_UNIVERSE = 'q__r';
@@ -50,6 +80,76 @@ export class AssetLists {
   ) {}
 
   /**
+   * The rows of a page statement (`seq`, and `total` where `counted`), in its order; with `attach`, the assets'
+   * documents (and their children's ids) come in the same statement: the page is kept (a materialized CTE, numbered in
+   * its order) and the documents are read for its ids, one round trip and one statement less a query than reading them
+   * after it.
+   */
+  private async pageRows(
+    db: Db,
+    page: RawBuilder<unknown> | SelectQueryBuilder<any, any, any>,
+    counted: boolean,
+    attach: PageDocs | undefined,
+  ): Promise<PageRows> {
+    const raw = 'isRawBuilder' in page;
+    if (!attach) {
+      const rows = (await rowsOf(db, raw ? page : page.compile())) as Array<{
+        seq: number | string;
+        total?: number | string;
+      }>;
+      return {
+        ids: rows.map((r) => Number(r.seq)),
+        total: counted && rows.length > 0 ? Number(rows[0].total) : undefined,
+      };
+    }
+    const ofPage = (column: string) => this.dialect.inSubquery(sql.ref(column), sql`SELECT q__p.seq FROM q__p`);
+    const children =
+      attach === 'docsAndChildren'
+        ? sql`UNION ALL SELECT 2, c.seq, c.parent_id, NULL FROM dm_assets c WHERE c.scope = ${this.scope} AND ${ofPage('c.parent_id')}`
+        : sql``;
+    // kind 0: the page's rows (num: the place in the page, total), 1: a document, 2: a child (num: its parent).
+    const rows = await rowsOf(
+      db,
+      sql<{
+        kind: number | string;
+        seq: number | string;
+        num: number | string | null;
+        text: string | null;
+      }>`WITH q__p AS MATERIALIZED (SELECT x.seq, ${counted ? sql`x.total` : sql`0`} AS total, row_number() OVER () AS n FROM ${raw ? sql`(${page})` : page} AS x)
+      SELECT 0 AS kind, q__p.seq, q__p.n AS num, CAST(q__p.total AS text) AS text FROM q__p
+      UNION ALL SELECT 1, d.seq, NULL, ${this.dialect.jsonText('d.doc')} FROM dm_assets d WHERE d.scope = ${this.scope} AND ${ofPage('d.seq')}
+      ${children}`,
+    );
+    const order: Array<[number, number]> = [];
+    const docs = new Map<number, string>();
+    const kids = new Map<number, number[]>();
+    let total: number | undefined;
+    for (const r of rows) {
+      const kind = Number(r.kind);
+      const seq = Number(r.seq);
+      if (kind === 0) {
+        order.push([Number(r.num), seq]);
+        total ??= Number(r.text);
+      } else if (kind === 1) docs.set(seq, withId(seq, r.text as string));
+      else {
+        const parent = Number(r.num);
+        const list = kids.get(parent);
+        if (list) list.push(seq);
+        else kids.set(parent, [seq]);
+      }
+    }
+    order.sort((a, b) => a[0] - b[0]);
+    for (const list of kids.values()) list.sort((a, b) => a - b);
+    for (const seq of docs.keys()) if (!kids.has(seq)) kids.set(seq, []);
+    return {
+      ids: order.map(([, seq]) => seq),
+      total: counted ? total : undefined,
+      docs,
+      children: attach === 'docsAndChildren' ? kids : undefined,
+    };
+  }
+
+  /**
    * The page by walking the sort path's index rows in order and keeping the matching assets (each tested by index
    * probes), which stops after the page: the cost follows the rows walked, not the matches. Only where it gives exactly
    * the general plan's order: every row at the path is an exact scalar of one kind (no arrays, objects, long strings,
@@ -64,7 +164,8 @@ export class AssetLists {
     count: RawBuilder<number>,
     start: number,
     limit: number,
-  ): Promise<{ total?: number; ids?: number[] }> {
+    attach: PageDocs | undefined,
+  ): Promise<{ total: number; page?: PageRows }> {
     // The guards and the count in one round trip. The order of the index rows is the sort's order only for one kind of
     // exact scalar at the path (its first and last kinds in the index are the same). Each guard reads one index entry
     // in an index's order: as `WHERE ... LIMIT 1` PostgreSQL's planner, expecting many rows, scanned the whole table when
@@ -99,16 +200,18 @@ export class AssetLists {
     // only where a test needs them (one probe each: the document for values beyond the index, the template for hidden
     // ones, the dates), not for each row walked. Every asset is indexed (checked above): idx is 1.
     const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM dm_assets d WHERE d.seq = s.item_seq)`;
-    const rows = await rowsOf(
+    const page = await this.pageRows(
       db,
-      sql<{ seq: number }>`SELECT a.seq FROM (SELECT s.item_seq AS seq, s.num, s.str, s.ci, s.usr, s.uci, 1 AS idx,
+      sql`SELECT a.seq FROM (SELECT s.item_seq AS seq, s.num, s.str, s.ci, s.usr, s.uci, 1 AS idx,
         ${column('doc')} AS doc, ${column('template_id')} AS template_id, ${column('active_on')} AS active_on, ${column('created_on')} AS created_on, ${column('created_by')} AS created_by
         FROM dm_asset_values s WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${walked.rows('s')}) a
       WHERE ${visible} AND ${w.where ?? sql<SqlBool>`1 = 1`}
       ORDER BY ${walked.order('a')}, a.seq ASC LIMIT ${pageBound(limit)} OFFSET ${pageBound(start)}`,
+      false,
+      attach,
     );
-    if (rows.length < limit && start + rows.length < total) return { total };
-    return { total, ids: rows.map((r) => Number(r.seq)) };
+    if (page.ids.length < limit && start + page.ids.length < total) return { total };
+    return { total, page };
   }
 
   /**
@@ -122,11 +225,18 @@ export class AssetLists {
     hiddenTemplates: number[],
     start: number,
     limit: number,
-  ): Promise<{ total: number; ids: number[] }> {
+    attach?: PageDocs,
+  ): Promise<AssetPage> {
     const visible =
       hiddenTemplates.length > 0
         ? sql<SqlBool>`a.template_id NOT IN (${sql.join(hiddenTemplates)})`
         : sql<SqlBool>`1 = 1`;
+    const answer = (total: number, page: PageRows): AssetPage => ({
+      total,
+      ids: page.ids,
+      docs: page.docs,
+      children: page.children,
+    });
     if (!q.set && q.orderBy.length === 0) {
       const count = await rowsOf(
         db,
@@ -134,13 +244,13 @@ export class AssetLists {
       );
       const total = Number(count[0].n);
       if (limit === 0) return { total, ids: [] };
-      const rows = await rowsOf(
+      const page = await this.pageRows(
         db,
-        sql<{
-          seq: number;
-        }>`SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible} ORDER BY a.seq LIMIT ${limit} OFFSET ${start}`,
+        sql`SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible} ORDER BY a.seq LIMIT ${limit} OFFSET ${start}`,
+        false,
+        attach,
       );
-      return { total, ids: rows.map((r) => Number(r.seq)) };
+      return answer(total, page);
     }
     const keep =
       hiddenTemplates.length > 0
@@ -162,30 +272,31 @@ export class AssetLists {
     if (limit === 0) return { total: await countMatches(), ids: [] };
     let known: number | undefined;
     if (q.walk) {
-      const page = await this.walk(db, q.walk, visible, count, start, limit);
-      if (page.ids) return { total: page.total!, ids: page.ids };
-      known = page.total;
+      const walked = await this.walk(db, q.walk, visible, count, start, limit, attach);
+      if (walked.page) return answer(walked.total, walked.page);
+      known = walked.total;
     }
-    let page = q.needsItemRow
+    let from = q.needsItemRow
       ? withMatches.selectFrom('q__m as m' as any).innerJoin('dm_assets as a', 'a.seq', 'm.seq' as any)
       : withMatches.selectFrom('q__m as a' as any);
-    for (const join of q.joins) page = this.dialect.leftJoinRow(page, join.table, join.alias, join.on);
+    for (const join of q.joins) from = this.dialect.leftJoinRow(from, join.table, join.alias, join.on);
     // The count, unless the walk's guards answered it already.
-    let ordered = page.select([
+    let ordered = from.select([
       'a.seq' as any,
       known === undefined ? sql<number>`(SELECT count(*) FROM q__m)`.as('total') : sql<number>`0`.as('total'),
     ]);
     for (const o of q.orderBy) ordered = ordered.orderBy(o);
-    const rows = await rowsOf(
+    const page = await this.pageRows(
       db,
       ordered
         .orderBy('a.seq' as any)
         .limit(limit)
-        .offset(start)
-        .compile(),
+        .offset(start),
+      known === undefined,
+      attach,
     );
-    if (known !== undefined) return { total: known, ids: rows.map((r: any) => Number(r.seq)) };
-    if (rows.length === 0) return { total: start > 0 ? await countMatches() : 0, ids: [] };
-    return { total: Number((rows[0] as any).total), ids: rows.map((r: any) => Number(r.seq)) };
+    if (known !== undefined) return answer(known, page);
+    if (page.ids.length === 0) return { total: start > 0 ? await countMatches() : 0, ids: [] };
+    return answer(page.total!, page);
   }
 }

@@ -514,8 +514,9 @@ export function assetMethods(
       const p = parse(QueryParams, parameters, 'query');
       const groups = GroupPatterns.compile(p.withoutAttributeGroups, 'query', budget);
       const verbosity = p.verbosity ?? 0;
-      const { total, ids } = await select(db, caller, p, 'query');
-      const assets = await answers(db, ids, { verbosity, hidden: p.withoutHiddenAttributes === true, groups });
+      const page = await select(db, caller, p, 'query', AssetReads.pageDocsFor(verbosity));
+      const { total, ids } = page;
+      const assets = await answers(db, ids, { verbosity, hidden: p.withoutHiddenAttributes === true, groups, page });
       const parts = [`"total":${total}`, `"assets":[${assets.join(',')}]`];
       if (p.getQueries) parts.push(`"queries":${JSON.stringify(await queries.list(db, caller.name))}`);
       if (p.getUser)

@@ -12,7 +12,13 @@ import type { Caller } from '../method.js';
 import type { TemplateRef, TemplatesRepository } from '../templates/templates.repository.js';
 import { leftOut, withoutKeys, type TemplateDoc } from './asset-rules.js';
 import type { GroupPatterns } from './group-patterns.js';
-import { ASSET_UNIVERSE, type AssetQuery, type AssetsRepository } from './assets.repository.js';
+import {
+  ASSET_UNIVERSE,
+  type AssetPage,
+  type AssetQuery,
+  type AssetsRepository,
+  type PageDocs,
+} from './assets.repository.js';
 
 type Db = Kysely<DmTables>;
 
@@ -62,7 +68,10 @@ export class AssetReads {
       .map((t) => t.id);
   }
 
-  /** One page of the assets the filters and sorters select, and the total. */
+  /**
+   * One page of the assets the filters and sorters select, and the total; with `attach` (pageDocsFor the answers'
+   * verbosity), their documents come with the page, in the same statement (answers then reads none).
+   */
   readonly select = async (
     db: Db,
     caller: Caller,
@@ -75,7 +84,8 @@ export class AssetReads {
       limit?: number;
     },
     method: string,
-  ) => {
+    attach?: PageDocs,
+  ): Promise<AssetPage> => {
     const resolve = this.resolverOf(p.sortMode ?? '');
     const compiled: AssetQuery = compileDmQuerySets(
       this.dialect,
@@ -107,19 +117,35 @@ export class AssetReads {
       await this.hiddenTemplates(db, caller, p.restricted === true),
       p.start ?? 0,
       Math.min(p.limit ?? 1000, MAX_LIMIT),
+      attach,
     );
   };
 
-  /** The answers of assets at a verbosity, as JSON text. */
+  /** What a page should bring for the answers at a verbosity (answers' `page`). */
+  static pageDocsFor(verbosity: number): PageDocs {
+    return AssetReads.withChildren(verbosity) ? 'docsAndChildren' : 'docs';
+  }
+
+  private static withChildren(verbosity: number): boolean {
+    return verbosity === 1 || verbosity === 2 || verbosity === 5;
+  }
+
+  /**
+   * The answers of assets at a verbosity, as JSON text. `page`: a page of select that brought the documents (and
+   * children) the verbosity needs (pageDocsFor), so that none are read again.
+   */
   readonly answers = async (
     db: Db,
     ids: number[],
-    o: { verbosity: number; hidden: boolean; groups?: GroupPatterns },
+    o: { verbosity: number; hidden: boolean; groups?: GroupPatterns; page?: AssetPage },
   ): Promise<string[]> => {
-    const withChildren = o.verbosity === 1 || o.verbosity === 2 || o.verbosity === 5;
-    const { docs, children } = withChildren
-      ? await this.repo.docsAndChildren(db, ids)
-      : { docs: await this.repo.docs(db, ids), children: new Map<number, number[]>() };
+    const withChildren = AssetReads.withChildren(o.verbosity);
+    const brought = o.page?.docs && (!withChildren || o.page.children) ? o.page : undefined;
+    const { docs, children } = brought
+      ? { docs: brought.docs!, children: brought.children ?? new Map<number, number[]>() }
+      : withChildren
+        ? await this.repo.docsAndChildren(db, ids)
+        : { docs: await this.repo.docs(db, ids), children: new Map<number, number[]>() };
     const present = ids.filter((id) => docs.has(id));
     const trimmed = o.hidden || o.groups !== undefined || o.verbosity === 0 || o.verbosity === 5;
     /** The attribute keys left out of each template's assets: its groups are matched once per request, not per asset. */

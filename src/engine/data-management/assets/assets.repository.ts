@@ -1,14 +1,14 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { batchedLookup } from '../../../platform/db/batched-lookup.js';
 import type { Dialect, JsonRecordColumn } from '../../../platform/db/dialects/dialect.js';
-import { PreparedQueries, preparedOnServer } from '../../../platform/db/prepared-query.js';
+import { PreparedQueries } from '../../../platform/db/prepared-query.js';
 import { targetOf, type DataAccess } from '../../../platform/db/data-access.js';
 import type { ValueIndexSource } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
 import type { AssetRow, VersionData, VersionRow } from './asset.schema.js';
-import { AssetLists } from './asset-lists.repository.js';
+import { AssetLists, withId } from './asset-lists.repository.js';
 import { AssetStates, stored } from './asset-states.repository.js';
-export { ASSET_UNIVERSE, type AssetQuery } from './asset-lists.repository.js';
+export { ASSET_UNIVERSE, type AssetPage, type AssetQuery, type PageDocs } from './asset-lists.repository.js';
 
 type Db = Kysely<DmTables>;
 
@@ -17,11 +17,9 @@ export type AssetRef =
   | { customId: string; templateId: number }
   | { customId: string; templateCustomId: string };
 
-/** The stored answer keeps no `id` (it is `seq`, unknown before the insert): spliced in front when read. */
-const withId = (seq: number, stored: string): string => {
-  const inner = stored.slice(stored.indexOf('{') + 1).trimStart();
-  return inner.startsWith('}') ? `{"id":${seq}}` : `{"id":${seq},${inner}`;
-};
+/** Ids as the JSON array parameter of AssetsRepository.idIn. */
+const idsParameter = (seqs: readonly number[]): string => JSON.stringify(seqs.map((seq) => ({ seq })));
+
 interface AssetRowRead {
   seq: number | string;
   template_id: number | string;
@@ -368,16 +366,33 @@ export class AssetsRepository {
     await db.deleteFrom('dm_assets').where('scope', '=', this.scope).where('seq', '=', seq).execute();
   }
 
+  /**
+   * `column` is one of the ids of the JSON array parameter `ids` (`[{"seq":1},...]`): one statement text whatever the
+   * number of ids, with one parameter for them, instead of one text per page size with a parameter per id (Kysely
+   * built and compiled 200 value nodes and pg bound 201 parameters for each page of 100).
+   */
+  private idIn(column: string, ids: unknown): RawBuilder<SqlBool> {
+    return this.dialect.inSubquery(
+      sql.ref(column),
+      sql`select r.seq from ${this.dialect.jsonRecords(ids, { seq: 'bigint' })} as r`,
+    ) as RawBuilder<SqlBool>;
+  }
+
   /** The assets' ACTIVE answers as JSON text, by id. */
   async docs(db: Db, seqs: number[]): Promise<Map<number, string>> {
     if (seqs.length === 0) return new Map();
-    const rows = await db
-      .selectFrom('dm_assets')
-      .select(['seq', this.dialect.jsonText('doc').as('doc')])
-      .where('scope', '=', this.scope)
-      .where('seq', 'in', seqs)
-      .execute();
-    return new Map(rows.map((r) => [Number(r.seq), withId(Number(r.seq), r.doc as string)]));
+    const rows = await this.prepared.run<{ seq: number | string; doc: string }>(
+      targetOf(this.data, db),
+      'docs',
+      (p) =>
+        db
+          .selectFrom('dm_assets')
+          .select(['seq', this.dialect.jsonText('doc').as('doc')])
+          .where('scope', '=', p(0))
+          .where(this.idIn('seq', p(1))),
+      [this.scope, idsParameter(seqs)],
+    );
+    return new Map(rows.map((r) => [Number(r.seq), withId(Number(r.seq), r.doc)]));
   }
 
   /** The assets' ACTIVE answers as JSON text, by id, and the children of each of them in id order: one statement. */
@@ -388,29 +403,38 @@ export class AssetsRepository {
     const docs = new Map<number, string>();
     const children = new Map<number, number[]>();
     if (seqs.length === 0) return { docs, children };
-    // Prepared on the server: one text per number of ids (a page of 100 is the common one), planned once.
-    const statement = db
-      .selectFrom('dm_assets')
-      .select([
-        'seq',
-        sql<number | null>`NULL`.as('parent'),
-        (this.dialect.jsonText('doc') as RawBuilder<string | null>).as('doc'),
-      ])
-      .where('scope', '=', this.scope)
-      .where('seq', 'in', seqs)
-      .unionAll(
+    // Built once, prepared on the server: one text for every page, planned once.
+    const rows = await this.prepared.run<{ seq: number | string; parent: number | string | null; doc: string | null }>(
+      targetOf(this.data, db),
+      'docsAndChildren',
+      (p) =>
         db
           .selectFrom('dm_assets')
-          .select(['seq', 'parent_id as parent', sql<string | null>`NULL`.as('doc')])
-          .where('scope', '=', this.scope)
-          .where('parent_id', 'in', seqs),
-      )
-      .compile();
-    const { rows } = await db.executeQuery(preparedOnServer(statement));
+          .select([
+            'seq',
+            sql<number | null>`NULL`.as('parent'),
+            (this.dialect.jsonText('doc') as RawBuilder<string | null>).as('doc'),
+          ])
+          .where('scope', '=', p(0))
+          .where(this.idIn('seq', p(1)))
+          .unionAll(
+            db
+              .selectFrom('dm_assets')
+              .select(['seq', 'parent_id as parent', sql<string | null>`NULL`.as('doc')])
+              .where('scope', '=', p(0))
+              .where(this.idIn('parent_id', p(1))),
+          ),
+      [this.scope, idsParameter(seqs)],
+    );
     for (const r of rows) {
       const seq = Number(r.seq);
-      if (r.doc !== null) docs.set(seq, withId(seq, r.doc as string));
-      else if (r.parent !== null) children.set(Number(r.parent), [...(children.get(Number(r.parent)) ?? []), seq]);
+      if (r.doc !== null) docs.set(seq, withId(seq, r.doc));
+      else if (r.parent !== null) {
+        const parent = Number(r.parent);
+        const kids = children.get(parent);
+        if (kids) kids.push(seq);
+        else children.set(parent, [seq]);
+      }
     }
     for (const kids of children.values()) kids.sort((a, b) => a - b);
     for (const seq of docs.keys()) if (!children.has(seq)) children.set(seq, []);
