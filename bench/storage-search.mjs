@@ -14,6 +14,7 @@
 //        round; the list alone is timed), so that no list finds the store as the one before left it (issue 47).
 //        CONDITIONAL=0 leaves out the conditional GET beside each throughput list (If-None-Match with the list's ETag,
 //        answered 304 from the store's change count alone: issue 47 goal 3, at least 0.8 of the bare route).
+//        LATENCY=0 skips the latency runs (the throughput runs alone).
 //        BASELINE_DIR (a built checkout of another build, e.g. the build before a change): starts that build beside
 //        this one, loads it with the same items and adds its list to each throughput run (alternated round by round,
 //        its CPU per request read from its own process), so the two builds compare in one run.
@@ -59,6 +60,7 @@ const LATENCY_LIMIT = process.env.LATENCY_LIMIT ?? '100';
 const WRITE_BETWEEN = process.env.WRITE_BETWEEN === '1';
 const CONDITIONAL = process.env.CONDITIONAL !== '0';
 const BASELINE_DIR = process.env.BASELINE_DIR;
+const LATENCY = process.env.LATENCY !== '0';
 const STORE = 'search';
 const KEYS = {
   writer: 'k-search-writer-0123456789',
@@ -287,7 +289,7 @@ try {
     // Latency of one request at a time (its own cost, no queueing), for the reader of half the store (or LATENCY_READER):
     // right after the load, then (PostgreSQL) with the statistics fresh, as they are once the upkeep or autovacuum has
     // run: plans differ.
-    const passes = FRESH ? ['right after the load', 'statistics fresh'] : [''];
+    const passes = !LATENCY ? [] : FRESH ? ['right after the load', 'statistics fresh'] : [''];
     for (const pass of passes) {
       if (pass === 'statistics fresh') await freshStatistics(benchDb.url);
       for (const [label, params] of Object.entries(SHAPES)) {
