@@ -7,15 +7,19 @@
 //        N (creates a round, 20000); CONNECTIONS (50); ROUNDS (5); BASELINE_REV (a git revision, default 78f264f~1:
 //        checked out in a worktree under the system's temp dir and built there once, kept for the next run; remove it
 //        with `git worktree remove <path>`), or BASELINE_DIR (a checkout that is built already).
+//        BARE=0 leaves out the bare route.
 // Prints each round's creates/s of both builds and their ratio, the medians, and the CPU time per create of the
 // service's threads (main thread, the others together: SQLite's writer thread, V8's helpers) and of the loader.
+// Each round also loads a bare Fastify route (bench/baseline-server.mjs, a process of its own) answering a create's
+// JSON (`{"id": <a UUID>}`) to the same POSTs, so that the creates read as a ratio to it (issue 47 goal 1: >= 0.3).
+// On PostgreSQL the server's CPU is not counted (the triggers and index writes run there).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { searchItem } from './search-item.mjs';
-import { ROOT, cpuMicros, createBenchDatabase, freePort, median, startService } from './lib.mjs';
+import { ROOT, cpuMicros, createBenchDatabase, freePort, median, startBaseline, startService } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -24,6 +28,7 @@ const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const BASELINE_REV = process.env.BASELINE_REV ?? '78f264f~1';
 const KEY = 'k-creates-writer-0123456789';
+const BARE = process.env.BARE !== '0';
 
 /** A built checkout of BASELINE_REV (or BASELINE_DIR as it is): answers the path of its dist/main.js. */
 function baselineBuild() {
@@ -58,27 +63,12 @@ function threadCpu(pid) {
   return out;
 }
 
-/** One round of one build: N creates of the search benchmark's item through CONNECTIONS connections. */
-async function round(main) {
-  const root = mkdtempSync(join(tmpdir(), 'svc-bench-creates-'));
-  const configFile = join(root, 'config.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: KEY, roles: ['writer', 'everyone'] }] }],
-    }),
-  );
-  const database = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_creates') : undefined;
-  const service = await startService({
-    port: await freePort(),
-    configFile,
-    main,
-    env: database ? { DATABASE_URL: database.url } : {},
-  });
-  const pool = new Pool(service.url, { connections: CONNECTIONS, pipelining: 1 });
+/** N creates of the search benchmark's item through CONNECTIONS connections to `url`; `pid`: the process answering. */
+async function creates(url, pid) {
+  const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 });
   try {
     let next = 0;
-    const before = threadCpu(service.pid);
+    const before = threadCpu(pid);
     const loaderBefore = process.cpuUsage();
     const t0 = performance.now();
     await Promise.all(
@@ -97,17 +87,50 @@ async function round(main) {
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
-    const after = threadCpu(service.pid);
+    const after = threadCpu(pid);
     const loader = process.cpuUsage(loaderBefore);
     const spent = [...after].map(([tid, us]) => ({ tid, us: us - (before.get(tid) ?? 0) }));
-    const mainUs = spent.find(({ tid }) => tid === service.pid)?.us ?? 0;
-    const otherUs = spent.filter(({ tid }) => tid !== service.pid).reduce((sum, { us }) => sum + us, 0);
+    const mainUs = spent.find(({ tid }) => tid === pid)?.us ?? 0;
+    const otherUs = spent.filter(({ tid }) => tid !== pid).reduce((sum, { us }) => sum + us, 0);
     return { rate: N / seconds, main: mainUs / N, others: otherUs / N, loader: (loader.user + loader.system) / N };
   } finally {
     await pool.close();
+  }
+}
+
+/** One round of one build: N creates on a fresh store. */
+async function round(main) {
+  const root = mkdtempSync(join(tmpdir(), 'svc-bench-creates-'));
+  const configFile = join(root, 'config.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: KEY, roles: ['writer', 'everyone'] }] }],
+    }),
+  );
+  const database = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_creates') : undefined;
+  const service = await startService({
+    port: await freePort(),
+    configFile,
+    main,
+    env: database ? { DATABASE_URL: database.url } : {},
+  });
+  try {
+    return await creates(service.url, service.pid);
+  } finally {
     await service.close();
     await database?.drop();
     rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** One round of the bare route: the same POSTs answered `{"id": <UUID>}` by a bare Fastify route. */
+async function bareRound() {
+  const base = await startBaseline({ id: '0b7c1e1a-3c2d-4a57-9d52-5f0e3c1a2b4c' });
+  try {
+    return await creates(base.url, base.pid);
+  } finally {
+    await base.close();
   }
 }
 
@@ -115,10 +138,12 @@ const builds = [
   { name: 'this build', main: join(ROOT, 'dist/main.js') },
   { name: `baseline ${process.env.BASELINE_DIR ?? BASELINE_REV}`, main: baselineBuild() },
 ];
-const results = new Map(builds.map(({ name }) => [name, []]));
+const BARE_NAME = 'bare route (same POSTs)';
+const results = new Map([...builds.map(({ name }) => [name, []]), ...(BARE ? [[BARE_NAME, []]] : [])]);
 console.log(`${ENGINE}: ${N} creates a round, ${CONNECTIONS} connections, builds alternated, ${ROUNDS} rounds`);
 for (let r = 0; r < ROUNDS; r++) {
   for (const build of builds) results.get(build.name).push(await round(build.main));
+  if (BARE) results.get(BARE_NAME).push(await bareRound());
   const [mine, base] = builds.map(({ name }) => results.get(name)[r]);
   console.log(
     `round ${r + 1}: ${Math.round(mine.rate)} / ${Math.round(base.rate)} creates/s (${Math.round((100 * mine.rate) / base.rate)}%)`,
@@ -131,7 +156,7 @@ console.log(
   '| build | creates/s | vs baseline | CPU us a create: main thread | other threads | loader | rounds (creates/s) |',
 );
 console.log('|---|---|---|---|---|---|---|');
-for (const { name } of builds) {
+for (const name of results.keys()) {
   const ratio = `${Math.round((100 * m(name, 'rate')) / m(builds[1].name, 'rate'))}%`;
   const runs = results
     .get(name)
@@ -144,3 +169,12 @@ for (const { name } of builds) {
 console.log(
   `pairs (this build / baseline, round by round): ${ratios.map((x) => `${Math.round(100 * x)}%`).join(', ')}`,
 );
+if (BARE) {
+  const bare = (name) => results.get(name).map((x, i) => x.rate / results.get(BARE_NAME)[i].rate);
+  for (const { name } of builds)
+    console.log(
+      `${name} / bare route: ${Math.round(100 * median(bare(name)))}% (median of the rounds' ratios; rounds ${bare(name)
+        .map((x) => `${Math.round(100 * x)}%`)
+        .join(', ')})`,
+    );
+}

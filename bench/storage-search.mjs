@@ -14,6 +14,10 @@
 //        round; the list alone is timed), so that no list finds the store as the one before left it (issue 47).
 //        CONDITIONAL=0 leaves out the conditional GET beside each throughput list (If-None-Match with the list's ETag,
 //        answered 304 from the store's change count alone: issue 47 goal 3, at least 0.8 of the bare route).
+//        LATENCY=0 skips the latency runs (the throughput runs alone).
+//        BASELINE_DIR (a built checkout of another build, e.g. the build before a change): starts that build beside
+//        this one, loads it with the same items and adds its list to each throughput run (alternated round by round,
+//        its CPU per request read from its own process), so the two builds compare in one run.
 // Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
 // and the create throughput is measured on the way; lists are measured right after the load, with the database's
 // statistics as the load left them (PostgreSQL: no manual ANALYZE; the service's own upkeep may run meanwhile).
@@ -55,6 +59,8 @@ const LATENCY_READER = process.env.LATENCY_READER ?? 'half';
 const LATENCY_LIMIT = process.env.LATENCY_LIMIT ?? '100';
 const WRITE_BETWEEN = process.env.WRITE_BETWEEN === '1';
 const CONDITIONAL = process.env.CONDITIONAL !== '0';
+const BASELINE_DIR = process.env.BASELINE_DIR;
+const LATENCY = process.env.LATENCY !== '0';
 const STORE = 'search';
 const KEYS = {
   writer: 'k-search-writer-0123456789',
@@ -212,11 +218,23 @@ const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 
 const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: benchDb.url } : {};
 const engineName = ENGINE === 'postgres' ? 'PostgreSQL' : 'SQLite';
 const service = await startService({ port: PORT, configFile, env: serviceEnv });
+// The other build (BASELINE_DIR), on a database of its own, loaded with the same items.
+const otherDb =
+  BASELINE_DIR && ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_search_base') : undefined;
+const other = BASELINE_DIR
+  ? await startService({
+      port: await freePort(),
+      configFile,
+      main: join(BASELINE_DIR, 'dist/main.js'),
+      env: otherDb ? { DATABASE_URL: otherDb.url } : {},
+    })
+  : undefined;
 const latencyRows = [];
 try {
   let have = 0;
   for (const size of SIZES) {
     const rate = await loadItems(service.url, have, size);
+    if (other && size === SIZES[0]) await loadItems(other.url, have, size);
     have = size;
     console.log(
       `\n${engineName}: loaded ${size} items through the API; creates ${Math.round(rate)} items/s (${LOAD_CONNECTIONS} connections)`,
@@ -236,6 +254,12 @@ try {
               'bare route (same JSON)': { url: `${base.url}/x`, cpu: `/proc/${base.pid}/stat` },
               [`${reader} reader: ${label}`]: { url, headers: { 'x-apikey': KEYS[reader] } },
             };
+            if (other)
+              scenarios[`${reader} reader: ${label}, build at BASELINE_DIR`] = {
+                url: listUrl(other.url, params),
+                headers: { 'x-apikey': KEYS[reader] },
+                cpu: `/proc/${other.pid}/stat`,
+              };
             // The same list asked with its ETag: 304 after reading the store's change count only.
             if (CONDITIONAL)
               scenarios[`${reader} reader: ${label}, If-None-Match (304)`] = {
@@ -265,7 +289,7 @@ try {
     // Latency of one request at a time (its own cost, no queueing), for the reader of half the store (or LATENCY_READER):
     // right after the load, then (PostgreSQL) with the statistics fresh, as they are once the upkeep or autovacuum has
     // run: plans differ.
-    const passes = FRESH ? ['right after the load', 'statistics fresh'] : [''];
+    const passes = !LATENCY ? [] : FRESH ? ['right after the load', 'statistics fresh'] : [''];
     for (const pass of passes) {
       if (pass === 'statistics fresh') await freshStatistics(benchDb.url);
       for (const [label, params] of Object.entries(SHAPES)) {
@@ -310,6 +334,8 @@ try {
     console.log(`| ${r.size} | ${r.label} | ${r.total} | ${r.first} | ${r.p50} | ${r.lat.join(', ')} |`);
 } finally {
   await service.close();
+  await other?.close();
+  await otherDb?.drop();
   rmSync(root, { recursive: true, force: true });
   if (process.env.KEEP_DB === '1' && benchDb) console.log(`\nkept the database: ${benchDb.url}`);
   else await benchDb?.drop();

@@ -178,6 +178,33 @@ describe('rootKeyScanner', () => {
     expect(rootKeysPresent('{"a": {"name": 1}, "b": ["name"]}', ['name', 'b', 'a'])).toBe(0b110);
     expect(rootKeysPresent('{"x": {"name": 1}, "name": "root"}', ['name'])).toBe(1);
   });
+
+  it('reads the string members at the head exactly, and the rest of the text only where a name occurs in it', async () => {
+    const { rootKeyScanner } = await import('../../src/platform/http/json-text.js');
+    const optional = rootKeyScanner(['moduleId', 'moduleInstanceId', 'name']);
+    const cases: Array<[string, number]> = [
+      // As buildDocument writes them: the optional fields right after the id.
+      ['{"id":"a","name":"n","value":{"moduleId":"x"},"customFields":{"moduleInstanceId":1}}', 0b100],
+      ['{"id":"a","moduleId":"m","moduleInstanceId":"mi","name":"n","value":1}', 0b111],
+      // Written before that order, or by jsonb (keys by length): after the head.
+      ['{"id":"a","value":{},"favorite":false,"moduleId":"m"}', 0b001],
+      ['{"id": "a", "name": "n", "value": 1, "moduleId": "m", "moduleInstanceId": "mi"}', 0b111],
+      // Names inside the head's strings, escapes, a head that is the whole object.
+      ['{"id":"x\\"moduleId\\":\\"1","value":["name"]}', 0],
+      ['{"id":"a\\\\","name":"n"}', 0b100],
+      ['{ "id" : "a" , "moduleInstanceId" : "b" }', 0b010],
+      ['{}', 0],
+    ];
+    for (const [text, expected] of cases) {
+      const parsed = JSON.parse(text);
+      const parsedBits = ['moduleId', 'moduleInstanceId', 'name'].reduce(
+        (bits, name, i) => (Object.hasOwn(parsed, name) ? bits | (1 << i) : bits),
+        0,
+      );
+      expect(parsedBits, text).toBe(expected);
+      expect(optional(text), text).toBe(expected);
+    }
+  });
 });
 
 describe('isoDate', () => {

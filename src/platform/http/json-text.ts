@@ -82,15 +82,62 @@ export function appendMembers(objectText: string, membersText: string): string {
 const isBlank = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /**
- * A reader of which of `names` are keys of an object's own members, as bits (1 << index in names), without a parse:
- * the text is scanned token by token only as far as a name still unaccounted for occurs (`indexOf` finds the next
- * place), so a document whose keys come first is read only up to them, and a name that does not occur costs one
- * `indexOf`. Keys are found as JSON.stringify and jsonb write them (no escaped letters).
+ * A reader of which of `names` are keys of an object's own members, as bits (1 << index in names), without a parse.
+ * First the members at the object's head whose values are strings are read exactly (a stored item's id and its
+ * optional fields come first: buildDocument); a name not among them that occurs nowhere after them is absent (one
+ * `indexOf`). Only where one does occur further on is the text scanned token by token, and only as far as a name still
+ * unaccounted for occurs (100 items of the search benchmark: 70 -> 30 us, the head alone read). Keys are found as
+ * JSON.stringify and jsonb write them (no escaped letters).
  */
 export function rootKeyScanner(names: readonly string[]): (objectText: string) => number {
   // Each key as written, less its opening quote: `indexOf` of a pattern that starts with a quote is several times slower
   // in JSON text (a quote every few characters); a place found so is a candidate, which the scan checks.
   const quoted = names.map((name) => JSON.stringify(name).slice(1));
+  const scan = scanAll(names, quoted);
+  return (text) => {
+    // The head: members whose values are strings, read with indexOf (no string before the first backslash escapes).
+    const firstBackslash = text.indexOf('\\');
+    const plainBefore = firstBackslash < 0 ? text.length : firstBackslash;
+    let i = skipBlanks(text, 0);
+    if (text.charCodeAt(i) !== OPEN_BRACE) return scan(text);
+    let found = 0;
+    for (;;) {
+      i = skipBlanks(text, i + 1);
+      const c = text.charCodeAt(i);
+      if (c === CLOSE_BRACE) return found;
+      if (c !== QUOTE) return scan(text);
+      const keyEnd = text.indexOf('"', i + 1);
+      if (keyEnd < 0 || keyEnd > plainBefore) return scan(text);
+      const colon = skipBlanks(text, keyEnd + 1);
+      if (text.charCodeAt(colon) !== COLON) return scan(text);
+      const value = skipBlanks(text, colon + 1);
+      // A value that is no string ends the head; a name not found in it counts where it occurs after it.
+      if (text.charCodeAt(value) !== QUOTE) break;
+      for (let k = 0; k < names.length; k++) {
+        if (keyEnd - i - 1 === names[k].length && text.startsWith(names[k], i + 1)) found |= 1 << k;
+      }
+      const valueEnd = text.indexOf('"', value + 1);
+      if (valueEnd < 0 || valueEnd > plainBefore) return scan(text);
+      i = skipBlanks(text, valueEnd + 1);
+      const next = text.charCodeAt(i);
+      if (next === CLOSE_BRACE) return found;
+      if (next !== COMMA) return scan(text);
+    }
+    for (let k = 0; k < quoted.length; k++) {
+      if (!(found & (1 << k)) && text.indexOf(quoted[k], i) >= 0) return scan(text);
+    }
+    return found;
+  };
+}
+
+function skipBlanks(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && isBlank(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** The token scan of rootKeyScanner, over the whole text as far as a name still unaccounted for occurs. */
+function scanAll(names: readonly string[], quoted: readonly string[]): (objectText: string) => number {
   return (objectText) => {
     let found = 0;
     // Names found, or occurring nowhere further on; and where each name occurs next.
@@ -144,7 +191,7 @@ export function rootKeyScanner(names: readonly string[]): (objectText: string) =
   };
 }
 
-const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA] = [
+const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA, COLON] = [
   '"',
   '\\',
   '{',
@@ -152,6 +199,7 @@ const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, C
   '[',
   ']',
   ',',
+  ':',
 ].map((ch) => ch.charCodeAt(0));
 
 /** Sends JSON text as it is. */
