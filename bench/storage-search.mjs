@@ -12,6 +12,8 @@
 //        their limit: 0 asks for the total alone, which every request then counts (a walk keeps it between changes);
 //        WRITE_BETWEEN=1 creates an item before every list of the latency runs (sequential requests, DURATION s a
 //        round; the list alone is timed), so that no list finds the store as the one before left it (issue 47).
+//        UPKEEP=1 adds a latency pass after the service's own statistics upkeep has run (awaitUpkeep: no manual
+//        ANALYZE); REUSE_DB=<SQLite data dir or PostgreSQL URL> measures a store kept by KEEP_DB=1 (no load).
 //        CONDITIONAL=0 leaves out the conditional GET beside each throughput list (If-None-Match with the list's ETag,
 //        answered 304 from the store's change count alone: issue 47 goal 3, at least 0.8 of the bare route).
 // Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
@@ -54,6 +56,7 @@ const FRESH = ENGINE === 'postgres' && process.env.FRESH !== '0';
 const LATENCY_READER = process.env.LATENCY_READER ?? 'half';
 const LATENCY_LIMIT = process.env.LATENCY_LIMIT ?? '100';
 const WRITE_BETWEEN = process.env.WRITE_BETWEEN === '1';
+const UPKEEP = process.env.UPKEEP === '1';
 const CONDITIONAL = process.env.CONDITIONAL !== '0';
 const STORE = 'search';
 const KEYS = {
@@ -143,6 +146,62 @@ async function freshStatistics(url) {
   }
 }
 
+/**
+ * UPKEEP=1: waits until the service's own statistics upkeep (src/platform/db/statistics-upkeep.ts) has done what the
+ * store's writes called for, without doing any of it itself. PostgreSQL: until no table of the service's schema is one
+ * the upkeep would still vacuum or analyse (its thresholds: a tenth of the rows and at least 50, changed since the last
+ * ANALYZE or written since the last VACUUM), read from pg_stat_user_tables; SQLite, where the upkeep runs
+ * `PRAGMA optimize` every analyzeCheckSeconds (2 s), until its statistics (sqlite_stat1) stayed the same over three
+ * checks. Answers a line saying what it waited for.
+ */
+async function awaitUpkeep() {
+  const t0 = performance.now();
+  const deadline = t0 + 600_000;
+  if (ENGINE === 'postgres') {
+    const client = new pg.Client(benchDb.url);
+    await client.connect();
+    try {
+      for (;;) {
+        const { rows } = await client.query(`select relname,
+            n_live_tup::float8 as live, n_mod_since_analyze::float8 as changed,
+            (last_analyze is not null or last_autoanalyze is not null) as analysed,
+            (n_ins_since_vacuum + n_dead_tup)::float8 as unvacuumed
+          from pg_stat_user_tables where schemaname = current_schema()`);
+        const large = (n, live) => n >= 50 && n >= 0.1 * Math.max(live - n, 0);
+        const pending = rows.filter(
+          (r) => large(r.unvacuumed, r.live) || (r.changed >= 50 && (!r.analysed || large(r.changed, r.live))),
+        );
+        if (pending.length === 0) break;
+        if (performance.now() > deadline)
+          throw new Error(`upkeep: still pending ${pending.map((r) => r.relname).join(', ')}`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    } finally {
+      await client.end();
+    }
+    return `PostgreSQL upkeep done after ${Math.round((performance.now() - t0) / 1000)} s`;
+  }
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(join(service.dataDir, 'svc.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    const stats = () =>
+      db.prepare("select tbl, idx, stat from sqlite_stat1 where tbl like 'storage_item%' order by tbl, idx").all();
+    let last = JSON.stringify(stats());
+    for (let same = 0; same < 3; ) {
+      await new Promise((r) => setTimeout(r, 2500));
+      const now = JSON.stringify(stats());
+      same = now === last ? same + 1 : 0;
+      last = now;
+    }
+    const rows = stats().filter((r) => /_(order|lookup)_idx$/.test(r.idx ?? ''));
+    return `SQLite statistics settled after ${Math.round((performance.now() - t0) / 1000)} s: ${rows
+      .map((r) => `${r.idx} ${r.stat}`)
+      .join('; ')}`;
+  } finally {
+    db.close();
+  }
+}
+
 /** Items created between lists (WRITE_BETWEEN), numbered after the loaded ones. */
 let written = 0;
 
@@ -208,21 +267,39 @@ function printCpu(results) {
   console.log(`CPU per request (median of rounds): ${line}`);
 }
 
-const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_search') : undefined;
+// REUSE_DB: a store kept by an earlier run (KEEP_DB=1): its SQLite data directory or its PostgreSQL URL; the items of
+// SIZES are taken as loaded (no load, no throughput), and the store is kept afterwards.
+const REUSE_DB = process.env.REUSE_DB;
+const KEEP_DB = process.env.KEEP_DB === '1' || REUSE_DB !== undefined;
+const benchDb =
+  ENGINE !== 'postgres'
+    ? undefined
+    : REUSE_DB
+      ? { url: REUSE_DB, drop: async () => {} }
+      : await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_search');
 const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: benchDb.url } : {};
 const engineName = ENGINE === 'postgres' ? 'PostgreSQL' : 'SQLite';
-const service = await startService({ port: PORT, configFile, env: serviceEnv });
+const service = await startService({
+  port: PORT,
+  configFile,
+  env: serviceEnv,
+  dataDir: ENGINE === 'postgres' ? undefined : REUSE_DB,
+  keepData: KEEP_DB,
+});
 const latencyRows = [];
 try {
   let have = 0;
   for (const size of SIZES) {
-    const rate = await loadItems(service.url, have, size);
+    if (REUSE_DB) console.log(`\n${engineName}: the kept store of ${size} items (and the items written between lists)`);
+    else {
+      const rate = await loadItems(service.url, have, size);
+      console.log(
+        `\n${engineName}: loaded ${size} items through the API; creates ${Math.round(rate)} items/s (${LOAD_CONNECTIONS} connections)`,
+      );
+    }
     have = size;
-    console.log(
-      `\n${engineName}: loaded ${size} items through the API; creates ${Math.round(rate)} items/s (${LOAD_CONNECTIONS} connections)`,
-    );
 
-    if (size === SIZES[0]) {
+    if (size === SIZES[0] && !REUSE_DB) {
       // Throughput: each shape and reader against the bare route answering the same JSON, alternated round by round.
       for (const reader of READERS) {
         for (const [label, params] of Object.entries(SHAPES).filter(([k]) =>
@@ -265,9 +342,14 @@ try {
     // Latency of one request at a time (its own cost, no queueing), for the reader of half the store (or LATENCY_READER):
     // right after the load, then (PostgreSQL) with the statistics fresh, as they are once the upkeep or autovacuum has
     // run: plans differ.
-    const passes = FRESH ? ['right after the load', 'statistics fresh'] : [''];
+    const passes = [
+      ...(FRESH || UPKEEP ? ['right after the load'] : ['']),
+      ...(UPKEEP ? ['after the statistics upkeep'] : []),
+      ...(FRESH ? ['statistics fresh'] : []),
+    ];
     for (const pass of passes) {
       if (pass === 'statistics fresh') await freshStatistics(benchDb.url);
+      if (pass === 'after the statistics upkeep') console.log(await awaitUpkeep());
       for (const [label, params] of Object.entries(SHAPES)) {
         const url = listUrl(service.url, params, LATENCY_LIMIT);
         // The first request of a list counts its matches; asked again while the store is unchanged, a walked list
@@ -311,6 +393,6 @@ try {
 } finally {
   await service.close();
   rmSync(root, { recursive: true, force: true });
-  if (process.env.KEEP_DB === '1' && benchDb) console.log(`\nkept the database: ${benchDb.url}`);
+  if (KEEP_DB) console.log(`\nkept the store: REUSE_DB=${benchDb?.url ?? service.dataDir}`);
   else await benchDb?.drop();
 }
