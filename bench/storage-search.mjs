@@ -19,7 +19,7 @@
 // Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
 // and the create throughput is measured on the way; lists are measured right after the load, with the database's
 // statistics as the load left them (PostgreSQL: no manual ANALYZE; the service's own upkeep may run meanwhile).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -31,6 +31,7 @@ import {
   load,
   median,
   printTable,
+  processCpuMicros,
   startBaseline,
   startService,
   createBenchDatabase,
@@ -205,9 +206,14 @@ async function awaitUpkeep() {
 /** Items created between lists (WRITE_BETWEEN), numbered after the loaded ones. */
 let written = 0;
 
-/** One round of WRITE_BETWEEN: for DURATION s, create an item, then time one list; answers the lists' p50 (ms). */
+/**
+ * One round of WRITE_BETWEEN: for DURATION s, create an item, then time one list; answers the lists' p50 (ms) and their
+ * median CPU (ms, listCpu).
+ */
 async function listsAfterWrites(url, key) {
   const times = [];
+  const cpu = [];
+  backends = undefined;
   const end = performance.now() + DURATION * 1000;
   while (performance.now() < end) {
     const res = await fetch(`${service.url}/cxf/svc-core/storage/store/${STORE}`, {
@@ -216,14 +222,49 @@ async function listsAfterWrites(url, key) {
       body: JSON.stringify(searchItem(SIZES[SIZES.length - 1] + written++)),
     });
     if (res.status !== 200) throw new Error(`write between lists: ${res.status} ${await res.text()}`);
+    const c0 = await listCpu();
     const t0 = performance.now();
     const list = await fetch(url, { headers: { 'x-apikey': key } });
     await list.arrayBuffer();
     times.push(performance.now() - t0);
+    cpu.push((await listCpu()) - c0);
     if (list.status !== 200) throw new Error(`${url}: ${list.status}`);
   }
-  times.sort((a, b) => a - b);
-  return Math.round(times[Math.floor(times.length / 2)] * 10) / 10;
+  const mid = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return { p50: Math.round(mid(times) * 10) / 10, cpu: Math.round(mid(cpu) / 100) / 10 };
+}
+
+/**
+ * CPU time so far (µs) of the service (all its threads) and, on PostgreSQL, of the server processes of the bench's
+ * database: sampled around each list of WRITE_BETWEEN, when nothing else runs there, it is the list's own cost, which a
+ * shared machine's queueing leaves out (the wall-clock p50 is mostly that queueing at a load average of 10-20).
+ */
+async function listCpu() {
+  let us = processCpuMicros(service.pid);
+  if (ENGINE === 'postgres') {
+    backends ??= await backendPids();
+    for (const pid of backends) {
+      try {
+        us += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+      } catch {} // that connection ended
+    }
+  }
+  return us;
+}
+
+/** The server processes of the service's connections to the bench's database (the pool keeps them). */
+let backends;
+async function backendPids() {
+  const client = new pg.Client(benchDb.url);
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
 }
 
 const listUrl = (base, params, limit = '100') =>
@@ -358,9 +399,12 @@ try {
         const answer = await fetchJson(url, KEYS[LATENCY_READER]);
         const first = Math.round(performance.now() - t0);
         const lat = [];
+        const cpu = [];
         for (let r = 0; r < ROUNDS; r++) {
           if (WRITE_BETWEEN) {
-            lat.push(await listsAfterWrites(url, KEYS[LATENCY_READER]));
+            const round = await listsAfterWrites(url, KEYS[LATENCY_READER]);
+            lat.push(round.p50);
+            cpu.push(round.cpu);
             continue;
           }
           const one = await load({
@@ -379,6 +423,7 @@ try {
           first,
           p50: median(lat),
           lat,
+          cpu: cpu.length ? median(cpu) : '',
         });
       }
     }
@@ -386,10 +431,10 @@ try {
   console.log(
     `\n${engineName}: ${LATENCY_READER} reader, one connection, limit=${LATENCY_LIMIT}${WRITE_BETWEEN ? ', a create before every list' : ''} (p50 ms, medians of ${ROUNDS} x ${DURATION} s)`,
   );
-  console.log('| items in store | shape | total | first request ms | p50 ms | p50 per round |');
-  console.log('|---|---|---|---|---|---|');
+  console.log('| items in store | shape | total | first request ms | p50 ms | p50 per round | CPU ms a list |');
+  console.log('|---|---|---|---|---|---|---|');
   for (const r of latencyRows)
-    console.log(`| ${r.size} | ${r.label} | ${r.total} | ${r.first} | ${r.p50} | ${r.lat.join(', ')} |`);
+    console.log(`| ${r.size} | ${r.label} | ${r.total} | ${r.first} | ${r.p50} | ${r.lat.join(', ')} | ${r.cpu} |`);
 } finally {
   await service.close();
   rmSync(root, { recursive: true, force: true });
