@@ -13,7 +13,7 @@
 //        WRITE_BETWEEN=1 creates an item before every list of the latency runs (sequential requests, DURATION s a
 //        round; the list alone is timed), so that no list finds the store as the one before left it (issue 47).
 //        UPKEEP=1 adds a latency pass after the service's own statistics upkeep has run (awaitUpkeep: no manual
-//        ANALYZE); REUSE_DB=<SQLite data dir or PostgreSQL URL> measures a store kept by KEEP_DB=1 (no load).
+//        ANALYZE); SERVICE_MAIN=<another build's dist/main.js> measures that build; REUSE_DB=<SQLite data dir or PostgreSQL URL> measures a store kept by KEEP_DB=1 (no load).
 //        CONDITIONAL=0 leaves out the conditional GET beside each throughput list (If-None-Match with the list's ETag,
 //        answered 304 from the store's change count alone: issue 47 goal 3, at least 0.8 of the bare route).
 // Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
@@ -157,7 +157,7 @@ async function freshStatistics(url) {
  */
 async function awaitUpkeep() {
   const t0 = performance.now();
-  const deadline = t0 + 600_000;
+  const deadline = t0 + 1_800_000;
   if (ENGINE === 'postgres') {
     const client = new pg.Client(benchDb.url);
     await client.connect();
@@ -321,6 +321,8 @@ const benchDb =
 const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: benchDb.url } : {};
 const engineName = ENGINE === 'postgres' ? 'PostgreSQL' : 'SQLite';
 const service = await startService({
+  // SERVICE_MAIN: another build's dist/main.js (e.g. /work/wt-base/dist/main.js), measured with this script.
+  ...(process.env.SERVICE_MAIN ? { main: process.env.SERVICE_MAIN } : {}),
   port: PORT,
   configFile,
   env: serviceEnv,
