@@ -52,10 +52,19 @@ export async function startBaseline(body, port = 0, { inProcess = false } = {}) 
 
 /**
  * Starts `node dist/main.js start` (or another build's `main`) with a config file and env; resolves once /health answers.
- * `env.DATABASE_URL` selects PostgreSQL; otherwise SQLite in a temp dir that is removed on close.
+ * `env.DATABASE_URL` selects PostgreSQL; otherwise SQLite in a temp dir that is removed on close (unless `keepData`).
  */
-export async function startService({ port, configFile, env = {}, main = join(ROOT, 'dist/main.js') }) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+export async function startService({
+  port,
+  configFile,
+  env = {},
+  main = join(ROOT, 'dist/main.js'),
+  dataDir: given,
+  keepData = false,
+}) {
+  // `dataDir` starts the service on an existing data directory (a kept SQLite store), which close() then leaves.
+  const dataDir = given ?? mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const keep = keepData || given !== undefined;
   // BENCH_NODE_ARGS: extra node flags for the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, main, 'start'], {
@@ -87,8 +96,9 @@ export async function startService({ port, configFile, env = {}, main = join(ROO
     async close() {
       child.kill('SIGTERM');
       await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!keep) rmSync(dataDir, { recursive: true, force: true });
     },
+    dataDir,
   };
 }
 

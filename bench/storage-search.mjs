@@ -12,6 +12,8 @@
 //        their limit: 0 asks for the total alone, which every request then counts (a walk keeps it between changes);
 //        WRITE_BETWEEN=1 creates an item before every list of the latency runs (sequential requests, DURATION s a
 //        round; the list alone is timed), so that no list finds the store as the one before left it (issue 47).
+//        UPKEEP=1 adds a latency pass after the service's own statistics upkeep has run (awaitUpkeep: no manual
+//        ANALYZE); SERVICE_MAIN=<another build's dist/main.js> measures that build; REUSE_DB=<SQLite data dir or PostgreSQL URL> measures a store kept by KEEP_DB=1 (no load).
 //        CONDITIONAL=0 leaves out the conditional GET beside each throughput list (If-None-Match with the list's ETag,
 //        answered 304 from the store's change count alone: issue 47 goal 3, at least 0.8 of the bare route).
 //        LATENCY=0 skips the latency runs (the throughput runs alone).
@@ -21,7 +23,7 @@
 // Loading: through the API (POST create, LOAD_CONNECTIONS in flight), so the store is indexed exactly as users fill it
 // and the create throughput is measured on the way; lists are measured right after the load, with the database's
 // statistics as the load left them (PostgreSQL: no manual ANALYZE; the service's own upkeep may run meanwhile).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -33,6 +35,7 @@ import {
   load,
   median,
   printTable,
+  processCpuMicros,
   startBaseline,
   startService,
   createBenchDatabase,
@@ -58,6 +61,7 @@ const FRESH = ENGINE === 'postgres' && process.env.FRESH !== '0';
 const LATENCY_READER = process.env.LATENCY_READER ?? 'half';
 const LATENCY_LIMIT = process.env.LATENCY_LIMIT ?? '100';
 const WRITE_BETWEEN = process.env.WRITE_BETWEEN === '1';
+const UPKEEP = process.env.UPKEEP === '1';
 const CONDITIONAL = process.env.CONDITIONAL !== '0';
 const BASELINE_DIR = process.env.BASELINE_DIR;
 const LATENCY = process.env.LATENCY !== '0';
@@ -149,12 +153,73 @@ async function freshStatistics(url) {
   }
 }
 
+/**
+ * UPKEEP=1: waits until the service's own statistics upkeep (src/platform/db/statistics-upkeep.ts) has done what the
+ * store's writes called for, without doing any of it itself. PostgreSQL: until no table of the service's schema is one
+ * the upkeep would still vacuum or analyse (its thresholds: a tenth of the rows and at least 50, changed since the last
+ * ANALYZE or written since the last VACUUM), read from pg_stat_user_tables; SQLite, where the upkeep runs
+ * `PRAGMA optimize` every analyzeCheckSeconds (2 s), until its statistics (sqlite_stat1) stayed the same over three
+ * checks. Answers a line saying what it waited for.
+ */
+async function awaitUpkeep() {
+  const t0 = performance.now();
+  const deadline = t0 + 1_800_000;
+  if (ENGINE === 'postgres') {
+    const client = new pg.Client(benchDb.url);
+    await client.connect();
+    try {
+      for (;;) {
+        const { rows } = await client.query(`select relname,
+            n_live_tup::float8 as live, n_mod_since_analyze::float8 as changed,
+            (last_analyze is not null or last_autoanalyze is not null) as analysed,
+            (n_ins_since_vacuum + n_dead_tup)::float8 as unvacuumed
+          from pg_stat_user_tables where schemaname = current_schema()`);
+        const large = (n, live) => n >= 50 && n >= 0.1 * Math.max(live - n, 0);
+        const pending = rows.filter(
+          (r) => large(r.unvacuumed, r.live) || (r.changed >= 50 && (!r.analysed || large(r.changed, r.live))),
+        );
+        if (pending.length === 0) break;
+        if (performance.now() > deadline)
+          throw new Error(`upkeep: still pending ${pending.map((r) => r.relname).join(', ')}`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    } finally {
+      await client.end();
+    }
+    return `PostgreSQL upkeep done after ${Math.round((performance.now() - t0) / 1000)} s`;
+  }
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(join(service.dataDir, 'svc.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    const stats = () =>
+      db.prepare("select tbl, idx, stat from sqlite_stat1 where tbl like 'storage_item%' order by tbl, idx").all();
+    let last = JSON.stringify(stats());
+    for (let same = 0; same < 3; ) {
+      await new Promise((r) => setTimeout(r, 2500));
+      const now = JSON.stringify(stats());
+      same = now === last ? same + 1 : 0;
+      last = now;
+    }
+    const rows = stats().filter((r) => /_(order|lookup)_idx$/.test(r.idx ?? ''));
+    return `SQLite statistics settled after ${Math.round((performance.now() - t0) / 1000)} s: ${rows
+      .map((r) => `${r.idx} ${r.stat}`)
+      .join('; ')}`;
+  } finally {
+    db.close();
+  }
+}
+
 /** Items created between lists (WRITE_BETWEEN), numbered after the loaded ones. */
 let written = 0;
 
-/** One round of WRITE_BETWEEN: for DURATION s, create an item, then time one list; answers the lists' p50 (ms). */
+/**
+ * One round of WRITE_BETWEEN: for DURATION s, create an item, then time one list; answers the lists' p50 (ms) and their
+ * median CPU (ms, listCpu).
+ */
 async function listsAfterWrites(url, key) {
   const times = [];
+  const cpu = [];
+  backends = undefined;
   const end = performance.now() + DURATION * 1000;
   while (performance.now() < end) {
     const res = await fetch(`${service.url}/cxf/svc-core/storage/store/${STORE}`, {
@@ -163,14 +228,49 @@ async function listsAfterWrites(url, key) {
       body: JSON.stringify(searchItem(SIZES[SIZES.length - 1] + written++)),
     });
     if (res.status !== 200) throw new Error(`write between lists: ${res.status} ${await res.text()}`);
+    const c0 = await listCpu();
     const t0 = performance.now();
     const list = await fetch(url, { headers: { 'x-apikey': key } });
     await list.arrayBuffer();
     times.push(performance.now() - t0);
+    cpu.push((await listCpu()) - c0);
     if (list.status !== 200) throw new Error(`${url}: ${list.status}`);
   }
-  times.sort((a, b) => a - b);
-  return Math.round(times[Math.floor(times.length / 2)] * 10) / 10;
+  const mid = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return { p50: Math.round(mid(times) * 10) / 10, cpu: Math.round(mid(cpu) / 100) / 10 };
+}
+
+/**
+ * CPU time so far (µs) of the service (all its threads) and, on PostgreSQL, of the server processes of the bench's
+ * database: sampled around each list of WRITE_BETWEEN, when nothing else runs there, it is the list's own cost, which a
+ * shared machine's queueing leaves out (the wall-clock p50 is mostly that queueing at a load average of 10-20).
+ */
+async function listCpu() {
+  let us = processCpuMicros(service.pid);
+  if (ENGINE === 'postgres') {
+    backends ??= await backendPids();
+    for (const pid of backends) {
+      try {
+        us += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+      } catch {} // that connection ended
+    }
+  }
+  return us;
+}
+
+/** The server processes of the service's connections to the bench's database (the pool keeps them). */
+let backends;
+async function backendPids() {
+  const client = new pg.Client(benchDb.url);
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
 }
 
 const listUrl = (base, params, limit = '100') =>
@@ -214,10 +314,27 @@ function printCpu(results) {
   console.log(`CPU per request (median of rounds): ${line}`);
 }
 
-const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_search') : undefined;
+// REUSE_DB: a store kept by an earlier run (KEEP_DB=1): its SQLite data directory or its PostgreSQL URL; the items of
+// SIZES are taken as loaded (no load, no throughput), and the store is kept afterwards.
+const REUSE_DB = process.env.REUSE_DB;
+const KEEP_DB = process.env.KEEP_DB === '1' || REUSE_DB !== undefined;
+const benchDb =
+  ENGINE !== 'postgres'
+    ? undefined
+    : REUSE_DB
+      ? { url: REUSE_DB, drop: async () => {} }
+      : await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_search');
 const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: benchDb.url } : {};
 const engineName = ENGINE === 'postgres' ? 'PostgreSQL' : 'SQLite';
-const service = await startService({ port: PORT, configFile, env: serviceEnv });
+const service = await startService({
+  // SERVICE_MAIN: another build's dist/main.js (e.g. /work/wt-base/dist/main.js), measured with this script.
+  ...(process.env.SERVICE_MAIN ? { main: process.env.SERVICE_MAIN } : {}),
+  port: PORT,
+  configFile,
+  env: serviceEnv,
+  dataDir: ENGINE === 'postgres' ? undefined : REUSE_DB,
+  keepData: KEEP_DB,
+});
 // The other build (BASELINE_DIR), on a database of its own, loaded with the same items.
 const otherDb =
   BASELINE_DIR && ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_search_base') : undefined;
@@ -233,14 +350,17 @@ const latencyRows = [];
 try {
   let have = 0;
   for (const size of SIZES) {
-    const rate = await loadItems(service.url, have, size);
-    if (other && size === SIZES[0]) await loadItems(other.url, have, size);
+    if (REUSE_DB) console.log(`\n${engineName}: the kept store of ${size} items (and the items written between lists)`);
+    else {
+      const rate = await loadItems(service.url, have, size);
+      if (other && size === SIZES[0]) await loadItems(other.url, have, size);
+      console.log(
+        `\n${engineName}: loaded ${size} items through the API; creates ${Math.round(rate)} items/s (${LOAD_CONNECTIONS} connections)`,
+      );
+    }
     have = size;
-    console.log(
-      `\n${engineName}: loaded ${size} items through the API; creates ${Math.round(rate)} items/s (${LOAD_CONNECTIONS} connections)`,
-    );
 
-    if (size === SIZES[0]) {
+    if (size === SIZES[0] && !REUSE_DB) {
       // Throughput: each shape and reader against the bare route answering the same JSON, alternated round by round.
       for (const reader of READERS) {
         for (const [label, params] of Object.entries(SHAPES).filter(([k]) =>
@@ -289,9 +409,16 @@ try {
     // Latency of one request at a time (its own cost, no queueing), for the reader of half the store (or LATENCY_READER):
     // right after the load, then (PostgreSQL) with the statistics fresh, as they are once the upkeep or autovacuum has
     // run: plans differ.
-    const passes = !LATENCY ? [] : FRESH ? ['right after the load', 'statistics fresh'] : [''];
+    const passes = !LATENCY
+      ? []
+      : [
+          ...(FRESH || UPKEEP ? ['right after the load'] : ['']),
+          ...(UPKEEP ? ['after the statistics upkeep'] : []),
+          ...(FRESH ? ['statistics fresh'] : []),
+        ];
     for (const pass of passes) {
       if (pass === 'statistics fresh') await freshStatistics(benchDb.url);
+      if (pass === 'after the statistics upkeep') console.log(await awaitUpkeep());
       for (const [label, params] of Object.entries(SHAPES)) {
         const url = listUrl(service.url, params, LATENCY_LIMIT);
         // The first request of a list counts its matches; asked again while the store is unchanged, a walked list
@@ -300,9 +427,12 @@ try {
         const answer = await fetchJson(url, KEYS[LATENCY_READER]);
         const first = Math.round(performance.now() - t0);
         const lat = [];
+        const cpu = [];
         for (let r = 0; r < ROUNDS; r++) {
           if (WRITE_BETWEEN) {
-            lat.push(await listsAfterWrites(url, KEYS[LATENCY_READER]));
+            const round = await listsAfterWrites(url, KEYS[LATENCY_READER]);
+            lat.push(round.p50);
+            cpu.push(round.cpu);
             continue;
           }
           const one = await load({
@@ -321,6 +451,7 @@ try {
           first,
           p50: median(lat),
           lat,
+          cpu: cpu.length ? median(cpu) : '',
         });
       }
     }
@@ -328,15 +459,15 @@ try {
   console.log(
     `\n${engineName}: ${LATENCY_READER} reader, one connection, limit=${LATENCY_LIMIT}${WRITE_BETWEEN ? ', a create before every list' : ''} (p50 ms, medians of ${ROUNDS} x ${DURATION} s)`,
   );
-  console.log('| items in store | shape | total | first request ms | p50 ms | p50 per round |');
-  console.log('|---|---|---|---|---|---|');
+  console.log('| items in store | shape | total | first request ms | p50 ms | p50 per round | CPU ms a list |');
+  console.log('|---|---|---|---|---|---|---|');
   for (const r of latencyRows)
-    console.log(`| ${r.size} | ${r.label} | ${r.total} | ${r.first} | ${r.p50} | ${r.lat.join(', ')} |`);
+    console.log(`| ${r.size} | ${r.label} | ${r.total} | ${r.first} | ${r.p50} | ${r.lat.join(', ')} | ${r.cpu} |`);
 } finally {
   await service.close();
   await other?.close();
   await otherDb?.drop();
   rmSync(root, { recursive: true, force: true });
-  if (process.env.KEEP_DB === '1' && benchDb) console.log(`\nkept the database: ${benchDb.url}`);
+  if (KEEP_DB) console.log(`\nkept the store: REUSE_DB=${benchDb?.url ?? service.dataDir}`);
   else await benchDb?.drop();
 }

@@ -126,7 +126,7 @@ export async function buildModules(
   // grantee test as a filter instead of an index condition (docs/benchmarks.md, session 13).
   const checkIntervalMs = config.database.analyzeCheckSeconds * 1000;
   const upkeepSettings = { checkIntervalMs, changedShare: 0.1, minChangedRows: 50, busyVacuumWaitMs: 30_000 };
-  const upkeep = new StatisticsUpkeep(db, schema, upkeepSettings, log, database.sessionDb);
+  const upkeep = new StatisticsUpkeep(db, schema, upkeepSettings, log, database.sessionDb, database.statisticsChanged);
 
   // One entry per part of LIST; the type holds them together: a part missing here, or one too many, fails to compile.
   const built: Record<(typeof LIST)[number]['name'], Module | undefined> = {

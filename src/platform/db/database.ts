@@ -89,6 +89,11 @@ export interface Database {
   sessionDb?: Kysely<any>;
   /** What does not work as it should in this deployment (a pooler without a direct URL), for the start-up log. */
   limitations: readonly string[];
+  /**
+   * SQLite: the planner's statistics changed (an ANALYZE on the main connection); the reader threads' connections,
+   * which loaded them when they opened, open anew before their next read.
+   */
+  statisticsChanged?: () => void;
   /** How busy the database's connections and threads are now, for metrics. */
   load(): DatabaseLoad;
   destroy(): Promise<void>;
@@ -189,6 +194,7 @@ function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Dat
     describe: `sqlite:${file}`,
     sessionDb: db,
     limitations: [],
+    statisticsChanged: readers && (() => readers.statisticsChanged()),
     load: () => ({ readerQueue: readers?.queued ?? 0, writerQueue: writer?.queued ?? 0 }),
     destroy,
   };

@@ -42,14 +42,22 @@ type Packed =
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
-const db = new SQLite(workerData.file, { readonly: true, fileMustExist: true });
-db.pragma('cache_size = ' + (-workerData.cacheKiB));
-db.pragma('temp_store = MEMORY');
-db.pragma('busy_timeout = 5000');
+let db, begin, commit;
+// A connection loads the planner's statistics (sqlite_stat1) with the schema, and again only when the schema changes:
+// an ANALYZE on another connection does not change it, so the thread opens its connection anew when told that the
+// statistics changed (SqliteReaderThreads.statisticsChanged), and its statements are planned with them.
+function open() {
+  db?.close();
+  db = new SQLite(workerData.file, { readonly: true, fileMustExist: true });
+  db.pragma('cache_size = ' + (-workerData.cacheKiB));
+  db.pragma('temp_store = MEMORY');
+  db.pragma('busy_timeout = 5000');
+  begin = db.prepare('BEGIN');
+  commit = db.prepare('COMMIT');
+}
+open();
 // Statements by the number the main thread gave their SQL text (it sends the text with the first read only).
 let statements = new Map();
-const begin = db.prepare('BEGIN');
-const commit = db.prepare('COMMIT');
 function prepare(sql, raw) {
   const st = db.prepare(sql);
   if (!st.reader) throw Object.assign(new Error('a reader thread runs reads only'), { code: 'SVC_NOT_A_READ' });
@@ -75,7 +83,8 @@ function pack({ raw, columns }, rows) {
   }
   return { ok: true, width, columns, text, lengths, values };
 }
-parentPort.on('message', ({ id, reset, reads }) => {
+parentPort.on('message', ({ id, reset, reopen, reads }) => {
+  if (reopen) open();
   if (reset) statements = new Map();
   const together = reads.length > 1;
   if (together) begin.run();
@@ -106,6 +115,8 @@ interface Thread {
   statements: Map<string, number>;
   /** The same for statements read as arrays. */
   arrayStatements: Map<string, number>;
+  /** The statistics' generation its connection was opened with (SqliteReaderThreads.statisticsChanged). */
+  statistics: number;
 }
 
 /** Statements a thread keeps prepared; past them it forgets them all and starts again. */
@@ -120,6 +131,8 @@ export class SqliteReaderThreads {
   private readonly threads: Array<Thread | undefined>;
   private nextId = 0;
   private closed = false;
+  /** Counts the changes of the planner's statistics (statisticsChanged). */
+  private statistics = 0;
   private readonly send = batchPerTurn<ThreadRead, ThreadRows>((batch) => this.dispatch(batch), MAX_BATCH);
 
   constructor(private readonly options: SqliteReaderThreadsOptions) {
@@ -138,6 +151,15 @@ export class SqliteReaderThreads {
   read(sql: string, parameters: readonly unknown[], arrays = false): Promise<ThreadRows> {
     if (this.closed) return Promise.reject(new Error('the database is closed'));
     return this.send({ sql, parameters, arrays });
+  }
+
+  /**
+   * The planner's statistics changed (an ANALYZE on another connection: the statistics upkeep): each thread opens its
+   * connection anew before its next read, which loads them (its connection would keep those it opened with, and its
+   * statements their plans: at 100,000 items, the statistics of the store's first few hundred items).
+   */
+  statisticsChanged(): void {
+    this.statistics++;
   }
 
   async close(): Promise<void> {
@@ -159,7 +181,9 @@ export class SqliteReaderThreads {
     const thread = (this.threads[slot] ??= this.start(slot));
     const id = this.nextId++;
     thread.waiting.set(id, batch);
-    const reset = thread.statements.size + thread.arrayStatements.size + batch.length > MAX_STATEMENTS;
+    const reopen = thread.statistics !== this.statistics;
+    thread.statistics = this.statistics;
+    const reset = reopen || thread.statements.size + thread.arrayStatements.size + batch.length > MAX_STATEMENTS;
     if (reset) {
       thread.statements.clear();
       thread.arrayStatements.clear();
@@ -173,14 +197,20 @@ export class SqliteReaderThreads {
       statements.set(sql, statement);
       return { statement, sql, arrays, parameters };
     });
-    thread.worker.postMessage({ id, reset, reads });
+    thread.worker.postMessage({ id, reset, reopen, reads });
   }
 
   private start(slot: number): Thread {
     const worker = startSqliteThread(THREAD_SOURCE, this.options.file, {
       cacheKiB: Math.round(this.options.cacheMiB * 1024),
     });
-    const thread: Thread = { worker, waiting: new Map(), statements: new Map(), arrayStatements: new Map() };
+    const thread: Thread = {
+      worker,
+      waiting: new Map(),
+      statements: new Map(),
+      arrayStatements: new Map(),
+      statistics: this.statistics,
+    };
     // The threads never keep the process alive; close() ends them.
     worker.unref();
     worker.on('message', ({ id, n, last, result }: { id: number; n: number; last: boolean; result: Packed }) => {
