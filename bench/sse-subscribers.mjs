@@ -63,7 +63,7 @@ export async function openSubscribers({ url, path, subscribers, field, threads =
     },
     /**
      * Marked frames that reached a stream they should not have (`wrong`), second copies (`duplicates`), malformed
-     * chunks (`broken`), heartbeat comments seen (`heartbeats`), and the busiest worker's event-loop utilisation since
+     * chunks (`broken`), heartbeat comments seen since every stream was open (`heartbeats`), and the busiest worker's event-loop utilisation since
      * its streams were open (near 1: the client, not the service, set the pace).
      */
     async stats() {
@@ -193,6 +193,7 @@ function runWorker() {
         for (let from = 0; from < subscribers.length; from += 100)
           await Promise.all(subscribers.slice(from, from + 100).map(openOne));
         eluStart = performance.eventLoopUtilization();
+        heartbeats = 0; // those while the streams were opened do not count
         reply({});
       } else if (m.type === 'await') {
         const a = arrivals.get(m.mark);
