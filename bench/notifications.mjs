@@ -4,7 +4,8 @@
 //        bench creates its own database there and drops it afterwards); NOTIFICATIONS (100000); SUBSCRIBERS (1000);
 //        SENDS (30); ROUNDS (3), DURATION (5 s), CONNECTIONS (50); SCENARIOS=list,afterwrite,fanout (default all);
 //        MAIN (the service build to load, default dist/main.js: another worktree's for a build-against-build run);
-//        LIST_VARIANTS=kept,db (answers kept until the next write, every list from the database), LIMITS=1000,50.
+//        LIST_VARIANTS=kept,db (answers kept until the next write, every list from the database), LIMITS=1000,50;
+//        HEARTBEAT_SECONDS (the streams' heartbeat interval, default 15).
 // List: NOTIFICATIONS seeded through SQL in the repository's shape; recipients cycle over 50 roles, 20 organisations
 // and 100 users; the reader (an API key with 3 roles and 2 organisations) may see about 5.6% of them.
 // First list after a write (issue 47, goal 4): one client alternates a write (an add to role-1, which the reader sees,
@@ -76,6 +77,10 @@ const config = {
   ],
   // Thousands of streams of one key from one address.
   limits: { streamsPerCaller: 0, connectionsPerAddress: 0 },
+  // HEARTBEAT_SECONDS: the streams' heartbeat interval (default 15), shorter to make heartbeat passes meet the sends.
+  ...(process.env.HEARTBEAT_SECONDS
+    ? { notifications: { heartbeatSeconds: Number(process.env.HEARTBEAT_SECONDS) } }
+    : {}),
 };
 writeFileSync(configFile, JSON.stringify(config));
 // Every list computed from the database: the cost of the first read after a write.
