@@ -4,7 +4,8 @@
 //        bench creates its own database there and drops it afterwards); NOTIFICATIONS (100000); SUBSCRIBERS (1000);
 //        SENDS (30); ROUNDS (3), DURATION (5 s), CONNECTIONS (50); SCENARIOS=list,afterwrite,fanout (default all);
 //        MAIN (the service build to load, default dist/main.js: another worktree's for a build-against-build run);
-//        LIST_VARIANTS=kept,db (answers kept until the next write, every list from the database), LIMITS=1000,50.
+//        LIST_VARIANTS=kept,db (answers kept until the next write, every list from the database), LIMITS=1000,50;
+//        HEARTBEAT_SECONDS (the streams' heartbeat interval, default 15).
 // List: NOTIFICATIONS seeded through SQL in the repository's shape; recipients cycle over 50 roles, 20 organisations
 // and 100 users; the reader (an API key with 3 roles and 2 organisations) may see about 5.6% of them.
 // First list after a write (issue 47, goal 4): one client alternates a write (an add to role-1, which the reader sees,
@@ -14,8 +15,9 @@
 // Fan-out: SUBSCRIBERS streams of one key holding the role, one notification to the role per send; the time from the
 // send until the last subscriber has it, and the CPU the subscribers' service spent per delivered event (/proc, over
 // the sends). On PostgreSQL the same again with the subscribers on a second instance. The streams are read in THREADS
-// worker threads (2; bench/sse-subscribers.mjs), so the client's parsing does not set the pace; its busiest thread's
-// utilisation is printed. BASELINE_DIR (a built checkout) alternates FANOUT_ROUNDS (3) rounds of this build with it.
+// worker threads (2; bench/sse-subscribers.mjs: raw sockets, a minimal chunked decoder that still checks every event
+// arrives whole and once), so the client does not set the pace; its busiest thread's utilisation is printed, and per
+// send the medians of POST -> answer, POST -> first subscriber and first -> last subscriber. BASELINE_DIR (a built checkout) alternates FANOUT_ROUNDS (3) rounds of this build with it.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,6 +77,10 @@ const config = {
   ],
   // Thousands of streams of one key from one address.
   limits: { streamsPerCaller: 0, connectionsPerAddress: 0 },
+  // HEARTBEAT_SECONDS: the streams' heartbeat interval (default 15), shorter to make heartbeat passes meet the sends.
+  ...(process.env.HEARTBEAT_SECONDS
+    ? { notifications: { heartbeatSeconds: Number(process.env.HEARTBEAT_SECONDS) } }
+    : {}),
 };
 writeFileSync(configFile, JSON.stringify(config));
 // Every list computed from the database: the cost of the first read after a write.
@@ -196,16 +202,20 @@ async function fanout(writerUrl, subscriberService, label) {
     threads: THREADS,
   });
   const lasts = [];
+  /** Per send: POST -> its answer, POST -> first subscriber, first -> last subscriber (ms). */
+  const answered = [];
+  const firsts = [];
+  const spreads = [];
   const stat = `/proc/${subscriberService.pid}/stat`;
   const cpu0 = cpuMicros(stat);
   let pauses = 0;
   let cpu;
-  let clientUtilisation;
+  let stats;
   try {
     for (let s = 0; s < SENDS; s++) {
       const subject = `send-${s}`;
       const t0 = performance.timeOrigin + performance.now();
-      const arrived = subs.awaitMark(subject, () => true);
+      const arrived = subs.awaitMarkTimes(subject, () => true);
       const res = await fetch(`${writerUrl}/cxf/svc-core/notification`, {
         method: 'POST',
         headers: { 'x-apikey': WRITER_KEY, 'content-type': 'application/json' },
@@ -213,24 +223,34 @@ async function fanout(writerUrl, subscriberService, label) {
       });
       if (res.status !== 200) throw new Error(`add answered ${res.status}`);
       await res.arrayBuffer();
-      lasts.push((await arrived) - t0);
+      answered.push(performance.timeOrigin + performance.now() - t0);
+      const { first, last } = await arrived;
+      lasts.push(last - t0);
+      firsts.push(first - t0);
+      spreads.push(last - first);
       await new Promise((r) => setTimeout(r, 50));
       pauses += 50;
     }
     cpu = cpuMicros(stat) - cpu0;
-    ({ clientUtilisation } = await subs.stats());
+    await new Promise((r) => setTimeout(r, 200)); // late second copies would show up by now
+    stats = await subs.stats();
   } finally {
     await subs.close();
   }
+  if (stats.duplicates || stats.broken)
+    throw new Error(`${stats.duplicates} second copies, ${stats.broken} broken chunks`);
   const sorted = [...lasts].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
   const perEvent = cpu / (SENDS * SUBSCRIBERS);
   console.log(
     `${label}: ${SUBSCRIBERS} subscribers, ${SENDS} sends; add -> last subscriber: median ${median(lasts).toFixed(1)} ms, ` +
-      `p99 ${p99.toFixed(1)} ms; subscribers' service CPU ${(cpu / 1000).toFixed(0)} ms = ${perEvent.toFixed(1)} µs ` +
-      `per delivered event; client's busiest thread ${(clientUtilisation * 100).toFixed(0)}% busy (${pauses} ms idle pauses)`,
+      `p99 ${p99.toFixed(1)} ms (medians: add answered ${median(answered).toFixed(1)} ms, first subscriber ` +
+      `${median(firsts).toFixed(1)} ms, first -> last ${median(spreads).toFixed(1)} ms); subscribers' service CPU ` +
+      `${(cpu / 1000).toFixed(0)} ms = ${perEvent.toFixed(1)} µs per delivered event; every stream got every send ` +
+      `once, whole; heartbeats ${stats.heartbeats}; client's busiest thread ${(stats.clientUtilisation * 100).toFixed(0)}% ` +
+      `busy (${pauses} ms idle pauses)`,
   );
-  return { median: median(lasts), p99, perEvent };
+  return { median: median(lasts), p99, perEvent, first: median(firsts), spread: median(spreads) };
 }
 
 /** FANOUT_ROUNDS rounds, each build in turn per round; the medians over rounds and the ratios to the baseline. */
@@ -263,14 +283,17 @@ async function fanoutRounds(firstService) {
   console.log(
     `\n${ENGINE}, ${SUBSCRIBERS} subscribers, medians of ${FANOUT_ROUNDS} round(s) (load average: ${uptime()})`,
   );
-  console.log('| shape | build | p99 ms | median ms | CPU µs per delivered event |');
-  console.log('|---|---|---|---|---|');
+  console.log(
+    '| shape | build | p99 ms | median ms | first subscriber ms | first -> last ms | CPU µs per delivered event |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
   for (const shape of shapes)
     for (const build of builds) {
       const rs = results.get(`${shape}\u0000${build.name}`);
       const row = (f) => median(rs.map(f)).toFixed(1);
       console.log(
-        `| ${shape} | ${build.name} | ${row((r) => r.p99)} | ${row((r) => r.median)} | ${row((r) => r.perEvent)} |`,
+        `| ${shape} | ${build.name} | ${row((r) => r.p99)} | ${row((r) => r.median)} | ${row((r) => r.first)} | ` +
+          `${row((r) => r.spread)} | ${row((r) => r.perEvent)} |`,
       );
     }
 }

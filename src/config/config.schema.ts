@@ -502,7 +502,8 @@ export const ConfigSchema = Type.Object(
           minimum: 0.05,
           maximum: 3600,
           default: 15,
-          description: 'Comment lines on idle store streams, so proxies and clients see the connection alive.',
+          description:
+            'A comment line on a store stream silent this long (none while events flow), so proxies and clients see the connection alive.',
         }),
         streamRetryMs: Type.Integer({
           minimum: 0,
@@ -538,7 +539,8 @@ export const ConfigSchema = Type.Object(
           minimum: 0.05,
           maximum: 3600,
           default: 15,
-          description: 'Comment lines on idle streams, so proxies and clients see the connection alive.',
+          description:
+            'A comment line on a stream silent this long (none while events flow), so proxies and clients see the connection alive.',
         }),
         retryMs: Type.Integer({
           minimum: 0,
