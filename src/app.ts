@@ -29,6 +29,7 @@ import { installMetrics, Telemetry } from './platform/metrics/index.js';
 import { buildModules, MIGRATIONS } from './module-list.js';
 import { loggerOptions } from './platform/http/logger-options.js';
 import { answerRequestId, requestIdGenerator } from './platform/http/request-id.js';
+import { lazyRequestLogger } from './platform/http/request-logger.js';
 import { registerReadiness, type Readiness } from './platform/http/readiness.js';
 import { SHUTDOWN_STREAM_EVENT } from './platform/http/stream-end.js';
 import { trackUnusedSockets } from './platform/http/unused-sockets.js';
@@ -103,6 +104,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<A
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler: transportErrorHandler,
   });
+  // Each request's logger is made on its first line (request-logger.ts): most requests write none.
+  app.setChildLoggerFactory(lazyRequestLogger);
   // Loaded only when on: without an endpoint nothing of OpenTelemetry is imported.
   const ownTracing = !deps.tracing && config.tracing.otlpEndpoint ? await startTracing(config.tracing) : undefined;
   const tracing = deps.tracing ?? ownTracing;

@@ -22,7 +22,7 @@ describeEachEngine('request ids', (engine) => {
     lines = [];
   });
 
-  async function start(trustProxy: boolean): Promise<App> {
+  async function start(trustProxy: boolean, logLevel: 'info' | 'warn' = 'info'): Promise<App> {
     database = await openTestDatabase(engine);
     const stream = new Writable({
       write(chunk, _enc, done) {
@@ -31,12 +31,13 @@ describeEachEngine('request ids', (engine) => {
       },
     });
     const config = parseConfig({
-      server: { trustProxy, logLevel: 'info' },
+      server: { trustProxy, logLevel },
       identity: { bootstrapAdminPassword: 'admin-pass-1' },
+      flow: { instances: [{ id: 'dead', url: 'http://127.0.0.1:1/base' }] },
       tenants: [{ name: 'default', apiKeys: [{ name: 'admin', key: KEY, roles: ['NOTIFICATION_ADMIN'] }] }],
     });
     // The service's own logger options (level, redaction), with lines captured here instead of stdout.
-    built = await buildApp(config, { database, logger: { level: 'info', stream } });
+    built = await buildApp(config, { database, logger: { level: logLevel, stream } });
     return built;
   }
   const logOf = (id: string) => lines.filter((l) => l.reqId === id);
@@ -59,6 +60,26 @@ describeEachEngine('request ids', (engine) => {
     expect(new Set(ids).size).toBe(3);
     // The secret header is still redacted on those lines.
     expect(JSON.stringify(logOf(ids[0]))).not.toContain(KEY);
+  });
+
+  it('writes no line for a request below the level, and the id on a line written above it', async () => {
+    // Each request's logger is made on its first line (request-logger.ts): the lines that are written keep the id.
+    await start(false, 'warn');
+    const ok = await built!.app.inject({
+      method: 'GET',
+      url: '/cxf/svc-core/notification',
+      headers: { 'x-apikey': KEY },
+    });
+    const failed = await built!.app.inject({
+      method: 'GET',
+      url: '/cxf/svc-flow/flow/dead/tasks',
+      headers: { 'x-apikey': KEY },
+    });
+    expect([ok.statusCode, failed.statusCode]).toEqual([200, 502]);
+    expect(logOf(ok.headers['x-request-id'] as string)).toEqual([]);
+    const written = logOf(failed.headers['x-request-id'] as string);
+    expect(written.map((l) => [l.level, l.msg])).toEqual([[50, 'request failed']]);
+    expect(lines.filter((l) => l.reqId === undefined && l.msg === 'request failed')).toEqual([]);
   });
 
   it('ignores a caller id unless the service trusts its proxy', async () => {

@@ -6,7 +6,7 @@ import type { AuditTrail } from '../../platform/audit/audit-trail.js';
 import { requestMeta } from '../../platform/http/request-meta.js';
 import { FLOW_ERRORS } from './flow.errors.js';
 import { parseFlowTarget, upstreamPath } from './flow-target.js';
-import type { FlowInstances } from './flow-instances.js';
+import type { FlowInstance, FlowInstances } from './flow-instances.js';
 import { forwardedHeader } from './forwarded-header.js';
 import { errorCode, type FlowHealth } from './flow-health.js';
 import type { OwnCookies } from './upstream-cookies.js';
@@ -32,6 +32,10 @@ const CALLER_CREDENTIALS = new Set(['cookie', 'x-apikey', 'x-csrf-token', 'autho
  */
 const OWN = new Set(['host', 'forwarded', 'x-real-ip', 'x-svc-user']);
 const OWN_PREFIX = 'x-forwarded-';
+/** Every caller's header that never travels on (but for X-Forwarded-*): one lookup per header. */
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, ...CALLER_CREDENTIALS, ...OWN]);
+/** The call a response carries, for the response's `close` listener. */
+const CALL = Symbol('flow call');
 
 export type AuditLevel = 'off' | 'errors' | 'all';
 
@@ -44,12 +48,16 @@ export class FlowProxy {
     private readonly instances: FlowInstances,
     private readonly audit: AuditTrail,
     private readonly auditLevel: AuditLevel,
-    private readonly ownCookies: OwnCookies,
+    readonly ownCookies: OwnCookies,
     private readonly health: FlowHealth,
     private readonly telemetry?: Telemetry,
   ) {}
 
-  forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  /**
+   * Starts the call; the answer is written on the raw response, or, when the instance fails before its answer's head,
+   * an error answer is sent through the reply. A target the proxy refuses throws at once.
+   */
+  forward(request: FastifyRequest, reply: FastifyReply): void {
     const parsed = parseFlowTarget(request.raw.url ?? '');
     if (!parsed.ok) throw FLOW_ERRORS.invalidTarget(parsed.reason);
     const { target } = parsed;
@@ -62,40 +70,37 @@ export class FlowProxy {
       request.headers['content-length'] !== undefined
         ? request.headers['content-length'] !== '0'
         : request.headers['transfer-encoding'] !== undefined;
-    const finished = this.telemetry?.flowCallStarted(instance.id);
-    return new Promise<void>((resolve, reject) => {
-      const call = new ProxiedCall(
-        reply,
-        (status, error, failure) => {
-          finished?.();
-          if (failure) this.telemetry?.flowUpstreamError(instance.id);
-          // The instance's failures and its own server errors (a caller who left, 499, is none).
-          if (failure || status >= 500)
-            this.health.recordError(instance.id, request.principal.tenantId, {
-              at: new Date().toISOString(),
-              method: request.method,
-              path: path.split('?')[0].slice(0, 1000),
-              status,
-              ...(failure ? { error: failure } : {}),
-            });
-          this.record(request, target.instanceId, path, status);
-          if (error) reject(error);
-          else resolve();
-        },
-        instance.id,
-        instance.timeoutSeconds,
-        this.ownCookies,
-      );
-      instance.pool.dispatch(
-        {
-          path,
-          method: request.method as Dispatcher.HttpMethod,
-          headers: this.forwardHeaders(request, instance.authorization),
-          body: hasBody ? request.raw : undefined,
-        },
-        call,
-      );
-    });
+    const call = new ProxiedCall(this, request, reply, instance, path, this.telemetry?.flowCallStarted(instance.id));
+    instance.pool.dispatch(
+      {
+        path,
+        method: request.method as Dispatcher.HttpMethod,
+        headers: this.forwardHeaders(request, instance.authorization),
+        body: hasBody ? request.raw : undefined,
+      },
+      call,
+    );
+  }
+
+  /**
+   * A call has ended with `status` (499: the caller left): counted, recorded, and when it failed before the answer's
+   * head, answered with `error`. `failure`: the instance failed the call (unreachable, timed out, answer cut off).
+   */
+  ended(call: ProxiedCall, status: number, error?: AppError, failure?: string): void {
+    const { request, instance, path } = call;
+    call.finished?.();
+    if (failure) this.telemetry?.flowUpstreamError(instance.id);
+    // The instance's failures and its own server errors (a caller who left, 499, is none).
+    if (failure || status >= 500)
+      this.health.recordError(instance.id, request.principal.tenantId, {
+        at: new Date().toISOString(),
+        method: request.method,
+        path: path.split('?')[0].slice(0, 1000),
+        status,
+        ...(failure ? { error: failure } : {}),
+      });
+    this.record(request, instance.id, path, status);
+    if (error) call.reply.send(error);
   }
 
   private forwardHeaders(
@@ -107,15 +112,7 @@ export class FlowProxy {
     const out: Record<string, string | string[]> = {};
     for (const name in headers) {
       const value = headers[name];
-      if (
-        value === undefined ||
-        HOP_BY_HOP.has(name) ||
-        CALLER_CREDENTIALS.has(name) ||
-        OWN.has(name) ||
-        name.startsWith(OWN_PREFIX) ||
-        named?.has(name)
-      )
-        continue;
+      if (value === undefined || NOT_FORWARDED.has(name) || name.startsWith(OWN_PREFIX) || named?.has(name)) continue;
       out[name] = value;
     }
     if (authorization) out.authorization = authorization;
@@ -164,28 +161,31 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
   private status = 0;
   private callerLeft = false;
-  private readonly res: ServerResponse;
+  /** The call has ended (answered, failed or abandoned): a later `close` of the response is no news. */
+  private over = false;
+  private readonly res: ServerResponse & { [CALL]?: ProxiedCall };
 
   constructor(
-    private readonly reply: FastifyReply,
-    /** `failure`: the instance failed the call (unreachable, timed out, answer cut off), not the caller: its code. */
-    private readonly done: (status: number, error?: AppError, failure?: string) => void,
-    private readonly instanceId: string,
-    private readonly timeoutSeconds: number,
-    private readonly ownCookies: OwnCookies,
+    private readonly proxy: FlowProxy,
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+    readonly instance: FlowInstance,
+    /** The upstream path and query. */
+    readonly path: string,
+    /** Ends the call's count in the metrics. */
+    readonly finished: (() => void) | undefined,
   ) {
     this.res = reply.raw;
-    this.res.once('close', this.onCallerClose);
+    this.res[CALL] = this;
+    this.res.on('close', onCallerClose);
   }
 
   // `writableEnded`, not `writableFinished`: once the answer is complete, bytes still in the socket are no abort.
-  private readonly onCallerClose = () => {
-    if (this.res.writableEnded) return;
+  callerClosed(): void {
+    if (this.over || this.res.writableEnded) return;
     this.callerLeft = true;
     this.controller?.abort(new Error('the caller left'));
-  };
-
-  private readonly onDrain = () => this.controller?.resume();
+  }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
@@ -198,11 +198,12 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
     this.reply.hijack();
     const res = this.res;
     res.statusCode = statusCode;
+    const cookies = this.proxy.ownCookies;
     for (const name in headers) {
       const value = headers[name];
       if (value === undefined || HOP_BY_HOP.has(name)) continue;
       if (name === 'set-cookie') {
-        const kept = this.ownCookies.filter(value);
+        const kept = cookies.filter(value);
         if (kept.length) res.setHeader(name, kept);
       } else res.setHeader(name, value);
     }
@@ -211,38 +212,42 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (!this.res.write(chunk)) {
       controller.pause();
-      this.res.once('drain', this.onDrain);
+      this.res.once('drain', () => controller.resume());
     }
   }
 
   onResponseEnd(): void {
-    this.res.off('close', this.onCallerClose);
+    this.over = true;
     this.res.end();
-    this.done(this.status);
+    this.proxy.ended(this, this.status);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
-    const res = this.res;
-    res.off('close', this.onCallerClose);
+    this.over = true;
     if (this.status !== 0 || this.callerLeft) {
       if (this.status === 0) this.reply.hijack();
-      res.destroy();
-      if (this.callerLeft) this.done(499);
-      else this.done(502, undefined, errorCode(err));
+      this.res.destroy();
+      if (this.callerLeft) this.proxy.ended(this, 499);
+      else this.proxy.ended(this, 502, undefined, errorCode(err));
       return;
     }
     const timedOut =
       err instanceof undiciErrors.HeadersTimeoutError ||
       err instanceof undiciErrors.ConnectTimeoutError ||
       err instanceof undiciErrors.BodyTimeoutError;
-    this.done(
+    const { id, timeoutSeconds } = this.instance;
+    this.proxy.ended(
+      this,
       timedOut ? 504 : 502,
-      timedOut
-        ? FLOW_ERRORS.upstreamTimeout(this.instanceId, this.timeoutSeconds)
-        : FLOW_ERRORS.upstreamUnreachable(this.instanceId),
+      timedOut ? FLOW_ERRORS.upstreamTimeout(id, timeoutSeconds) : FLOW_ERRORS.upstreamUnreachable(id),
       errorCode(err),
     );
   }
+}
+
+/** The `close` listener of every proxied response (one function, no closure per call). */
+function onCallerClose(this: ServerResponse & { [CALL]?: ProxiedCall }): void {
+  this[CALL]?.callerClosed();
 }
 
 /** Headers the caller's `Connection` header names as hop-by-hop (RFC 9110 section 7.6.1); none for the usual values. */

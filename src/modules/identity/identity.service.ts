@@ -117,28 +117,38 @@ export class IdentityService {
     this.keyCache.clear();
   }
 
-  async principalFromApiKey(key: string): Promise<Principal | null> {
+  /**
+   * The principal of an API key, or null for an unknown or expired one. A key whose lookup is cached answers at once,
+   * without a promise (this runs on every API-key request); only a lookup in the database answers a promise.
+   */
+  principalFromApiKey(key: string): Principal | null | Promise<Principal | null> {
     const hash = hashApiKey(key);
     const now = Date.now();
-    let apiKey = this.keyCache.get(hash, now);
-    if (!apiKey) {
-      const seen = this.revocationsSeen;
-      apiKey = await this.keyLookups.run(hash, () => this.repo.findApiKeyByHash(hash));
-      if (!apiKey) return null;
-      // A lookup that a revocation overtook is not cached: it may have read the key just before it went.
-      if (this.apiKeyCacheMs > 0 && seen === this.revocationsSeen)
-        this.keyCache.set(hash, apiKey, now + this.apiKeyCacheMs);
-    }
-    // Expiry is checked on every use, cached or not.
-    if (apiKey.expiresOn !== null && apiKey.expiresOn <= now) return null;
-    return {
-      kind: 'apiKey',
-      tenantId: apiKey.tenantId,
-      tenant: apiKey.tenant,
-      loginName: apiKey.name,
-      organisations: apiKey.organisations,
-      roles: apiKey.roles,
-      rights: apiKey.rights,
-    };
+    const cached = this.keyCache.get(hash, now);
+    return cached ? principalOfKey(cached, now) : this.lookUpApiKey(hash, now);
   }
+
+  private async lookUpApiKey(hash: string, now: number): Promise<Principal | null> {
+    const seen = this.revocationsSeen;
+    const apiKey = await this.keyLookups.run(hash, () => this.repo.findApiKeyByHash(hash));
+    if (!apiKey) return null;
+    // A lookup that a revocation overtook is not cached: it may have read the key just before it went.
+    if (this.apiKeyCacheMs > 0 && seen === this.revocationsSeen)
+      this.keyCache.set(hash, apiKey, now + this.apiKeyCacheMs);
+    return principalOfKey(apiKey, now);
+  }
+}
+
+/** The principal an API key stands for; null once it has expired (checked on every use, cached or not). */
+function principalOfKey(apiKey: ApiKey, now: number): Principal | null {
+  if (apiKey.expiresOn !== null && apiKey.expiresOn <= now) return null;
+  return {
+    kind: 'apiKey',
+    tenantId: apiKey.tenantId,
+    tenant: apiKey.tenant,
+    loginName: apiKey.name,
+    organisations: apiKey.organisations,
+    roles: apiKey.roles,
+    rights: apiKey.rights,
+  };
 }

@@ -9,6 +9,7 @@ import { accessOf, type QueryTarget } from '../../platform/db/data-access.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { IDENTITY_ERRORS } from './identity.errors.js';
 import type { CredentialResolver, RequestMeta } from '../../platform/auth/credentials.js';
+import type { Principal } from '../../platform/auth/principal.js';
 import type { ApiKey, IdentityTables, User } from './identity.tables.js';
 import { UsersRepository } from './users.repository.js';
 import { SessionsRepository } from './sessions.repository.js';
@@ -272,13 +273,20 @@ function createIdentity({
     remoteAddress: meta.ip,
     userAgent: meta.userAgent,
   });
+  const keyUsed = (p: Principal | null, meta: RequestMeta): Principal | null => {
+    if (p) {
+      audit.recordKeyUse(`${p.tenantId}/${p.loginName}`, meta.ip, () =>
+        keyUse(meta, p.loginName, p.tenantId, 'success'),
+      );
+    } else audit.recordKeyUse('invalid', meta.ip, () => keyUse(meta, '(unknown or expired key)', null, 'failure'));
+    return p;
+  };
   const resolver: CredentialResolver = {
     sessionCookie: SESSION_COOKIE,
-    async fromApiKey(key, meta) {
-      const p = await identity.principalFromApiKey(key);
-      if (p) audit.recordKeyUse(keyUse(meta, p.loginName, p.tenantId, 'success'), `${p.tenantId}/${p.loginName}`);
-      else audit.recordKeyUse(keyUse(meta, '(unknown or expired key)', null, 'failure'), 'invalid');
-      return p;
+    // Synchronous while the key's lookup is cached (most calls): no promise on the way of every API-key request.
+    fromApiKey(key, meta) {
+      const found = identity.principalFromApiKey(key);
+      return found instanceof Promise ? found.then((p) => keyUsed(p, meta)) : keyUsed(found, meta);
     },
     fromSession: (id) => sessions.principalFromSession(id),
     fromBearer: (token) => tokens.verify(token),

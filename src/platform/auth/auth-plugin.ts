@@ -20,16 +20,28 @@ declare module 'fastify' {
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 
-/** Resolves the caller from X-APIKey, Authorization: Bearer or the session cookie, in that order. */
-export async function resolvePrincipal(request: FastifyRequest, resolver: CredentialResolver): Promise<Principal> {
-  const meta = requestMeta(request);
+/**
+ * Resolves the caller from X-APIKey, Authorization: Bearer or the session cookie, in that order. An API key whose
+ * lookup is cached answers at once, without a promise; a refused credential throws (or rejects) the error.
+ */
+export function resolvePrincipal(
+  request: FastifyRequest,
+  resolver: CredentialResolver,
+): Principal | Promise<Principal> {
   const apiKey = request.headers['x-apikey'];
-  if (apiKey !== undefined) {
-    const principal =
-      typeof apiKey === 'string' && apiKey.length <= 1024 ? await resolver.fromApiKey(apiKey, meta) : null;
-    if (!principal) throw ERRORS.authenticationFailed();
-    return principal;
-  }
+  if (apiKey === undefined) return resolveOtherCredential(request, resolver);
+  if (typeof apiKey !== 'string' || apiKey.length > 1024) throw ERRORS.authenticationFailed();
+  const found = resolver.fromApiKey(apiKey, requestMeta(request));
+  return found instanceof Promise ? found.then(known) : known(found);
+}
+
+function known(principal: Principal | null): Principal {
+  if (!principal) throw ERRORS.authenticationFailed();
+  return principal;
+}
+
+async function resolveOtherCredential(request: FastifyRequest, resolver: CredentialResolver): Promise<Principal> {
+  const meta = requestMeta(request);
   const authorization = request.headers.authorization;
   if (authorization !== undefined && /^bearer /i.test(authorization)) {
     const token = authorization.slice(7).trim();
@@ -58,9 +70,25 @@ export async function resolvePrincipal(request: FastifyRequest, resolver: Creden
  */
 export const authPlugin = fp<{ resolver: CredentialResolver }>(async (app: FastifyInstance, { resolver }) => {
   app.decorateRequest('principal', null as unknown as Principal);
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (request.routeOptions.config?.public || !request.routeOptions.url) return;
-    request.principal = await resolvePrincipal(request, resolver);
+  // A callback hook, not an async one: a cached API key passes without a promise (machine clients call often).
+  app.addHook('onRequest', (request, _reply, done) => {
+    // `routeOptions` is made anew on every read.
+    const route = request.routeOptions;
+    if (route.config?.public || !route.url) return done();
+    let found: Principal | Promise<Principal>;
+    try {
+      found = resolvePrincipal(request, resolver);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (!(found instanceof Promise)) {
+      request.principal = found;
+      return done();
+    }
+    found.then((principal) => {
+      request.principal = principal;
+      done();
+    }, done);
   });
 });
 

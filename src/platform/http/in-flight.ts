@@ -1,4 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** The reply a response belongs to, for the response's `close` listener. */
+const REPLY = Symbol('in-flight reply');
 
 export interface InFlightRequests {
   /** Resolves once every request that has started has reached its answer, or after `timeoutMs`. */
@@ -19,12 +23,17 @@ export function trackInFlight(app: FastifyInstance): InFlightRequests {
   const release = (request: FastifyRequest) => {
     if (running.delete(request) && running.size === 0) onIdle?.();
   };
+  // One listener for every response (no closure, no `once` wrapper per request): the response carries its reply.
+  function onClose(this: ServerResponse & { [REPLY]?: FastifyReply }) {
+    const reply = this[REPLY];
+    // `sent` is true for a hijacked reply; an ordinary one whose client left still has its handler running.
+    if (reply?.sent) release(reply.request);
+  }
   app.addHook('onRequest', (request, reply, done) => {
     running.add(request);
-    // `sent` is true for a hijacked reply; an ordinary one whose client left still has its handler running.
-    reply.raw.once('close', () => {
-      if (reply.sent) release(request);
-    });
+    const res = reply.raw as ServerResponse & { [REPLY]?: FastifyReply };
+    res[REPLY] = reply;
+    res.on('close', onClose);
     done();
   });
   app.addHook('onSend', (request, _reply, payload, done) => {

@@ -65,7 +65,10 @@ export async function proxyRoutes(scope: FastifyInstance, ctx: FlowContext): Pro
       url: '/flow/*',
       schema,
       config: { openapi: documented, rawAnswer: true },
-      handler: (request, reply) => ctx.proxy.forward(request, reply),
+      // No promise: the proxy answers on the raw response, or sends its error through the reply itself.
+      handler: (request, reply) => {
+        ctx.proxy.forward(request, reply);
+      },
     });
   }
 }

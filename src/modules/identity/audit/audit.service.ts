@@ -36,13 +36,17 @@ export class AuditService {
     }
   }
 
-  recordKeyUse(entry: AuditEntry, keyId: string, now = Date.now()): void {
-    const mark = `${keyId}|${entry.remoteAddress}`;
+  /**
+   * `entry` is made only when the use is recorded: the check runs on every API-key request, and most are within
+   * the interval of the key's last record.
+   */
+  recordKeyUse(keyId: string, remoteAddress: string, entry: () => AuditEntry, now = Date.now()): void {
+    const mark = `${keyId}|${remoteAddress}`;
     const last = this.recentKeyUse.get(mark);
     if (last !== undefined && now - last < KEY_USE_INTERVAL_MS) return;
     if (this.recentKeyUse.size > 10_000) this.recentKeyUse.clear();
     this.recentKeyUse.set(mark, now);
-    void this.record(entry);
+    void this.record(entry());
   }
 
   /** Applies the retention: records older than `retentionDays` go (0 keeps everything). */
