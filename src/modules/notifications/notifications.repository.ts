@@ -1,6 +1,6 @@
-import { sql, type Kysely, type SqlBool, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { DataAccess } from '../../platform/db/data-access.js';
-import type { Dialect } from '../../platform/db/dialects/dialect.js';
+import { changeCount, type Dialect } from '../../platform/db/dialects/dialect.js';
 import { PreparedQueries } from '../../platform/db/prepared-query.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import type { NotificationsTables } from './notifications.tables.js';
@@ -16,9 +16,24 @@ type Caller = Extract<Visibility, { all: false }>;
  */
 const MAX_WALKS = 100;
 
+/**
+ * A caller's page and total, and the tenant's change count (notification_changes) read by the same statement as the
+ * total (notification-tags.ts makes the answer's tag of it).
+ */
+export interface NotificationList {
+  total: number;
+  changes: string;
+  rows: NotificationRow[];
+}
+
+/** The tenant's change count, as notification-tags.ts reads it (the sum of its shards). */
+const tenantChanges = (tenantId: unknown) =>
+  changeCount('notification_changes', { tenant_id: tenantId }) as RawBuilder<number | string>;
+
 /** A row of the one-statement list: the total on every row; the document's columns null when the page is empty. */
 interface PageRow {
   total: number;
+  changes: number | string;
   seq: number | null;
   doc: string | null;
   date: number | null;
@@ -124,17 +139,12 @@ export class NotificationsRepository {
    * start + limit rows; the union of those walks, deduplicated (a notification may name two of the caller's roles),
    * holds the page. For NOTIFICATION_ADMIN the page walks the notifications' own (tenant, date, seq) index.
    */
-  async list(
-    tenantId: string,
-    v: Visibility,
-    start: number,
-    limit: number,
-  ): Promise<{ total: number; rows: NotificationRow[] }> {
+  async list(tenantId: string, v: Visibility, start: number, limit: number): Promise<NotificationList> {
     if (v.all) {
       const [count, rows] = await Promise.all([
         forTenant(this.db, tenantId)
           .selectFrom('notification_recipient_sets as s')
-          .select(sql<number>`coalesce(sum(s.notifications), 0)`.as('total'))
+          .select([sql<number>`coalesce(sum(s.notifications), 0)`.as('total'), tenantChanges(tenantId).as('changes')])
           .executeTakeFirstOrThrow(),
         limit === 0
           ? []
@@ -147,7 +157,7 @@ export class NotificationsRepository {
               .offset(start)
               .execute(),
       ]);
-      return { total: Number(count.total), rows: rows.map(toRow) };
+      return { total: Number(count.total), changes: String(count.changes), rows: rows.map(toRow) };
     }
     return callerNames(v).length > MAX_WALKS
       ? this.listOfMany(tenantId, v, start, limit)
@@ -161,12 +171,7 @@ export class NotificationsRepository {
    * names x (start + limit) rows: SQLite sorted each level of a nested UNION in a temporary b-tree of its own (the
    * page statement alone 663 -> 329 us measured).
    */
-  private async listByWalks(
-    tenantId: string,
-    v: Caller,
-    start: number,
-    limit: number,
-  ): Promise<{ total: number; rows: NotificationRow[] }> {
+  private async listByWalks(tenantId: string, v: Caller, start: number, limit: number): Promise<NotificationList> {
     const names = callerNames(v);
     const roles = names.filter((n) => n.kind === 'role').length;
     const organisations = names.length - 1 - roles;
@@ -207,7 +212,7 @@ export class NotificationsRepository {
         return this.db
           .selectFrom(this.callerTotal(p, roles, organisations).as('t'))
           .leftJoin(docs.as('d'), (join) => join.onTrue())
-          .select(['t.total', 'd.seq', 'd.doc', 'd.date', 'd.version'])
+          .select(['t.total', 't.changes', 'd.seq', 'd.doc', 'd.date', 'd.version'])
           .orderBy('d.date', 'desc')
           .orderBy('d.seq', 'desc');
       },
@@ -215,6 +220,7 @@ export class NotificationsRepository {
     );
     return {
       total: Number(rows[0]?.total ?? 0),
+      changes: String(rows[0]?.changes ?? 0),
       rows: rows.flatMap((r) => (r.seq === null ? [] : [toRow(r as NotificationRow)])),
     };
   }
@@ -223,17 +229,12 @@ export class NotificationsRepository {
    * A caller of more names than MAX_WALKS: the total as above, the page one statement over all its recipient rows,
    * then the page's documents by seq.
    */
-  private async listOfMany(
-    tenantId: string,
-    v: Caller,
-    start: number,
-    limit: number,
-  ): Promise<{ total: number; rows: NotificationRow[] }> {
+  private async listOfMany(tenantId: string, v: Caller, start: number, limit: number): Promise<NotificationList> {
     const names = callerNames(v);
     const roles = names.filter((n) => n.kind === 'role').length;
     const organisations = names.length - 1 - roles;
     const [count, page] = await Promise.all([
-      this.statements.run<{ total: number }>(
+      this.statements.run<{ total: number; changes: unknown }>(
         this.db,
         `total:${roles}:${organisations}`,
         (p) => this.callerTotal(p, roles, organisations),
@@ -251,8 +252,9 @@ export class NotificationsRepository {
             .execute(),
     ]);
     const total = Number(count[0]?.total ?? 0);
+    const changes = String(count[0]?.changes ?? 0);
     const seqs = page.map((p) => Number(p.notification_seq));
-    if (seqs.length === 0) return { total, rows: [] };
+    if (seqs.length === 0) return { total, changes, rows: [] };
     const docs = await this.statements.run(
       this.db,
       `docs:${seqs.length}`,
@@ -269,7 +271,7 @@ export class NotificationsRepository {
     );
     const bySeq = new Map(docs.map((d) => [Number(d.seq), toRow(d)]));
     // A notification deleted between the two statements is left out (the page is short by exactly that one).
-    return { total, rows: seqs.flatMap((seq) => bySeq.get(seq) ?? []) };
+    return { total, changes, rows: seqs.flatMap((seq) => bySeq.get(seq) ?? []) };
   }
 
   /**
@@ -289,7 +291,8 @@ export class NotificationsRepository {
     if (roles) sets = sets.union(members('role').where('m.name', 'in', names(2, roles)));
     if (organisations)
       sets = sets.union(members('organisation').where('m.name', 'in', names(2 + roles, organisations)));
-    return this.db.selectFrom(sets.as('c')).select((eb) =>
+    return this.db.selectFrom(sets.as('c')).select((eb) => [
+      tenantChanges(p(0)).as('changes'),
       eb.fn
         .coalesce(
           eb.fn.sum<number>(
@@ -303,7 +306,7 @@ export class NotificationsRepository {
           sql<number>`0`,
         )
         .as('total'),
-    );
+    ]);
   }
 
   /** The notification joins its recipient set's count; a set counted for the first time gets its members. */
