@@ -30,10 +30,10 @@ export interface NotificationList {
 const tenantChanges = (tenantId: unknown) =>
   changeCount('notification_changes', { tenant_id: tenantId }) as RawBuilder<number | string>;
 
-/** A row of the one-statement list: the total on every row; the document's columns null when the page is empty. */
+/** A row of the one-statement list: the total's row (seq null), or a document of the page (total null). */
 interface PageRow {
-  total: number;
-  changes: number | string;
+  total: number | null;
+  changes: number | string | null;
   seq: number | null;
   doc: string | null;
   date: number | null;
@@ -166,8 +166,8 @@ export class NotificationsRepository {
 
   /**
    * The total, the page and the page's documents in one statement (one round trip on PostgreSQL; on SQLite a direct
-   * read, without Kysely's connection hand-over): the total's one row, left joined with the page's documents, so a
-   * page past the end still answers the total. The walks are merged by UNION ALL and one DISTINCT over their at most
+   * read, without Kysely's connection hand-over): the total's one row (no seq), then by UNION ALL the page's documents,
+   * so a page past the end still answers the total. The walks are merged by UNION ALL and one DISTINCT over their at most
    * names x (start + limit) rows: SQLite sorted each level of a nested UNION in a temporary b-tree of its own (the
    * page statement alone 663 -> 329 us measured).
    */
@@ -204,25 +204,37 @@ export class NotificationsRepository {
           .orderBy('u.notification_seq', 'desc')
           .limit(p(k + 2))
           .offset(p(k + 3));
+        const head = this.db
+          .selectFrom(this.callerTotal(p, roles, organisations).as('t'))
+          .select([
+            't.changes',
+            't.total',
+            sql<number | null>`null`.as('seq'),
+            sql<string | null>`null`.as('doc'),
+            sql<number | null>`null`.as('date'),
+            sql<number | null>`null`.as('version'),
+          ]);
         const docs = this.db
           .selectFrom(page.as('page'))
           .innerJoin('notifications as n', 'n.seq', 'page.notification_seq')
           .where('n.tenant_id', '=', p(0))
-          .select(['n.seq', 'n.doc', 'n.date', 'n.version']);
-        return this.db
-          .selectFrom(this.callerTotal(p, roles, organisations).as('t'))
-          .leftJoin(docs.as('d'), (join) => join.onTrue())
-          .select(['t.total', 't.changes', 'd.seq', 'd.doc', 'd.date', 'd.version'])
-          .orderBy('d.date', 'desc')
-          .orderBy('d.seq', 'desc');
+          .select([
+            sql<number | string>`null`.as('changes'),
+            sql<number>`null`.as('total'),
+            'n.seq',
+            'n.doc',
+            'n.date',
+            'n.version',
+          ]);
+        return head.unionAll(docs as any);
       },
       [tenantId, ...names.map((n) => n.name), start + limit, limit, start],
     );
-    return {
-      total: Number(rows[0]?.total ?? 0),
-      changes: String(rows[0]?.changes ?? 0),
-      rows: rows.flatMap((r) => (r.seq === null ? [] : [toRow(r as NotificationRow)])),
-    };
+    const head = rows.find((r) => r.seq === null);
+    // Ordered here, not in SQL: an ORDER BY over the compound copied the documents into a temporary b-tree.
+    const page = rows.flatMap((r) => (r.seq === null ? [] : [toRow(r as NotificationRow)]));
+    page.sort((a, b) => b.date - a.date || b.seq - a.seq);
+    return { total: Number(head?.total ?? 0), changes: String(head?.changes ?? 0), rows: page };
   }
 
   /**
