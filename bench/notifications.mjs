@@ -11,7 +11,9 @@
 // First list after a write (issue 47, goal 4): one client alternates a write (an add to role-1, which the reader sees,
 // so every list follows a change and no kept answer serves it) and a timed list of `limit=50`; the bare route gets the
 // same alternation (a POST, then the timed GET), round by round. The figure is the ratio of the p50s (bare / list),
-// and the service's CPU per write+list pair beside the bare route's.
+// and the service's CPU per write+list pair beside the bare route's (all its threads, /proc schedstat, ns). With
+// BASELINE_DIR (a built checkout) that build's service takes its turn in every round too (on SQLite on a copy of the
+// seeded file), and the CPU ratios of the two builds are printed per round and as the median.
 // Fan-out: SUBSCRIBERS streams of one key holding the role, one notification to the role per send; the time from the
 // send until the last subscriber has it, and the CPU the subscribers' service spent per delivered event (/proc, over
 // the sends). On PostgreSQL the same again with the subscribers on a second instance. The streams are read in THREADS
@@ -19,7 +21,7 @@
 // arrives whole and once), so the client does not set the pace; its busiest thread's utilisation is printed, and per
 // send the medians of POST -> answer, POST -> first subscriber and first -> last subscriber. BASELINE_DIR (a built checkout) alternates FANOUT_ROUNDS (3) rounds of this build with it.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -29,6 +31,7 @@ import {
   cpuMicros,
   median,
   printTable,
+  processCpuMicros,
   startBaseline,
   startService,
   createBenchDatabase,
@@ -300,11 +303,11 @@ async function fanoutRounds(firstService) {
 
 const uptime = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-/** Write, then the timed list, alternating for DURATION s; answers the list p50 (ms) and CPU per pair (us). */
+/** Write, then the timed list, alternating for DURATION s; answers the list p50 (ms) and CPU per pair and list (us). */
 async function writeThenList({ writeUrl, writeHeaders, listUrl, listHeaders, pid }) {
   const times = [];
   let listCpu = 0;
-  const cpu0 = cpuMicros(`/proc/${pid}/stat`);
+  const cpu0 = processCpuMicros(pid);
   const until = performance.now() + DURATION * 1000;
   let i = 0;
   while (performance.now() < until) {
@@ -316,44 +319,45 @@ async function writeThenList({ writeUrl, writeHeaders, listUrl, listHeaders, pid
     if (w.status !== 200) throw new Error(`write answered ${w.status}`);
     await w.arrayBuffer();
     const t0 = performance.now();
-    const c0 = cpuMicros(`/proc/${pid}/stat`);
+    const c0 = processCpuMicros(pid);
     const r = await fetch(listUrl, { headers: listHeaders });
     if (r.status !== 200) throw new Error(`list answered ${r.status}`);
     await r.arrayBuffer();
     times.push(performance.now() - t0);
-    // In clock ticks (10 ms): summed over many lists, the mean is the list's own CPU.
-    listCpu += cpuMicros(`/proc/${pid}/stat`) - c0;
+    listCpu += processCpuMicros(pid) - c0;
   }
   const n = times.length;
-  return { p50: median(times), cpuPerPair: (cpuMicros(`/proc/${pid}/stat`) - cpu0) / n, cpuPerList: listCpu / n, n };
+  return { p50: median(times), cpuPerPair: (processCpuMicros(pid) - cpu0) / n, cpuPerList: listCpu / n, n };
 }
 
-async function afterWrite(svc) {
-  const listUrl = `${svc.url}/cxf/svc-core/notification?limit=50`;
-  const answer = await (await fetch(listUrl, { headers: { 'x-apikey': READER_KEY } })).json();
+/** `services`: [name, service] per build; every round runs the bare route, then each build's service in turn. */
+async function afterWrite(services) {
+  const path = '/cxf/svc-core/notification?limit=50';
+  const answer = await (await fetch(`${services[0][1].url}${path}`, { headers: { 'x-apikey': READER_KEY } })).json();
   const baseline = await startBaseline(answer);
-  const runs = { bare: [], service: [] };
+  const runs = { bare: [], ...Object.fromEntries(services.map(([name]) => [name, []])) };
   try {
     for (let round = 0; round < ROUNDS; round++) {
       runs.bare.push(
         await writeThenList({ writeUrl: `${baseline.url}/w`, listUrl: `${baseline.url}/x`, pid: baseline.pid }),
       );
-      runs.service.push(
-        await writeThenList({
-          writeUrl: `${svc.url}/cxf/svc-core/notification`,
-          writeHeaders: { 'x-apikey': WRITER_KEY },
-          listUrl,
-          listHeaders: { 'x-apikey': READER_KEY },
-          pid: svc.pid,
-        }),
-      );
+      for (const [name, svc] of services)
+        runs[name].push(
+          await writeThenList({
+            writeUrl: `${svc.url}/cxf/svc-core/notification`,
+            writeHeaders: { 'x-apikey': WRITER_KEY },
+            listUrl: `${svc.url}${path}`,
+            listHeaders: { 'x-apikey': READER_KEY },
+            pid: svc.pid,
+          }),
+        );
     }
   } finally {
     await baseline.close();
   }
   const bare = median(runs.bare.map((r) => r.p50));
   console.log(
-    `\n${ENGINE}, ${NOTIFICATIONS} notifications, reader sees ${answer.total}+, first list after a write, limit=50 (one client, ${ROUNDS} rounds x ${DURATION} s)`,
+    `\n${ENGINE}, ${NOTIFICATIONS} notifications, reader sees ${answer.total}+, first list after a write, limit=50 (one client, ${ROUNDS} rounds x ${DURATION} s; load average ${uptime()})`,
   );
   console.log(
     '| scenario | list p50 ms (median) | vs bare route | CPU us per list | CPU us per write+list | pairs per round |',
@@ -361,12 +365,25 @@ async function afterWrite(svc) {
   console.log('|---|---|---|---|---|---|');
   for (const [name, rs, p50] of [
     ['bare route (POST, then GET of the same list JSON)', runs.bare, bare],
-    ['add to role-1, then GET ?limit=50 (X-APIKey)', runs.service, median(runs.service.map((r) => r.p50))],
+    ...services.map(([name]) => [
+      `${name}: add to role-1, then GET ?limit=50 (X-APIKey)`,
+      runs[name],
+      median(runs[name].map((r) => r.p50)),
+    ]),
   ]) {
     const pair = median(rs.map((r) => r.cpuPerPair)).toFixed(0);
     const list = median(rs.map((r) => r.cpuPerList)).toFixed(0);
     const ratio = `${((bare / p50) * 100).toFixed(0)}%`;
     console.log(`| ${name} | ${p50.toFixed(2)} | ${ratio} | ${list} | ${pair} | ${rs.map((r) => r.n).join(', ')} |`);
+  }
+  if (services.length === 2) {
+    const [[a], [b]] = services;
+    for (const what of ['cpuPerList', 'cpuPerPair', 'p50']) {
+      const ratios = runs[a].map((r, i) => r[what] / runs[b][i][what]);
+      console.log(
+        `${what} ${a} / ${b} per round: ${ratios.map((x) => x.toFixed(2)).join(', ')} (median ${median(ratios).toFixed(2)})`,
+      );
+    }
   }
 }
 
@@ -413,8 +430,24 @@ try {
     }
   }
   if (SCENARIOS.has('afterwrite')) {
+    // The baseline build's service on a copy of the seeded SQLite file (one process per file); on PostgreSQL beside it.
+    let baseEnv = serviceEnv;
+    if (builds.length > 1 && ENGINE === 'sqlite') {
+      const copy = join(root, 'data-baseline');
+      mkdirSync(copy);
+      copyFileSync(join(dataDir, 'svc.sqlite'), join(copy, 'svc.sqlite'));
+      baseEnv = { SVC_DATA_DIR: copy };
+    }
     Object.assign(service, await startService({ port: await freePort(), configFile, env: serviceEnv, main: MAIN }));
-    await afterWrite(service);
+    const other =
+      builds.length > 1
+        ? await startService({ port: await freePort(), configFile, env: baseEnv, main: builds[1].main })
+        : undefined;
+    try {
+      await afterWrite([['this build', service], ...(other ? [[builds[1].name, other]] : [])]);
+    } finally {
+      await other?.close();
+    }
     await service.close();
   }
   if (SCENARIOS.has('list') || SCENARIOS.has('afterwrite')) {

@@ -42,7 +42,7 @@ export const notificationsModule = defineModule({
   name: 'notifications',
   migrations: notificationsMigrations,
   create(deps: NotificationsDeps) {
-    const repo = new NotificationsRepository(deps.data.db, deps.dialect);
+    const repo = new NotificationsRepository(deps.data, deps.dialect);
     const streams = new NotificationStreams(
       deps.feed,
       {

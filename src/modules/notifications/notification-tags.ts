@@ -25,8 +25,13 @@ export class NotificationTags {
   /** The tag of a page of the caller's notifications (the limit cut as the list cuts it). */
   async list(p: Principal, start: number, limit: number): Promise<CountedTag> {
     const changes = await this.changes([p.tenantId]);
+    return { tag: this.listTag(p, start, limit, changes), changes };
+  }
+
+  /** The tag of the page at the change count `changes` (read before the page, or by the same statement). */
+  listTag(p: Principal, start: number, limit: number, changes: string): string {
     const who = listKey(visibilityOf(p), start, Math.min(limit, MAX_LIMIT));
-    return { tag: entityTag(['notifications', p.tenantId, changes, who]), changes };
+    return entityTag(['notifications', p.tenantId, changes, who]);
   }
 
   /** The tag of a read of one notification by the caller. */

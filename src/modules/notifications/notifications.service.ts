@@ -12,7 +12,7 @@ import { NOTIFICATION_TOPIC } from './notification-topic.js';
 import { listKey } from './list-key.js';
 import type { FeedCache } from '../../platform/events/index.js';
 import type { FeedEvent } from '../../platform/events/index.js';
-import type { NotificationsRepository } from './notifications.repository.js';
+import type { NotificationRow, NotificationsRepository } from './notifications.repository.js';
 import type { NotificationInput } from './notifications.schemas.js';
 import type { NotificationsTables } from './notifications.tables.js';
 import type { Notification, StoredNotification, Visibility } from './notification.js';
@@ -124,21 +124,53 @@ export class NotificationsService {
   }
 
   /**
-   * `changes`: the tenant's change count read before (notification-tags.ts), part of the cache key: an answer cached
-   * before a write that this instance has not heard of yet is not reused under the count that the write made.
+   * `changes`: the tenant's change count read before (notification-tags.ts). Answers are kept by the caller's page
+   * with the count they were read at, and reused only under the same count: an answer kept before a write that this
+   * instance has not heard of yet is not reused under the count that the write made.
    */
   async list(caller: Principal, start: number, limit: number, changes = ''): Promise<string> {
     const visibility = visibilityOf(caller);
     const page = Math.min(limit, MAX_LIMIT);
-    const key = `${listKey(visibility, start, page)}\u0001${changes}`;
-    const cached = this.lists.get(caller.tenantId, key);
-    if (cached !== undefined) return cached;
+    const key = listKey(visibility, start, page);
+    const cached = this.kept(caller.tenantId, key);
+    if (cached !== undefined && cached.changes === changes) return cached.text;
     const generation = this.lists.generation(caller.tenantId);
     const { total, rows } = await this.repo.list(caller.tenantId, visibility, start, page);
-    const text = `{"total":${total},"items":[${rows.map(notificationJson).join(',')}]}`;
-    this.lists.set(caller.tenantId, key, generation, text);
+    const text = listText(total, rows);
+    this.lists.set(caller.tenantId, key, generation, `${changes}\u0001${text}`);
     return text;
   }
+
+  /** Whether an answer of the caller's page is kept at the tenant's current generation, at whatever change count. */
+  hasKept(caller: Principal, start: number, limit: number): boolean {
+    return this.kept(caller.tenantId, listKey(visibilityOf(caller), start, Math.min(limit, MAX_LIMIT))) !== undefined;
+  }
+
+  /**
+   * The page read from the database with the tenant's change count read by the same statement as its total (so the
+   * count is exactly the answer's: one round trip fewer than reading it before), for a list that no kept answer or
+   * `If-None-Match` could serve: the first list after a write.
+   */
+  async listCounted(caller: Principal, start: number, limit: number): Promise<{ changes: string; text: string }> {
+    const visibility = visibilityOf(caller);
+    const page = Math.min(limit, MAX_LIMIT);
+    const generation = this.lists.generation(caller.tenantId);
+    const { total, rows, changes } = await this.repo.list(caller.tenantId, visibility, start, page);
+    const text = listText(total, rows);
+    this.lists.set(caller.tenantId, listKey(visibility, start, page), generation, `${changes}\u0001${text}`);
+    return { changes, text };
+  }
+
+  private kept(tenantId: string, key: string): { changes: string; text: string } | undefined {
+    const kept = this.lists.get(tenantId, key);
+    if (kept === undefined) return undefined;
+    const cut = kept.indexOf('\u0001');
+    return { changes: kept.slice(0, cut), text: kept.slice(cut + 1) };
+  }
+}
+
+function listText(total: number, rows: NotificationRow[]): string {
+  return `{"total":${total},"items":[${rows.map(notificationJson).join(',')}]}`;
 }
 
 /** The stored form of a written notification: the spec's defaults applied, unknown members dropped, recipients once each. */
