@@ -226,7 +226,8 @@ export class NotificationsRepository {
             'n.date',
             'n.version',
           ]);
-        return head.unionAll(docs as any);
+        // One result shape: the head's nulls stand for the documents' columns and the documents' for the head's.
+        return head.unionAll(docs as unknown as typeof head);
       },
       [tenantId, ...names.map((n) => n.name), start + limit, limit, start],
     );

@@ -22,12 +22,6 @@ export interface CountedWords {
   words: readonly string[];
 }
 
-/**
- * Test-only: skips the counts of the next `n` writes that add words (the differential test shows that a missed update
- * makes the kept totals drift). Never set outside tests.
- */
-export const termCountFaults = { skipAdds: 0 };
-
 export class ItemTermCounts {
   constructor(
     private readonly storageSql: StorageSql,
@@ -36,10 +30,6 @@ export class ItemTermCounts {
 
   /** Adds the items' words to the counts, in the caller's transaction: grouped per (word, reader set), in key order. */
   async add(trx: Db, items: readonly CountedWords[]): Promise<void> {
-    if (termCountFaults.skipAdds > 0 && items.some((i) => i.words.length > 0)) {
-      termCountFaults.skipAdds--;
-      return;
-    }
     const byKey = new Map<string, { term: string; rs: number; n: number }>();
     for (const { rs, words } of items) {
       for (const term of words) {

@@ -36,14 +36,6 @@ class FakeResponse extends EventEmitter {
 }
 
 const noLog = { warn() {}, debug() {} } as unknown as FastifyBaseLogger;
-let nextId = 1;
-const event = (group: string): FeedEvent => ({
-  tenantId: group,
-  id: nextId++,
-  topic: 't',
-  createdOn: Date.now(),
-  payload: {},
-});
 
 async function open(hub: SseHub<SseSubscriber>, group: string, count = 1): Promise<FakeResponse[]> {
   const all = Array.from({ length: count }, () => new FakeResponse());
@@ -52,6 +44,14 @@ async function open(hub: SseHub<SseSubscriber>, group: string, count = 1): Promi
 }
 
 describe('SSE hub heartbeats', () => {
+  let nextId = 1;
+  const event = (group: string): FeedEvent => ({
+    tenantId: group,
+    id: nextId++,
+    topic: 't',
+    createdOn: Date.now(),
+    payload: {},
+  });
   let hub: SseHub<SseSubscriber>;
   beforeEach(() => {
     vi.useFakeTimers();
