@@ -192,6 +192,17 @@ export function printTable(title, results, baselineName) {
  * A PostgreSQL database of the benchmark's own on the server of `adminUrl`: answers its URL and `drop()`.
  * `prefix` names it (`<prefix>_<pid>`), so concurrent benchmarks on a shared machine never meet.
  */
+/**
+ * A temporary directory (`root`, removed by the caller) with a `config.json` of one tenant `bench` holding `apiKeys`,
+ * and `extra` top-level settings beside it.
+ */
+export function writeBenchConfig(prefix, apiKeys, extra = {}) {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const configFile = join(root, 'config.json');
+  writeFileSync(configFile, JSON.stringify({ tenants: [{ name: 'bench', apiKeys }], ...extra }));
+  return { root, configFile };
+}
+
 export async function createBenchDatabase(adminUrl, prefix) {
   const name = `${prefix}_${process.pid}`;
   const run = async (statement) => {

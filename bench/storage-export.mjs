@@ -7,10 +7,8 @@
 // Usage: npm run build && node bench/storage-export.mjs
 // Env:   ENGINE=sqlite|postgres (default sqlite); PG_ADMIN_URL; ITEMS (100000); SMALL (10000: the export compared
 //        with, the first SMALL items); SLOW_KBPS (2000).
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createBenchDatabase, freePort, median, startService } from './lib.mjs';
+import { readFileSync } from 'node:fs';
+import { createBenchDatabase, freePort, median, startService, writeBenchConfig } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -21,22 +19,10 @@ const WRITER = 'k-bench-export-writer-0001';
 const READER = 'k-bench-export-reader-0001';
 const STORE = '/cxf/svc-core/storage/store';
 
-const root = mkdtempSync(join(tmpdir(), 'svc-bench-export-'));
-const configFile = join(root, 'config.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    tenants: [
-      {
-        name: 'bench',
-        apiKeys: [
-          { name: 'writer', key: WRITER, roles: ['W'] },
-          { name: 'reader', key: READER, roles: ['role-a'] },
-        ],
-      },
-    ],
-  }),
-);
+const { configFile } = writeBenchConfig('svc-bench-export-', [
+  { name: 'writer', key: WRITER, roles: ['W'] },
+  { name: 'reader', key: READER, roles: ['role-a'] },
+]);
 const database = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_export') : undefined;
 const service = await startService({
   port: await freePort(),

@@ -7,12 +7,11 @@
 //        PROFILE_DIR (kept there; default a temp dir, removed); PROFILE=0: no profile, the CPU per request of the
 //        service's threads only (the scheduler's account: the main thread, and the others together: SQLite's reader
 //        and writer threads, V8's helpers).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { searchItem } from './search-item.mjs';
-import { createBenchDatabase, freePort, load, startService } from './lib.mjs';
+import { createBenchDatabase, freePort, load, startService, writeBenchConfig } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -24,24 +23,12 @@ const TOP = Number(process.env.TOP ?? 25);
 const PROFILE = process.env.PROFILE !== '0';
 const KEYS = { writer: 'k-prof-writer-0123456789', half: 'k-prof-half-0123456789', all: 'k-prof-all-0123456789' };
 
-const root = mkdtempSync(join(tmpdir(), 'svc-bench-listprof-'));
+const { root, configFile } = writeBenchConfig('svc-bench-listprof-', [
+  { name: 'writer', key: KEYS.writer, roles: ['writer'] },
+  { name: 'half', key: KEYS.half, roles: ['half-0'] },
+  { name: 'all', key: KEYS.all, roles: ['everyone'] },
+]);
 const profileDir = process.env.PROFILE_DIR ?? join(root, 'profile');
-const configFile = join(root, 'config.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    tenants: [
-      {
-        name: 'bench',
-        apiKeys: [
-          { name: 'writer', key: KEYS.writer, roles: ['writer'] },
-          { name: 'half', key: KEYS.half, roles: ['half-0'] },
-          { name: 'all', key: KEYS.all, roles: ['everyone'] },
-        ],
-      },
-    ],
-  }),
-);
 
 const db = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_listprof') : undefined;
 if (PROFILE) process.env.BENCH_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profileDir}`;

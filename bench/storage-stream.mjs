@@ -8,10 +8,9 @@
 // Env:   ENGINE=sqlite|postgres (default sqlite); PG_ADMIN_URL; ITEMS (10000); SUBSCRIBERS (1000); KEYS (40);
 //        WRITES (50); THREADS (2); on PostgreSQL the same again with the subscribers on a second instance.
 //        BASELINE_DIR (a built checkout): ROUNDS (3) rounds, this build and that one in turn on the same data.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuMicros, median, startService, createBenchDatabase, freePort } from './lib.mjs';
+import { cpuMicros, median, startService, createBenchDatabase, freePort, writeBenchConfig } from './lib.mjs';
 import { openSubscribers } from './sse-subscribers.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
@@ -33,22 +32,13 @@ const STORE = '/cxf/svc-core/storage/store/bench';
 const roleOfKey = (k) => (k % 2 === 0 ? 'role-a' : 'role-b');
 const keyOf = (k) => `k-bench-stream-reader-${String(k).padStart(4, '0')}`;
 
-const root = mkdtempSync(join(tmpdir(), 'svc-bench-stream-'));
-const configFile = join(root, 'config.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    tenants: [
-      {
-        name: 'bench',
-        apiKeys: [
-          { name: 'writer', key: WRITER_KEY, roles: ['W'] },
-          ...Array.from({ length: KEYS }, (_, k) => ({ name: `reader-${k}`, key: keyOf(k), roles: [roleOfKey(k)] })),
-        ],
-      },
-    ],
-    limits: { streamsPerCaller: 0, connectionsPerAddress: 0 },
-  }),
+const { root, configFile } = writeBenchConfig(
+  'svc-bench-stream-',
+  [
+    { name: 'writer', key: WRITER_KEY, roles: ['W'] },
+    ...Array.from({ length: KEYS }, (_, k) => ({ name: `reader-${k}`, key: keyOf(k), roles: [roleOfKey(k)] })),
+  ],
+  { limits: { streamsPerCaller: 0, connectionsPerAddress: 0 } },
 );
 const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_stream') : undefined;
 // One data directory for every service of the run (one at a time on SQLite), so the builds see the same items.

@@ -10,13 +10,20 @@
 // A round of a build, per query: LISTS times a create then the list (the half reader), then LISTS creates alone; the
 // list's CPU is the difference of the two phases' CPU (the service process, and on PostgreSQL the server processes of
 // the build's database too), divided by LISTS. Prints each round and the medians.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { searchItem } from './search-item.mjs';
-import { ROOT, createBenchDatabase, freePort, median, processCpuMicros, startService } from './lib.mjs';
+import {
+  ROOT,
+  createBenchDatabase,
+  freePort,
+  median,
+  processCpuMicros,
+  startService,
+  writeBenchConfig,
+} from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -43,22 +50,10 @@ async function serverCpu(client) {
 }
 
 async function startBuild(name, main) {
-  const root = mkdtempSync(join(tmpdir(), 'svc-bench-terms-'));
-  const configFile = join(root, 'config.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      tenants: [
-        {
-          name: 'bench',
-          apiKeys: [
-            { name: 'writer', key: KEYS.writer, roles: ['writer', 'everyone'] },
-            { name: 'half', key: KEYS.half, roles: ['half-0'] },
-          ],
-        },
-      ],
-    }),
-  );
+  const { root, configFile } = writeBenchConfig('svc-bench-terms-', [
+    { name: 'writer', key: KEYS.writer, roles: ['writer', 'everyone'] },
+    { name: 'half', key: KEYS.half, roles: ['half-0'] },
+  ]);
   const database =
     ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, `svc_bench_terms_${name}`) : undefined;
   const service = await startService({
