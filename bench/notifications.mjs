@@ -18,7 +18,8 @@
 // send until the last subscriber has it, and the CPU the subscribers' service spent per delivered event (/proc, over
 // the sends). On PostgreSQL the same again with the subscribers on a second instance. The streams are read in THREADS
 // worker threads (2; bench/sse-subscribers.mjs: raw sockets, a minimal chunked decoder that still checks every event
-// arrives whole and once), so the client does not set the pace; its busiest thread's utilisation is printed, and per
+// arrives whole and once), so the client does not set the pace; its busiest thread's utilisation is printed, and its
+// CPU per delivered event beside the service's (this process, readers included: on 2 cores the two share them), and per
 // send the medians of POST -> answer, POST -> first subscriber and first -> last subscriber. BASELINE_DIR (a built checkout) alternates FANOUT_ROUNDS (3) rounds of this build with it.
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -211,8 +212,11 @@ async function fanout(writerUrl, subscriberService, label) {
   const spreads = [];
   const stat = `/proc/${subscriberService.pid}/stat`;
   const cpu0 = cpuMicros(stat);
+  // The client's CPU (this process, its reader threads included) beside the service's: on 2 cores they share them.
+  const clientCpu0 = cpuMicros('/proc/self/stat');
   let pauses = 0;
   let cpu;
+  let clientCpu;
   let stats;
   try {
     for (let s = 0; s < SENDS; s++) {
@@ -235,6 +239,7 @@ async function fanout(writerUrl, subscriberService, label) {
       pauses += 50;
     }
     cpu = cpuMicros(stat) - cpu0;
+    clientCpu = cpuMicros('/proc/self/stat') - clientCpu0;
     await new Promise((r) => setTimeout(r, 200)); // late second copies would show up by now
     stats = await subs.stats();
   } finally {
@@ -245,15 +250,16 @@ async function fanout(writerUrl, subscriberService, label) {
   const sorted = [...lasts].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
   const perEvent = cpu / (SENDS * SUBSCRIBERS);
+  const clientPerEvent = clientCpu / (SENDS * SUBSCRIBERS);
   console.log(
     `${label}: ${SUBSCRIBERS} subscribers, ${SENDS} sends; add -> last subscriber: median ${median(lasts).toFixed(1)} ms, ` +
       `p99 ${p99.toFixed(1)} ms (medians: add answered ${median(answered).toFixed(1)} ms, first subscriber ` +
       `${median(firsts).toFixed(1)} ms, first -> last ${median(spreads).toFixed(1)} ms); subscribers' service CPU ` +
-      `${(cpu / 1000).toFixed(0)} ms = ${perEvent.toFixed(1)} µs per delivered event; every stream got every send ` +
+      `${(cpu / 1000).toFixed(0)} ms = ${perEvent.toFixed(1)} µs per delivered event (client ${clientPerEvent.toFixed(1)} µs); every stream got every send ` +
       `once, whole; heartbeats ${stats.heartbeats}; client's busiest thread ${(stats.clientUtilisation * 100).toFixed(0)}% ` +
       `busy (${pauses} ms idle pauses)`,
   );
-  return { median: median(lasts), p99, perEvent, first: median(firsts), spread: median(spreads) };
+  return { median: median(lasts), p99, perEvent, clientPerEvent, first: median(firsts), spread: median(spreads) };
 }
 
 /** FANOUT_ROUNDS rounds, each build in turn per round; the medians over rounds and the ratios to the baseline. */
@@ -287,16 +293,16 @@ async function fanoutRounds(firstService) {
     `\n${ENGINE}, ${SUBSCRIBERS} subscribers, medians of ${FANOUT_ROUNDS} round(s) (load average: ${uptime()})`,
   );
   console.log(
-    '| shape | build | p99 ms | median ms | first subscriber ms | first -> last ms | CPU µs per delivered event |',
+    '| shape | build | p99 ms | median ms | first subscriber ms | first -> last ms | CPU µs per delivered event | client CPU µs |',
   );
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const shape of shapes)
     for (const build of builds) {
       const rs = results.get(`${shape}\u0000${build.name}`);
       const row = (f) => median(rs.map(f)).toFixed(1);
       console.log(
         `| ${shape} | ${build.name} | ${row((r) => r.p99)} | ${row((r) => r.median)} | ${row((r) => r.first)} | ` +
-          `${row((r) => r.spread)} | ${row((r) => r.perEvent)} |`,
+          `${row((r) => r.spread)} | ${row((r) => r.perEvent)} | ${row((r) => r.clientPerEvent)} |`,
       );
     }
 }
