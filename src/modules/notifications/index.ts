@@ -62,11 +62,12 @@ export const notificationsModule = defineModule({
       (tenantId) => streams.endTenant(tenantId),
     );
     const lists = new FeedCache(deps.feed, NOTIFICATION_TOPIC, deps.config.listCacheSeconds * 1000);
+    const tags = new NotificationTags(deps.data, deps.dialect);
     const ctx: NotificationsContext = {
-      notifications: new NotificationsService(deps.data.db, repo, deps.feed, deps.dialect, lists),
+      notifications: new NotificationsService(deps.data.db, repo, deps.feed, deps.dialect, lists, tags),
       maintenance,
       streams,
-      tags: new NotificationTags(deps.data, deps.dialect),
+      tags,
     };
     return {
       prefix: '/cxf/svc-core',

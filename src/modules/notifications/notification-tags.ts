@@ -7,7 +7,7 @@ import type { DataAccess } from '../../platform/db/data-access.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { entityTag } from '../../platform/http/entity-tag.js';
 import { listKey } from './list-key.js';
-import { MAX_LIMIT, visibilityOf } from './notifications.service.js';
+import { MAX_LIMIT, visibilityOf } from './notification.js';
 
 /** A tag and the change count it was made from (the list cache keys its answers by the count). */
 export interface CountedTag {

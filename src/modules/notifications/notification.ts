@@ -1,4 +1,11 @@
+import type { Principal } from '../../platform/auth/principal.js';
+import { hasRole } from '../../platform/auth/principal.js';
 import type { RecipientKind } from './notifications.schemas.js';
+
+/** The role that sees and manages every notification of its tenant (decisions.md section 7). */
+export const NOTIFICATION_ADMIN = 'NOTIFICATION_ADMIN';
+/** The largest page a list answers (a larger limit is cut to it). */
+export const MAX_LIMIT = 10_000;
 
 /** A notification as stored: the written fields with their defaults applied. */
 export interface StoredNotification {
@@ -22,6 +29,11 @@ export interface Notification extends StoredNotification {
 
 /** Who may see what: NOTIFICATION_ADMIN everything, others what names them, one of their roles or active organisations. */
 export type Visibility = { all: true } | { all: false; user: string; roles: string[]; organisations: string[] };
+
+export function visibilityOf(p: Principal): Visibility {
+  if (hasRole(p, NOTIFICATION_ADMIN)) return { all: true };
+  return { all: false, user: p.loginName, roles: p.roles, organisations: p.organisations };
+}
 
 export function canSee(v: Visibility, n: Pick<StoredNotification, 'recipients' | 'recipientsType'>): boolean {
   if (v.all) return true;

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireRoleOrRight } from '../../platform/auth/auth-plugin.js';
 import type { MaintenanceSwitch } from './maintenance.js';
 import { NOTIFICATION_ERRORS } from './notifications.errors.js';
-import { NOTIFICATION_ADMIN } from './notifications.service.js';
+import { NOTIFICATION_ADMIN } from './notification.js';
 
 export const NOTIFICATION_RIGHTS = {
   add: 'NOTIFICATION_ADD',

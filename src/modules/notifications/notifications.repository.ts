@@ -180,17 +180,19 @@ export class NotificationsRepository {
       this.data,
       `list:${roles}:${organisations}`,
       (p) => {
+        const text = (i: number) => this.dialect.opaqueValue(p(i), 'text');
+        const integer = (i: number) => this.dialect.opaqueValue(p(i), 'integer');
         const walks = names.map(({ kind }, i) =>
           this.db
             .selectFrom(
-              forTenant(this.db, p(0))
+              forTenant(this.db, text(0))
                 .selectFrom('notification_recipients as r')
                 .select(['r.date', 'r.notification_seq'])
-                .where('r.kind', '=', kind)
-                .where('r.name', '=', p(i + 1))
+                .where('r.kind', '=', this.dialect.opaqueValue(kind, 'text'))
+                .where('r.name', '=', text(i + 1))
                 .orderBy('r.date', 'desc')
                 .orderBy('r.notification_seq', 'desc')
-                .limit(p(k + 1))
+                .limit(integer(k + 1))
                 .as('w'),
             )
             .select(['w.date', 'w.notification_seq']),
@@ -202,10 +204,10 @@ export class NotificationsRepository {
           .distinct()
           .orderBy('u.date', 'desc')
           .orderBy('u.notification_seq', 'desc')
-          .limit(p(k + 2))
-          .offset(p(k + 3));
+          .limit(integer(k + 2))
+          .offset(integer(k + 3));
         const head = this.db
-          .selectFrom(this.callerTotal(p, roles, organisations).as('t'))
+          .selectFrom(this.callerTotal(text, roles, organisations).as('t'))
           .select([
             't.changes',
             't.total',
@@ -217,7 +219,7 @@ export class NotificationsRepository {
         const docs = this.db
           .selectFrom(page.as('page'))
           .innerJoin('notifications as n', 'n.seq', 'page.notification_seq')
-          .where('n.tenant_id', '=', p(0))
+          .where('n.tenant_id', '=', text(0))
           .select([
             sql<number | string>`null`.as('changes'),
             sql<number>`null`.as('total'),
@@ -250,7 +252,7 @@ export class NotificationsRepository {
       this.statements.run<{ total: number; changes: unknown }>(
         this.db,
         `total:${roles}:${organisations}`,
-        (p) => this.callerTotal(p, roles, organisations),
+        (p) => this.callerTotal((i) => this.dialect.opaqueValue(p(i), 'text'), roles, organisations),
         [tenantId, ...names.map((n) => n.name)],
       ),
       limit === 0
@@ -291,14 +293,15 @@ export class NotificationsRepository {
    * The sum of the counts of the sets naming the caller, each set's count read by its key (a scalar subquery, so
    * that no engine scans the tenant's sets instead, as PostgreSQL did for an IN without statistics). The sets come
    * from one key range per kind; the UNION counts a set once when two of the caller's names are in it. Parameters:
-   * p(0) the tenant, p(1) the login name, then the `roles` roles and the `organisations` organisations.
+   * p(0) the tenant, p(1) the login name, then the `roles` roles and the `organisations` organisations (opaque values:
+   * Dialect.opaqueValue).
    */
   private callerTotal(p: (index: number) => any, roles: number, organisations: number) {
     const members = (kind: string) =>
       forTenant(this.db, p(0))
         .selectFrom('notification_set_members as m')
         .select('m.set_key')
-        .where('m.kind', '=', kind);
+        .where('m.kind', '=', this.dialect.opaqueValue(kind, 'text'));
     const names = (from: number, n: number) => Array.from({ length: n }, (_, i) => p(from + i));
     let sets = members('user').where('m.name', '=', p(1));
     if (roles) sets = sets.union(members('role').where('m.name', 'in', names(2, roles)));

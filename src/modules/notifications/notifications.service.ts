@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Principal } from '../../platform/auth/principal.js';
-import { hasRole } from '../../platform/auth/principal.js';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { isUniqueViolation } from '../../platform/db/db-errors.js';
 import type { ChangeFeed } from '../../platform/events/index.js';
@@ -10,27 +9,28 @@ import { ERRORS } from '../../platform/errors/error-catalogue.js';
 import { NOTIFICATION_ERRORS } from './notifications.errors.js';
 import { NOTIFICATION_TOPIC } from './notification-topic.js';
 import { listKey } from './list-key.js';
+import type { NotificationTags } from './notification-tags.js';
+import { noneMatchHits, type TaggedText } from '../../platform/http/entity-tag.js';
 import type { FeedCache } from '../../platform/events/index.js';
 import type { FeedEvent } from '../../platform/events/index.js';
 import type { NotificationRow, NotificationsRepository } from './notifications.repository.js';
 import type { NotificationInput } from './notifications.schemas.js';
 import type { NotificationsTables } from './notifications.tables.js';
-import type { Notification, StoredNotification, Visibility } from './notification.js';
+import {
+  MAX_LIMIT,
+  visibilityOf,
+  type Notification,
+  type StoredNotification,
+  type Visibility,
+} from './notification.js';
 
-export const NOTIFICATION_ADMIN = 'NOTIFICATION_ADMIN';
 export { NOTIFICATION_TOPIC };
-export const MAX_LIMIT = 10_000;
 
 /** What a `notification` event of the change feed carries. `previous` is set on updates: who saw it before. */
 export interface NotificationEvent {
   action: 'add' | 'update' | 'delete';
   notification: Notification;
   previous?: Notification;
-}
-
-export function visibilityOf(p: Principal): Visibility {
-  if (hasRole(p, NOTIFICATION_ADMIN)) return { all: true };
-  return { all: false, user: p.loginName, roles: p.roles, organisations: p.organisations };
 }
 
 /** The rules of the notification API (decisions.md section 7); every write publishes its event in its transaction. */
@@ -41,6 +41,7 @@ export class NotificationsService {
     private readonly feed: ChangeFeed,
     private readonly dialect: Dialect,
     private readonly lists: FeedCache,
+    private readonly tags: NotificationTags,
   ) {}
 
   /**
@@ -124,40 +125,42 @@ export class NotificationsService {
   }
 
   /**
-   * `changes`: the tenant's change count read before (notification-tags.ts). Answers are kept by the caller's page
-   * with the count they were read at, and reused only under the same count: an answer kept before a write that this
-   * instance has not heard of yet is not reused under the count that the write made.
+   * A conditional list (platform/http/entity-tag.ts): the page's tag, and its JSON text unless `ifNoneMatch` names the
+   * tag (then the answer is 304 and no page is read). Where neither `If-None-Match` nor a kept answer can spare the page
+   * (the first list after a write), the tenant's change count is read by the page's own statement, so the tag is
+   * exactly the answer's; else the count is read first (notification-tags.ts) and a kept answer serves when it was kept
+   * at that count.
    */
-  async list(caller: Principal, start: number, limit: number, changes = ''): Promise<string> {
+  async list(caller: Principal, start: number, limit: number, ifNoneMatch?: string | string[]): Promise<TaggedText> {
     const visibility = visibilityOf(caller);
     const page = Math.min(limit, MAX_LIMIT);
     const key = listKey(visibility, start, page);
-    const cached = this.kept(caller.tenantId, key);
-    if (cached !== undefined && cached.changes === changes) return cached.text;
-    const generation = this.lists.generation(caller.tenantId);
-    const { total, rows } = await this.repo.list(caller.tenantId, visibility, start, page);
-    const text = listText(total, rows);
-    this.lists.set(caller.tenantId, key, generation, `${changes}\u0001${text}`);
-    return text;
+    const kept = this.kept(caller.tenantId, key);
+    if (ifNoneMatch === undefined && kept === undefined) {
+      const { changes, text } = await this.read(caller.tenantId, visibility, start, page, key);
+      return { tag: this.tags.listTag(caller, start, page, changes), text };
+    }
+    const { tag, changes } = await this.tags.list(caller, start, page);
+    if (noneMatchHits(ifNoneMatch, tag)) return { tag };
+    // Kept answers are reused only under the count they were read at: one kept before a write that this instance has
+    // not heard of yet is not reused under the count that the write made.
+    const again = this.kept(caller.tenantId, key);
+    if (again !== undefined && again.changes === changes) return { tag, text: again.text };
+    return { tag, text: (await this.read(caller.tenantId, visibility, start, page, key)).text };
   }
 
-  /** Whether an answer of the caller's page is kept at the tenant's current generation, at whatever change count. */
-  hasKept(caller: Principal, start: number, limit: number): boolean {
-    return this.kept(caller.tenantId, listKey(visibilityOf(caller), start, Math.min(limit, MAX_LIMIT))) !== undefined;
-  }
-
-  /**
-   * The page read from the database with the tenant's change count read by the same statement as its total (so the
-   * count is exactly the answer's: one round trip fewer than reading it before), for a list that no kept answer or
-   * `If-None-Match` could serve: the first list after a write.
-   */
-  async listCounted(caller: Principal, start: number, limit: number): Promise<{ changes: string; text: string }> {
-    const visibility = visibilityOf(caller);
-    const page = Math.min(limit, MAX_LIMIT);
-    const generation = this.lists.generation(caller.tenantId);
-    const { total, rows, changes } = await this.repo.list(caller.tenantId, visibility, start, page);
+  /** The page from the database, kept (with the change count its statement read) for the lists after it. */
+  private async read(
+    tenantId: string,
+    visibility: Visibility,
+    start: number,
+    page: number,
+    key: string,
+  ): Promise<{ changes: string; text: string }> {
+    const generation = this.lists.generation(tenantId);
+    const { total, rows, changes } = await this.repo.list(tenantId, visibility, start, page);
     const text = listText(total, rows);
-    this.lists.set(caller.tenantId, listKey(visibility, start, page), generation, `${changes}\u0001${text}`);
+    this.lists.set(tenantId, key, generation, `${changes}\u0001${text}`);
     return { changes, text };
   }
 

@@ -57,6 +57,18 @@ export async function sendConditional(
   return sendJsonText(reply, text);
 }
 
+/** A conditional answer decided by a service: the tag, and the JSON text unless `If-None-Match` named the tag (304). */
+export interface TaggedText {
+  tag: string;
+  text?: string;
+}
+
+/** Sends a service's conditional answer: the JSON text with its tag, or 304 without a body. */
+export function sendTagged(reply: FastifyReply, { tag, text }: TaggedText): FastifyReply {
+  reply.header('etag', tag).header('cache-control', CONDITIONAL_CACHE_CONTROL);
+  return text === undefined ? reply.code(304).send() : sendJsonText(reply, text);
+}
+
 const TAG_HEADERS = {
   etag: Type.String({
     description: 'Weak entity tag of the answer for this caller: send it as If-None-Match to get 304 while it holds',

@@ -1,12 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { answer, errorResponses } from '../../../platform/http/schemas.js';
-import {
-  CONDITIONAL_CACHE_CONTROL,
-  NOT_MODIFIED,
-  sendConditional,
-  taggedAnswer,
-} from '../../../platform/http/entity-tag.js';
-import { sendJsonText } from '../../../platform/http/json-text.js';
+import { NOT_MODIFIED, sendTagged, taggedAnswer } from '../../../platform/http/entity-tag.js';
 import { maintenanceGuard } from '../notifications.access.js';
 import type { NotificationsContext } from '../notifications.context.js';
 import { ListQuery, NotificationListSchema, NOTIFICATION_EXAMPLE } from '../notifications.schemas.js';
@@ -32,23 +26,15 @@ export function listNotificationsRoute(app: FastifyInstance, ctx: NotificationsC
         },
       },
     },
-    // Conditional: the tag from the tenant's change count, read before the page (notification-tags.ts), or, where
-    // neither If-None-Match nor a kept answer could spare the page (the first list after a write), by its statement.
     async (request, reply) => {
       const { principal, query } = request;
-      if (
-        request.headers['if-none-match'] === undefined &&
-        !ctx.notifications.hasKept(principal, query.start, query.limit)
-      ) {
-        const { changes, text } = await ctx.notifications.listCounted(principal, query.start, query.limit);
-        const tag = ctx.tags.listTag(principal, query.start, query.limit, changes);
-        reply.header('etag', tag).header('cache-control', CONDITIONAL_CACHE_CONTROL);
-        return sendJsonText(reply, text);
-      }
-      const { tag, changes } = await ctx.tags.list(principal, query.start, query.limit);
-      return sendConditional(request, reply, tag, () =>
-        ctx.notifications.list(principal, query.start, query.limit, changes),
+      const tagged = await ctx.notifications.list(
+        principal,
+        query.start,
+        query.limit,
+        request.headers['if-none-match'],
       );
+      return sendTagged(reply, tagged);
     },
   );
 }

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../platform/http/schemas.js';
 import { maintenanceGuard } from '../notifications.access.js';
 import type { NotificationsContext } from '../notifications.context.js';
-import { visibilityOf } from '../notifications.service.js';
+import { visibilityOf } from '../notification.js';
 import { NotificationEventSchema, StreamQuery, StreamResetSchema } from '../notifications.schemas.js';
 import { eventStreamDocument } from '../../../platform/http/openapi.js';
 

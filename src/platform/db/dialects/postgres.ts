@@ -54,6 +54,8 @@ export const postgresDialect: Dialect = {
     await sql`alter table ${sql.table(table)} drop constraint if exists ${sql.id(constraint)}`.execute(db);
   },
   keyOnlyTable: (table) => table,
+  opaqueValue: <T extends 'text' | 'integer'>(value: unknown, _type: T) =>
+    sql<T extends 'text' ? string : number>`${value}`,
   inSubquery: (column, subquery) => sql`${column} = any(array(${subquery}))`,
   oneStatement: (writes) => {
     if (writes.length === 0) return undefined;

@@ -39,6 +39,8 @@ export const sqliteDialect: Dialect = {
   },
   dropForeignKey: async () => {},
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
+  opaqueValue: <T extends 'text' | 'integer'>(value: unknown, type: T) =>
+    sql<T extends 'text' ? string : number>`cast(${value} as ${sql.raw(type)})`,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
   oneStatement: () => undefined,
   statementPart,
