@@ -4,7 +4,8 @@
 // another plan), filtered by what each item holds. Filters on most items, ranges, inverted filters, field queries, a
 // column, a NOT; a selective filter (no walk: its matches are read instead); matches that all come late (the walk gives
 // up and the general plan answers); bare terms (words, prefix, pattern, with a filter), each item's words probed by
-// its key; and items whose words go beyond the index's cap (read from their documents).
+// its key (SQLite: among the matches between the walk's first and last key), also where most matches come after the
+// keys a walk reads; and items whose words go beyond the index's cap (read from their documents).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { apiKeyCaller, client, listIds, OWNER_KEY, putItems, recordStatements, STORAGE_CONFIG } from './storage-kit.js';
@@ -95,6 +96,15 @@ describeEachEngine('storage lists in creation order', (engine) => {
     { name: 'a bare term', params: { query: 'invoice' }, matches: (i) => i % 4 !== 1, walks: true },
     { name: 'a prefix', params: { query: 'invoic*' }, matches: () => true, walks: true },
     { name: 'a pattern', params: { query: 'inv?ices' }, matches: (i) => i % 4 === 1, walks: true },
+    // Numbers are words too (title, n, k): the first matches lie among the keys the first pages walk, the most
+    // (2500-2599) after them: a page there is found by the general plan, the walk having listed only the matches
+    // among its own keys.
+    {
+      name: 'a prefix whose matches mostly come after the walked keys',
+      params: { query: '25*' },
+      matches: (i) => String(i).startsWith('25') || String((i * 7919) % 10007).startsWith('25'),
+      walks: true,
+    },
     {
       name: 'a bare term and a filter',
       params: { query: 'invoices AND value.status:common' },

@@ -1,6 +1,7 @@
 // How list parameters reach SQL: the fields of an item as read, mapped for the platform's query compiler, and the
 // plan a list is read by (store-list-plan.ts). Values inside the document are read through the value index
 // (platform/query/value-index.ts, table storage_item_values). Pure: the reads (StoreItemLists) run the plan.
+import { sql } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import {
   compileListQuerySets,
@@ -14,7 +15,7 @@ import {
 import { DOCUMENT_FIELDS, INDEXED_FIELDS } from './item-document.js';
 import { readerSets, type StoreScope } from './store-scope.js';
 import { granteesOf, mayAccess, readableKeys } from './store-access.js';
-import { READABLE, type ListPlan } from './store-list-plan.js';
+import { READABLE, WALKED_KEYS, type ListPlan } from './store-list-plan.js';
 import { grantTokens } from './item-value-index.js';
 
 /** Grantees of a caller whose words index tokens a bare term names at most (beyond, each match is probed). */
@@ -95,7 +96,16 @@ function storeIndexSource(scope: StoreScope, plain?: PlainAssumption): ValueInde
  * statements check. Throws AppError for invalid parameters (platform/query).
  */
 export function compileStoreList(dialect: Dialect, scope: StoreScope, input: ListQueryInput, plain: boolean): ListPlan {
-  const source = storeIndexSource(scope, plain ? { paths: new Set(), allIndexed: false } : undefined);
+  // The walk's condition may read its statement's bounds of the walked keys (a bare term: the matches between them).
+  // One source for the context and the compile: the kept totals are the source's own paths' (target.source).
+  const walkedKeys = {
+    from: sql`(SELECT lo FROM ${sql.table(WALKED_KEYS)})`,
+    to: sql`(SELECT hi FROM ${sql.table(WALKED_KEYS)})`,
+  };
+  const source = {
+    ...storeIndexSource(scope, plain ? { paths: new Set<string>(), allIndexed: false } : undefined),
+    walkedKeys,
+  };
   const ctx = storeItemQueryContext(dialect, scope, true, source);
   const { sorts, where, ...matches } = compileListQuerySets(input, ctx, source, READABLE, 'byKey');
   if (!matches.set && matches.orderBy.length === 0) return { kind: 'readable' };

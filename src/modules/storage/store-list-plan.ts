@@ -6,6 +6,11 @@ import type { SortJoin } from '../../platform/query/index.js';
 
 /** The CTE of the keys the caller may read, which the list reads define: the universe of a NOT in `set`. */
 export const READABLE = 'q__r';
+/**
+ * The CTE of a walk's statement (store-walk-sql.ts walkStatement): one row, the least (`lo`) and greatest (`hi`) key
+ * its walk may test, which a walk's `where` may refer to (ValueIndexSource.walkedKeys).
+ */
+export const WALKED_KEYS = 'q__walked_keys';
 
 /**
  * The general plan: the matching items the caller may read as a SELECT of their keys (`seq`, each once; it may refer to

@@ -5,7 +5,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { changeCount, type Dialect } from '../../platform/db/dialects/dialect.js';
 import { walkedKind } from '../../platform/query/index.js';
 import { readerSets, type StoreScope } from './store-scope.js';
-import type { WalkPlan } from './store-list-plan.js';
+import { WALKED_KEYS, type WalkPlan } from './store-list-plan.js';
 import { ArrayColumns, ITEM_TEXT_COLUMNS, itemTextColumns } from './store-list-reads.js';
 
 /** Rows a walk reads in the list's order (`seq` and the sort's columns), and that order ahead of `seq`, if any. */
@@ -84,8 +84,15 @@ export function walkStatement(
     plain: plainColumn(plan.plain),
     changes: storeChanges(scope),
   });
+  // The keys the walk may test (WALKED_KEYS): in creation order, from the store's first key to the last walked row's
+  // (read only where the condition refers to them: a bare term's matches are listed between them, not all of them);
+  // a sort's rows follow no key order: the store's first and last.
+  const ends = (fn: 'min' | 'max') =>
+    sql`(SELECT ${sql.raw(fn)}(o.seq) FROM storage_items o WHERE o.tenant_id = ${tenantId} AND o.store_id = ${storeId})`;
+  const hi = walked.key === 'items' ? sql`(SELECT max(q.seq) FROM (${walked.rows}) q)` : ends('max');
   // The page's documents are joined to the page (its rows only), in the page's order.
-  return sql`SELECT ${page} FROM (
+  return sql`WITH ${sql.table(WALKED_KEYS)} AS (SELECT ${ends('min')} AS lo, ${hi} AS hi)
+  SELECT ${page} FROM (
     SELECT ${sql.join(walked.columns.map((c) => sql.ref(`i.${c}`)))} FROM (
       SELECT w.*, 1 AS idx, ${sql.join(columns)} FROM (${walked.rows}) w) i
     WHERE ${plan.where ?? sql<SqlBool>`1 = 1`}

@@ -41,10 +41,15 @@ export function compileTextOfItem(
   const tokens = search.kind === 'like' ? undefined : checked.readers?.tokens;
   if (tokens !== undefined && tokens.length === 0) return sql<SqlBool>`1 = 0`;
   const key = sql.ref(`${alias}.seq`);
-  const inIndex = ctx.dialect.words.matchKey(wordsTable, search, key, tokens);
+  const inIndex = ctx.dialect.words.matchKey(wordsTable, search, key, tokens, checked.walkedKeys);
   const found = search.kind === 'words' && search.phrase ? sql<SqlBool>`(${inIndex} AND ${inDocument})` : inIndex;
-  const cut = sql<SqlBool>`((SELECT 1 FROM ${sql.table(checked.valuesTable)} q__v WHERE ${itemRowsAtPath(checked, 'q__v', key, '', false)}
-      AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)} LIMIT 1) IS NOT NULL)`;
+  // Whether any item of the scope has more words than the index holds (normally none): one index probe per statement,
+  // before a probe of each tested item's rows (a walk of a term in one item in five at 100,000 items: 3.0 -> 1.6 ms).
+  const values = sql.table(checked.valuesTable);
+  const cutRow = sql<SqlBool>`q__v.t = ${sql.lit(VALUE_KIND.wordsCut)}`;
+  const anyCut = sql<SqlBool>`((SELECT 1 FROM ${values} q__v WHERE ${rowsAtPath(checked, 'q__v', '')} AND ${cutRow} LIMIT 1) IS NOT NULL)`;
+  const cut = sql<SqlBool>`(${anyCut} AND (SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(checked, 'q__v', key, '', false)}
+      AND ${cutRow} LIMIT 1) IS NOT NULL)`;
   const notAllIndexed = assumePlain(checked) ? cut : sql<SqlBool>`(${sql.ref(`${alias}.idx`)} <> 1 OR ${cut})`;
   return sql<SqlBool>`(${found} OR (${notAllIndexed} AND ${inDocument}))`;
 }

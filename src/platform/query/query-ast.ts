@@ -99,6 +99,12 @@ export type IndexedTarget = Extract<FieldTarget, { kind: 'indexed' }>;
  * document) and `idx` (1: the document's rows are in the index; otherwise a query reads the document); the values
  * table has `item_seq`, `path`, `t`, `elem`, `num` and `str` (value-index.ts) and the same scope columns.
  */
+/** Two scalar SQL expressions, the least and the greatest key of a range (both included). */
+export interface KeyRange {
+  from: RawBuilder<unknown>;
+  to: RawBuilder<unknown>;
+}
+
 export interface ValueIndexSource {
   itemsTable: string;
   valuesTable: string;
@@ -141,6 +147,11 @@ export interface ValueIndexSource {
      */
     tokens?: string[];
   };
+  /**
+   * The bounds of the keys a walk tests its item condition on (the key aliased `alias`), as scalars the walk's statement
+   * defines: a bare term's probe of the words index may read only the matches between them (Dialect.words.matchKey).
+   */
+  walkedKeys?: KeyRange;
   /**
    * Compile for plain values: as if every path a predicate reads held only scalars the index answers (no arrays, no
    * long strings) and every item were indexed, so that the parts reading documents are left out of the SQL (planning

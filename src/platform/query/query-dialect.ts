@@ -1,5 +1,5 @@
 import type { Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
-import type { DocumentTarget, IndexedTarget, ValueTest } from './query-ast.js';
+import type { DocumentTarget, IndexedTarget, KeyRange, ValueTest } from './query-ast.js';
 import type { TextSearch } from './text-terms.js';
 
 // What the list-query compiler needs of a database engine. The engines' SQL for it lives in their dialects
@@ -71,9 +71,16 @@ export interface WordIndexDialect {
   /**
    * The condition that the words of key `key` match, as `match` has them (with `anyOf`, the key also holds one of these
    * tokens), for a list that tests its items one by one (a walk in creation or sort order) and stops after its page:
-   * PostgreSQL probes the key's row; SQLite looks the key up in the matches, listed once per statement.
+   * PostgreSQL probes the key's row; SQLite looks the key up in the matches, listed once per statement (with `within`,
+   * the keys the walk tests lie in that range: only the matches there are listed).
    */
-  matchKey(table: string, search: TextSearch, key: RawBuilder<unknown>, anyOf?: string[]): RawBuilder<SqlBool>;
+  matchKey(
+    table: string,
+    search: TextSearch,
+    key: RawBuilder<unknown>,
+    anyOf?: string[],
+    within?: KeyRange,
+  ): RawBuilder<SqlBool>;
 }
 
 /** The parts of an engine's dialect (platform/db/dialects/dialect.ts Dialect) that the list-query compiler uses. */

@@ -48,7 +48,11 @@ export const sqliteWords: WordIndexDialect = {
     sql`SELECT rowid AS seq FROM ${table(name)} WHERE ${matches(table(name), search, anyOf)}`,
   // The matching keys once per statement (an IN list SQLite builds on first use), each item then a lookup in it: a
   // MATCH per item cost ~13 us (FTS5 parses the query and opens its lists again each time), the whole list of 10,000
-  // matches about as much as 100 of those.
-  matchKey: (name, search, key, anyOf) =>
-    sql<SqlBool>`(${key} IN (SELECT rowid FROM ${table(name)} WHERE ${matches(table(name), search, anyOf)}))`,
+  // matches about as much as 100 of those. Within the walk's keys, FTS5 seeks to the range's first key and stops after
+  // its last: the list follows the walk, not the matches (a page of a term in one readable item in five: at 600,000
+  // items, the walk's statement 17 -> 4.2 ms of CPU).
+  matchKey: (name, search, key, anyOf, within) => {
+    const range = within ? sql` AND rowid BETWEEN ${within.from} AND ${within.to}` : sql``;
+    return sql<SqlBool>`(${key} IN (SELECT rowid FROM ${table(name)} WHERE ${matches(table(name), search, anyOf)}${range}))`;
+  },
 };
