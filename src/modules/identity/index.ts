@@ -275,10 +275,8 @@ function createIdentity({
   });
   const keyUsed = (p: Principal | null, meta: RequestMeta): Principal | null => {
     if (p) {
-      audit.recordKeyUse(`${p.tenantId}/${p.loginName}`, meta.ip, () =>
-        keyUse(meta, p.loginName, p.tenantId, 'success'),
-      );
-    } else audit.recordKeyUse('invalid', meta.ip, () => keyUse(meta, '(unknown or expired key)', null, 'failure'));
+      audit.recordKeyUse(p.tenantId, p.loginName, meta.ip, () => keyUse(meta, p.loginName, p.tenantId, 'success'));
+    } else audit.recordKeyUse('', 'invalid', meta.ip, () => keyUse(meta, '(unknown or expired key)', null, 'failure'));
     return p;
   };
   const resolver: CredentialResolver = {

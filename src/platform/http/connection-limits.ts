@@ -2,7 +2,7 @@
 // idle ones made every other request fail), and long-lived answers (live streams) per address and per caller.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { ERRORS } from '../errors/error-catalogue.js';
 import { rawErrorResponse } from './transport.js';
 
@@ -66,13 +66,13 @@ function holders(request: FastifyRequest): string[] {
 /**
  * At most `max` open long-lived answers (routes with `config.longLived`) per address and per caller; one more is 429.
  * Counted from the route's handler on (after authentication: an unknown caller never holds a slot) until the
- * connection closes. 0: no limit.
+ * connection closes. 0: no limit. The hook is added to those routes alone (onRoute sees every route registered after
+ * this call), so no other request pays a hook and a `routeOptions` object for it.
  */
 export function limitLongLivedAnswers(app: FastifyInstance, max: number): void {
   if (max <= 0) return;
   const open = new OpenCounts();
-  app.addHook('preHandler', (request, reply, done) => {
-    if (!request.routeOptions.config?.longLived) return done();
+  const limit: preHandlerHookHandler = (request, reply, done) => {
     const keys = holders(request);
     const taken: string[] = [];
     for (const key of keys) {
@@ -86,5 +86,10 @@ export function limitLongLivedAnswers(app: FastifyInstance, max: number): void {
       for (const k of taken) open.release(k);
     });
     done();
+  };
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.longLived) return;
+    const own = route.preHandler;
+    route.preHandler = own === undefined ? [limit] : [limit, ...(Array.isArray(own) ? own : [own])];
   });
 }

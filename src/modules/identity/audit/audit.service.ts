@@ -8,8 +8,14 @@ const KEY_USE_INTERVAL_MS = 10 * 60 * 1000;
  * A failing audit write is logged and never fails the request it describes.
  */
 export class AuditService {
-  /** API-key use is recorded once per key and address per interval, not on every request. */
-  private readonly recentKeyUse = new Map<string, number>();
+  /**
+   * API-key use is recorded once per key and address per interval, not on every request: when each was last
+   * recorded, by tenant, key name and address. Nested maps of the caller's own strings, so that the check on every
+   * request builds no string (a joined key cost a concatenation, its flattening and its hash on every call).
+   */
+  private readonly recentKeyUse = new Map<string, Map<string, Map<string, number>>>();
+  /** Addresses in recentKeyUse, all keys counted. */
+  private recentKeyUses = 0;
 
   constructor(
     private readonly repo: AuditRepository,
@@ -38,15 +44,39 @@ export class AuditService {
 
   /**
    * `entry` is made only when the use is recorded: the check runs on every API-key request, and most are within
-   * the interval of the key's last record.
+   * the interval of the key's last record. `tenantKey` and `keyName` name the key ('' and a word for a key nobody
+   * holds).
    */
-  recordKeyUse(keyId: string, remoteAddress: string, entry: () => AuditEntry, now = Date.now()): void {
-    const mark = `${keyId}|${remoteAddress}`;
-    const last = this.recentKeyUse.get(mark);
+  recordKeyUse(
+    tenantKey: string,
+    keyName: string,
+    remoteAddress: string,
+    entry: () => AuditEntry,
+    now = Date.now(),
+  ): void {
+    const last = this.recentKeyUse.get(tenantKey)?.get(keyName)?.get(remoteAddress);
     if (last !== undefined && now - last < KEY_USE_INTERVAL_MS) return;
-    if (this.recentKeyUse.size > 10_000) this.recentKeyUse.clear();
-    this.recentKeyUse.set(mark, now);
+    this.markKeyUse(tenantKey, keyName, remoteAddress, now);
     void this.record(entry());
+  }
+
+  private markKeyUse(tenantKey: string, keyName: string, remoteAddress: string, now: number): void {
+    if (this.recentKeyUses >= 10_000) {
+      this.recentKeyUse.clear();
+      this.recentKeyUses = 0;
+    }
+    let byName = this.recentKeyUse.get(tenantKey);
+    if (!byName) {
+      byName = new Map();
+      this.recentKeyUse.set(tenantKey, byName);
+    }
+    let byAddress = byName.get(keyName);
+    if (!byAddress) {
+      byAddress = new Map();
+      byName.set(keyName, byAddress);
+    }
+    if (!byAddress.has(remoteAddress)) this.recentKeyUses++;
+    byAddress.set(remoteAddress, now);
   }
 
   /** Applies the retention: records older than `retentionDays` go (0 keeps everything). */
