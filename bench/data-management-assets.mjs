@@ -12,6 +12,7 @@
 //      builds (the figure is each build's median p50 and their ratio). With DB_URL or BASELINE_DIR each round also
 //      reports the CPU per request of the service process and of its PostgreSQL backends (by application_name), which
 //      a busy machine's scheduling does not inflate as it does latency.
+//      SHAPES=<words, comma-separated>: only the query shapes whose label contains one of them (e.g. SHAPES=owner,serial).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -179,7 +180,7 @@ const q = (filters, sorters, extra = {}) => ({
   method: 'query',
   parameters: { limit: 100, verbosity: 1, filters, sorters, ...extra },
 });
-const SHAPES = {
+const ALL_SHAPES = {
   'filter status (25%) + sort dm:n DESC': q(
     [{ property: 'attributes.dm:status', operator: 'eq', value: 'open' }],
     [{ property: 'attributes.dm:n', direction: 'DESC' }],
@@ -202,6 +203,11 @@ const SHAPES = {
     [],
   ),
 };
+
+const ONLY = process.env.SHAPES?.split(',').filter(Boolean);
+const SHAPES = Object.fromEntries(
+  Object.entries(ALL_SHAPES).filter(([label]) => !ONLY || ONLY.some((w) => label.includes(w))),
+);
 
 /** One round of `body` at one connection against `svc`: the p50 (ms), and CPU µs per request where measured. */
 async function p50(svc, label, body) {

@@ -663,6 +663,51 @@ describeEachEngine('data management API: asset query, sort modes, actions and sa
     ]);
   });
 
+  it('assets of restricted templates: hidden in every plan of a query, and a change of its roles counts at once', async () => {
+    const DM2: [string, string] = ['dm2', 'dm-pass-2'];
+    const vaulted = [{ property: 'displayName', operator: 'eq', value: 'Vaulted' }];
+    // No filter nor sort (the count and page by id), a sort alone in pages of 2 (a walk of the sort's index while the
+    // page is near the start), a filter and a sort, a filter alone.
+    const shapes: Array<Record<string, unknown>> = [
+      {},
+      { sorters: [{ property: 'displayName' }] },
+      { filters: vaulted, sorters: [{ property: 'displayName' }] },
+      { filters: vaulted },
+    ];
+    /** Whether the vaulted asset is among the answers, page by page, and the total counts it likewise. */
+    const sees = async (shape: Record<string, unknown>, restricted: boolean, user?: [string, string]) => {
+      const found: string[] = [];
+      let total = 0;
+      for (let start = 0; start === 0 || start < total; start += 2) {
+        const res = await asset('query', { ...shape, restricted, start, limit: 2 }, user);
+        expect(res.statusCode, res.body).toBe(200);
+        total = res.json().total;
+        found.push(...res.json().assets.map((a: any) => a.customId));
+      }
+      const seen = found.includes('secret-asset');
+      expect(total).toBe(found.length);
+      return seen;
+    };
+    const matrix = async () => {
+      const rows: boolean[][] = [];
+      for (const shape of shapes)
+        rows.push([await sees(shape, false), await sees(shape, true), await sees(shape, true, DM2)]);
+      return rows;
+    };
+    // Columns: dm (role engineer) without `restricted`, dm with it, dm2 (no role) with it.
+    expect(await matrix()).toEqual(shapes.map(() => [false, true, false]));
+    const roles = async (r: string[]) =>
+      expect(
+        (await tpl('update', { template: { customId: 'vault', restricted: true, roles: r, attributes: [] } }))
+          .statusCode,
+      ).toBe(200);
+    await roles(['operator']);
+    expect(await matrix()).toEqual(shapes.map(() => [false, false, false]));
+    await roles(['operator', 'engineer']);
+    expect(await matrix()).toEqual(shapes.map(() => [false, true, false]));
+    await roles(['engineer']);
+  });
+
   it('getUser, getActions, and saved queries (saveQuery, deleteQuery, getQueries) per engine user', async () => {
     expect(
       (

@@ -216,21 +216,22 @@ export class AssetLists {
 
   /**
    * One page of the assets a compiled query selects, and how many it selects in all. `q.set` selects keys within the
-   * universe `q__r` (the scope's assets but those of `hiddenTemplates`); the order refers to the asset aliased `a`,
-   * its id breaking ties.
+   * universe `q__r` (the scope's assets but those of the templates `hiddenTemplates` selects: a subquery of their ids,
+   * read in the statements' own snapshot instead of by a statement before them); the order refers to the asset aliased
+   * `a`, its id breaking ties.
    */
   async query(
     db: Db,
     q: AssetQuery,
-    hiddenTemplates: number[],
+    hiddenTemplates: RawBuilder<unknown>,
     start: number,
     limit: number,
     attach?: PageDocs,
   ): Promise<AssetPage> {
-    const visible =
-      hiddenTemplates.length > 0
-        ? sql<SqlBool>`a.template_id NOT IN (${sql.join(hiddenTemplates)})`
-        : sql<SqlBool>`1 = 1`;
+    // Without hidden templates (the common case) the first test holds once for the statement (PostgreSQL: an InitPlan;
+    // SQLite: a constant subquery): no asset's template is read, not even a walked row's.
+    const none = sql<SqlBool>`NOT EXISTS (${hiddenTemplates})`;
+    const visible = sql<SqlBool>`(${none} OR a.template_id NOT IN (${hiddenTemplates}))`;
     const answer = (total: number, page: PageRows): AssetPage => ({
       total,
       ids: page.ids,
@@ -252,10 +253,7 @@ export class AssetLists {
       );
       return answer(total, page);
     }
-    const keep =
-      hiddenTemplates.length > 0
-        ? sql<SqlBool>`NOT EXISTS (SELECT 1 FROM dm_assets x WHERE x.seq = q__k.seq AND x.template_id IN (${sql.join(hiddenTemplates)}))`
-        : sql<SqlBool>`1 = 1`;
+    const keep = sql<SqlBool>`(${none} OR NOT EXISTS (SELECT 1 FROM dm_assets x WHERE x.seq = q__k.seq AND x.template_id IN (${hiddenTemplates})))`;
     const matches = q.set
       ? sql`SELECT DISTINCT q__k.seq FROM (${q.set}) AS q__k WHERE ${keep}`
       : sql`SELECT seq FROM q__r`;

@@ -61,13 +61,6 @@ export class AssetReads {
     };
   }
 
-  /** Ids of templates whose assets the caller does not see: restricted ones, unless `restricted` and a role matches. */
-  private async hiddenTemplates(db: Db, caller: Caller, restricted: boolean): Promise<number[]> {
-    return (await this.templates.restricted(db))
-      .filter((t) => !(restricted && t.roles.some((r) => caller.roles.includes(r))))
-      .map((t) => t.id);
-  }
-
   /**
    * One page of the assets the filters and sorters select, and the total; with `attach` (pageDocsFor the answers'
    * verbosity), their documents come with the page, in the same statement (answers then reads none).
@@ -114,7 +107,8 @@ export class AssetReads {
     return this.repo.lists.query(
       db,
       compiled,
-      await this.hiddenTemplates(db, caller, p.restricted === true),
+      // Templates whose assets the caller does not see: restricted ones, unless `restricted` and a role matches.
+      this.templates.hiddenIds(p.restricted === true ? caller.roles : undefined),
       p.start ?? 0,
       Math.min(p.limit ?? 1000, MAX_LIMIT),
       attach,

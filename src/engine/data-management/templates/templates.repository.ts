@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { PreparedQueries } from '../../../platform/db/prepared-query.js';
 import { targetOf, type DataAccess } from '../../../platform/db/data-access.js';
 import type { FieldTarget } from '../../../platform/query/index.js';
@@ -130,20 +130,14 @@ export class TemplatesRepository {
     return row && { id: Number(row.id), doc: row.doc };
   }
 
-  /** The restricted templates: id and the roles that may use them. */
-  async restricted(db: Db): Promise<Array<{ id: number; roles: string[] }>> {
-    const rows = await this.prepared.run<{ id: number; doc: string }>(
-      targetOf(this.data, db),
-      'restricted',
-      (p) =>
-        db
-          .selectFrom('dm_templates')
-          .select(['id', this.dialect.jsonText('doc').as('doc')])
-          .where('scope', '=', p(0))
-          .where('restricted', '=', 1),
-      [this.scope],
-    );
-    return rows.map((r) => ({ id: Number(r.id), roles: (JSON.parse(r.doc) as { roles?: string[] }).roles ?? [] }));
+  /**
+   * The ids of the restricted templates whose assets a caller does not see, as a subquery for the statements of a
+   * query (read in their snapshot, no statement of its own): every restricted template, or with `roles` those that
+   * name none of them.
+   */
+  hiddenIds(roles: readonly string[] | undefined): RawBuilder<unknown> {
+    const allowed = roles?.length ? this.dialect.jsonArrayHasAny('h.doc', 'roles', roles) : sql<SqlBool>`1 = 0`;
+    return sql`SELECT h.id FROM dm_templates h WHERE h.scope = ${this.scope} AND h.restricted = 1 AND NOT ${allowed}`;
   }
 
   async setImage(db: Db, id: number, pngBase64: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { preparedOnServer } from '../../db/prepared-query.js';
 import type { CredentialThrottleTable, ThrottleTables } from './throttle.tables.js';
 
 /**
@@ -68,13 +69,18 @@ export class ThrottleRepository {
     return result.rows[0];
   }
 
+  /**
+   * The keys' rows. Prepared on the server (PostgreSQL): a remembered Basic credential reads its keys on every request
+   * there, and as an unnamed statement each read was parsed and planned again (0.12 + 0.12 ms of the backend's time,
+   * median, for 0.03 ms of execution: the statement log of the asset query benchmark). One text per number of keys.
+   */
   async read(keys: readonly string[]): Promise<ThrottleRow[]> {
     if (keys.length === 0) return [];
-    return this.db
+    const query = this.db
       .selectFrom('credential_throttle')
       .select(['throttle_key', 'failures', 'window_start', 'expires_at', 'blocked_until', 'refused'])
-      .where('throttle_key', 'in', keys)
-      .execute();
+      .where('throttle_key', 'in', keys);
+    return (await this.db.executeQuery(preparedOnServer(query.compile()))).rows;
   }
 
   /** One more refused attempt on each key; answers the keys' new counts. */

@@ -108,6 +108,11 @@ export interface Dialect extends ListQueryDialect {
   /** `value` equals one of the strings of a `list` column of `jsonRecords`. */
   inList(value: RawBuilder<unknown>, list: RawBuilder<unknown>): RawBuilder<SqlBool>;
   /**
+   * Whether the JSON array at the top-level `key` (an identifier) of the JSON column `column` holds one of `values` (as
+   * strings); false without one there.
+   */
+  jsonArrayHasAny(column: string, key: string, values: readonly string[]): RawBuilder<SqlBool>;
+  /**
    * Joins, as `alias`, the row of `table` whose key columns equal columns of the records already in the query
    * (`key`: [table column, record column reference]), by one index probe per record. PostgreSQL: a LATERAL
    * subquery with LIMIT 1, because its planner guesses 100 records for `jsonRecords` and would otherwise hash-join
@@ -140,6 +145,12 @@ export interface ChangeCounter {
 }
 
 export type JsonRecordColumn = 'integer' | 'bigint' | 'double' | 'text' | 'list' | 'json';
+
+/** A name that becomes part of SQL text (a JSON key of jsonArrayHasAny), checked. */
+export function identifier(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not an identifier: ${name}`);
+  return name;
+}
 
 /** The column names of a `jsonRecords` table, checked: they become SQL identifiers and JSON paths. */
 export function jsonRecordColumns(columns: Record<string, JsonRecordColumn>): Array<[string, JsonRecordColumn]> {

@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { createCounterTable, jsonRecordColumns, statementPart, type Dialect } from './dialect.js';
+import { createCounterTable, identifier, jsonRecordColumns, statementPart, type Dialect } from './dialect.js';
 import { postgresQuery } from './query-postgres.js';
 import { postgresWords } from './words-postgres.js';
 import { UniqueViolation, WriteConflict } from '../db-errors.js';
@@ -71,6 +71,8 @@ export const postgresDialect: Dialect = {
     return sql`(select * from jsonb_to_recordset(${param}::jsonb) as x(${sql.join(defs)}))`;
   },
   inList: (value, list) => sql<SqlBool>`${value} = any(${list})`,
+  jsonArrayHasAny: (column, key, values) =>
+    sql<SqlBool>`coalesce((${sql.ref(column)} -> ${sql.lit(identifier(key))}) ?| ${[...values]}::text[], false)`,
   leftJoinRow: (qb, table, alias, on) =>
     (qb as SelectQueryBuilder<any, any, any>).leftJoinLateral(
       (eb) => eb.selectFrom(`${table} as ${alias}`).selectAll().where(on).limit(sql.lit(1)).as(alias),

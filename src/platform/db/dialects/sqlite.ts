@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { createCounterTable, jsonRecordColumns, statementPart, type Dialect } from './dialect.js';
+import { createCounterTable, identifier, jsonRecordColumns, statementPart, type Dialect } from './dialect.js';
 import { sqliteQuery } from './query-sqlite.js';
 import { sqliteWords } from './words-sqlite.js';
 import { UniqueViolation, WriteConflict } from '../db-errors.js';
@@ -53,6 +53,9 @@ export const sqliteDialect: Dialect = {
   },
   // A list column holds the JSON text of the array.
   inList: (value, list) => sql<SqlBool>`${value} in (select value from json_each(${list}))`,
+  jsonArrayHasAny: (column, key, values) =>
+    sql<SqlBool>`exists (select 1 from json_each(${sql.ref(column)}, ${sql.lit(`$.${identifier(key)}`)}) as q__o
+      where q__o.type = 'text' and q__o.value in (select value from json_each(${JSON.stringify(values)})))`,
   leftJoinRow: (qb, table, alias, on) =>
     (qb as SelectQueryBuilder<any, any, any>).leftJoin(`${table} as ${alias}`, (join) => join.on(on)) as typeof qb,
   joinByKey: (qb, table, alias, key) =>
