@@ -143,6 +143,8 @@ export class ListWalks {
     const rows = walkRows(start + limit);
     if (c.unindexed !== null || total === 0 || list.walkRetryAt > Date.now()) return noWalk;
     const { dialect } = this.reads;
+    // The walked rows are built where the walk's statement is (once per list and key), not per request.
+    let key: (ties: WalkTies) => string;
     let walked: (ties: WalkTies) => WalkedRows;
     if (plan.kind === 'creation-walk') {
       // The rows the walk is expected to read: at most half its bound, and no more than the matches the general plan
@@ -150,6 +152,7 @@ export class ListWalks {
       // twice the general plan; at 2,000 in 7 ms, less).
       const expected = ((start + limit) * (Number(c.shape) + 1)) / total;
       if (expected > rows / 2 || expected > Math.max(total, walkRows(0))) return noWalk;
+      key = () => 'items';
       walked = () => ({
         key: 'items',
         rows: itemsInCreationOrder(dialect, scope, rows),
@@ -159,15 +162,17 @@ export class ListWalks {
     } else {
       const kind = WALKABLE.get(Number(c.shape ?? 0));
       if (kind === undefined || rows > 2 * total) return noWalk;
+      key = (ties) => `${kind} ${ties}`;
       walked = (ties) => ({
-        key: `${kind} ${ties}`,
+        key: key(ties),
         ...valueRowsInOrder(dialect, scope, plan.path, kind, plan.direction, rows, ties),
       });
     }
     const read = async (ties: WalkTies, from: number, count: number) => {
-      const rowsOf = walked(ties);
-      const { rows: read } = await this.reads.run(list, `walk ${rowsOf.key} ${from} ${count}`, () =>
-        rowsAsArrays<unknown[]>(walkStatement(dialect, plan, scope, rowsOf, from, count, ties).compile(this.reads.db)),
+      const { rows: read } = await this.reads.run(list, `walk ${key(ties)} ${from} ${count}`, () =>
+        rowsAsArrays<unknown[]>(
+          walkStatement(dialect, plan, scope, walked(ties), from, count, ties).compile(this.reads.db),
+        ),
       );
       return read;
     };
