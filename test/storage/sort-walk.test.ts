@@ -10,6 +10,9 @@ import { apiKeyCaller, client, listIds, OWNER_KEY, putItems, recordStatements, S
 const ITEMS = 1800;
 /** The walk's statement: the readable index rows of one value, in order. */
 const WALK = /s\.elem = 0 AND \(s\.rs \+ 0\)/;
+/** The walk's rows of equal values left in the index's order (WalkTies 'index'), or sorted by key ('seq'). */
+const UNTIED_WALK = /ORDER BY "s"\."num" (ASC|DESC) LIMIT/;
+const TIED_WALK = /ORDER BY "s"\."num" (ASC|DESC), s\.item_seq LIMIT/;
 
 describeEachEngine('storage sort walk', (engine) => {
   let t: TestApp;
@@ -27,6 +30,8 @@ describeEachEngine('storage sort walk', (engine) => {
         s: `s${String((i * 31) % 500).padStart(3, '0')}`,
         flag: i % 3 === 0,
         status: i % 5 === 0 ? 'rare' : 'common',
+        // Numbers in creation order, each item of eleven sharing its value with the next item (ties here and there).
+        tie: i % 11 === 0 ? i + 1 : i,
         // 'invoice' as a word, and inside another word (which a bare term does not match).
         title: i % 2 === 0 ? `Invoice ${i}` : i % 4 === 1 ? `Invoices ${i}` : `Order ${i}`,
       };
@@ -94,6 +99,30 @@ describeEachEngine('storage sort walk', (engine) => {
       expect(recorder.texts.some((text) => WALK.test(text))).toBe(c.walks);
     });
   }
+
+  for (const direction of ['ASC', 'DESC'])
+    it(`pages of numbers ${direction} with ties inside them and on their bounds are the general plan's`, async () => {
+      const full = await list({ sort: `value.tie|${direction}`, limit: 2000 });
+      expect(full.total).toBe(full.ids.length);
+      // Items i and i + 1 (i a multiple of 11) share one value, side by side at both ends of the order.
+      const id = (i: number) => `i${String(i).padStart(4, '0')}`;
+      const apart = (i: number) => Math.abs(full.ids.indexOf(id(i)) - full.ids.indexOf(id(i + 1)));
+      expect([apart(33), apart(66), apart(1771), apart(1782)]).toEqual([1, 1, 1, 1]);
+      const recorder = recordStatements(t);
+      try {
+        for (let start = 0; start < 30; start++) {
+          // A filter every item passes, other for each page: a list of its own, whose walk has met no ties yet.
+          const filter = JSON.stringify([{ property: 'value.tie', operator: 'gte', value: -1 - start }]);
+          const page = await list({ sort: `value.tie|${direction}`, filter, start, limit: 5 });
+          expect(page, `start ${start}`).toEqual({ total: full.total, ids: full.ids.slice(start, start + 5) });
+        }
+      } finally {
+        recorder.stop();
+      }
+      // Pages without equal values stand unsorted; the others are read again, sorted by key.
+      expect(recorder.texts.some((text) => UNTIED_WALK.test(text))).toBe(true);
+      expect(recorder.texts.some((text) => TIED_WALK.test(text))).toBe(true);
+    });
 
   it('pages at the end, among the items without the value, come from the general plan', async () => {
     const full = await list({ sort: 'value.few|DESC', limit: 2000 });

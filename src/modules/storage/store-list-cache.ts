@@ -41,6 +41,11 @@ export class CompiledList {
    * items, half reader, filter + sort, 50 connections: the guards were about half the server's time a list).
    */
   counted?: Counted;
+  /**
+   * Whether a walk of this list in a sort's order has met equal sort values: from then on it sorts them by key in the
+   * statement (WalkTies 'seq'), not after reading its page without (a boolean, a status: most pages).
+   */
+  walkTies = false;
 
   constructor(readonly plan: ListPlan) {}
 

@@ -15,6 +15,7 @@ import {
   walkStatement,
   WALKED_PAGE,
   type WalkedRows,
+  type WalkTies,
 } from './store-walk-sql.js';
 
 /** The only form of the values at a path (storage_value_keys.forms) whose index rows can be walked, and their kind. */
@@ -30,6 +31,9 @@ const WALK_RETRY_MS = 60_000;
 
 /** A walk's answer where the guards it was given no longer hold (ListWalks.walkCounted). */
 const STALE = Symbol('stale');
+
+/** A walk's rows that show two equal sort values in a row (untiedPage). */
+const TIED = Symbol('tied');
 
 /** A walk's answer: the total, and the page where the walk read it (else the general plan reads it). */
 export type Walked = { total: number; records?: ItemText[] } | typeof NOT_PLAIN;
@@ -139,31 +143,57 @@ export class ListWalks {
     const rows = walkRows(start + limit);
     if (c.unindexed !== null || total === 0 || list.walkRetryAt > Date.now()) return noWalk;
     const { dialect } = this.reads;
-    let walked: WalkedRows;
+    // The walked rows are built where the walk's statement is (once per list and key), not per request.
+    let key: (ties: WalkTies) => string;
+    let walked: (ties: WalkTies) => WalkedRows;
     if (plan.kind === 'creation-walk') {
       // The rows the walk is expected to read: at most half its bound, and no more than the matches the general plan
       // would sort instead (deep pages: at 100,000 items and 25,000 matches, a page at 10,000 walked in 18 ms, about
       // twice the general plan; at 2,000 in 7 ms, less).
       const expected = ((start + limit) * (Number(c.shape) + 1)) / total;
       if (expected > rows / 2 || expected > Math.max(total, walkRows(0))) return noWalk;
-      const items = itemsInCreationOrder(dialect, scope, rows);
-      walked = { key: 'items', rows: items, columns: ['seq'], order: () => undefined };
+      key = () => 'items';
+      walked = () => ({
+        key: 'items',
+        rows: itemsInCreationOrder(dialect, scope, rows),
+        columns: ['seq'],
+        order: () => undefined,
+      });
     } else {
       const kind = WALKABLE.get(Number(c.shape ?? 0));
       if (kind === undefined || rows > 2 * total) return noWalk;
-      walked = { key: `${kind}`, ...valueRowsInOrder(dialect, scope, plan.path, kind, plan.direction, rows) };
+      key = (ties) => `${kind} ${ties}`;
+      walked = (ties) => ({
+        key: key(ties),
+        ...valueRowsInOrder(dialect, scope, plan.path, kind, plan.direction, rows, ties),
+      });
     }
-    const page = await this.reads.run(list, `walk ${walked.key} ${start} ${limit}`, () =>
-      rowsAsArrays<unknown[]>(walkStatement(dialect, plan, scope, walked, start, limit).compile(this.reads.db)),
-    );
-    const first = page.rows[0];
+    const read = async (ties: WalkTies, from: number, count: number) => {
+      const { rows: read } = await this.reads.run(list, `walk ${key(ties)} ${from} ${count}`, () =>
+        rowsAsArrays<unknown[]>(
+          walkStatement(dialect, plan, scope, walked(ties), from, count, ties).compile(this.reads.db),
+        ),
+      );
+      return read;
+    };
+    let page: unknown[][] | undefined;
+    // A sort's walk leaves equal values unsorted (WalkTies) until the list shows some: its page, read with the rows
+    // on both sides of it, stands where none are equal; else the walk is read again, sorting them.
+    if (plan.kind !== 'creation-walk' && !list.walkTies) {
+      const before = start > 0 ? 1 : 0;
+      const untied = untiedPage(await read('index', start - before, limit + before + 1), before, limit);
+      if (untied === TIED) list.walkTies = true;
+      else page = untied;
+    }
+    page ??= await read('seq', start, limit);
+    const first = page[0];
     if (check && (first === undefined || String(WALKED_PAGE.get(first, 'changes')) !== c.changes)) return STALE;
     if (first !== undefined && Number(WALKED_PAGE.get(first, 'plain')) !== 1) return NOT_PLAIN;
-    if (page.rows.length < limit && start + page.rows.length < total) {
+    if (page.length < limit && start + page.length < total) {
       list.walkRetryAt = Date.now() + WALK_RETRY_MS;
       return noWalk;
     }
-    return { total, records: page.rows.map((row) => itemTextOf(WALKED_PAGE, row)) };
+    return { total, records: page.map((row) => itemTextOf(WALKED_PAGE, row)) };
   }
 
   /** Whether the store's change count is what it was when the list was counted (`c`). */
@@ -173,4 +203,23 @@ export class ListWalks {
     );
     return String(rows[0]?.changes) === c.changes;
   }
+}
+
+/**
+ * The page of a walk whose equal sort values came unsorted (WalkTies 'index'), read from the row before the page
+ * (`before`: 1, or 0 for the first page) to the row after it: the page as the general plan orders it where no two rows
+ * in a row have equal values (then each of its rows is the only one of its value: the order of equal values cannot
+ * matter, and every row of a value before the row after was walked); TIED where two have; undefined where there is no
+ * row after the page (the walk may have stopped inside a run of equal values, or the matches ended: read it sorted).
+ */
+function untiedPage(rows: unknown[][], before: number, limit: number): unknown[][] | typeof TIED | undefined {
+  for (let i = 1; i < rows.length; i++) {
+    const [a, b] = [rows[i - 1], rows[i]];
+    if (
+      WALKED_PAGE.get(a, 'num') === WALKED_PAGE.get(b, 'num') &&
+      WALKED_PAGE.get(a, 'str') === WALKED_PAGE.get(b, 'str')
+    )
+      return TIED;
+  }
+  return rows.length > before + limit ? rows.slice(before, before + limit) : undefined;
 }

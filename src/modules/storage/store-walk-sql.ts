@@ -20,8 +20,20 @@ export interface WalkedRows {
 export const plainColumn = (plain: RawBuilder<SqlBool> | undefined): RawBuilder<number> =>
   plain ? sql<number>`(CASE WHEN ${plain} THEN 1 ELSE 0 END)` : sql<number>`1`;
 
-/** The walk's page (rows as arrays): the items' documents as JSON text, the plain check, the store's change count. */
-export const WALKED_PAGE = new ArrayColumns([...ITEM_TEXT_COLUMNS, 'plain', 'changes'] as const);
+/**
+ * The walk's page (rows as arrays): the items' documents as JSON text, the plain check, the store's change count, and
+ * the walked rows' sort key (`num`, `str`: NULL in a walk in creation order), which tells ties apart (WalkTies).
+ */
+export const WALKED_PAGE = new ArrayColumns([...ITEM_TEXT_COLUMNS, 'plain', 'changes', 'num', 'str'] as const);
+
+/**
+ * How a walk in a sort's order orders the items whose sort values are equal. `seq`: by key, the general plan's order,
+ * which SQLite's walk of the lookup index (its rows of a value come in key order, backwards in a descending sort)
+ * sorts run by run (`USE TEMP B-TREE FOR LAST TERM OF ORDER BY`: 10,000 items, a walk of 400 rows for a page of 100,
+ * about half its CPU). `index`: in whatever order the index gives, unsorted; its page stands only where it shows no
+ * two equal sort values (ListWalks checks that, with the rows before and after the page).
+ */
+export type WalkTies = 'seq' | 'index';
 
 /**
  * The readable index rows of one kind of value at a path, in the sort's order. The reader set is a condition on each
@@ -35,13 +47,15 @@ export function valueRowsInOrder(
   kind: number,
   direction: 'ASC' | 'DESC',
   rows: number,
+  ties: WalkTies,
 ): Omit<WalkedRows, 'key'> {
   const walked = walkedKind(kind, 'str', direction);
+  const order = ties === 'seq' ? sql`${walked.order('s')}, s.item_seq` : walked.order('s');
   return {
     rows: sql`SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
         WHERE s.vk = (SELECT k.id FROM storage_value_keys k WHERE k.tenant_id = ${scope.tenantId} AND k.store_id = ${scope.storeId} AND k.path = ${path})
           AND ${walked.rows('s')} AND s.elem = 0 AND ${dialect.inSubquery(sql`(s.rs + 0)`, readerSets(scope))}
-        ORDER BY ${walked.order('s')}, s.item_seq LIMIT ${rows}`,
+        ORDER BY ${order} LIMIT ${rows}`,
     columns: ['seq', 'num', 'str'],
     order: walked.order,
   };
@@ -59,7 +73,10 @@ export function itemsInCreationOrder(dialect: Dialect, scope: StoreScope, rows: 
         ORDER BY o.seq LIMIT ${rows}`;
 }
 
-/** The walk's statement: the page of the walked rows that pass the condition, with their documents (WALKED_PAGE). */
+/**
+ * The walk's statement: the page of the walked rows that pass the condition, with their documents (WALKED_PAGE), in
+ * the order `ties` says (the walked rows' own, valueRowsInOrder).
+ */
 export function walkStatement(
   dialect: Dialect,
   plan: WalkPlan,
@@ -67,6 +84,7 @@ export function walkStatement(
   walked: WalkedRows,
   start: number,
   limit: number,
+  ties: WalkTies,
 ): RawBuilder<unknown> {
   const { tenantId, storeId } = scope;
   // The item `i` the condition tests is the walked row: its key is the row's, and the columns of the item are read
@@ -77,12 +95,16 @@ export function walkStatement(
   );
   const order = (alias: string) => {
     const first = walked.order(alias);
-    return first ? sql`${first}, ${sql.ref(`${alias}.seq`)}` : sql`${sql.ref(`${alias}.seq`)}`;
+    if (!first) return sql`${sql.ref(`${alias}.seq`)}`;
+    return ties === 'seq' ? sql`${first}, ${sql.ref(`${alias}.seq`)}` : first;
   };
+  const key = (column: string) => (walked.columns.includes(column) ? sql.ref(`p.${column}`) : sql`NULL`);
   const page = WALKED_PAGE.select({
     ...itemTextColumns(dialect, 'd'),
     plain: plainColumn(plan.plain),
     changes: storeChanges(scope),
+    num: key('num'),
+    str: key('str'),
   });
   // The keys the walk may test (WALKED_KEYS): in creation order, from the store's first key to the last walked row's
   // (read only where the condition refers to them: a bare term's matches are listed between them, not all of them);

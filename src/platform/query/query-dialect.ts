@@ -32,6 +32,13 @@ export interface QueryDialect {
    */
   readonly indexMembership: 'set' | 'exists';
   /**
+   * Whether a walk's probe of one item's rows at a path (`byKey` membership) seeks the path's key in the item index
+   * (SQLite: the probe then reads the one row; a walk over 10,000 items filtered on one status, the walk statement
+   * 1,283 -> 1,050 us) or tests it on each of the item's rows (`vk + 0`: PostgreSQL, whose planner may otherwise take
+   * the value-major lookup index for the probe and read every row of the value once per item).
+   */
+  readonly probeSeeksPath: boolean;
+  /**
    * ORDER BY items of an indexed value, in the same order as `orderBy` gives the document's value: from the index row
    * `row` (the value at the path itself, LEFT JOINed) where the item is indexed and the row is exact, otherwise from
    * the document.

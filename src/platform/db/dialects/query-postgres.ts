@@ -142,6 +142,7 @@ function indexRowTest(test: ValueTest, v: string): RawBuilder<SqlBool> | null {
 
 export const postgresQuery: QueryDialect = {
   indexMembership: 'exists',
+  probeSeeksPath: false,
 
   indexTests(alias, tests) {
     return anyApplicable(tests, (t) => indexRowTest(t, alias));

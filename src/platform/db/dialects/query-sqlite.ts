@@ -138,6 +138,7 @@ const SORT_RANK = (type: RawBuilder<unknown>) =>
 
 export const sqliteQuery: QueryDialect = {
   indexMembership: 'set',
+  probeSeeksPath: true,
 
   indexTests(alias, tests) {
     return anyApplicable(tests, (t) => indexRowTest(t, alias));

@@ -1,0 +1,132 @@
+// Issue 47 goal 1: the CPU a list costs in this build against another, in short alternated blocks. The search
+// benchmark's store (bench/search-item.mjs) is loaded once by this build; both builds then serve it (SQLite: a copy of
+// the data directory each; PostgreSQL: the same database, which only the lists read), and blocks of LISTS lists go to
+// one build and then the other, the order swapped each round. On a shared machine whose speed drifts between 3 s
+// rounds (bench/storage-search.mjs), blocks of a second or two paired this way show a ratio the rounds cannot.
+// Usage: npm run build && BASELINE_DIR=<a built checkout> node bench/storage-list-ab.mjs
+// Env:   ENGINE=sqlite|postgres; PG_ADMIN_URL; ITEMS (10000); LISTS (a block, 200); WARMUP (unmeasured lists before
+//        each block, 50); CONNECTIONS (10); ROUNDS (10);
+//        SORT (value.n|DESC); READER (half).
+// Prints each build's CPU per list (the scheduler's account of all its threads; PostgreSQL's server not counted) and
+// lists/s, medians of the blocks, and the ratio of each round's pair.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { searchItem } from './search-item.mjs';
+import {
+  createBenchDatabase,
+  freePort,
+  median,
+  processCpuMicros,
+  ROOT,
+  startService,
+  writeBenchConfig,
+} from './lib.mjs';
+
+const ENGINE = process.env.ENGINE ?? 'sqlite';
+const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ITEMS = Number(process.env.ITEMS ?? 10000);
+const LISTS = Number(process.env.LISTS ?? 200);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
+const ROUNDS = Number(process.env.ROUNDS ?? 10);
+const WARMUP = Number(process.env.WARMUP ?? 50);
+const SORT = process.env.SORT ?? 'value.n|DESC';
+const READER = process.env.READER ?? 'half';
+if (!process.env.BASELINE_DIR) throw new Error('BASELINE_DIR: a built checkout to compare with');
+const KEYS = { writer: 'k-listab-writer-0123456789', half: 'k-listab-half-0123456789', all: 'k-listab-all-0123456789' };
+
+const { root, configFile } = writeBenchConfig('svc-bench-listab-', [
+  { name: 'writer', key: KEYS.writer, roles: ['writer'] },
+  { name: 'half', key: KEYS.half, roles: ['half-0'] },
+  { name: 'all', key: KEYS.all, roles: ['everyone'] },
+]);
+const db = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_listab') : undefined;
+const env = db ? { DATABASE_URL: db.url } : {};
+const loaded = mkdtempSync(join(tmpdir(), 'svc-bench-listab-data-'));
+const services = [];
+try {
+  const loader = await startService({ port: await freePort(), configFile, env, dataDir: loaded });
+  try {
+    const pool = new Pool(loader.url, { connections: 50 });
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (next < ITEMS) {
+          const i = next++;
+          const res = await pool.request({
+            path: '/cxf/svc-core/storage/store/search',
+            method: 'POST',
+            headers: { 'x-apikey': KEYS.writer, 'content-type': 'application/json' },
+            body: JSON.stringify(searchItem(i)),
+          });
+          const text = await res.body.text();
+          if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
+        }
+      }),
+    );
+    await pool.close();
+  } finally {
+    await loader.close();
+  }
+  const builds = { this: join(ROOT, 'dist/main.js'), baseline: join(process.env.BASELINE_DIR, 'dist/main.js') };
+  for (const [name, main] of Object.entries(builds)) {
+    const dataDir = join(root, `data-${name}`);
+    cpSync(loaded, dataDir, { recursive: true });
+    services.push({ name, service: await startService({ port: await freePort(), configFile, env, dataDir, main }) });
+  }
+  const params = new URLSearchParams({
+    filter: JSON.stringify([{ property: 'value.status', operator: 'eq', value: 'open' }]),
+    sort: SORT,
+    limit: '100',
+  });
+  const path = `/cxf/svc-core/storage/store/search?${params}`;
+  /** `count` lists on CONNECTIONS connections. */
+  const lists = async (pool, count) => {
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (sent < count) {
+          sent++;
+          const res = await pool.request({ method: 'GET', path, headers: { 'x-apikey': KEYS[READER] } });
+          await res.body.text();
+          if (res.statusCode !== 200) throw new Error(`list: ${res.statusCode}`);
+        }
+      }),
+    );
+  };
+  /**
+   * LISTS lists after WARMUP unmeasured ones (a build that sat idle through the other's block spent up to 1.7x the CPU
+   * a list in its first block: cold caches on a busy machine): answers the CPU per list (µs) and lists/s.
+   */
+  const block = async ({ service }) => {
+    const pool = new Pool(service.url, { connections: CONNECTIONS });
+    await lists(pool, WARMUP);
+    const cpu = processCpuMicros(service.pid);
+    const t0 = performance.now();
+    await lists(pool, LISTS);
+    const seconds = (performance.now() - t0) / 1000;
+    await pool.close();
+    return { cpu: (processCpuMicros(service.pid) - cpu) / LISTS, rps: LISTS / seconds };
+  };
+  for (const s of services) await block(s); // first lists: compiles, counts
+  const results = Object.fromEntries(services.map((s) => [s.name, []]));
+  for (let round = 0; round < ROUNDS; round++)
+    for (const s of round % 2 ? services : [...services].reverse()) results[s.name].push(await block(s));
+  console.log(`${ENGINE}, ${ITEMS} items, ${READER} reader, sort ${SORT}, ${ROUNDS} rounds of ${LISTS} lists`);
+  for (const [name, runs] of Object.entries(results))
+    console.log(
+      `${name}: CPU ${Math.round(median(runs.map((r) => r.cpu)))} µs a list, ${Math.round(median(runs.map((r) => r.rps)))} lists/s (blocks: ${runs.map((r) => Math.round(r.cpu)).join(', ')})`,
+    );
+  // The pairs' geometric mean: the order of the builds alternates, so what the first (or second) block pays cancels.
+  const pairs = results.this.map((r, i) => r.cpu / results.baseline[i].cpu);
+  const mean = Math.exp(pairs.reduce((sum, p) => sum + Math.log(p), 0) / pairs.length);
+  console.log(
+    `this / baseline, CPU a list: ${mean.toFixed(3)} (geometric mean of the pairs: ${pairs.map((p) => p.toFixed(2)).join(', ')})`,
+  );
+} finally {
+  for (const { service } of services) await service.close();
+  await db?.drop();
+  rmSync(loaded, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true });
+}
