@@ -8,15 +8,20 @@
 //        checked out in a worktree under the system's temp dir and built there once, kept for the next run; remove it
 //        with `git worktree remove <path>`), or BASELINE_DIR (a checkout that is built already).
 //        BARE=0 leaves out the bare route.
+//        GROW=10000,50000,100000: instead of the rounds, each build's store grows to the largest size (one store a
+//        build, the builds one after the other, ROUNDS times), and the last SEGMENT creates (5000) before each size are
+//        measured: creates/s and CPU per create there, on PostgreSQL with the server processes' CPU (does a create's
+//        cost grow with the store?).
 // Prints each round's creates/s of both builds and their ratio, the medians, and the CPU time per create of the
 // service's threads (main thread, the others together: SQLite's writer thread, V8's helpers) and of the loader.
 // Each round also loads a bare Fastify route (bench/baseline-server.mjs, a process of its own) answering a create's
 // JSON (`{"id": <a UUID>}`) to the same POSTs, so that the creates read as a ratio to it (issue 47 goal 1: >= 0.3).
 // On PostgreSQL the server's CPU is not counted (the triggers and index writes run there).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { Pool } from 'undici';
 import { searchItem } from './search-item.mjs';
 import { ROOT, cpuMicros, createBenchDatabase, freePort, median, startBaseline, startService } from './lib.mjs';
@@ -29,6 +34,8 @@ const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const BASELINE_REV = process.env.BASELINE_REV ?? '78f264f~1';
 const KEY = 'k-creates-writer-0123456789';
 const BARE = process.env.BARE !== '0';
+const GROW = process.env.GROW ? process.env.GROW.split(',').map(Number) : undefined;
+const SEGMENT = Number(process.env.SEGMENT ?? 5000);
 
 /** A built checkout of BASELINE_REV (or BASELINE_DIR as it is): answers the path of its dist/main.js. */
 function baselineBuild() {
@@ -63,17 +70,33 @@ function threadCpu(pid) {
   return out;
 }
 
-/** N creates of the search benchmark's item through CONNECTIONS connections to `url`; `pid`: the process answering. */
-async function creates(url, pid) {
+/** CPU time (us) of the server processes of a database so far (PostgreSQL on this machine). */
+async function serverCpu(client) {
+  const { rows } = await client.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
+  let us = 0;
+  for (const { pid } of rows) {
+    try {
+      us += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+    } catch {} // ended meanwhile
+  }
+  return us;
+}
+
+/**
+ * Creates of the search benchmark's items `from` .. `to` - 1 through CONNECTIONS connections to `url`; `pid`: the
+ * process answering; `monitor`: a client of the service's PostgreSQL database, whose server CPU is then read too.
+ */
+async function creates(url, pid, from = 0, to = N, monitor = undefined) {
   const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 });
   try {
-    let next = 0;
+    let next = from;
     const before = threadCpu(pid);
+    const serverBefore = monitor ? await serverCpu(monitor) : 0;
     const loaderBefore = process.cpuUsage();
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: CONNECTIONS }, async () => {
-        while (next < N) {
+        while (next < to) {
           const i = next++;
           const res = await pool.request({
             path: '/cxf/svc-core/storage/store/creates',
@@ -87,12 +110,20 @@ async function creates(url, pid) {
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
+    const server = monitor ? (await serverCpu(monitor)) - serverBefore : 0;
     const after = threadCpu(pid);
     const loader = process.cpuUsage(loaderBefore);
     const spent = [...after].map(([tid, us]) => ({ tid, us: us - (before.get(tid) ?? 0) }));
     const mainUs = spent.find(({ tid }) => tid === pid)?.us ?? 0;
     const otherUs = spent.filter(({ tid }) => tid !== pid).reduce((sum, { us }) => sum + us, 0);
-    return { rate: N / seconds, main: mainUs / N, others: otherUs / N, loader: (loader.user + loader.system) / N };
+    const n = to - from;
+    return {
+      rate: n / seconds,
+      main: mainUs / n,
+      others: otherUs / n,
+      server: server / n,
+      loader: (loader.user + loader.system) / n,
+    };
   } finally {
     await pool.close();
   }
@@ -132,6 +163,64 @@ async function bareRound() {
   } finally {
     await base.close();
   }
+}
+
+/** One build's store grown to the largest of GROW, the last SEGMENT creates before each size of GROW measured. */
+async function growRound(main) {
+  const root = mkdtempSync(join(tmpdir(), 'svc-bench-creates-'));
+  const configFile = join(root, 'config.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: KEY, roles: ['writer', 'everyone'] }] }],
+    }),
+  );
+  const database = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_creates') : undefined;
+  const monitor = database ? new pg.Client({ connectionString: database.url }) : undefined;
+  const service = await startService({
+    port: await freePort(),
+    configFile,
+    main,
+    env: database ? { DATABASE_URL: database.url } : {},
+  });
+  try {
+    await monitor?.connect();
+    const out = [];
+    let have = 0;
+    for (const size of GROW) {
+      const start = Math.max(have, size - SEGMENT);
+      if (start > have) await creates(service.url, service.pid, have, start);
+      out.push(await creates(service.url, service.pid, start, size, monitor));
+      have = size;
+    }
+    return out;
+  } finally {
+    await monitor?.end();
+    await service.close();
+    await database?.drop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (GROW) {
+  const grown = [
+    { name: 'this build', main: join(ROOT, 'dist/main.js') },
+    { name: `baseline ${process.env.BASELINE_DIR ?? BASELINE_REV}`, main: baselineBuild() },
+  ];
+  console.log(`${ENGINE}: stores grown to ${GROW.join(', ')}, the last ${SEGMENT} creates before each measured`);
+  console.log('| round | build | size | creates/s | CPU us a create: main | other threads | server |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const { name, main } of grown) {
+      const sizes = await growRound(main);
+      sizes.forEach((x, i) =>
+        console.log(
+          `| ${r + 1} | ${name} | ${GROW[i]} | ${Math.round(x.rate)} | ${Math.round(x.main)} | ${Math.round(x.others)} | ${Math.round(x.server)} |`,
+        ),
+      );
+    }
+  }
+  process.exit(0);
 }
 
 const builds = [

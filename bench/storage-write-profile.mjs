@@ -3,7 +3,8 @@
 // Usage: npm run build && N=6000 node bench/storage-write-profile.mjs
 // Env:   N (creates, 6000); ITEM=search for bench/storage-search.mjs's 10-leaf item (default: issue 4's item shape);
 //        SKIP=table[,table] an experiment only: that table's inserts become a no-op SELECT of as many parameters, to see
-//        what its rows cost (the service then stores items without them).
+//        what its rows cost (the service then stores items without them). WRITER_THREAD=1 keeps SQLite's writer thread
+//        (default off here: its statements run on a thread this script does not time).
 import SQLite from 'better-sqlite3';
 import { searchItem } from './search-item.mjs';
 const skipped = (process.env.SKIP ?? '').split(',').filter(Boolean);
@@ -60,7 +61,7 @@ const ITEMS = {
 const itemOf = ITEMS[process.env.ITEM ?? 'issue4'];
 if (!itemOf) throw new Error(`ITEM: one of ${Object.keys(ITEMS).join(', ')}`);
 const config = parseConfig({
-  database: { dataDir },
+  database: { dataDir, sqliteWriterThread: process.env.WRITER_THREAD === '1' },
   server: { logLevel: 'silent' },
   tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: 'k-w-0123456789', roles: ['writer'] }] }],
 });

@@ -353,6 +353,13 @@ describeEachEngine('storage value index', (engine) => {
         n: number;
       }>`select count(*) as n from storage_items where store_id = 'vi-old' and rs is null`.execute(db());
       expect(Number(withoutSet.rows[0].n)).toBe(0);
+      // The indexer's rows are in the kept counts (storage_value_counts) as the counted rows are, no more, no less.
+      const counts = await sql<{ kept: number | null; counted: number }>`select
+        (select sum(c.n) from storage_value_counts c join storage_value_keys k on k.id = c.vk where k.store_id = 'vi-old') as kept,
+        (select count(*) from storage_item_values v join storage_value_keys k on k.id = v.vk
+          where k.store_id = 'vi-old' and v.elem = 0 and v.t in (0, 1, 2)) as counted`.execute(db());
+      expect(Number(counts.rows[0].kept)).toBe(Number(counts.rows[0].counted));
+      expect(Number(counts.rows[0].counted)).toBeGreaterThan(0);
       expect(await answers()).toEqual(expected);
     } finally {
       await second.close();

@@ -347,4 +347,14 @@ export const storageMigrations: ModuleMigration[] = [
       await storageSqlFor(d).countExistingTerms(db);
     },
   },
+  {
+    // SQLite: value rows inserted by the module's writes (creates, updates, the background indexer: ItemValueIndex) are
+    // counted by one grouped statement of the write (StorageSql.countInsertedValues), not by a row trigger, whose
+    // upsert per row cost about as much as the value rows' own insert. Deletes and updates of value rows keep their
+    // triggers. PostgreSQL keeps its statement trigger (no change).
+    name: '2026-12-02-storage-013-count-value-inserts-by-statement',
+    async up(db, d) {
+      await storageSqlFor(d).countInsertsByStatement(db);
+    },
+  },
 ];

@@ -79,7 +79,8 @@ export interface StoreTermCountRow {
 
 /**
  * How many items of a reader set hold a value at a path (value rows of the exact scalar kinds at the path itself),
- * kept by triggers on storage_item_values (storage-011); a count is the sum of its shards.
+ * kept by triggers on storage_item_values (storage-011; SQLite's inserts by the module's writes, storage-013); a count
+ * is the sum of its shards.
  */
 export interface StoreValueCountRow {
   vk: number;

@@ -70,6 +70,8 @@ export const postgresStorageSql: StorageSql = {
     await sql`create trigger storage_item_values_count_truncate after truncate on storage_item_values
       for each statement execute function storage_item_values_count_truncate()`.execute(db);
   },
+  // The statement trigger counts every insert already, once per statement.
+  countInsertsByStatement: async () => {},
   termShard: TERM_SHARD,
   // In the key's order, as every statement that adds to the counts (creates, writeMany): shared rows are locked in
   // one order.

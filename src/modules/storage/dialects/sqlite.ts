@@ -8,7 +8,8 @@ const WORDS_AS_JSON = sql.raw(`'["' || replace(w.words, ' ', '","') || '"]'`);
 /** SQLite: every storage statement is portable SQL; its writes are local, so one transaction of several is cheap. */
 export const sqliteStorageSql: StorageSql = {
   keepValueCounts: async (db) => {
-    // A row trigger per change, one shard: the writes of one database file are one at a time anyway.
+    // A row trigger per change, one shard: the writes of one database file are one at a time anyway. (The insert
+    // trigger went in storage-013: the module's writes count their inserts by statement, countInsertedValues.)
     const add = (row: 'new' | 'old', by: 1 | -1) =>
       sql`insert into storage_value_counts (vk, t, num, str, rs, shard, n)
         select ${sql.raw(`${row}.vk, ${row}.t, ${row}.num, ${row}.str, ${row}.rs`)}, 0, ${sql.lit(by)}
@@ -21,6 +22,14 @@ export const sqliteStorageSql: StorageSql = {
     await sql`create trigger storage_item_values_count_update after update on storage_item_values
       begin ${add('old', -1)} ${add('new', 1)} end`.execute(db);
   },
+  countInsertsByStatement: async (db) => {
+    await sql`drop trigger if exists storage_item_values_count_insert`.execute(db);
+  },
+  countInsertedValues: (seqs) => sql`insert into storage_value_counts (vk, t, num, str, rs, shard, n)
+    select v.vk, v.t, v.num, v.str, v.rs, 0, count(*) from storage_item_values v
+    where v.item_seq in (${sql.join(seqs.map((seq) => sql`${seq}`))}) and ${countedRow('v')}
+    group by v.vk, v.t, v.num, v.str, v.rs
+    on conflict (${COUNT_KEY}) do update set n = n + excluded.n`,
   termShard: sql<number>`0`,
   // The words row's words are its FTS5 column as stored (space-separated, letters and digits): a JSON array of them.
   forgetTerms: (seq) => sql`insert into storage_term_counts (term, rs, shard, n)

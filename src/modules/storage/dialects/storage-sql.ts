@@ -21,6 +21,18 @@ export interface StorageSql {
    */
   readonly keepValueCounts: (db: Kysely<any>) => Promise<void>;
   /**
+   * A migration step (storage-013): where inserts of value rows are counted by the module's statement
+   * (`countInsertedValues`) instead of a trigger, the insert trigger goes. PostgreSQL keeps its statement trigger.
+   */
+  readonly countInsertsByStatement: (db: Kysely<any>) => Promise<void>;
+  /**
+   * One statement that adds the value rows of items `seqs` (their keys, each a bound value), just inserted in the
+   * caller's transaction, to storage_value_counts: grouped per count row, one upsert for the batch. SQLite, whose row
+   * trigger cost about as much again as the rows' own insert (a create's value rows, docs/benchmarks.md); undefined
+   * where a trigger counts the inserts (PostgreSQL: once per statement already).
+   */
+  readonly countInsertedValues?: (seqs: readonly unknown[]) => RawBuilder<unknown>;
+  /**
    * The shard of storage_term_counts a write adds to (term-counts.ts): SQLite 0 (one writer at a time); PostgreSQL the
    * server process's, so that writers on other connections hold other rows until they commit.
    */
