@@ -55,7 +55,7 @@ export function valueRowsInOrder(
     rows: sql`SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
         WHERE s.vk = (SELECT k.id FROM storage_value_keys k WHERE k.tenant_id = ${scope.tenantId} AND k.store_id = ${scope.storeId} AND k.path = ${path})
           AND ${walked.rows('s')} AND s.elem = 0 AND ${dialect.inSubquery(sql`(s.rs + 0)`, readerSets(scope))}
-        ORDER BY ${order} LIMIT ${rows}`,
+        ORDER BY ${order} LIMIT ${dialect.opaqueValue(rows, 'integer')}`,
     columns: ['seq', 'num', 'str'],
     order: walked.order,
   };
@@ -70,7 +70,7 @@ export function storeChanges(scope: StoreScope): RawBuilder<unknown> {
 export function itemsInCreationOrder(dialect: Dialect, scope: StoreScope, rows: number): RawBuilder<unknown> {
   return sql`SELECT o.seq FROM storage_items o WHERE o.tenant_id = ${scope.tenantId} AND o.store_id = ${scope.storeId}
         AND ${dialect.inSubquery(sql`(o.rs + 0)`, readerSets(scope))}
-        ORDER BY o.seq LIMIT ${rows}`;
+        ORDER BY o.seq LIMIT ${dialect.opaqueValue(rows, 'integer')}`;
 }
 
 /**
@@ -112,13 +112,15 @@ export function walkStatement(
   const ends = (fn: 'min' | 'max') =>
     sql`(SELECT ${sql.raw(fn)}(o.seq) FROM storage_items o WHERE o.tenant_id = ${tenantId} AND o.store_id = ${storeId})`;
   const hi = walked.key === 'items' ? sql`(SELECT max(q.seq) FROM (${walked.rows}) q)` : ends('max');
-  // The page's documents are joined to the page (its rows only), in the page's order.
+  // The page's documents are joined to the page (its rows only), in the page's order. Its limits are opaque to
+  // SQLite's planner (Dialect.opaqueValue): a bound LIMIT made it prepare the statement again before every run
+  // (callgrind, 100,000 items, filter + sort: 4.0M -> 3.2M instructions a run, the same plan).
   return sql`WITH ${sql.table(WALKED_KEYS)} AS (SELECT ${ends('min')} AS lo, ${hi} AS hi)
   SELECT ${page} FROM (
     SELECT ${sql.join(walked.columns.map((c) => sql.ref(`i.${c}`)))} FROM (
       SELECT w.*, 1 AS idx, ${sql.join(columns)} FROM (${walked.rows}) w) i
     WHERE ${plan.where ?? sql<SqlBool>`1 = 1`}
-    ORDER BY ${order('i')} LIMIT ${limit} OFFSET ${start}) p
+    ORDER BY ${order('i')} LIMIT ${dialect.opaqueValue(limit, 'integer')} OFFSET ${dialect.opaqueValue(start, 'integer')}) p
     JOIN storage_items d ON d.seq = p.seq AND d.tenant_id = ${tenantId} AND d.store_id = ${storeId}
     ORDER BY ${order('p')}`;
 }
