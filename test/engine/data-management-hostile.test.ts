@@ -15,6 +15,17 @@ const ENGINE = { users: [{ name: 'dm', password: 'dm-pass-1', groups: ['DataMana
 const BESIDE_MS = 100;
 /** Measurements of one request at most before a stall counts (see `beside`). */
 const BESIDE_TRIES = 5;
+/** On a busy machine, how many times a harmless request's stall a hostile one may take (see `beside`). */
+const QUIET_FACTOR = 4;
+
+interface Beside<T> {
+  result: T;
+  healthMs: number;
+  loopDelayMs: number;
+  /** The bound this measurement is held to: BESIDE_MS, or more on a machine where a harmless request stalls too. */
+  limitMs: number;
+}
+const stallOf = (m: { healthMs: number; loopDelayMs: number }) => Math.max(m.healthMs, m.loopDelayMs);
 
 /**
  * The issue's patterns, each with a group whose first level JavaScript's backtracking engine takes about a second
@@ -117,13 +128,22 @@ describeEachEngine('data management API: hostile input', (engine) => {
    * delay a run now and then; a stall the request itself causes (about a second for the slow patterns, longer for an
    * inflated bomb) shows in every run. So a run over the limit is repeated, up to BESIDE_TRIES times, and the quietest
    * counts (the requests measured are idempotent or refused). A passing run costs one measurement; only a failing
-   * one costs them all.
+   * one costs them all. On a machine so busy that even a harmless request stalls as long (load 20-30 here: 110-207
+   * ms), the limit is `QUIET_FACTOR` times the quietest stall of a harmless request measured the same way, then: still
+   * far below the second or more that the behaviour guarded against takes on the same machine.
    */
-  async function beside<T>(work: () => Promise<T>): Promise<{ result: T; healthMs: number; loopDelayMs: number }> {
+  async function beside<T>(work: () => Promise<T>): Promise<Beside<T>> {
+    const best = await quietest(work);
+    if (stallOf(best) < BESIDE_MS) return { ...best, limitMs: BESIDE_MS };
+    const harmless = await quietest(async () => (await fetch(`${base}/health`)).text());
+    return { ...best, limitMs: Math.max(BESIDE_MS, QUIET_FACTOR * stallOf(harmless)) };
+  }
+
+  async function quietest<T>(work: () => Promise<T>): Promise<Omit<Beside<T>, 'limitMs'>> {
     let best = await besideOnce(work);
-    for (let i = 1; i < BESIDE_TRIES && Math.max(best.healthMs, best.loopDelayMs) >= BESIDE_MS; i++) {
+    for (let i = 1; i < BESIDE_TRIES && stallOf(best) >= BESIDE_MS; i++) {
       const next = await besideOnce(work);
-      if (Math.max(next.healthMs, next.loopDelayMs) < Math.max(best.healthMs, best.loopDelayMs)) best = next;
+      if (stallOf(next) < stallOf(best)) best = next;
     }
     return best;
   }
@@ -189,7 +209,7 @@ describeEachEngine('data management API: hostile input', (engine) => {
   it.each(SLOW_CASES.map(([pattern, slow], i) => [pattern, slow, i] as const))(
     'withoutAttributeGroups %s runs in linear time: /health answers beside it, the groups are filtered as a regular expression would',
     async (pattern, _slow, i) => {
-      const { result, healthMs, loopDelayMs } = await beside(() =>
+      const { result, healthMs, loopDelayMs, limitMs } = await beside(() =>
         call('Asset', 'query', groupsQuery([pattern], `rx-${i}`)),
       );
       expect(result.status, JSON.stringify(result.json)).toBe(200);
@@ -204,8 +224,8 @@ describeEachEngine('data management API: hostile input', (engine) => {
           .map(([key]) => key),
       ];
       for (const a of result.json.assets) expect(Object.keys(a.attributes).sort()).toEqual(kept.sort());
-      expect(healthMs).toBeLessThan(BESIDE_MS);
-      expect(loopDelayMs).toBeLessThan(BESIDE_MS);
+      expect(healthMs).toBeLessThan(limitMs);
+      expect(loopDelayMs).toBeLessThan(limitMs);
     },
   );
 
@@ -231,10 +251,10 @@ describeEachEngine('data management API: hostile input', (engine) => {
   it('patterns: a budget per request; too large a program or too much matching work is 400, without a stall', async () => {
     // Counted repetitions compile to large programs: refused before they are compiled.
     const big = Array.from({ length: 20 }, () => '[\\p{L}\\p{N}]{1000}');
-    const { result, loopDelayMs } = await beside(() => call('Asset', 'query', groupsQuery(big)));
+    const { result, loopDelayMs, limitMs } = await beside(() => call('Asset', 'query', groupsQuery(big)));
     expect(result.status, JSON.stringify(result.json)).toBe(400);
     expect(result.json.error.message).toMatch(/withoutAttributeGroups.*(large|complex)/);
-    expect(loopDelayMs).toBeLessThan(BESIDE_MS);
+    expect(loopDelayMs).toBeLessThan(limitMs);
     const nested = await call('Asset', 'query', groupsQuery(['(?:(?:(?:x{0,10}){0,10}){0,10})+y']));
     expect(nested.status).toBe(400);
     // Many long distinct groups against the largest program allowed: the matching work is over budget.
@@ -257,7 +277,7 @@ describeEachEngine('data management API: hostile input', (engine) => {
     );
     expect(work.result.status, JSON.stringify(work.result.json)).toBe(400);
     expect(work.result.json.error.message).toMatch(/withoutAttributeGroups.*work/);
-    expect(work.loopDelayMs).toBeLessThan(BESIDE_MS);
+    expect(work.loopDelayMs).toBeLessThan(work.limitMs);
   });
 
   it('patterns: the budget is per HTTP request, shared by the calls of a batch', async () => {
@@ -285,13 +305,13 @@ describeEachEngine('data management API: hostile input', (engine) => {
     for (const [what, image, message] of bombs) {
       global.gc?.();
       const rss = process.memoryUsage().rss;
-      const { result, healthMs, loopDelayMs } = await beside(() =>
+      const { result, healthMs, loopDelayMs, limitMs } = await beside(() =>
         call('Template', 'setImage', { customId: 'pictured', image }),
       );
       expect(result.status, what).toBe(400);
       expect(result.json.error.message, what).toMatch(message);
-      expect(healthMs, what).toBeLessThan(BESIDE_MS);
-      expect(loopDelayMs, what).toBeLessThan(BESIDE_MS);
+      expect(healthMs, what).toBeLessThan(limitMs);
+      expect(loopDelayMs, what).toBeLessThan(limitMs);
       expect(process.memoryUsage().rss - rss, what).toBeLessThan(100 * 2 ** 20);
     }
   });
@@ -303,9 +323,11 @@ describeEachEngine('data management API: hostile input', (engine) => {
       global.gc?.();
       const rss = process.memoryUsage().rss;
       const image = png({ width: 64, height: 64, depth: 8, colorType: 6, interlace }, flood);
-      const { result, loopDelayMs } = await beside(() => call('Template', 'setImage', { customId: 'bombed', image }));
+      const { result, loopDelayMs, limitMs } = await beside(() =>
+        call('Template', 'setImage', { customId: 'bombed', image }),
+      );
       expect(result.status, `interlace ${interlace}`).toBe(400);
-      expect(loopDelayMs, `interlace ${interlace}`).toBeLessThan(BESIDE_MS);
+      expect(loopDelayMs, `interlace ${interlace}`).toBeLessThan(limitMs);
       expect(process.memoryUsage().rss - rss, `interlace ${interlace}`).toBeLessThan(100 * 2 ** 20);
     }
     expect((await call('Template', 'getImage', { customId: 'bombed' })).status).toBe(404);
