@@ -39,3 +39,26 @@ export const searchItem = (i) => ({
   readRestriction: { roles: [`role-${i % 50}`, `half-${i % 2}`, 'everyone'] },
   writeRestriction: { roles: ['writer'] },
 });
+
+/**
+ * Creates items `0 .. count - 1` (searchItem) in the store `search` through `pool` (an undici Pool), 50 at a time,
+ * with the writer's API key; throws on any answer but 200.
+ */
+export async function loadSearchItems(pool, key, count) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (next < count) {
+        const i = next++;
+        const res = await pool.request({
+          path: '/cxf/svc-core/storage/store/search',
+          method: 'POST',
+          headers: { 'x-apikey': key, 'content-type': 'application/json' },
+          body: JSON.stringify(searchItem(i)),
+        });
+        const text = await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
+      }
+    }),
+  );
+}

@@ -13,7 +13,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { searchItem } from './search-item.mjs';
+import { loadSearchItems } from './search-item.mjs';
 import {
   createBenchDatabase,
   freePort,
@@ -49,22 +49,7 @@ try {
   const loader = await startService({ port: await freePort(), configFile, env, dataDir: loaded });
   try {
     const pool = new Pool(loader.url, { connections: 50 });
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 50 }, async () => {
-        while (next < ITEMS) {
-          const i = next++;
-          const res = await pool.request({
-            path: '/cxf/svc-core/storage/store/search',
-            method: 'POST',
-            headers: { 'x-apikey': KEYS.writer, 'content-type': 'application/json' },
-            body: JSON.stringify(searchItem(i)),
-          });
-          const text = await res.body.text();
-          if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
-        }
-      }),
-    );
+    await loadSearchItems(pool, KEYS.writer, ITEMS);
     await pool.close();
   } finally {
     await loader.close();

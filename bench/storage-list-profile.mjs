@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { searchItem } from './search-item.mjs';
+import { loadSearchItems } from './search-item.mjs';
 import { createBenchDatabase, freePort, load, startService, writeBenchConfig } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
@@ -41,23 +41,8 @@ const service = await startService({
 let lists;
 try {
   const pool = new Pool(service.url, { connections: 50, pipelining: 1 });
-  let next = 0;
   const loadBefore = threadCpu(service.pid);
-  await Promise.all(
-    Array.from({ length: 50 }, async () => {
-      while (next < ITEMS) {
-        const i = next++;
-        const res = await pool.request({
-          path: '/cxf/svc-core/storage/store/search',
-          method: 'POST',
-          headers: { 'x-apikey': KEYS.writer, 'content-type': 'application/json' },
-          body: JSON.stringify(searchItem(i)),
-        });
-        const text = await res.body.text();
-        if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
-      }
-    }),
-  );
+  await loadSearchItems(pool, KEYS.writer, ITEMS);
   await pool.close();
   report('create', loadBefore, ITEMS);
   await new Promise((r) => setTimeout(r, 3000));
