@@ -18,13 +18,22 @@
 // JSON (`{"id": <a UUID>}`) to the same POSTs, so that the creates read as a ratio to it (issue 47 goal 1: >= 0.3).
 // On PostgreSQL the server's CPU is not counted (the triggers and index writes run there).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { searchItem } from './search-item.mjs';
-import { ROOT, cpuMicros, createBenchDatabase, freePort, median, startBaseline, startService } from './lib.mjs';
+import {
+  ROOT,
+  cpuMicros,
+  createBenchDatabase,
+  freePort,
+  median,
+  startBaseline,
+  startService,
+  writeBenchConfig,
+} from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -131,14 +140,9 @@ async function creates(url, pid, from = 0, to = N, monitor = undefined) {
 
 /** One round of one build: N creates on a fresh store. */
 async function round(main) {
-  const root = mkdtempSync(join(tmpdir(), 'svc-bench-creates-'));
-  const configFile = join(root, 'config.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: KEY, roles: ['writer', 'everyone'] }] }],
-    }),
-  );
+  const { root, configFile } = writeBenchConfig('svc-bench-creates-', [
+    { name: 'writer', key: KEY, roles: ['writer', 'everyone'] },
+  ]);
   const database = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_creates') : undefined;
   const service = await startService({
     port: await freePort(),
@@ -167,14 +171,9 @@ async function bareRound() {
 
 /** One build's store grown to the largest of GROW, the last SEGMENT creates before each size of GROW measured. */
 async function growRound(main) {
-  const root = mkdtempSync(join(tmpdir(), 'svc-bench-creates-'));
-  const configFile = join(root, 'config.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: KEY, roles: ['writer', 'everyone'] }] }],
-    }),
-  );
+  const { root, configFile } = writeBenchConfig('svc-bench-creates-', [
+    { name: 'writer', key: KEY, roles: ['writer', 'everyone'] },
+  ]);
   const database = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_creates') : undefined;
   const monitor = database ? new pg.Client({ connectionString: database.url }) : undefined;
   const service = await startService({
