@@ -188,7 +188,7 @@ export class NotificationsRepository {
               forTenant(this.db, text(0))
                 .selectFrom('notification_recipients as r')
                 .select(['r.date', 'r.notification_seq'])
-                .where('r.kind', '=', this.dialect.opaqueValue(kind, 'text'))
+                .where('r.kind', '=', sql.lit(kind))
                 .where('r.name', '=', text(i + 1))
                 .orderBy('r.date', 'desc')
                 .orderBy('r.notification_seq', 'desc')
@@ -207,7 +207,7 @@ export class NotificationsRepository {
           .limit(integer(k + 2))
           .offset(integer(k + 3));
         const head = this.db
-          .selectFrom(this.callerTotal(text, roles, organisations).as('t'))
+          .selectFrom(this.callerTotal(text, roles, organisations, true).as('t'))
           .select([
             't.changes',
             't.total',
@@ -292,21 +292,27 @@ export class NotificationsRepository {
   /**
    * The sum of the counts of the sets naming the caller, each set's count read by its key (a scalar subquery, so
    * that no engine scans the tenant's sets instead, as PostgreSQL did for an IN without statistics). The sets come
-   * from one key range per kind; the UNION counts a set once when two of the caller's names are in it. Parameters:
-   * p(0) the tenant, p(1) the login name, then the `roles` roles and the `organisations` organisations (opaque values:
-   * Dialect.opaqueValue).
+   * from one key range per kind, or with `byName` one key per name (PostgreSQL scanned the small members table for
+   * each `name IN (...)` where it probes the key of an equality: the list's head 331 -> 257 us of server CPU); the
+   * UNION counts a set once when two of the caller's names are in it. Parameters: p(0) the tenant, p(1) the login
+   * name, then the `roles` roles and the `organisations` organisations (opaque values: Dialect.opaqueValue).
    */
-  private callerTotal(p: (index: number) => any, roles: number, organisations: number) {
+  private callerTotal(p: (index: number) => any, roles: number, organisations: number, byName = false) {
     const members = (kind: string) =>
       forTenant(this.db, p(0))
         .selectFrom('notification_set_members as m')
         .select('m.set_key')
-        .where('m.kind', '=', this.dialect.opaqueValue(kind, 'text'));
+        .where('m.kind', '=', sql.lit(kind));
     const names = (from: number, n: number) => Array.from({ length: n }, (_, i) => p(from + i));
+    const kinds = [
+      { kind: 'role', names: names(2, roles) },
+      { kind: 'organisation', names: names(2 + roles, organisations) },
+    ];
     let sets = members('user').where('m.name', '=', p(1));
-    if (roles) sets = sets.union(members('role').where('m.name', 'in', names(2, roles)));
-    if (organisations)
-      sets = sets.union(members('organisation').where('m.name', 'in', names(2 + roles, organisations)));
+    for (const { kind, names } of kinds) {
+      if (byName) for (const name of names) sets = sets.union(members(kind).where('m.name', '=', name));
+      else if (names.length) sets = sets.union(members(kind).where('m.name', 'in', names));
+    }
     return this.db.selectFrom(sets.as('c')).select((eb) => [
       tenantChanges(p(0)).as('changes'),
       eb.fn
