@@ -112,7 +112,7 @@ describeWithBrowser('console flow and engine data pages [sqlite]', () => {
     expect(await page.content()).not.toContain('secret=1');
     await expectAccessible(page, 'flow instances page');
     await context.close();
-  }, 60_000);
+  }, 180_000);
 
   it('the Engine data page lists a template and its assets, versions, image and child asset', async () => {
     await dm({
@@ -194,7 +194,7 @@ describeWithBrowser('console flow and engine data pages [sqlite]', () => {
     await page.getByLabel('Engine user').waitFor();
     expect(await page.getByRole('table').count()).toBe(0);
     await context.close();
-  }, 90_000);
+  }, 180_000);
 
   it('a non-admin sees no Flow page, and an engine user outside DataManagement reads no engine data', async () => {
     const { context, page } = await openAs(PAUL, '/engine-data', 'Engine data');
@@ -220,5 +220,5 @@ describeWithBrowser('console flow and engine data pages [sqlite]', () => {
     const res = await fetch(`${base}/cxf/svc-flow/instances`, { headers: { cookie: `svc_session=${cookie.value}` } });
     expect(res.status).toBe(403);
     await context.close();
-  }, 60_000);
+  }, 180_000);
 });

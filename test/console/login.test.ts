@@ -72,7 +72,7 @@ describeWithBrowser('console login journey [sqlite]', () => {
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
     expect((await context.cookies()).filter((c) => c.name === 'svc_session' && c.value)).toHaveLength(0);
     await context.close();
-  }, 60_000);
+  }, 180_000);
 
   it('sends a user whose session ended to login, then back to the page they were on', async () => {
     const context = shots.track(await browser.newContext());
@@ -97,7 +97,7 @@ describeWithBrowser('console login journey [sqlite]', () => {
     await logIn(page, TENANT, USER.loginName, USER.password);
     await page.getByRole('heading', { name: 'Store invoices' }).waitFor();
     await context.close();
-  }, 60_000);
+  }, 180_000);
 });
 
 /** The CSRF token of a session, as the session check answers it. */

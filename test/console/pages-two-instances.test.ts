@@ -107,5 +107,5 @@ describeWithBrowser('console notification pages on two instances [postgres]', ()
     await waitForStream(paul.page);
     await paul.context.close();
     await nora.context.close();
-  }, 90_000);
+  }, 180_000);
 });

@@ -95,7 +95,7 @@ describeWithBrowser('console pages journeys [sqlite]', () => {
     await expect.poll(() => bellCount(page)).toBe('2');
     await expectAccessible(page, 'notifications page (inbox)');
     await context.close();
-  }, 60_000);
+  }, 180_000);
 
   it('a non-admin sees neither the admin pages nor the admin controls', async () => {
     const { context, page } = await openAs(PAUL, '/notifications', 'Notifications');
@@ -114,7 +114,7 @@ describeWithBrowser('console pages journeys [sqlite]', () => {
     const audit = await fetch(`${base}/cxf/svc-core/audit`, { headers: { cookie: `svc_session=${cookie.value}` } });
     expect(audit.status).toBe(403);
     await context.close();
-  }, 60_000);
+  }, 180_000);
 
   it('an admin sends, edits and deletes a notification; the recipient sees each change live', async () => {
     const paul = await openAs(PAUL, '/notifications', 'Notifications');
@@ -178,7 +178,7 @@ describeWithBrowser('console pages journeys [sqlite]', () => {
     await expect.poll(() => bellCount(paul.page)).toBe(String(before));
     await paul.context.close();
     await nora.context.close();
-  }, 90_000);
+  }, 180_000);
 
   it('shows the versions of a form, a version as formatted JSON, and a side-by-side diff', async () => {
     const formId = `contact-${Date.now()}`;
@@ -219,7 +219,7 @@ describeWithBrowser('console pages journeys [sqlite]', () => {
     expect(removed.some((l) => l.includes('"key": "message"'))).toBe(false);
     await expectAccessible(page, 'form page with a diff');
     await context.close();
-  }, 60_000);
+  }, 180_000);
 
   it('filters the audit log and exports the filter as CSV matching the API', async () => {
     // Two refused logins of paul and one of nora: audit rows to filter.
@@ -269,7 +269,7 @@ describeWithBrowser('console pages journeys [sqlite]', () => {
       expected.items.map((i: Record<string, string>) => [i.id, i.at, i.actor, i.action, i.outcome]),
     );
     await context.close();
-  }, 60_000);
+  }, 180_000);
 
   it('the maintenance switch of an admin shows a banner to another user until it is off', async () => {
     const paul = await openAs(PAUL, '/notifications', 'Notifications');
@@ -304,7 +304,7 @@ describeWithBrowser('console pages journeys [sqlite]', () => {
     await inboxRow(paul.page, subject).waitFor();
     await paul.context.close();
     await nora.context.close();
-  }, 90_000);
+  }, 180_000);
 });
 
 /** Waits until the page's notification stream is open (the service registers the subscriber before answering). */

@@ -52,5 +52,5 @@ describeWithBrowser('console export [sqlite]', () => {
       expect(file).not.toMatch(/\be[01]\b/);
     }
     await context.close();
-  }, 90_000);
+  }, 180_000);
 });

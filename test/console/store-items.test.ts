@@ -40,7 +40,7 @@ describeWithBrowser('console store pages [sqlite]', () => {
       await page.getByRole('heading', { name: `Store ${store}` }).waitFor();
       await expect.poll(() => pagerText(page)).toBe('1–2 of 2');
       await context.close();
-    }, 60_000);
+    }, 180_000);
   });
 
   it('creates, edits and deletes items with restrictions; the table and the total follow', async () => {
@@ -125,7 +125,7 @@ describeWithBrowser('console store pages [sqlite]', () => {
     await expect.poll(() => pagerText(page)).toBe('1–2 of 2');
     expect(await tableIds(page)).toEqual(['o2', 'o5']);
     await context.close();
-  }, 90_000);
+  }, 180_000);
 
   it('filters with the storage filter JSON and the Lucene query, sorts by a column, pages with the total', async () => {
     const store = uniqueStore('invoices');
@@ -180,5 +180,5 @@ describeWithBrowser('console store pages [sqlite]', () => {
     await expect.poll(() => tableIds(page).then((ids) => ids[0])).toBe('inv-00');
     expect(await page.getByRole('columnheader', { name: /Name/ }).getAttribute('aria-sort')).toBe('descending');
     await context.close();
-  }, 90_000);
+  }, 180_000);
 });

@@ -95,7 +95,7 @@ describeWithBrowser('console live store page [sqlite]', () => {
     expect(await pagerText(page)).toBe('1–2 of 2');
     expect(await stillSamePage()).toBe(true);
     await context.close();
-  }, 90_000);
+  }, 180_000);
 });
 
 (inject('pgUrl') ? describeWithBrowser : describe.skip)('console live store page on two instances [postgres]', () => {
@@ -171,5 +171,5 @@ describeWithBrowser('console live store page [sqlite]', () => {
     expect(await pagerText(page)).toBe('1–1 of 1');
     expect(await stillSamePage()).toBe(true);
     await context.close();
-  }, 90_000);
+  }, 180_000);
 });

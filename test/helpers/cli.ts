@@ -21,7 +21,7 @@ export function runCli(args: string[], env: Record<string, string>, stdin?: stri
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });

@@ -61,7 +61,8 @@ export async function startServiceProcess(opts: {
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // A hang guard: on a busy machine a start has taken over 10 s.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`service exited during start-up: ${out}`);
     try {
@@ -72,7 +73,7 @@ export async function startServiceProcess(opts: {
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`service did not answer /health within 30 s: ${out}`);
+      throw new Error(`service did not answer /health within 90 s: ${out}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }

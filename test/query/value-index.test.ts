@@ -363,14 +363,14 @@ describeEachEngine('value index answers as the documents do', (engine) => {
     expect(outcomes.size).toBeGreaterThan(20);
     expect(outcomes.has(docs.length)).toBe(true);
     expect(outcomes.has(0)).toBe(true);
-  }, 90_000);
+  }, 180_000);
 
   it('gives the same answers when half of the documents are not indexed yet', async () => {
     const { db } = database;
     await sql`delete from vi_values where item_seq % 2 = 0`.execute(db);
     await sql`update vi_items set idx = 0 where seq % 2 = 0`.execute(db);
     await compareAll(randomInputs(SECOND));
-  }, 90_000);
+  }, 180_000);
 
   it('never answers an item of another scope, whose indexed value alone matches', async () => {
     // The items of every scope share the value table; a probe reads the rows of an item of this scope by its key.

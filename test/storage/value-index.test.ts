@@ -296,7 +296,7 @@ describeEachEngine('storage value index', (engine) => {
         expect(answered, `${role} ${JSON.stringify(params)}`).toEqual(expected);
       }
     }
-  }, 60_000);
+  }, 180_000);
 
   it('indexes items written before the index after a restart, with the same answers meanwhile and after', async () => {
     for (let i = 0; i < 60; i++) {
