@@ -198,6 +198,11 @@ const ALL_SHAPES = {
     [{ property: 'attributes.dm:price', operator: 'gte', value: 900 }],
     [{ property: 'attributes.dm:title' }],
   ),
+  // Few matches of a range: the walk declines after its guards, the general page answers.
+  'filter price >= 990 (1%) + sort dm:title': q(
+    [{ property: 'attributes.dm:price', operator: 'gte', value: 990 }],
+    [{ property: 'attributes.dm:title' }],
+  ),
   'filter serial (one asset)': q(
     [{ property: 'attributes.dm:serial', operator: 'eq', value: `S-4242-${VERSIONS - 1}` }],
     [],

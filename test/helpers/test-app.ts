@@ -54,9 +54,16 @@ export interface TestApp extends App {
   request(opts: InjectOptions): Promise<LightMyRequestResponse>;
 }
 
-/** Builds the real app on a fresh database. `raw` is config data as a config file would hold it. */
-export async function startTestApp(engine: Engine, raw: Record<string, any> = {}): Promise<TestApp> {
-  const database = await openTestDatabase(engine);
+/**
+ * Builds the real app on a fresh database. `raw` is config data as a config file would hold it; `databaseOptions`
+ * (e.g. a pool of one connection, whose session a test inspects) go to openTestDatabase.
+ */
+export async function startTestApp(
+  engine: Engine,
+  raw: Record<string, any> = {},
+  databaseOptions: Partial<DatabaseOptions> = {},
+): Promise<TestApp> {
+  const database = await openTestDatabase(engine, databaseOptions);
   const config = parseConfig({
     ...raw,
     server: { logLevel: 'silent', ...(raw.server ?? {}) },

@@ -99,7 +99,10 @@ export function compileDmQuery(
   );
 }
 
-/** The filters and sorters over documents a value index covers: a set of keys within `universe`, and the sort. */
+/**
+ * The filters and sorters over documents a value index covers: a set of keys within `universe`, and the sort; with
+ * `genericValues`, the set's plan does not follow its scope, paths and bounds (QueryContext.genericValues).
+ */
 export function compileDmQuerySets(
   dialect: Dialect,
   resolve: FieldResolver,
@@ -109,13 +112,14 @@ export function compileDmQuerySets(
   universe: string,
   filters: Filters = [],
   sorters: Sorters = [],
+  genericValues = false,
 ) {
   checkProperties(resolve, known, method, filters, sorters);
   const fullText: Exclude<FieldTarget, { kind: 'indexed' }> = { kind: 'json', column: `${source.alias}.doc`, path: [] };
   return asDmError(method, () =>
     compileListQuerySets(
       { filter: filters, sort: sortInput(sorters) },
-      { dialect, resolve, fullText },
+      { dialect, resolve, fullText, genericValues },
       source,
       universe,
     ),

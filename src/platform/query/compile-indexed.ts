@@ -72,16 +72,26 @@ export function assumePlain(source: ValueIndexSource, path?: string): boolean {
   return true;
 }
 
-export function scopeOf(source: ValueIndexSource, alias: string): RawBuilder<SqlBool> {
-  return allOf(source.scope.map(([column, value]) => sql<SqlBool>`${sql.ref(`${alias}.${column}`)} = ${value}`));
+/** How a compile writes a bound value of the scope or the path (QueryContext.genericValues). */
+export type BoundValue = (value: unknown) => unknown;
+const asIs: BoundValue = (value) => value;
+
+export function scopeOf(source: ValueIndexSource, alias: string, bound: BoundValue = asIs): RawBuilder<SqlBool> {
+  return allOf(source.scope.map(([column, value]) => sql<SqlBool>`${sql.ref(`${alias}.${column}`)} = ${bound(value)}`));
 }
 
 /**
  * The value rows (aliased `alias`) of the scope at `path`: by the scope columns and the path, or by the one key that
  * names both (`keysTable`), looked up once per statement.
  */
-export function rowsAtPath(source: ValueIndexSource, alias: string, path: string): RawBuilder<SqlBool> {
-  if (!source.keysTable) return sql<SqlBool>`${scopeOf(source, alias)} AND ${sql.ref(`${alias}.path`)} = ${path}`;
+export function rowsAtPath(
+  source: ValueIndexSource,
+  alias: string,
+  path: string,
+  bound: BoundValue = asIs,
+): RawBuilder<SqlBool> {
+  if (!source.keysTable)
+    return sql<SqlBool>`${scopeOf(source, alias, bound)} AND ${sql.ref(`${alias}.path`)} = ${bound(path)}`;
   return sql<SqlBool>`${sql.ref(`${alias}.vk`)} = ${pathKey(source, source.keysTable, path)}`;
 }
 

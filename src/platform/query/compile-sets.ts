@@ -9,7 +9,7 @@ import type { IndexedTarget, QueryNode, ValueIndexSource, ValueTest } from './qu
 import { compileNode } from './compile.js';
 import { checkedPath } from './sql-parts.js';
 import { VALUE_FORM, VALUE_KIND } from './value-index.js';
-import { assumePlain, checkedSource, itemRowsAtPath, rowsAtPath, scopeOf } from './compile-indexed.js';
+import { assumePlain, type BoundValue, checkedSource, itemRowsAtPath, rowsAtPath, scopeOf } from './compile-indexed.js';
 
 /** A SELECT of one column `seq`. */
 export type KeySet = RawBuilder<unknown>;
@@ -195,13 +195,17 @@ class SetCompiler {
   }
 
   private indexed(target: IndexedTarget, tests: ValueTest[]): KeySet {
-    const exact = this.ctx.dialect.query.indexTests('q__v', tests);
+    const query = this.ctx.dialect.query;
+    const generic = this.ctx.genericValues === true;
+    const exact = query.indexTests('q__v', tests, generic);
     if (!exact) return this.set({ type: 'none' });
     const path = checkedPath(target.path).join('.');
     const values = sql.table(this.source.valuesTable);
     const items = sql.table(this.source.itemsTable);
-    const doc = this.ctx.dialect.query.jsonAny('q__d.doc', target.path, tests);
-    const scoped = (alias: string): RawBuilder<SqlBool> => scopeOf(this.source, alias);
+    const doc = query.jsonAny('q__d.doc', target.path, tests);
+    const bound: BoundValue | undefined = generic ? (value) => query.genericValue(value, 'text') : undefined;
+    const scoped = (alias: string): RawBuilder<SqlBool> => scopeOf(this.source, alias, bound);
+    const atPath = (alias: string): RawBuilder<SqlBool> => rowsAtPath(this.source, alias, path, bound);
     const readers = this.source.readers;
     const plain = assumePlain(this.source, path);
     if (readers) {
@@ -216,7 +220,7 @@ class SetCompiler {
       // matching row, reading the store's grantee rows once per row (value.owner, 1,000 rows at 100,000 items: 20 ms,
       // 1.6 ms with the array).
       const readable = this.ctx.dialect.inSubquery(sql`(q__v.rs + 0)`, readers.sets);
-      const rows = sql<SqlBool>`${rowsAtPath(this.source, 'q__v', path)} AND ${readable}`;
+      const rows = sql<SqlBool>`${atPath('q__v')} AND ${readable}`;
       if (plain) return this.readableRows(path, rows, sql<SqlBool>`${exact} AND q__v.elem = 0`);
       const elements = sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${this.held(path, VALUE_FORM.array)} AND ${rows} AND ${exact} AND q__v.elem = 1
         UNION
@@ -230,12 +234,11 @@ class SetCompiler {
     }
     // Index rows that pass; long strings at the path, read from their documents; items without index rows (written
     // before the index, or beyond its caps), read from their documents (a partial index keeps them at hand).
-    if (plain)
-      return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND ${exact}`;
-    return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND ${exact}
+    if (plain) return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${atPath('q__v')} AND ${exact}`;
+    return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${atPath('q__v')} AND ${exact}
       UNION ALL
       SELECT q__d.seq AS seq FROM ${items} q__d WHERE q__d.seq IN (
-        SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', path)} AND q__v.t = ${sql.lit(VALUE_KIND.longString)}) AND ${doc}
+        SELECT q__v.item_seq FROM ${values} q__v WHERE ${atPath('q__v')} AND q__v.t = ${sql.lit(VALUE_KIND.longString)}) AND ${doc}
       UNION ALL
       SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${scoped('q__d')} AND q__d.idx <> 1 AND ${doc}`;
   }

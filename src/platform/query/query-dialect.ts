@@ -24,7 +24,13 @@ export interface QueryDialect {
    * The tests on one value index row aliased `alias` (columns t, num, str; platform/query/value-index.ts) that the
    * index answers exactly; null when no test can match an indexed value (the caller then matches nothing).
    */
-  indexTests(alias: string, tests: ValueTest[]): RawBuilder<SqlBool> | null;
+  indexTests(alias: string, tests: ValueTest[], generic?: boolean): RawBuilder<SqlBool> | null;
+  /**
+   * A bound value that the planner estimates as it would in a generic plan, also in a plan made for the values
+   * (QueryContext.genericValues): PostgreSQL an InitPlan `(SELECT $1::type)`; SQLite, which keeps one plan, as is.
+   * `indexTests` with `generic` writes its range bounds so.
+   */
+  genericValue(value: unknown, type: 'text' | 'float8'): RawBuilder<unknown>;
   /**
    * How a predicate on an indexed value asks the index: `set` builds the set of matching keys once per statement
    * (SQLite always materialises an IN subquery, and may drive the query from it); `exists` probes the item's rows per

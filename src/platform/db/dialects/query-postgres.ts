@@ -100,12 +100,18 @@ function columnTest(col: RawBuilder<unknown>, type: QueryColumnType, test: Value
   }
 }
 
+/** An InitPlan's value: the planner estimates with it as with a parameter in a generic plan, in every plan. */
+const genericValue = (value: unknown, type: 'text' | 'float8'): RawBuilder<unknown> =>
+  sql`(SELECT ${value}::${sql.raw(type)})`;
+
 /**
  * A test on one value index row (value-index.ts): numbers and booleans in `num` (double precision), strings in `str`
  * (collation "C": code point order, as documents compare). `num IS NULL` keeps the lookup on the index's
  * (path, t, num, str) prefix. Exact rows only; long strings are read from the document.
  */
-function indexRowTest(test: ValueTest, v: string): RawBuilder<SqlBool> | null {
+function indexRowTest(test: ValueTest, v: string, generic: boolean): RawBuilder<SqlBool> | null {
+  const bound = (c: { op: string; value: unknown }, type: 'text' | 'float8') =>
+    generic && c.op !== '=' ? genericValue(c.value, type) : sql`${c.value}::${sql.raw(type)}`;
   const t = sql.ref(`${v}.t`);
   const num = sql.ref(`${v}.num`);
   const str = sql.ref(`${v}.str`);
@@ -114,10 +120,10 @@ function indexRowTest(test: ValueTest, v: string): RawBuilder<SqlBool> | null {
     case 'number':
       return allOf([
         sql<SqlBool>`${t} = ${sql.lit(K.number)}`,
-        ...test.conds.map((c) => sql<SqlBool>`${num} ${opSql(c.op)} ${c.value}::float8`),
+        ...test.conds.map((c) => sql<SqlBool>`${num} ${opSql(c.op)} ${bound(c, 'float8')}`),
       ]);
     case 'string':
-      return allOf([isString, ...test.conds.map((c) => sql<SqlBool>`${str} ${opSql(c.op)} ${c.value}::text`)]);
+      return allOf([isString, ...test.conds.map((c) => sql<SqlBool>`${str} ${opSql(c.op)} ${bound(c, 'text')}`)]);
     case 'stringCi': {
       // Case is folded for ASCII letters only (collation "C"), as SQLite's lower() does, so that both engines answer
       // alike; the strings equal to the value but for case then lie between its ASCII-upper and ASCII-lower forms in
@@ -144,9 +150,11 @@ export const postgresQuery: QueryDialect = {
   indexMembership: 'exists',
   probeSeeksPath: false,
 
-  indexTests(alias, tests) {
-    return anyApplicable(tests, (t) => indexRowTest(t, alias));
+  indexTests(alias, tests, generic = false) {
+    return anyApplicable(tests, (t) => indexRowTest(t, alias, generic));
   },
+
+  genericValue,
 
   indexedOrderBy(target, row, direction) {
     const dir = directionSql(direction);

@@ -144,6 +144,8 @@ export const sqliteQuery: QueryDialect = {
     return anyApplicable(tests, (t) => indexRowTest(t, alias));
   },
 
+  genericValue: (value) => sql`${value}`,
+
   indexedOrderBy(target, row, direction) {
     const dir = directionSql(direction);
     const doc = indexedDocument(target.source);
