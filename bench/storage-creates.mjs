@@ -16,7 +16,7 @@
 // service's threads (main thread, the others together: SQLite's writer thread, V8's helpers) and of the loader.
 // Each round also loads a bare Fastify route (bench/baseline-server.mjs, a process of its own) answering a create's
 // JSON (`{"id": <a UUID>}`) to the same POSTs, so that the creates read as a ratio to it (issue 47 goal 1: >= 0.3).
-// On PostgreSQL the server's CPU is not counted (the triggers and index writes run there).
+// On PostgreSQL the server's CPU (the backends of the bench's database, sampled every 100 ms) is printed too.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,16 +79,40 @@ function threadCpu(pid) {
   return out;
 }
 
-/** CPU time (us) of the server processes of a database so far (PostgreSQL on this machine). */
-async function serverCpu(client) {
-  const { rows } = await client.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
-  let us = 0;
-  for (const { pid } of rows) {
-    try {
-      us += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
-    } catch {} // ended meanwhile
-  }
-  return us;
+/**
+ * CPU time (us) of the server processes of a database (PostgreSQL on this machine), sampled while a load runs: each
+ * backend's CPU since it was first seen, and a backend that ends between samples keeps its last reading (summing the
+ * backends present at two readings turned negative when they came and went). `stop()` answers the sum.
+ */
+function serverCpuSampler(client) {
+  const first = new Map();
+  const last = new Map();
+  const sample = async () => {
+    const { rows } = await client.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
+    for (const { pid } of rows) {
+      try {
+        const us = Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+        if (!first.has(pid)) first.set(pid, started ? 0 : us);
+        last.set(pid, us);
+      } catch {} // ended meanwhile
+    }
+  };
+  let started = false;
+  let timer;
+  const ready = sample().then(() => {
+    started = true;
+    timer = setInterval(() => void sample().catch(() => {}), 100);
+  });
+  return {
+    ready,
+    async stop() {
+      clearInterval(timer);
+      await sample();
+      let us = 0;
+      for (const [pid, end] of last) us += end - first.get(pid);
+      return us;
+    },
+  };
 }
 
 /**
@@ -100,7 +124,8 @@ async function creates(url, pid, from = 0, to = N, monitor = undefined) {
   try {
     let next = from;
     const before = threadCpu(pid);
-    const serverBefore = monitor ? await serverCpu(monitor) : 0;
+    const sampler = monitor ? serverCpuSampler(monitor) : undefined;
+    await sampler?.ready;
     const loaderBefore = process.cpuUsage();
     const t0 = performance.now();
     await Promise.all(
@@ -119,7 +144,7 @@ async function creates(url, pid, from = 0, to = N, monitor = undefined) {
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
-    const server = monitor ? (await serverCpu(monitor)) - serverBefore : 0;
+    const server = sampler ? await sampler.stop() : 0;
     const after = threadCpu(pid);
     const loader = process.cpuUsage(loaderBefore);
     const spent = [...after].map(([tid, us]) => ({ tid, us: us - (before.get(tid) ?? 0) }));
@@ -144,6 +169,7 @@ async function round(main) {
     { name: 'writer', key: KEY, roles: ['writer', 'everyone'] },
   ]);
   const database = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_creates') : undefined;
+  const monitor = database ? new pg.Client({ connectionString: database.url }) : undefined;
   const service = await startService({
     port: await freePort(),
     configFile,
@@ -151,8 +177,10 @@ async function round(main) {
     env: database ? { DATABASE_URL: database.url } : {},
   });
   try {
-    return await creates(service.url, service.pid);
+    await monitor?.connect();
+    return await creates(service.url, service.pid, 0, N, monitor);
   } finally {
+    await monitor?.end();
     await service.close();
     await database?.drop();
     rmSync(root, { recursive: true, force: true });
@@ -241,9 +269,9 @@ const ratios = results.get(builds[0].name).map((x, i) => x.rate / results.get(bu
 const m = (name, key) => median(results.get(name).map((x) => x[key]));
 console.log(`\n${ENGINE}, medians of ${ROUNDS} rounds`);
 console.log(
-  '| build | creates/s | vs baseline | CPU us a create: main thread | other threads | loader | rounds (creates/s) |',
+  '| build | creates/s | vs baseline | CPU us a create: main thread | other threads | server | loader | rounds (creates/s) |',
 );
-console.log('|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|');
 for (const name of results.keys()) {
   const ratio = `${Math.round((100 * m(name, 'rate')) / m(builds[1].name, 'rate'))}%`;
   const runs = results
@@ -251,7 +279,7 @@ for (const name of results.keys()) {
     .map((x) => Math.round(x.rate))
     .join(', ');
   console.log(
-    `| ${name} | ${Math.round(m(name, 'rate'))} | ${ratio} | ${Math.round(m(name, 'main'))} | ${Math.round(m(name, 'others'))} | ${Math.round(m(name, 'loader'))} | ${runs} |`,
+    `| ${name} | ${Math.round(m(name, 'rate'))} | ${ratio} | ${Math.round(m(name, 'main'))} | ${Math.round(m(name, 'others'))} | ${Math.round(m(name, 'server'))} | ${Math.round(m(name, 'loader'))} | ${runs} |`,
   );
 }
 console.log(

@@ -106,6 +106,16 @@ describe('SQLite writes on the writer thread (writeOffThread)', () => {
     ]);
   });
 
+  it('answers the first value of each statement that answers rows (RETURNING), in order', async () => {
+    const writes = await recordWrites(async (record: Kysely<any>) => {
+      await record.insertInto('things').values({ id: 7, name: 'seven' }).returning('name').execute();
+      await record.insertInto('things').values({ id: 8, name: 'eight' }).execute();
+      await record.insertInto('things').values({ id: 9, name: 'nine' }).returning('id').execute();
+    });
+    expect(await writeOffThread(database.data, writes)).toEqual(['seven', 9]);
+    expect((await names()).map((r) => r.id)).toEqual([7, 8, 9]);
+  });
+
   it('is not there on PostgreSQL, nor with database.sqliteWriterThread false', async () => {
     const pg = await openTestDatabase('postgres');
     try {

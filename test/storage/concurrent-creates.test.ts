@@ -9,7 +9,7 @@ import { StoreItemRepository } from '../../src/modules/storage/store-item.reposi
 import { storageSqlFor } from '../../src/modules/storage/dialects/index.js';
 import { WriteBatcher } from '../../src/platform/db/write-batcher.js';
 import type { StorageTables } from '../../src/modules/storage/storage.tables.js';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { buildDocument } from '../../src/modules/storage/item-document.js';
 
 describeEachEngine('storage creates arriving together', (engine) => {
@@ -150,5 +150,43 @@ describeEachEngine('storage creates arriving together', (engine) => {
     });
     expect(byOther.json().total).toBe(0);
     expect((await acme().list('dup', {})).json().total).toBe(3);
+  });
+  it("stores nothing of creates whose feed event cannot be stored: a batch's items and its event commit together", async () => {
+    const body = (i: number) => ({
+      value: { i },
+      readRestriction: { roles: ['OWNER'] },
+      writeRestriction: { roles: ['OWNER'] },
+    });
+    // The store is known before the burst, so the creates take the batched path (SQLite: the writer thread).
+    expect((await acme().create('atomic', body(-1))).statusCode).toBe(200);
+    const db = t.database.db;
+    const items = async () =>
+      Number(
+        (await sql<{ n: number }>`select count(*) as n from storage_items where store_id = 'atomic'`.execute(db))
+          .rows[0]!.n,
+      );
+    if (engine === 'sqlite')
+      await sql`create trigger no_events before insert on change_events begin select raise(abort, 'no events'); end`.execute(
+        db,
+      );
+    else {
+      await sql`create function no_events() returns trigger language plpgsql as $$ begin raise exception 'no events'; end $$`.execute(
+        db,
+      );
+      await sql`create trigger no_events before insert on change_events for each row execute function no_events()`.execute(
+        db,
+      );
+    }
+    try {
+      const created = await Promise.all(Array.from({ length: 8 }, (_, i) => acme().create('atomic', body(i))));
+      expect(created.map((res) => res.statusCode === 200)).toEqual(Array(8).fill(false));
+      expect(await items()).toBe(1);
+    } finally {
+      await sql`drop trigger no_events${sql.raw(engine === 'sqlite' ? '' : ' on change_events')}`.execute(db);
+      if (engine === 'postgres') await sql`drop function no_events()`.execute(db);
+    }
+    const again = await Promise.all(Array.from({ length: 8 }, (_, i) => acme().create('atomic', body(i))));
+    expect(again.map((res) => res.statusCode)).toEqual(Array(8).fill(200));
+    expect(await items()).toBe(9);
   });
 });

@@ -14,7 +14,7 @@ import type { StorageSql } from './dialects/index.js';
 import type { StorageTables } from './storage.tables.js';
 import type { ItemValueIndex, PreparedKeys } from './item-value-index.js';
 import type { CommittedRun, ItemKey } from './store-keys.js';
-import type { ChangeFeed, Publish } from '../../platform/events/index.js';
+import type { ChangeFeed, Publish, PublishedEvent } from '../../platform/events/index.js';
 import { readersOf, storeEvent, type StoreItemChange } from './store-events.js';
 import { toStoreItem } from './store-item-record.js';
 
@@ -190,12 +190,17 @@ export class StoreItemCreates {
   }
 
   /**
-   * The items on SQLite's writer thread (writeOffThread), in one transaction there. Their statements are built first,
-   * with markers for their keys (`NewSeq`), which become offsets that the thread adds to the largest key in the table,
-   * read in its transaction. An id that exists already fails the thread's transaction (nothing of it is written): the
-   * batch then goes through the main connection, which skips it (`insertInStatements`).
+   * The items on SQLite's writer thread (writeOffThread), in one transaction there with their feed events. Their
+   * statements are built first, with markers for their keys (`NewSeq`), which become offsets that the thread adds to
+   * the largest key in the table, read in its transaction; each event takes its id from the tenant's counter there
+   * (ChangeFeed.recordPublish), answered by the thread. An id that exists already fails the thread's transaction
+   * (nothing of it is written): the batch then goes through the main connection, which skips it
+   * (`insertInTransaction`).
    */
   private async insertOffThread(items: PreparedItem[]): Promise<Set<number>> {
+    const inserted = new Set(items.keys());
+    const events = createEvents(items, inserted);
+    const now = Date.now();
     const writes = await recordWrites(async (record: Db) => {
       const width = ITEM_ROW_WIDTH + 1;
       await this.statements.run(
@@ -211,18 +216,18 @@ export class StoreItemCreates {
         record,
         items.map((item, n) => ({ item, seq: new NewSeq(n) as unknown as number })),
       );
+      for (const event of events) await this.feed.recordPublish(record, event, now);
     });
+    let ids: unknown[];
     try {
-      await writeOffThread(this.data, keyedWrites(writes), NEW_SEQ_BASE);
+      ids = await writeOffThread(this.data, keyedWrites(writes), NEW_SEQ_BASE);
     } catch (error) {
       if (!String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) throw error;
       return this.insertInTransaction(items);
     }
-    const inserted = new Set(items.keys());
-    // The writer thread's transaction cannot publish (its statements are recorded beforehand and answer no rows): the
-    // events follow in a transaction of their own, before any create of the batch is answered, so no later write of
-    // these (new, unknown) ids can be told before their creation. A crash between the two commits loses the events.
-    await this.feed.within<Db, void>(this.transact, (_trx, publish) => publishCreates(publish, items, inserted));
+    // The events' ids are the last answers: their counters' statements were recorded last.
+    const eventIds = ids.slice(ids.length - events.length);
+    this.feed.deliverRecorded(events.map((event, n) => ({ ...event, id: Number(eventIds[n]), createdOn: now })));
     return inserted;
   }
 
@@ -280,6 +285,11 @@ export class StoreItemCreates {
 
 /** One feed event per tenant and store of the batch, listing its inserted items (store-events.ts). */
 async function publishCreates(publish: Publish, items: PreparedItem[], inserted: Set<number>): Promise<void> {
+  for (const event of createEvents(items, inserted)) await publish(event);
+}
+
+/** The feed events of a batch's inserted items: one per tenant and store. */
+function createEvents(items: PreparedItem[], inserted: Set<number>): PublishedEvent[] {
   const byStore = new Map<string, { tenantId: string; storeId: string; changes: StoreItemChange[] }>();
   items.forEach(({ key, doc, now, by }, n) => {
     if (!inserted.has(n)) return;
@@ -289,7 +299,7 @@ async function publishCreates(publish: Publish, items: PreparedItem[], inserted:
     const item = toStoreItem({ seq: 0, doc, createdOn: now, createdBy: by, updatedOn: now, updatedBy: by });
     store.changes.push({ action: 'created', itemId: key.itemId, item, readers: readersOf(doc) });
   });
-  for (const { tenantId, storeId, changes } of byStore.values()) await publish(storeEvent(tenantId, storeId, changes));
+  return [...byStore.values()].map(({ tenantId, storeId, changes }) => storeEvent(tenantId, storeId, changes));
 }
 
 /** The key of the `n`th item of a batch written off thread, before it is known (StoreItemCreates.insertOffThread). */

@@ -50,8 +50,11 @@ export interface ThreadWrite {
   keyed?: readonly number[];
 }
 
-/** Runs a write transaction somewhere else than the main thread's connection (sqlite-writer-thread.ts). */
-export type OffThreadWriter = (writes: readonly ThreadWrite[], keyBase?: string) => Promise<void>;
+/**
+ * Runs a write transaction somewhere else than the main thread's connection (sqlite-writer-thread.ts); answers the
+ * first value of the first row of each statement that answers rows (RETURNING), in order.
+ */
+export type OffThreadWriter = (writes: readonly ThreadWrite[], keyBase?: string) => Promise<unknown[]>;
 
 /**
  * A module's way to its tables, built once by createDatabase (database.ts) and handed to modules in their deps: the

@@ -15,11 +15,12 @@ export interface SqliteWriterThreadOptions {
   settings: string[];
 }
 
-type Answer = { ok: true } | { ok: false; message: string; code?: string };
+type Answer = { ok: true; answers: unknown[] } | { ok: false; message: string; code?: string };
 
 /**
  * The writer thread: CommonJS run with `eval`, as the reader threads. Its connection gets the main one's settings;
- * each message is one transaction, taken with BEGIN IMMEDIATE (the write lock at once).
+ * each message is one transaction, taken with BEGIN IMMEDIATE (the write lock at once). A statement that answers
+ * rows (RETURNING) has the first value of its first row answered, in the order of the writes.
  */
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -39,13 +40,16 @@ function prepared(sql) {
   return st;
 }
 parentPort.on('message', ({ id, writes, keyBase }) => {
-  let answer = { ok: true };
+  const answers = [];
+  let answer = { ok: true, answers };
   try {
     begin.run();
     const base = keyBase === undefined ? 0 : Number(prepared(keyBase).pluck().get());
     for (const { sql, parameters, keyed } of writes) {
       if (keyed) for (const at of keyed) parameters[at] += base;
-      prepared(sql).run(parameters);
+      const st = prepared(sql);
+      if (st.reader) answers.push(st.pluck().get(parameters));
+      else st.run(parameters);
     }
     commit.run();
   } catch (error) {
@@ -64,7 +68,7 @@ parentPort.on('message', ({ id, writes, keyBase }) => {
  */
 export class SqliteWriterThread {
   private worker?: Worker;
-  private readonly waiting = new Map<number, { resolve(): void; reject(error: unknown): void }>();
+  private readonly waiting = new Map<number, { resolve(answers: unknown[]): void; reject(error: unknown): void }>();
   private nextId = 0;
   private closed = false;
 
@@ -76,15 +80,16 @@ export class SqliteWriterThread {
   }
 
   /**
-   * Runs the statements in one transaction on the thread; resolves after its commit, rejects (rolled back) on an error.
+   * Runs the statements in one transaction on the thread; resolves after its commit with what the statements that
+   * answer rows answered (the first value of the first row of each, in order), rejects (rolled back) on an error.
    * `keyBase`: a query answering one number, read first inside the transaction (under the write lock, so it stays
    * true until the commit), that the thread adds to the writes' `keyed` parameters (new rows' keys after the largest).
    */
-  run(writes: readonly ThreadWrite[], keyBase?: string): Promise<void> {
+  run(writes: readonly ThreadWrite[], keyBase?: string): Promise<unknown[]> {
     if (this.closed) return Promise.reject(new Error('the database is closed'));
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<unknown[]>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       worker.postMessage({ id, writes, keyBase });
     });
@@ -104,7 +109,7 @@ export class SqliteWriterThread {
       const entry = this.waiting.get(id);
       this.waiting.delete(id);
       if (!entry) return;
-      if (answer.ok) entry.resolve();
+      if (answer.ok) entry.resolve(answer.answers);
       else entry.reject(Object.assign(new Error(answer.message), { code: answer.code }));
     });
     const fail = (error: unknown) => {

@@ -29,19 +29,20 @@ export async function recordWrites(job: (record: Kysely<any>) => Promise<void>):
 
 /**
  * Runs the statements in one transaction on the writer thread and resolves after its commit (rejects, nothing written,
- * on an error). The main connection is held until the commit: no other transaction of the main thread runs meanwhile,
- * so the thread never waits for the write lock. `keyBase`: a query answering one number, read by the thread inside the
- * transaction and added to the writes' `keyed` parameters (new keys after the largest so far, say; no other write can
- * take them before the commit).
+ * on an error) with what its statements that answer rows answered: the first value of the first row of each (an
+ * `insert ... returning`), in order; the recorded statements answered none. The main connection is held until the
+ * commit: no other transaction of the main thread runs meanwhile, so the thread never waits for the write lock.
+ * `keyBase`: a query answering one number, read by the thread inside the transaction and added to the writes' `keyed`
+ * parameters (new keys after the largest so far, say; no other write can take them before the commit).
  */
 export async function writeOffThread(
   data: DataAccess,
   writes: readonly ThreadWrite[],
   keyBase?: string,
-): Promise<void> {
+): Promise<unknown[]> {
   const writer = data.offThreadWriter;
   if (!writer) throw new Error('writeOffThread: the database has no writer thread');
-  await data.db.connection().execute(() => writer(writes, keyBase));
+  return data.db.connection().execute(() => writer(writes, keyBase));
 }
 
 /** A Kysely instance with SQLite's SQL whose statements are collected into `writes` instead of run. */

@@ -56,6 +56,15 @@ export interface ChangeFeed {
     run: (job: (trx: Db) => Promise<T>) => Promise<T>,
     work: (trx: Db, publish: Publish) => Promise<T>,
   ): Promise<T>;
+  /**
+   * For a write transaction whose statements are recorded and run elsewhere (SQLite's writer thread,
+   * write-off-thread.ts): adds the event's statements through `record`; the one that answers rows answers the event's
+   * id. Once that transaction has committed, `deliverRecorded` takes the events with their ids. Only where this
+   * process owns the database (no NOTIFY is recorded).
+   */
+  recordPublish(record: Kysely<any>, event: PublishedEvent, now: number): Promise<void>;
+  /** Delivers events that a transaction of recorded statements stored (recordPublish), after its commit. */
+  deliverRecorded(events: FeedEvent[]): void;
   /** Calls `listener` with every committed event of the topic, per tenant in id order. Returns the unsubscribe. */
   subscribe(topic: string, listener: (event: FeedEvent) => void): () => void;
   /**

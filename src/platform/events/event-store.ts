@@ -29,6 +29,38 @@ export class EventStore {
     return { ...event, id: Number(id), createdOn: now };
   }
 
+  /**
+   * As `insert`, through statements recorded to run elsewhere (SQLite's writer thread, write-off-thread.ts), which
+   * answer no rows: the event row takes its id from the counter row in SQL, and the counter's statement is the one
+   * that answers rows there (RETURNING: the event's id, once run).
+   */
+  async recordInsert(record: Kysely<EventsTables>, event: PublishedEvent, now: number): Promise<void> {
+    await record
+      .insertInto('change_event_counters')
+      .values({ tenant_id: event.tenantId, last_id: 1 })
+      .onConflict((oc) =>
+        oc.column('tenant_id').doUpdateSet({ last_id: sql<number>`change_event_counters.last_id + 1` }),
+      )
+      .returning('last_id')
+      .execute();
+    await record
+      .insertInto('change_events')
+      .columns(['tenant_id', 'id', 'topic', 'payload', 'created_on'])
+      .expression((eb) =>
+        eb
+          .selectFrom('change_event_counters')
+          .select([
+            'tenant_id',
+            'last_id',
+            eb.val(event.topic).as('topic'),
+            eb.val(JSON.stringify(event.payload ?? null)).as('payload'),
+            eb.val(now).as('created_on'),
+          ])
+          .where('tenant_id', '=', event.tenantId),
+      )
+      .execute();
+  }
+
   /** The last id of every tenant that has one. */
   async counters(): Promise<Map<string, number>> {
     const rows = await this.db.selectFrom('change_event_counters').select(['tenant_id', 'last_id']).execute();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
-import type { ChangeFeed, FeedEvent, FeedStats, Publish, Replay } from './change-feed.js';
+import type { ChangeFeed, FeedEvent, FeedStats, Publish, PublishedEvent, Replay } from './change-feed.js';
 import type { EventStore } from './event-store.js';
 import type { EventsTables } from './events.tables.js';
 
@@ -91,6 +91,16 @@ export class Feed implements ChangeFeed {
     });
     if (events.length > 0) this.transport.committed(events);
     return result;
+  }
+
+  async recordPublish(record: Kysely<any>, event: PublishedEvent, now: number): Promise<void> {
+    if (this.transport.listener !== 'local')
+      throw new Error('change feed: recorded events need the in-process transport (one process owns the database)');
+    await this.store.recordInsert(record, event, now);
+  }
+
+  deliverRecorded(events: FeedEvent[]): void {
+    if (events.length > 0) this.transport.committed(events);
   }
 
   subscribe(topic: string, listener: (event: FeedEvent) => void): () => void {
