@@ -3,6 +3,7 @@
 // walk short against the matches). Checked here against the general plan's answer (the full list, sliced), with the
 // walk's statement seen to run: numbers, strings and booleans, ascending and descending, filters, a query, items
 // without the value (the walk gives up and the general plan answers), hidden items, and paths of mixed forms.
+import { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
 import {
@@ -138,6 +139,32 @@ describeEachEngine('storage sort walk', (engine) => {
     expect(changed.headers.etag).not.toBe(tag);
     expect((await get(tag)).statusCode).toBe(200);
     expect((await get(String(changed.headers.etag))).statusCode).toBe(304);
+  });
+
+  it("plans the walk's statement as a walk of the index in order, whatever its values", async () => {
+    const params = {
+      sort: 'value.n|DESC',
+      filter: JSON.stringify([{ property: 'value.flag', operator: 'eq', value: false }]),
+    };
+    await list({ ...params, limit: 5 });
+    const recorder = recordStatements(t);
+    try {
+      await list({ ...params, limit: 5 });
+    } finally {
+      recorder.stop();
+    }
+    const at = recorder.texts.findIndex((text) => UNTIED_WALK.test(text));
+    expect(at).toBeGreaterThanOrEqual(0);
+    // Planned for these values (PostgreSQL: a custom plan, as each connection's first five runs of a prepared
+    // statement are; SQLite: as prepared). A bound limit to the walked rows made PostgreSQL read and sort them all at
+    // 10,000 items (Dialect.opaqueLimit); this store is too small to show it: the test guards the plan's shape.
+    const explain = engine === 'postgres' ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';
+    const plan = await t.database.db.executeQuery(
+      CompiledQuery.raw(`${explain}${recorder.texts[at]}`, recorder.parameters[at]),
+    );
+    const text = plan.rows.map((row) => Object.values(row as object).join(' ')).join('\n');
+    expect(text).toMatch(/storage_item_values_lookup_idx/);
+    expect(text).not.toMatch(/Sort|TEMP B-TREE/);
   });
 
   it('pages at the end, among the items without the value, come from the general plan', async () => {
