@@ -6,12 +6,15 @@
 // Usage: npm run build && BASELINE_DIR=<a built checkout> node bench/storage-list-ab.mjs
 // Env:   ENGINE=sqlite|postgres; PG_ADMIN_URL; ITEMS (10000); LISTS (a block, 200); WARMUP (unmeasured lists before
 //        each block, 50); CONNECTIONS (10); ROUNDS (10);
-//        SORT (value.n|DESC); READER (half).
-// Prints each build's CPU per list (the scheduler's account of all its threads; PostgreSQL's server not counted) and
-// lists/s, medians of the blocks, and the ratio of each round's pair.
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+//        SORT (value.n|DESC); READER (half); IF_NONE_MATCH=1: every list sends the list's tag (read once before each
+//        block), so the answers are 304s: what the tag's own read costs.
+// Prints each build's CPU per list (the scheduler's account of all its threads) and lists/s, medians of the blocks, and
+// the ratio of each round's pair; on PostgreSQL also the server's CPU per list: the backends of the bench's database
+// (both builds' pools; the idle build's spend next to nothing), read from /proc/<pid>/schedstat around each block.
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { Pool } from 'undici';
 import { loadSearchItems } from './search-item.mjs';
 import {
@@ -33,6 +36,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 10);
 const WARMUP = Number(process.env.WARMUP ?? 50);
 const SORT = process.env.SORT ?? 'value.n|DESC';
 const READER = process.env.READER ?? 'half';
+const IF_NONE_MATCH = process.env.IF_NONE_MATCH === '1';
 if (!process.env.BASELINE_DIR) throw new Error('BASELINE_DIR: a built checkout to compare with');
 const KEYS = { writer: 'k-listab-writer-0123456789', half: 'k-listab-half-0123456789', all: 'k-listab-all-0123456789' };
 
@@ -43,6 +47,23 @@ const { root, configFile } = writeBenchConfig('svc-bench-listab-', [
 ]);
 const db = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_listab') : undefined;
 const env = db ? { DATABASE_URL: db.url } : {};
+const admin = db ? new pg.Client({ connectionString: PG_ADMIN_URL }) : undefined;
+await admin?.connect();
+/** The CPU so far (µs) of each backend connected to the bench's database, by pid (none on SQLite). */
+const serverCpu = async () => {
+  const out = new Map();
+  if (!admin) return out;
+  const { rows } = await admin.query(
+    "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'",
+    [new URL(db.url).pathname.slice(1)],
+  );
+  for (const { pid } of rows) {
+    try {
+      out.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000);
+    } catch {} // the backend ended meanwhile
+  }
+  return out;
+};
 const loaded = mkdtempSync(join(tmpdir(), 'svc-bench-listab-data-'));
 const services = [];
 try {
@@ -68,14 +89,21 @@ try {
   const path = `/cxf/svc-core/storage/store/search?${params}`;
   /** `count` lists on CONNECTIONS connections. */
   const lists = async (pool, count) => {
+    const headers = { 'x-apikey': KEYS[READER] };
+    if (IF_NONE_MATCH) {
+      const first = await pool.request({ method: 'GET', path, headers });
+      await first.body.text();
+      headers['if-none-match'] = first.headers.etag;
+    }
+    const status = IF_NONE_MATCH ? 304 : 200;
     let sent = 0;
     await Promise.all(
       Array.from({ length: CONNECTIONS }, async () => {
         while (sent < count) {
           sent++;
-          const res = await pool.request({ method: 'GET', path, headers: { 'x-apikey': KEYS[READER] } });
+          const res = await pool.request({ method: 'GET', path, headers });
           await res.body.text();
-          if (res.statusCode !== 200) throw new Error(`list: ${res.statusCode}`);
+          if (res.statusCode !== status) throw new Error(`list: ${res.statusCode}`);
         }
       }),
     );
@@ -87,21 +115,35 @@ try {
   const block = async ({ service }) => {
     const pool = new Pool(service.url, { connections: CONNECTIONS });
     await lists(pool, WARMUP);
+    const server = await serverCpu();
     const cpu = processCpuMicros(service.pid);
     const t0 = performance.now();
     await lists(pool, LISTS);
     const seconds = (performance.now() - t0) / 1000;
+    const spent = processCpuMicros(service.pid) - cpu;
+    const serverSpent = [...(await serverCpu())].reduce((sum, [pid, us]) => sum + us - (server.get(pid) ?? 0), 0);
     await pool.close();
-    return { cpu: (processCpuMicros(service.pid) - cpu) / LISTS, rps: LISTS / seconds };
+    return { cpu: spent / LISTS, server: serverSpent / LISTS, rps: LISTS / seconds };
   };
-  for (const s of services) await block(s); // first lists: compiles, counts
+  // First lists: compiles, counts, and each connection's first runs of each prepared statement (PostgreSQL plans those
+  // for their values: custom plans).
+  for (const s of services) {
+    const first = await block(s);
+    console.log(
+      `${s.name}, first block: CPU ${Math.round(first.cpu)} µs a list` +
+        (db ? `, server ${Math.round(first.server)} µs a list` : ''),
+    );
+  }
   const results = Object.fromEntries(services.map((s) => [s.name, []]));
   for (let round = 0; round < ROUNDS; round++)
     for (const s of round % 2 ? services : [...services].reverse()) results[s.name].push(await block(s));
   console.log(`${ENGINE}, ${ITEMS} items, ${READER} reader, sort ${SORT}, ${ROUNDS} rounds of ${LISTS} lists`);
   for (const [name, runs] of Object.entries(results))
     console.log(
-      `${name}: CPU ${Math.round(median(runs.map((r) => r.cpu)))} µs a list, ${Math.round(median(runs.map((r) => r.rps)))} lists/s (blocks: ${runs.map((r) => Math.round(r.cpu)).join(', ')})`,
+      `${name}: CPU ${Math.round(median(runs.map((r) => r.cpu)))} µs a list, ${Math.round(median(runs.map((r) => r.rps)))} lists/s (blocks: ${runs.map((r) => Math.round(r.cpu)).join(', ')})` +
+        (db
+          ? `; server ${Math.round(median(runs.map((r) => r.server)))} µs a list (blocks: ${runs.map((r) => Math.round(r.server)).join(', ')})`
+          : ''),
     );
   // The pairs' geometric mean: the order of the builds alternates, so what the first (or second) block pays cancels.
   const pairs = results.this.map((r, i) => r.cpu / results.baseline[i].cpu);
@@ -109,7 +151,17 @@ try {
   console.log(
     `this / baseline, CPU a list: ${mean.toFixed(3)} (geometric mean of the pairs: ${pairs.map((p) => p.toFixed(2)).join(', ')})`,
   );
+  if (db) {
+    const both = results.this.map(
+      (r, i) => (r.cpu + r.server) / (results.baseline[i].cpu + results.baseline[i].server),
+    );
+    const bothMean = Math.exp(both.reduce((sum, p) => sum + Math.log(p), 0) / both.length);
+    console.log(
+      `this / baseline, service + server CPU a list: ${bothMean.toFixed(3)} (pairs: ${both.map((p) => p.toFixed(2)).join(', ')})`,
+    );
+  }
 } finally {
+  await admin?.end();
   for (const { service } of services) await service.close();
   await db?.drop();
   rmSync(loaded, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { login, sessionHeaders, startTestApp, type Engine, type TestApp } from '../helpers/test-app.js';
+import type { DirectReader } from '../../src/platform/db/data-access.js';
 
 export const STORE = '/cxf/svc-core/storage/store';
 
@@ -160,7 +161,7 @@ export function expectErrorObject(res: LightMyRequestResponse, status: number): 
   return e;
 }
 
-/** Records the text of every statement the app runs through Kysely, on either engine (the app runs in this process). */
+/** Records the text of every statement the app runs, on either engine (the app runs in this process). */
 export function recordStatements(t: TestApp): { texts: string[]; parameters: unknown[][]; stop(): void } {
   const texts: string[] = [];
   const parameters: unknown[][] = [];
@@ -186,12 +187,23 @@ export function recordStatements(t: TestApp): { texts: string[]; parameters: unk
       return reader(sql, values, arrays);
     };
   }
+  // And SQLite's prepared reads on the main connection that skip Kysely (the entity tags' change counts, say).
+  const direct: { directReader?: DirectReader } = data;
+  const directReader = direct.directReader;
+  if (directReader) {
+    direct.directReader = (sql, values, options) => {
+      texts.push(sql);
+      parameters.push([...values]);
+      return directReader(sql, values, options);
+    };
+  }
   return {
     texts,
     parameters,
     stop() {
       executor.executeQuery = executeQuery;
       if (reader) data.offThreadReader = reader;
+      if (directReader) direct.directReader = directReader;
     },
   };
 }

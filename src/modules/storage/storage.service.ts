@@ -139,11 +139,37 @@ export class StorageService {
    * (item-json.ts); a store that does not exist is an empty one.
    */
   async list(p: Principal, storeId: string, q: ListQuery): Promise<string> {
+    return (await this.readList(p, storeId, q)).text;
+  }
+
+  /**
+   * The list as `list` answers it, with the store's change count no newer than its rows, for its tag: read by the
+   * list's own statements where they read it (a walk's), else by `changesFirst` before them.
+   */
+  async listCounted(
+    p: Principal,
+    storeId: string,
+    q: ListQuery,
+    changesFirst: () => Promise<string>,
+  ): Promise<{ text: string; changes: string }> {
+    const { text, changes } = await this.readList(p, storeId, q, changesFirst);
+    if (changes === undefined) throw new Error('storage: a list asked for its change count read none');
+    return { text, changes };
+  }
+
+  private async readList(
+    p: Principal,
+    storeId: string,
+    q: ListQuery,
+    changesFirst?: () => Promise<string>,
+  ): Promise<{ text: string; changes?: string }> {
     const caller = { tenantId: p.tenantId, storeId, grantees: principalGrantees(p) };
     const { query, filter, sort, timezoneName, timezoneOffset } = q;
     const input = { query, filter, sort, timezoneName, timezoneOffset };
-    const page = await this.repo.lists.read(caller, input, { start: q.start, limit: Math.min(q.limit, MAX_LIMIT) });
-    return `{"total":${page.total},"items":[${page.records.map(itemJson).join(',')}]}`;
+    const bounds = { start: q.start, limit: Math.min(q.limit, MAX_LIMIT) };
+    const page = await this.repo.lists.read(caller, input, bounds, changesFirst);
+    const text = `{"total":${page.total},"items":[${page.records.map(itemJson).join(',')}]}`;
+    return { text, changes: page.changes };
   }
 
   /**

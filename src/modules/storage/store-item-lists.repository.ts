@@ -45,12 +45,19 @@ export class StoreItemLists {
    * there is no sort, and to break ties), with the total of them all. The plan is compiled for plain values first (SQL
    * without the parts that read documents); where a statement finds the store's values are not, the list is compiled
    * for any values and read again (and that compile is kept for a while). Throws AppError for invalid parameters.
+   * With `changesFirst` (the store's change count, read now), the page comes with the change count for its tag
+   * (ListPage.changes): a walk's statements read it themselves, other plans call `changesFirst` before their first.
    */
-  async read(caller: StoreCaller, input: ListQueryInput, page: PageBounds): Promise<ListPage> {
+  async read(
+    caller: StoreCaller,
+    input: ListQueryInput,
+    page: PageBounds,
+    changesFirst?: () => Promise<string>,
+  ): Promise<ListPage> {
     const scope: StoreScope = { ...caller, fewReadable: await this.hint.readsFew(caller) };
-    const answer = await this.readList(scope, this.lists.get(scope, input), page);
+    const answer = await this.readList(scope, this.lists.get(scope, input), page, changesFirst);
     if (answer !== NOT_PLAIN) return answer;
-    const general = await this.readList(scope, this.lists.general(scope, input), page);
+    const general = await this.readList(scope, this.lists.general(scope, input), page, changesFirst);
     if (general === NOT_PLAIN) throw new Error('storage: a list compiled for any values found them not plain');
     return general;
   }
@@ -60,20 +67,25 @@ export class StoreItemLists {
     scope: StoreScope,
     list: CompiledList,
     { start, limit }: PageBounds,
+    changesFirst: (() => Promise<string>) | undefined,
   ): Promise<ListPage | typeof NOT_PLAIN> {
     const { plan } = list;
-    if (plan.kind === 'readable') return this.readable(scope, start, limit);
+    const walks = plan.kind !== 'readable' && plan.kind !== 'matches' && limit > 0;
+    let changes = changesFirst && !walks ? await changesFirst() : undefined;
+    if (plan.kind === 'readable') return { ...(await this.readable(scope, start, limit)), changes };
     // READABLE, every key the caller may read: the universe a NOT refers to, computed only then; built only where a
     // statement is (a list asked again runs its statements as built).
     const readable = () => readableKeys(granteesOf(scope));
     let known: number | undefined;
-    if (plan.kind !== 'matches' && limit > 0) {
+    if (walks) {
       const walked = await this.walks.page(scope, list, plan, readable, start, limit);
       if (walked === NOT_PLAIN) return NOT_PLAIN;
-      if (walked.records) return { total: walked.total, records: walked.records };
+      if (walked.records) return { total: walked.total, records: walked.records, changes: walked.changes };
       known = walked.total;
+      changes = walked.changes;
     }
-    return this.matches(scope, list, plan, readable, known, start, limit);
+    const answer = await this.matches(scope, list, plan, readable, known, start, limit);
+    return answer === NOT_PLAIN ? answer : { ...answer, changes };
   }
 
   /**

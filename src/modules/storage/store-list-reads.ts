@@ -22,6 +22,11 @@ export interface ItemText {
 export interface ListPage {
   total: number;
   records: ItemText[];
+  /**
+   * The store's change count read no later than the page's rows (in the snapshot of the list's first statement that
+   * counts), for the answer's tag: where the list was asked for it (StoreItemLists.read's `changesFirst`).
+   */
+  changes?: string;
 }
 
 /**

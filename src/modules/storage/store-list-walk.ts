@@ -35,8 +35,12 @@ const STALE = Symbol('stale');
 /** A walk's rows that show two equal sort values in a row (untiedPage). */
 const TIED = Symbol('tied');
 
-/** A walk's answer: the total, and the page where the walk read it (else the general plan reads it). */
-export type Walked = { total: number; records?: ItemText[] } | typeof NOT_PLAIN;
+/**
+ * A walk's answer: the total, and the page where the walk read it (else the general plan reads it), with the store's
+ * change count that the walk's first counting statement read (the guards', or the walk's own where the total was kept:
+ * then the page's rows are of that count's snapshot).
+ */
+export type Walked = { total: number; records?: ItemText[]; changes: string } | typeof NOT_PLAIN;
 
 interface GuardRow {
   shape: number | string | null;
@@ -82,7 +86,7 @@ export class ListWalks {
       const answer =
         seen.total === 0
           ? (await this.storeUnchanged(scope, list, seen))
-            ? { total: 0, records: [] }
+            ? { total: 0, records: [], changes: seen.changes }
             : STALE
           : await this.walkCounted(scope, list, plan, seen, start, limit, true);
       if (answer !== STALE) return answer;
@@ -121,7 +125,7 @@ export class ListWalks {
     };
     list.counted = counted;
     const answer = await this.walkCounted(scope, list, plan, counted, start, limit, false);
-    return answer === STALE ? { total: counted.total } : answer;
+    return answer === STALE ? { total: counted.total, changes: counted.changes } : answer;
   }
 
   /**
@@ -138,8 +142,8 @@ export class ListWalks {
     limit: number,
     check: boolean,
   ): Promise<Walked | typeof STALE> {
-    const { total } = c;
-    const noWalk = check ? STALE : { total };
+    const { total, changes } = c;
+    const noWalk = check ? STALE : { total, changes };
     const rows = walkRows(start + limit);
     if (c.unindexed !== null || total === 0 || list.walkRetryAt > Date.now()) return noWalk;
     const { dialect } = this.reads;
@@ -193,7 +197,7 @@ export class ListWalks {
       list.walkRetryAt = Date.now() + WALK_RETRY_MS;
       return noWalk;
     }
-    return { total, records: page.map((row) => itemTextOf(WALKED_PAGE, row)) };
+    return { total, records: page.map((row) => itemTextOf(WALKED_PAGE, row)), changes };
   }
 
   /** Whether the store's change count is what it was when the list was counted (`c`). */

@@ -22,9 +22,21 @@ export class StoreTags {
     return entityTag(['item', p.tenantId, storeId, changes, readerKey(p), itemId]);
   }
 
-  /** The tag of a list by this caller: the parameters as validated (defaults in, unknown ones out, limit cut). */
+  /** The store's change count, read now (one statement for the reads of a turn). */
+  storeChanges(p: Principal, storeId: string): Promise<string> {
+    return this.changes([p.tenantId, storeId]);
+  }
+
+  /** The tag of a list by this caller, read first. */
   async list(p: Principal, storeId: string, q: ListQuery): Promise<string> {
-    const changes = await this.changes([p.tenantId, storeId]);
+    return this.listTag(p, storeId, q, await this.storeChanges(p, storeId));
+  }
+
+  /**
+   * The tag of a list by this caller at the store's change count `changes` (read before the list's rows, or by the
+   * same statement): the parameters as validated (defaults in, unknown ones out, limit cut).
+   */
+  listTag(p: Principal, storeId: string, q: ListQuery, changes: string): string {
     const request = JSON.stringify([
       q.start,
       Math.min(q.limit, MAX_LIMIT),

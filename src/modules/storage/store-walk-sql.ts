@@ -55,7 +55,7 @@ export function valueRowsInOrder(
     rows: sql`SELECT s.item_seq AS seq, s.num, s.str FROM storage_item_values s
         WHERE s.vk = (SELECT k.id FROM storage_value_keys k WHERE k.tenant_id = ${scope.tenantId} AND k.store_id = ${scope.storeId} AND k.path = ${path})
           AND ${walked.rows('s')} AND s.elem = 0 AND ${dialect.inSubquery(sql`(s.rs + 0)`, readerSets(scope))}
-        ORDER BY ${order} LIMIT ${dialect.opaqueValue(rows, 'integer')}`,
+        ORDER BY ${order} LIMIT ${dialect.opaqueLimit(rows)}`,
     columns: ['seq', 'num', 'str'],
     order: walked.order,
   };

@@ -41,6 +41,7 @@ export const sqliteDialect: Dialect = {
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
   opaqueValue: <T extends 'text' | 'integer'>(value: unknown, type: T) =>
     sql<T extends 'text' ? string : number>`cast(${value} as ${sql.raw(type)})`,
+  opaqueLimit: (value) => sql<number>`cast(${value} as integer)`,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
   oneStatement: () => undefined,
   statementPart,
