@@ -103,28 +103,29 @@ export class FlowProxy {
     if (error) call.reply.send(error);
   }
 
-  private forwardHeaders(
-    request: FastifyRequest,
-    authorization: string | undefined,
-  ): Record<string, string | string[]> {
+  /**
+   * The headers that go to the instance, as one flat `[name, value, ...]` list (undici takes it as it is: no object
+   * with a property per header to build and walk again).
+   */
+  private forwardHeaders(request: FastifyRequest, authorization: string | undefined): string[] {
     const headers: IncomingHttpHeaders = request.headers;
     const named = connectionNamed(headers.connection);
-    const out: Record<string, string | string[]> = {};
+    const out: string[] = [];
     for (const name in headers) {
       const value = headers[name];
       if (value === undefined || NOT_FORWARDED.has(name) || name.startsWith(OWN_PREFIX) || named?.has(name)) continue;
-      out[name] = value;
+      // Only Set-Cookie comes as a list (Node joins the others); a request carrying it is odd, but passes as sent.
+      if (typeof value === 'string') out.push(name, value);
+      else for (const one of value) out.push(name, one);
     }
-    if (authorization) out.authorization = authorization;
+    if (authorization) out.push('authorization', authorization);
     // Fastify's getters work these out on every read (behind a trusted proxy, from the X-Forwarded-* chain).
     const ip = request.ip;
     const proto = request.protocol;
     const host = headers.host;
-    out['x-forwarded-for'] = ip;
-    out['x-forwarded-proto'] = proto;
-    if (host) out['x-forwarded-host'] = host;
-    out.forwarded = this.forwarded(ip, proto, host);
-    out['x-svc-user'] = headerSafe(request.principal.loginName);
+    out.push('x-forwarded-for', ip, 'x-forwarded-proto', proto);
+    if (host) out.push('x-forwarded-host', host);
+    out.push('forwarded', this.forwarded(ip, proto, host), 'x-svc-user', headerSafe(request.principal.loginName));
     return out;
   }
 
