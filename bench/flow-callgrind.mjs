@@ -97,10 +97,13 @@ function valgrind(label, args, env) {
   );
 }
 
+/** Sends `amount` requests; answers how many were answered with a 2xx (at valgrind's pace a few may fail). */
 async function requests(url, headers, amount) {
   const r = await autocannon({ url, headers, connections: CONNECTIONS, amount, timeout: 120 });
   const failed = r.non2xx + r.errors + r.timeouts;
-  if (failed) throw new Error(`${failed} of ${amount} requests failed`);
+  if (failed > amount / 100) throw new Error(`${failed} of ${amount} requests failed`);
+  if (failed) console.log(`(${failed} of ${amount} requests failed; counted per answered request)`);
+  return r['2xx'];
 }
 
 /** Instructions of each thread in the first dump of `pid` (file `<label>.<pid>.1-<thread>`), by thread number. */
@@ -122,10 +125,11 @@ try {
     for (const name of [...names.slice(run % names.length), ...names.slice(0, run % names.length)]) {
       const label = `${name}-${run}`;
       const p = await proxies[name](label);
+      let answered = REQUESTS;
       try {
         await requests(p.url, p.headers, WARMUP);
         execFileSync('callgrind_control', ['-i', 'on', String(p.child.pid)], { stdio: 'ignore' });
-        await requests(p.url, p.headers, REQUESTS);
+        answered = await requests(p.url, p.headers, REQUESTS);
         execFileSync('callgrind_control', ['-d', String(p.child.pid)], { stdio: 'ignore' });
       } finally {
         p.child.kill('SIGKILL');
@@ -133,9 +137,9 @@ try {
       }
       const threads = dumped(label, p.child.pid);
       const all = Object.values(threads).reduce((a, b) => a + b, 0);
-      counts[name].push({ main: threads[1] / REQUESTS, all: all / REQUESTS });
+      counts[name].push({ main: threads[1] / answered, all: all / answered });
       console.log(
-        `${label}: main thread ${(threads[1] / REQUESTS / 1000).toFixed(1)}k instructions a request, all threads ${(all / REQUESTS / 1000).toFixed(1)}k`,
+        `${label}: main thread ${(threads[1] / answered / 1000).toFixed(1)}k instructions a request, all threads ${(all / answered / 1000).toFixed(1)}k`,
       );
     }
   }

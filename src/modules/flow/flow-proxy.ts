@@ -4,6 +4,7 @@ import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type { AppError } from '../../platform/errors/app-error.js';
 import type { AuditTrail } from '../../platform/audit/audit-trail.js';
 import { requestMeta } from '../../platform/http/request-meta.js';
+import { REQUEST_ID_HEADER } from '../../platform/http/request-id.js';
 import { FLOW_ERRORS } from './flow.errors.js';
 import { parseFlowTarget, upstreamPath } from './flow-target.js';
 import type { FlowInstance, FlowInstances } from './flow-instances.js';
@@ -193,21 +194,31 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
     if (this.callerLeft) controller.abort(new Error('the caller left'));
   }
 
+  /**
+   * The answer's head, written at once: one flat `[name, value, ...]` list and one `writeHead` (per-header `setHeader`
+   * would store each in an object that `writeHead` walks again). Hop-by-hop headers stay behind, Set-Cookie lines pass
+   * the cookie policy, and the request id (a reply header, which a hijacked reply does not write) goes on unless the
+   * instance answered one of its own, which it replaces, as it always did.
+   */
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     if (statusCode < 200) return; // informational answers (100 Continue) are the connection's business
     this.status = statusCode;
     this.reply.hijack();
-    const res = this.res;
-    res.statusCode = statusCode;
-    const cookies = this.proxy.ownCookies;
+    const head: string[] = [];
+    let ownId = true;
     for (const name in headers) {
       const value = headers[name];
       if (value === undefined || HOP_BY_HOP.has(name)) continue;
       if (name === 'set-cookie') {
-        const kept = cookies.filter(value);
-        if (kept.length) res.setHeader(name, kept);
-      } else res.setHeader(name, value);
+        for (const line of this.proxy.ownCookies.filter(value)) head.push(name, line);
+        continue;
+      }
+      if (name === REQUEST_ID_HEADER) ownId = false;
+      if (typeof value === 'string') head.push(name, value);
+      else for (const one of value) head.push(name, one);
     }
+    if (ownId) head.push(REQUEST_ID_HEADER, this.request.id);
+    this.res.writeHead(statusCode, head);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
