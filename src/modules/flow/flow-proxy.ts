@@ -4,7 +4,6 @@ import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type { AppError } from '../../platform/errors/app-error.js';
 import type { AuditTrail } from '../../platform/audit/audit-trail.js';
 import { requestMeta } from '../../platform/http/request-meta.js';
-import { REQUEST_ID_HEADER } from '../../platform/http/request-id.js';
 import { FLOW_ERRORS } from './flow.errors.js';
 import { parseFlowTarget, upstreamPath } from './flow-target.js';
 import type { FlowInstance, FlowInstances } from './flow-instances.js';
@@ -104,29 +103,28 @@ export class FlowProxy {
     if (error) call.reply.send(error);
   }
 
-  /**
-   * The headers that go to the instance, as one flat `[name, value, ...]` list (undici takes it as it is: no object
-   * with a property per header to build and walk again).
-   */
-  private forwardHeaders(request: FastifyRequest, authorization: string | undefined): string[] {
+  private forwardHeaders(
+    request: FastifyRequest,
+    authorization: string | undefined,
+  ): Record<string, string | string[]> {
     const headers: IncomingHttpHeaders = request.headers;
     const named = connectionNamed(headers.connection);
-    const out: string[] = [];
+    const out: Record<string, string | string[]> = {};
     for (const name in headers) {
       const value = headers[name];
       if (value === undefined || NOT_FORWARDED.has(name) || name.startsWith(OWN_PREFIX) || named?.has(name)) continue;
-      // Only Set-Cookie comes as a list (Node joins the others); a request carrying it is odd, but passes as sent.
-      if (typeof value === 'string') out.push(name, value);
-      else for (const one of value) out.push(name, one);
+      out[name] = value;
     }
-    if (authorization) out.push('authorization', authorization);
+    if (authorization) out.authorization = authorization;
     // Fastify's getters work these out on every read (behind a trusted proxy, from the X-Forwarded-* chain).
     const ip = request.ip;
     const proto = request.protocol;
     const host = headers.host;
-    out.push('x-forwarded-for', ip, 'x-forwarded-proto', proto);
-    if (host) out.push('x-forwarded-host', host);
-    out.push('forwarded', this.forwarded(ip, proto, host), 'x-svc-user', headerSafe(request.principal.loginName));
+    out['x-forwarded-for'] = ip;
+    out['x-forwarded-proto'] = proto;
+    if (host) out['x-forwarded-host'] = host;
+    out.forwarded = this.forwarded(ip, proto, host);
+    out['x-svc-user'] = headerSafe(request.principal.loginName);
     return out;
   }
 
@@ -194,31 +192,21 @@ class ProxiedCall implements Dispatcher.DispatchHandler {
     if (this.callerLeft) controller.abort(new Error('the caller left'));
   }
 
-  /**
-   * The answer's head, written at once: one flat `[name, value, ...]` list and one `writeHead` (per-header `setHeader`
-   * would store each in an object that `writeHead` walks again). Hop-by-hop headers stay behind, Set-Cookie lines pass
-   * the cookie policy, and the request id (a reply header, which a hijacked reply does not write) goes on unless the
-   * instance answered one of its own, which it replaces, as it always did.
-   */
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     if (statusCode < 200) return; // informational answers (100 Continue) are the connection's business
     this.status = statusCode;
     this.reply.hijack();
-    const head: string[] = [];
-    let ownId = true;
+    const res = this.res;
+    res.statusCode = statusCode;
+    const cookies = this.proxy.ownCookies;
     for (const name in headers) {
       const value = headers[name];
       if (value === undefined || HOP_BY_HOP.has(name)) continue;
       if (name === 'set-cookie') {
-        for (const line of this.proxy.ownCookies.filter(value)) head.push(name, line);
-        continue;
-      }
-      if (name === REQUEST_ID_HEADER) ownId = false;
-      if (typeof value === 'string') head.push(name, value);
-      else for (const one of value) head.push(name, one);
+        const kept = cookies.filter(value);
+        if (kept.length) res.setHeader(name, kept);
+      } else res.setHeader(name, value);
     }
-    if (ownId) head.push(REQUEST_ID_HEADER, this.request.id);
-    this.res.writeHead(statusCode, head);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {

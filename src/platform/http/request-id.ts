@@ -2,7 +2,7 @@
 // finds a caller's request in the logs. A trusted proxy's id is kept, so that one id follows the request through.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -20,20 +20,10 @@ export function requestIdGenerator(trustProxy: boolean): (req: IncomingMessage) 
   };
 }
 
-/**
- * Answers X-Request-Id on every answer Fastify sends, as a reply header: written with the rest of the head in one go.
- * (On the raw response it would make Node merge every reply header into it one by one, on every request.) A route
- * that writes its own head on the raw response takes it over with `hijackWithRequestId`, or writes the id itself.
- */
+/** Answers X-Request-Id on every response, also those written on the raw response (live streams, the flow proxy). */
 export function answerRequestId(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
+    reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
     done();
   });
-}
-
-/** Takes over the raw response (`reply.hijack()`: live streams), with the request id on it for the head to come. */
-export function hijackWithRequestId(reply: FastifyReply): void {
-  reply.hijack();
-  reply.raw.setHeader(REQUEST_ID_HEADER, reply.request.id);
 }

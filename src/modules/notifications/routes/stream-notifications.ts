@@ -6,7 +6,6 @@ import type { NotificationsContext } from '../notifications.context.js';
 import { visibilityOf } from '../notification.js';
 import { NotificationEventSchema, StreamQuery, StreamResetSchema } from '../notifications.schemas.js';
 import { eventStreamDocument } from '../../../platform/http/openapi.js';
-import { hijackWithRequestId } from '../../../platform/http/request-id.js';
 
 export function streamNotificationsRoute(app: FastifyInstance, ctx: NotificationsContext): void {
   app.get<{ Querystring: StreamQuery }>(
@@ -49,7 +48,7 @@ export function streamNotificationsRoute(app: FastifyInstance, ctx: Notification
       },
     },
     async (request, reply) => {
-      hijackWithRequestId(reply);
+      reply.hijack();
       const lastEventId = (request.headers['last-event-id'] as string | undefined) ?? request.query.lastEventId;
       await ctx.streams.open(reply.raw, request.principal.tenantId, visibilityOf(request.principal), lastEventId);
     },

@@ -13,7 +13,6 @@ import {
 } from '../storage.schemas.js';
 import { eventStreamDocument } from '../../../platform/http/openapi.js';
 import type { StorageContext } from '../storage.context.js';
-import { hijackWithRequestId } from '../../../platform/http/request-id.js';
 
 /** The live changes of one store that the caller may see, as Server-Sent Events (live/store-streams.ts). */
 export function streamStoreRoute(app: FastifyInstance, o: StorageContext): void {
@@ -69,7 +68,7 @@ export function streamStoreRoute(app: FastifyInstance, o: StorageContext): void 
       },
     },
     async (request, reply) => {
-      hijackWithRequestId(reply);
+      reply.hijack();
       const lastEventId = (request.headers['last-event-id'] as string | undefined) ?? request.query.lastEventId;
       const { principal } = request;
       await o.streams.open(
