@@ -152,6 +152,29 @@ describeEachEngine('flow proxy', (engine) => {
       expect(await only.text()).toBe('cookies set');
     });
 
+    it("keeps the instance's hop-by-hop answer headers behind, passes the others as sent, answers the request id", async () => {
+      const lines = [
+        'x-kept: one',
+        'x-kept: two',
+        'proxy-authenticate: Basic realm="instance"',
+        'proxy-connection: keep-alive',
+        'te: trailers',
+        'x-other: 3',
+      ];
+      const headersOf = (extra: string[] = []) =>
+        get(`${F}/main/headers?${[...lines, ...extra].map((h) => `h=${encodeURIComponent(h)}`).join('&')}`);
+      const res = await headersOf();
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('headers set');
+      expect(res.headers.get('x-kept')).toBe('one, two');
+      expect(res.headers.get('x-other')).toBe('3');
+      for (const name of ['proxy-authenticate', 'proxy-connection', 'te']) expect(res.headers.has(name)).toBe(false);
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      // An instance's own X-Request-Id replaces the proxy's, one line.
+      const own = await headersOf(['x-request-id: from-the-instance']);
+      expect(own.headers.get('x-request-id')).toBe('from-the-instance');
+    });
+
     it('takes the target from targetUrl the same way, and forwards the other query parameters', async () => {
       const echo: any = await (await get(`${F}/main?targetUrl=${encodeURIComponent('/echo/from-query')}&z=1`)).json();
       expect(echo.url).toBe('/base/echo/from-query?z=1');

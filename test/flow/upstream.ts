@@ -60,6 +60,16 @@ export async function startUpstream(): Promise<Upstream> {
       res.end('cookies set');
       return;
     }
+    if (path === '/base/headers') {
+      // Each `h` query value `name: value` becomes one header line of the answer, as given.
+      const lines = new URL(req.url!, 'http://x').searchParams.getAll('h');
+      res.writeHead(
+        200,
+        lines.flatMap((line) => line.split(/: (.*)/s, 2)),
+      );
+      res.end('headers set');
+      return;
+    }
     if (path === '/base/redirect') {
       res.writeHead(302, { location: '/somewhere/else?x=1' });
       res.end('moved');
