@@ -74,6 +74,8 @@ describe('parseFilter: errors', () => {
     ['condition not an object', '[1]', 400],
     ['condition an array', '[[]]', 400],
     ['unknown operator', [{ property: 'a', operator: 'regex', value: 'x' }], 400],
+    ['an object built-in as the operator', [{ property: 'a', operator: 'constructor', value: 'x' }], 400],
+    ['the prototype as the operator', [{ property: 'a', operator: '__proto__', value: 'x' }], 400],
     ['operator not a string', [{ property: 'a', operator: 1, value: 'x' }], 400],
     ['unknown source', [{ property: 'a', operator: 'eq', value: 'x', source: 'sql' }], 400],
     ['property not a string', [{ property: 5, operator: 'eq', value: 'x' }], 400],

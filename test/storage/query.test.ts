@@ -236,6 +236,8 @@ describeEachEngine('storage list query, filter and sort', (engine) => {
     ['unparsable filter JSON', { filter: '[{"property": "name",' }, 500],
     ['filter that is not JSON at all', { filter: "x' OR 1=1 --" }, 500],
     ['unknown operator', filter({ property: 'name', operator: 'regex', value: '.*' }), 400],
+    ['an object built-in as the operator', filter({ property: 'name', operator: 'constructor', value: 'a' }), 400],
+    ['the prototype as the operator', filter({ property: 'name', operator: '__proto__', value: 'a' }), 400],
     ['unknown source', filter({ property: 'name', operator: 'eq', value: 'a', source: 'sql' }), 400],
     ['filter not an array', { filter: '{"property":"name"}' }, 400],
     ['query syntax error', { query: 'name:(unclosed' }, 400],

@@ -39,6 +39,12 @@ const OPERATORS: Record<string, FilterOperator> = {
 
 const RANGE_OPS: Partial<Record<FilterOperator, CompareOp>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
+/** The operator a condition names, by any of its spellings; undefined for none (own keys only: not `constructor`). */
+function filterOperator(name: string): FilterOperator | undefined {
+  const key = name.toLowerCase();
+  return Object.hasOwn(OPERATORS, key) ? OPERATORS[key] : undefined;
+}
+
 /**
  * Parses and validates the filter. A string that is not JSON: 500 (spec). Anything that parses but is not a valid
  * condition list: 400. Empty string or undefined: no conditions.
@@ -77,7 +83,7 @@ function normalizeCondition(raw: unknown, path: string): NormalizedCondition {
   const c = raw as Record<string, unknown>;
   const property = validateProperty(c.property, `${path}/property`);
   if (typeof c.operator !== 'string') throw QUERY_ERRORS.invalidFilter(`${path}/operator`, 'operator must be a string');
-  const operator = OPERATORS[c.operator.toLowerCase()];
+  const operator = filterOperator(c.operator);
   if (!operator) {
     throw QUERY_ERRORS.invalidFilter(`${path}/operator`, `unknown operator ${c.operator.slice(0, 32)}`);
   }
