@@ -254,3 +254,11 @@ export function freePort() {
     });
   });
 }
+
+/** A V8 CPU profile node's function as the profile reports print it: name, then file and line (short for ours). */
+export function profileFunctionName(node) {
+  const f = node.callFrame;
+  if (!f.url) return f.functionName || '(anonymous)';
+  const where = f.url.replace(/^file:\/\/.*?\/(node_modules|dist)\//, '$1/');
+  return `${f.functionName || '(anonymous)'} ${where}:${f.lineNumber + 1}`;
+}

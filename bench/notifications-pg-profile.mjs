@@ -29,9 +29,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { createBenchDatabase, freePort, median, processCpuMicros, startService } from './lib.mjs';
+import { createBenchDatabase, freePort, median, processCpuMicros, profileFunctionName, startService } from './lib.mjs';
+import { seedPostgresNotifications, setKey } from './notification-seed.mjs';
 
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NOTIFICATIONS = Number(process.env.NOTIFICATIONS ?? 100_000);
@@ -81,31 +81,13 @@ async function seed() {
   const c = new pg.Client({ connectionString: db.url });
   await c.connect();
   const tenant = (await c.query(`select id from tenants where name = 'bench'`)).rows[0].id;
-  await c.query(
-    `with src as (
-       select g, (array['role','organisation','user'])[g % 3 + 1] as kind,
-              case g % 3 when 0 then 'role-' || (g % 50) when 1 then 'org-' || (g % 20) else 'user-' || (g % 100) end as name
-       from generate_series(0, $2::int - 1) g),
-     ins as (
-       insert into notifications (tenant_id, id, doc, date, version)
-       select $1, 'n-' || g,
-              jsonb_build_object('id', 'n-' || g, 'priority', 5, 'subject', 'Notification ' || g, 'message', 'Something happened to order ' || g,
-                'recipients', jsonb_build_array(name), 'recipientsType', kind, 'originator', 'seed', 'type', 'info')::text,
-              $3::bigint + g, 1
-       from src order by g
-       returning seq, id, date)
-     insert into notification_recipients (tenant_id, kind, name, date, notification_seq)
-     select $1, src.kind, src.name, ins.date, ins.seq from ins join src on ins.id = 'n-' || src.g`,
-    [tenant, NOTIFICATIONS, Date.now() - NOTIFICATIONS],
-  );
+  await seedPostgresNotifications(c, tenant, NOTIFICATIONS, Date.now() - NOTIFICATIONS);
   const sets = await c.query(
     `select kind, name, count(*) as n from notification_recipients where tenant_id = $1 group by kind, name`,
     [tenant],
   );
   for (const { kind, name, n } of sets.rows) {
-    const key = createHash('sha256')
-      .update(JSON.stringify([kind, name]))
-      .digest('base64url');
+    const key = setKey(kind, name);
     await c.query(`insert into notification_recipient_sets (tenant_id, set_key, notifications) values ($1, $2, $3)`, [
       tenant,
       key,
@@ -313,12 +295,7 @@ function profileReport() {
   const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile') && f.includes(`.${service.pid}.`));
   const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8'));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const nameOf = (node) => {
-    const f = node.callFrame;
-    if (!f.url) return f.functionName || '(anonymous)';
-    const where = f.url.replace(/^file:\/\/.*?\/(node_modules|dist)\//, '$1/');
-    return `${f.functionName || '(anonymous)'} ${where}:${f.lineNumber + 1}`;
-  };
+  const nameOf = profileFunctionName;
   const self = new Map();
   let busy = 0;
   let t = profile.startTime;

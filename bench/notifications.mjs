@@ -21,7 +21,6 @@
 // arrives whole and once), so the client does not set the pace; its busiest thread's utilisation is printed, and its
 // CPU per delivered event beside the service's (this process, readers included: on 2 cores the two share them), and per
 // send the medians of POST -> answer, POST -> first subscriber and first -> last subscriber. BASELINE_DIR (a built checkout) alternates FANOUT_ROUNDS (3) rounds of this build with it.
-import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +38,7 @@ import {
   freePort,
 } from './lib.mjs';
 import { openSubscribers } from './sse-subscribers.mjs';
+import { seedPostgresNotifications, setKey } from './notification-seed.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -114,12 +114,6 @@ const docOf = (i) => {
   };
 };
 
-/** recipient-sets.ts's key of a one-name set (kept in step by hand: the bench also runs builds without it). */
-const setKey = (kind, name) =>
-  createHash('sha256')
-    .update(JSON.stringify([kind, name]))
-    .digest('base64url');
-
 /** The kept counts per recipient set, where the build has them: every seeded notification names one recipient. */
 async function seedSets(query, tenant) {
   const tables = await query(
@@ -172,23 +166,7 @@ async function seed() {
     const c = new pg.Client({ connectionString: pgUrl });
     await c.connect();
     const tenant = (await c.query(`select id from tenants where name = 'bench'`)).rows[0].id;
-    await c.query(
-      `with src as (
-         select g, (array['role','organisation','user'])[g % 3 + 1] as kind,
-                case g % 3 when 0 then 'role-' || (g % 50) when 1 then 'org-' || (g % 20) else 'user-' || (g % 100) end as name
-         from generate_series(0, $2::int - 1) g),
-       ins as (
-         insert into notifications (tenant_id, id, doc, date, version)
-         select $1, 'n-' || g,
-                jsonb_build_object('id', 'n-' || g, 'priority', 5, 'subject', 'Notification ' || g, 'message', 'Something happened to order ' || g,
-                  'recipients', jsonb_build_array(name), 'recipientsType', kind, 'originator', 'seed', 'type', 'info')::text,
-                $3::bigint + g, 1
-         from src order by g
-         returning seq, id, date)
-       insert into notification_recipients (tenant_id, kind, name, date, notification_seq)
-       select $1, src.kind, src.name, ins.date, ins.seq from ins join src on ins.id = 'n-' || src.g`,
-      [tenant, NOTIFICATIONS, now],
-    );
+    await seedPostgresNotifications(c, tenant, NOTIFICATIONS, now);
     await seedSets(async (q) => (await c.query(q)).rows, tenant);
     // As a deployment would be right after a bulk load: no manual ANALYZE (autovacuum is off here).
     await c.end();

@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { loadSearchItems } from './search-item.mjs';
-import { createBenchDatabase, freePort, load, startService, writeBenchConfig } from './lib.mjs';
+import { createBenchDatabase, freePort, load, profileFunctionName, startService, writeBenchConfig } from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -88,12 +88,7 @@ if (!PROFILE) process.exit(0);
 const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile') && f.includes(`.${service.pid}.`));
 const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8'));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const nameOf = (node) => {
-  const f = node.callFrame;
-  if (!f.url) return f.functionName || '(anonymous)';
-  const where = f.url.replace(/^file:\/\/.*?\/(node_modules|dist)\//, '$1/').replace(/^node:/, 'node:');
-  return `${f.functionName || '(anonymous)'} ${where}:${f.lineNumber + 1}`;
-};
+const nameOf = profileFunctionName;
 // Sample times, and the pause between the phases: the first run of idle samples longer than 2 s.
 const times = [];
 let t = profile.startTime;
