@@ -237,6 +237,8 @@ async function fanout(writerUrl, subscriberService, label) {
       `once, whole; heartbeats ${stats.heartbeats}; client's busiest thread ${(stats.clientUtilisation * 100).toFixed(0)}% ` +
       `busy (${pauses} ms idle pauses)`,
   );
+  // Which sends make the tail (the first after the streams opened, a collection's pause, ...): each in order.
+  console.log(`  add -> last subscriber per send, in order (ms): ${lasts.map((ms) => ms.toFixed(0)).join(', ')}`);
   return { median: median(lasts), p99, perEvent, clientPerEvent, first: median(firsts), spread: median(spreads) };
 }
 
