@@ -33,7 +33,7 @@ export {
   type DocumentIndex,
   type ValueIndexRow,
 } from './value-index.js';
-export { parseFilter, filterToNode, type NormalizedCondition } from './parse-filter.js';
+export { parseFilter, filterToNode, isRangeOperator, type NormalizedCondition } from './parse-filter.js';
 export { parseSort } from './parse-sort.js';
 export { parseQueryString } from './parse-query-string.js';
 export { resolveZone, parseDateValue, type Zone } from './timezone.js';

@@ -45,6 +45,12 @@ function filterOperator(name: string): FilterOperator | undefined {
   return Object.hasOwn(OPERATORS, key) ? OPERATORS[key] : undefined;
 }
 
+/** Whether a condition's operator (any spelling) compares by order: gt, gte, lt, lte. */
+export function isRangeOperator(name: string): boolean {
+  const operator = filterOperator(name);
+  return operator !== undefined && RANGE_OPS[operator] !== undefined;
+}
+
 /**
  * Parses and validates the filter. A string that is not JSON: 500 (spec). Anything that parses but is not a valid
  * condition list: 400. Empty string or undefined: no conditions.

@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import { extendObject } from '../../../platform/http/json-text.js';
-import type { FieldTarget } from '../../../platform/query/index.js';
+import { type FieldTarget, isRangeOperator } from '../../../platform/query/index.js';
 import type { SortMode } from '../attribute-values.js';
 import { compileDmQuery, compileDmQuerySets, type Filters, type Sorters } from '../dm-query.js';
 import type { DmTables } from '../dm.tables.js';
@@ -86,7 +86,9 @@ export class AssetReads {
     const walked = sorter !== undefined && target?.kind === 'indexed';
     // A walked query counts its matches in the walk's guards, where a plan for a range's bounds always cost less than
     // PostgreSQL's generic plan (a third of the rows), so it planned the guards at every run (price >= 900: 0.65-1.5
-    // ms): the set's values are written as the generic plan sees them, and it keeps that plan.
+    // ms): the set's values are written as the generic plan sees them, and it keeps that plan. Only with a range:
+    // equality shapes kept their generic plan already, and their SQL stays as it was.
+    const generic = walked && (p.filters ?? []).some((f) => isRangeOperator(f.operator));
     const compiled: AssetQuery = compileDmQuerySets(
       this.dialect,
       resolve,
@@ -96,7 +98,7 @@ export class AssetReads {
       ASSET_UNIVERSE,
       p.filters,
       p.sorters,
-      walked,
+      generic,
     );
     if (walked) {
       const where = p.filters?.length
