@@ -4,6 +4,14 @@ import type { FeedEvent, PublishedEvent, Replay } from './change-feed.js';
 
 type Row = { tenant_id: string; id: number; topic: string; payload: string; created_on: number };
 
+/** The tenant's event counter one up (created at 1), answering the new id. */
+const nextId = (db: Kysely<EventsTables>, tenantId: string) =>
+  db
+    .insertInto('change_event_counters')
+    .values({ tenant_id: tenantId, last_id: 1 })
+    .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_id: sql<number>`change_event_counters.last_id + 1` }))
+    .returning('last_id');
+
 /** SQL of the change feed: the per-tenant counter, the event rows, replay and the retention purge. */
 export class EventStore {
   constructor(private readonly db: Kysely<EventsTables>) {}
@@ -13,14 +21,7 @@ export class EventStore {
    * tenant commit in order and, rolled back together with their writes, leave no gaps.
    */
   async insert(trx: Kysely<EventsTables>, event: PublishedEvent, now: number): Promise<FeedEvent> {
-    const { last_id: id } = await trx
-      .insertInto('change_event_counters')
-      .values({ tenant_id: event.tenantId, last_id: 1 })
-      .onConflict((oc) =>
-        oc.column('tenant_id').doUpdateSet({ last_id: sql<number>`change_event_counters.last_id + 1` }),
-      )
-      .returning('last_id')
-      .executeTakeFirstOrThrow();
+    const { last_id: id } = await nextId(trx, event.tenantId).executeTakeFirstOrThrow();
     const payload = JSON.stringify(event.payload ?? null);
     await trx
       .insertInto('change_events')
@@ -35,14 +36,7 @@ export class EventStore {
    * that answers rows there (RETURNING: the event's id, once run).
    */
   async recordInsert(record: Kysely<EventsTables>, event: PublishedEvent, now: number): Promise<void> {
-    await record
-      .insertInto('change_event_counters')
-      .values({ tenant_id: event.tenantId, last_id: 1 })
-      .onConflict((oc) =>
-        oc.column('tenant_id').doUpdateSet({ last_id: sql<number>`change_event_counters.last_id + 1` }),
-      )
-      .returning('last_id')
-      .execute();
+    await nextId(record, event.tenantId).execute();
     await record
       .insertInto('change_events')
       .columns(['tenant_id', 'id', 'topic', 'payload', 'created_on'])
