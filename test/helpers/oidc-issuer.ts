@@ -9,6 +9,8 @@ export class TestIssuer {
   url = '';
   mode: 'ok' | 'down' | 'hang' | 'unsupported' = 'ok';
   jwksFetches = 0;
+  /** JWKS requests in `hang` mode whose connection the client closed (it gave up waiting). */
+  hungRequestsAbandoned = 0;
   private server?: Server;
   private keys: Array<{ kid: string; privateKey: CryptoKey; jwk: JWK }> = [];
 
@@ -22,7 +24,11 @@ export class TestIssuer {
       }
       if (req.url === '/jwks') {
         this.jwksFetches++;
-        if (this.mode === 'hang') return; // never answers
+        if (this.mode === 'hang') {
+          // Never answers: only the client's own timeout ends the request.
+          res.on('close', () => this.hungRequestsAbandoned++);
+          return;
+        }
         if (this.mode === 'down') {
           res.statusCode = 500;
           res.end('down');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { TestIssuer } from '../helpers/oidc-issuer.js';
 
@@ -96,16 +96,20 @@ describeEachEngine('OIDC provider mode', (engine) => {
     expect((await whoami(await make())).statusCode).toBe(401);
   });
 
-  it('answers 401 quickly, without hanging, when the JWKS endpoint fails, hangs or serves an unsupported key type', async () => {
+  it('answers 401, without hanging, when the JWKS endpoint fails, hangs or serves an unsupported key type', async () => {
     for (const mode of ['down', 'hang', 'unsupported'] as const) {
       await issuer.rotate(); // an unknown kid forces a fetch
       const token = await issuer.sign({ preferred_username: 'frank' });
       issuer.mode = mode;
-      const started = Date.now();
+      const abandoned = issuer.hungRequestsAbandoned;
       const res = await whoami(token);
       expect(res.statusCode, mode).toBe(401);
       expect(res.json().error.code).toBe(540);
-      expect(Date.now() - started, mode).toBeLessThan(3000);
+      if (mode === 'hang') {
+        // The issuer never answers, so the 401 above came from the service's own fetch timeout (without one, the
+        // request would hang until the test's hang guard): it also closed the hung request rather than leaving it open.
+        await vi.waitFor(() => expect(issuer.hungRequestsAbandoned).toBeGreaterThan(abandoned), { timeout: 60_000 });
+      }
       issuer.mode = 'ok';
     }
     // And recovers once the issuer is back.
