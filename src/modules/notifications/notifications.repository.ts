@@ -1,64 +1,28 @@
-import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { DataAccess } from '../../platform/db/data-access.js';
-import { changeCount, type Dialect } from '../../platform/db/dialects/dialect.js';
-import { PreparedQueries } from '../../platform/db/prepared-query.js';
+import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import { forTenant } from '../../platform/db/tenant-scope.js';
 import type { NotificationsTables } from './notifications.tables.js';
 import type { StoredNotification, Visibility } from './notification.js';
+import { type NotificationList, NotificationListsRepository } from './notification-lists.repository.js';
+import { callerRecipientRows, type NotificationRow, toRow } from './notification-rows.js';
 import { recipientSetKey } from './recipient-sets.js';
 
+export type { NotificationRow } from './notification-rows.js';
+
 type Db = Kysely<NotificationsTables>;
-type Caller = Extract<Visibility, { all: false }>;
-
-/**
- * Past this many names a caller's page comes from one statement over all its recipient rows instead of one ordered
- * walk per name (SQLite allows 500 terms in a compound SELECT; so many walks would cost more than the one read).
- */
-const MAX_WALKS = 100;
-
-/**
- * A caller's page and total, and the tenant's change count (notification_changes) read by the same statement as the
- * total (notification-tags.ts makes the answer's tag of it).
- */
-export interface NotificationList {
-  total: number;
-  changes: string;
-  rows: NotificationRow[];
-}
-
-/** The tenant's change count, as notification-tags.ts reads it (the sum of its shards). */
-const tenantChanges = (tenantId: unknown) =>
-  changeCount('notification_changes', { tenant_id: tenantId }) as RawBuilder<number | string>;
-
-/** A row of the one-statement list: the total's row (seq null), or a document of the page (total null). */
-interface PageRow {
-  total: number | null;
-  changes: number | string | null;
-  seq: number | null;
-  doc: string | null;
-  date: number | null;
-  version: number | null;
-}
-
-export interface NotificationRow {
-  seq: number;
-  doc: string;
-  date: number;
-  version: number;
-}
 
 /** SQL of the notifications: the rows, their recipients index and the per-tenant maintenance switch. */
 export class NotificationsRepository {
-  /** The list's statements, compiled once per shape (how many roles and organisations, how many documents). */
-  private readonly statements = new PreparedQueries();
-
   private readonly db: Db;
+  private readonly lists: NotificationListsRepository;
 
   constructor(
-    private readonly data: DataAccess<NotificationsTables>,
+    data: DataAccess<NotificationsTables>,
     private readonly dialect: Dialect,
   ) {
     this.db = data.db;
+    this.lists = new NotificationListsRepository(data, dialect);
   }
 
   async insert(trx: Db, tenantId: string, n: StoredNotification, doc: string, date: number): Promise<number> {
@@ -132,203 +96,9 @@ export class NotificationsRepository {
     return row && toRow(row);
   }
 
-  /**
-   * The caller's page, newest first, and how many it may see in all. The total is the sum of the kept counts of the
-   * recipient sets naming the caller (for NOTIFICATION_ADMIN, of all the tenant's sets): it reads one row per set, not
-   * one per notification. The page walks each of the caller's names' recipient keys newest first and stops after
-   * start + limit rows; the union of those walks, deduplicated (a notification may name two of the caller's roles),
-   * holds the page. For NOTIFICATION_ADMIN the page walks the notifications' own (tenant, date, seq) index.
-   */
-  async list(tenantId: string, v: Visibility, start: number, limit: number): Promise<NotificationList> {
-    if (v.all) {
-      const [count, rows] = await Promise.all([
-        forTenant(this.db, tenantId)
-          .selectFrom('notification_recipient_sets as s')
-          .select([sql<number>`coalesce(sum(s.notifications), 0)`.as('total'), tenantChanges(tenantId).as('changes')])
-          .executeTakeFirstOrThrow(),
-        limit === 0
-          ? []
-          : forTenant(this.db, tenantId)
-              .selectFrom('notifications as n')
-              .select(['n.seq', 'n.doc', 'n.date', 'n.version'])
-              .orderBy('n.date', 'desc')
-              .orderBy('n.seq', 'desc')
-              .limit(limit)
-              .offset(start)
-              .execute(),
-      ]);
-      return { total: Number(count.total), changes: String(count.changes), rows: rows.map(toRow) };
-    }
-    return callerNames(v).length > MAX_WALKS
-      ? this.listOfMany(tenantId, v, start, limit)
-      : this.listByWalks(tenantId, v, start, limit);
-  }
-
-  /**
-   * The total, the page and the page's documents in one statement (one round trip on PostgreSQL; on SQLite a direct
-   * read, without Kysely's connection hand-over): the total's one row (no seq), then by UNION ALL the page's documents,
-   * so a page past the end still answers the total. The walks are merged by UNION ALL and one DISTINCT over their at most
-   * names x (start + limit) rows: SQLite sorted each level of a nested UNION in a temporary b-tree of its own (the
-   * page statement alone 663 -> 329 us measured).
-   */
-  private async listByWalks(tenantId: string, v: Caller, start: number, limit: number): Promise<NotificationList> {
-    const names = callerNames(v);
-    const roles = names.filter((n) => n.kind === 'role').length;
-    const organisations = names.length - 1 - roles;
-    const k = names.length;
-    const rows = await this.statements.run<PageRow>(
-      this.data,
-      `list:${roles}:${organisations}`,
-      (p) => {
-        const text = (i: number) => this.dialect.opaqueValue(p(i), 'text');
-        const integer = (i: number) => this.dialect.opaqueValue(p(i), 'integer');
-        const walks = names.map(({ kind }, i) =>
-          this.db
-            .selectFrom(
-              forTenant(this.db, text(0))
-                .selectFrom('notification_recipients as r')
-                .select(['r.date', 'r.notification_seq'])
-                .where('r.kind', '=', sql.lit(kind))
-                .where('r.name', '=', text(i + 1))
-                .orderBy('r.date', 'desc')
-                .orderBy('r.notification_seq', 'desc')
-                .limit(integer(k + 1))
-                .as('w'),
-            )
-            .select(['w.date', 'w.notification_seq']),
-        );
-        const union = walks.slice(1).reduce((all, walk) => all.unionAll(walk), walks[0]!);
-        const page = this.db
-          .selectFrom(union.as('u'))
-          .select(['u.date', 'u.notification_seq'])
-          .distinct()
-          .orderBy('u.date', 'desc')
-          .orderBy('u.notification_seq', 'desc')
-          .limit(integer(k + 2))
-          .offset(integer(k + 3));
-        const head = this.db
-          .selectFrom(this.callerTotal(text, roles, organisations, true).as('t'))
-          .select([
-            't.changes',
-            't.total',
-            sql<number | null>`null`.as('seq'),
-            sql<string | null>`null`.as('doc'),
-            sql<number | null>`null`.as('date'),
-            sql<number | null>`null`.as('version'),
-          ]);
-        const docs = this.db
-          .selectFrom(page.as('page'))
-          .innerJoin('notifications as n', 'n.seq', 'page.notification_seq')
-          .where('n.tenant_id', '=', text(0))
-          .select([
-            sql<number | string>`null`.as('changes'),
-            sql<number>`null`.as('total'),
-            'n.seq',
-            'n.doc',
-            'n.date',
-            'n.version',
-          ]);
-        // One result shape: the head's nulls stand for the documents' columns and the documents' for the head's.
-        return head.unionAll(docs as unknown as typeof head);
-      },
-      [tenantId, ...names.map((n) => n.name), start + limit, limit, start],
-    );
-    const head = rows.find((r) => r.seq === null);
-    // Ordered here, not in SQL: an ORDER BY over the compound copied the documents into a temporary b-tree.
-    const page = rows.flatMap((r) => (r.seq === null ? [] : [toRow(r as NotificationRow)]));
-    page.sort((a, b) => b.date - a.date || b.seq - a.seq);
-    return { total: Number(head?.total ?? 0), changes: String(head?.changes ?? 0), rows: page };
-  }
-
-  /**
-   * A caller of more names than MAX_WALKS: the total as above, the page one statement over all its recipient rows,
-   * then the page's documents by seq.
-   */
-  private async listOfMany(tenantId: string, v: Caller, start: number, limit: number): Promise<NotificationList> {
-    const names = callerNames(v);
-    const roles = names.filter((n) => n.kind === 'role').length;
-    const organisations = names.length - 1 - roles;
-    const [count, page] = await Promise.all([
-      this.statements.run<{ total: number; changes: unknown }>(
-        this.db,
-        `total:${roles}:${organisations}`,
-        (p) => this.callerTotal((i) => this.dialect.opaqueValue(p(i), 'text'), roles, organisations),
-        [tenantId, ...names.map((n) => n.name)],
-      ),
-      limit === 0
-        ? []
-        : this.recipientRows(tenantId, v)
-            .select(['r.notification_seq', 'r.date'])
-            .distinct()
-            .orderBy('r.date', 'desc')
-            .orderBy('r.notification_seq', 'desc')
-            .limit(limit)
-            .offset(start)
-            .execute(),
-    ]);
-    const total = Number(count[0]?.total ?? 0);
-    const changes = String(count[0]?.changes ?? 0);
-    const seqs = page.map((p) => Number(p.notification_seq));
-    if (seqs.length === 0) return { total, changes, rows: [] };
-    const docs = await this.statements.run(
-      this.db,
-      `docs:${seqs.length}`,
-      (p) =>
-        forTenant(this.db, p(0))
-          .selectFrom('notifications')
-          .select(['seq', 'doc', 'date', 'version'])
-          .where(
-            'seq',
-            'in',
-            seqs.map((_, i) => p(i + 1)),
-          ),
-      [tenantId, ...seqs],
-    );
-    const bySeq = new Map(docs.map((d) => [Number(d.seq), toRow(d)]));
-    // A notification deleted between the two statements is left out (the page is short by exactly that one).
-    return { total, changes, rows: seqs.flatMap((seq) => bySeq.get(seq) ?? []) };
-  }
-
-  /**
-   * The sum of the counts of the sets naming the caller, each set's count read by its key (a scalar subquery, so
-   * that no engine scans the tenant's sets instead, as PostgreSQL did for an IN without statistics). The sets come
-   * from one key range per kind, or with `byName` one key per name (PostgreSQL scanned the small members table for
-   * each `name IN (...)` where it probes the key of an equality: the list's head 331 -> 257 us of server CPU); the
-   * UNION counts a set once when two of the caller's names are in it. Parameters: p(0) the tenant, p(1) the login
-   * name, then the `roles` roles and the `organisations` organisations (opaque values: Dialect.opaqueValue).
-   */
-  private callerTotal(p: (index: number) => any, roles: number, organisations: number, byName = false) {
-    const members = (kind: string) =>
-      forTenant(this.db, p(0))
-        .selectFrom('notification_set_members as m')
-        .select('m.set_key')
-        .where('m.kind', '=', sql.lit(kind));
-    const names = (from: number, n: number) => Array.from({ length: n }, (_, i) => p(from + i));
-    const kinds = [
-      { kind: 'role', names: names(2, roles) },
-      { kind: 'organisation', names: names(2 + roles, organisations) },
-    ];
-    let sets = members('user').where('m.name', '=', p(1));
-    for (const { kind, names } of kinds) {
-      if (byName) for (const name of names) sets = sets.union(members(kind).where('m.name', '=', name));
-      else if (names.length) sets = sets.union(members(kind).where('m.name', 'in', names));
-    }
-    return this.db.selectFrom(sets.as('c')).select((eb) => [
-      tenantChanges(p(0)).as('changes'),
-      eb.fn
-        .coalesce(
-          eb.fn.sum<number>(
-            // Correlated to c, so started from the expression builder: the tenant is named here.
-            eb
-              .selectFrom('notification_recipient_sets as s')
-              .select('s.notifications')
-              .where('s.tenant_id', '=', p(0))
-              .whereRef('s.set_key', '=', 'c.set_key'),
-          ),
-          sql<number>`0`,
-        )
-        .as('total'),
-    ]);
+  /** The caller's page, newest first, its total and the tenant's change count (notification-lists.repository.ts). */
+  list(tenantId: string, v: Visibility, start: number, limit: number): Promise<NotificationList> {
+    return this.lists.list(tenantId, v, start, limit);
   }
 
   /** The notification joins its recipient set's count; a set counted for the first time gets its members. */
@@ -399,35 +169,9 @@ export class NotificationsRepository {
       .execute();
   }
 
-  /** The recipient rows naming the caller: its login name, one of its roles, one of its active organisations. */
-  private recipientRows(tenantId: string, v: Caller) {
-    return forTenant(this.db, tenantId)
-      .selectFrom('notification_recipients as r')
-      .where((w) => {
-        const any = [w.and([w('r.kind', '=', 'user'), w('r.name', '=', v.user)])];
-        if (v.roles.length) any.push(w.and([w('r.kind', '=', 'role'), w('r.name', 'in', v.roles)]));
-        if (v.organisations.length)
-          any.push(w.and([w('r.kind', '=', 'organisation'), w('r.name', 'in', v.organisations)]));
-        return w.or(any);
-      });
-  }
-
   /** The visibility rule in SQL: the row's seq is among those whose recipients name the caller. */
   private visible(eb: ExpressionBuilder<any, any>, tenantId: string, v: Visibility) {
     if (v.all) return sql<SqlBool>`1 = 1`;
-    return eb('n.seq', 'in', this.recipientRows(tenantId, v).select('r.notification_seq'));
+    return eb('n.seq', 'in', callerRecipientRows(this.db, tenantId, v).select('r.notification_seq'));
   }
-}
-
-function toRow(row: { seq: unknown; doc: string; date: unknown; version: unknown }): NotificationRow {
-  return { seq: Number(row.seq), doc: row.doc, date: Number(row.date), version: Number(row.version) };
-}
-
-/** The caller's recipient names, each once: its login name, its roles, its active organisations. */
-function callerNames(v: Caller): { kind: string; name: string }[] {
-  return [
-    { kind: 'user', name: v.user },
-    ...[...new Set(v.roles)].map((name) => ({ kind: 'role', name })),
-    ...[...new Set(v.organisations)].map((name) => ({ kind: 'organisation', name })),
-  ];
 }
