@@ -151,7 +151,7 @@ describeEachEngine('storage creates arriving together', (engine) => {
     expect(byOther.json().total).toBe(0);
     expect((await acme().list('dup', {})).json().total).toBe(3);
   });
-  it("stores creates of consecutive turns once each, keys in the feed events' order (SQLite: two batches under way)", async () => {
+  it("stores creates of consecutive turns once each, keys in the feed events' order", async () => {
     const body = (i: number) => ({
       value: { i },
       readRestriction: { roles: ['OWNER'] },
@@ -182,9 +182,9 @@ describeEachEngine('storage creates arriving together', (engine) => {
         't',
       );
     const ids = (turn: number) => Array.from({ length: 12 }, (_, i) => `turn-${turn}-${i}`);
-    // The first turn's creates go as one batch; the next turn's is written while it is under way (SQLite), and the
-    // later turns' wait for one of the two. The last turn creates an id of the first again (in a batch of its own:
-    // an id twice in one batch fails it, and its creates are then retried one by one), which is skipped.
+    // The first turn's creates go as one batch, the later turns' wait for it and go together (or, with more batches
+    // under way at once, beside it). The last turn creates an id of the first again (never in the first's batch: an id
+    // twice in one batch fails it, and its creates are then retried one by one, out of order), which is skipped.
     const answers: Promise<boolean>[] = [];
     for (let turn = 0; turn < 4; turn++) {
       answers.push(...ids(turn).map((id) => create(id, turn)));

@@ -42,7 +42,7 @@ const ACCESS_ROWS_PER_STATEMENT = 200;
  * statement under way at a time: the creates that arrive meanwhile go together in the next one (group commit), so
  * the statements grow with the load instead of multiplying (PostgreSQL, 50 connections: about 11 creates a statement
  * -> 23 and half the server's time; creates 1,783 -> 2,124 items/s, docs/benchmarks.md "Creates as one statement at
- * a time"). Two batches a time where SQLite's writer thread writes them (OFF_THREAD_BATCHES).
+ * a time").
  */
 const INSERT_BATCH_LIMITS = {
   concurrency: 1,
@@ -50,18 +50,12 @@ const INSERT_BATCH_LIMITS = {
   maxWeight: 4 * 1024 * 1024,
   weigh: (item: NewItem) => item.docJson.length,
 };
-/**
- * Batches under way at once on SQLite's writer thread: while the thread writes one, the main thread builds and
- * records the next (its keys, rows and statements), which then waits for the main connection (writeOffThread holds it
- * to the commit), so the two threads work side by side instead of taking turns. The thread still writes one
- * transaction at a time, each reading its first key and its events' ids inside it: keys and event ids stay in commit
- * order. (PostgreSQL measured slower with two: smaller statements, more server CPU a create; docs/benchmarks.md,
- * "2026-11-28, branch creates".)
- */
-const OFF_THREAD_BATCHES = 2;
 
 export class StoreItemCreates {
-  private readonly batcher: (item: NewItem) => Promise<boolean>;
+  private readonly batcher = batchPerTurn<NewItem, boolean>(
+    (entries) => this.insertBatch(entries),
+    INSERT_BATCH_LIMITS,
+  );
   /** Writes a batch whose keys are prepared; answers the places of the items inserted. Chosen once, by engine. */
   private readonly write: (items: PreparedItem[]) => Promise<Set<number>>;
 
@@ -90,11 +84,6 @@ export class StoreItemCreates {
       : hasOffThreadWriter(data)
         ? (items) => this.insertOffThread(items)
         : (items) => this.insertInTransaction(items);
-    const offThread = !statement && hasOffThreadWriter(data);
-    this.batcher = batchPerTurn<NewItem, boolean>((entries) => this.insertBatch(entries), {
-      ...INSERT_BATCH_LIMITS,
-      concurrency: offThread ? OFF_THREAD_BATCHES : INSERT_BATCH_LIMITS.concurrency,
-    });
   }
 
   /** The items in the group commit's transaction, with their feed events. */
