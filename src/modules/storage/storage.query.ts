@@ -16,7 +16,7 @@ import { DOCUMENT_FIELDS, INDEXED_FIELDS } from './item-document.js';
 import { readerSets, type StoreScope } from './store-scope.js';
 import { granteesOf, mayAccess, readableKeys } from './store-access.js';
 import { READABLE, WALKED_KEYS, type ListPlan } from './store-list-plan.js';
-import { grantTokens } from './item-value-index.js';
+import { grantTokens } from './item-index-keys.js';
 
 /** Grantees of a caller whose words index tokens a bare term names at most (beyond, each match is probed). */
 const GRANT_TOKENS_MAX = 1000;

@@ -97,7 +97,7 @@ export interface StoreReaderSetRow {
   id: Generated<number>;
   tenant_id: string;
   store_id: string;
-  /** SHA-256 (hex) of the sorted grantees as JSON (item-value-index.ts readerSetName). */
+  /** SHA-256 (hex) of the sorted grantees as JSON (item-index-keys.ts readerSetName). */
   grantees_hash: string;
 }
 
