@@ -165,6 +165,12 @@ describeEachEngine('storage sort walk', (engine) => {
     const text = plan.rows.map((row) => Object.values(row as object).join(' ')).join('\n');
     expect(text).toMatch(/storage_item_values_lookup_idx/);
     expect(text).not.toMatch(/Sort|TEMP B-TREE/);
+    // The page's documents found by their key alone (PostgreSQL: not by storage_items_order_idx, whose descents compare
+    // the tenant and store as text: walkStatement).
+    expect(text).toMatch(
+      engine === 'postgres' ? /storage_items_pkey on storage_items d/ : /SEARCH d USING INTEGER PRIMARY KEY/,
+    );
+    expect(text).not.toMatch(/storage_items_order_idx on storage_items d\b/);
   });
 
   it('pages at the end, among the items without the value, come from the general plan', async () => {

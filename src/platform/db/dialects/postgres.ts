@@ -57,6 +57,7 @@ export const postgresDialect: Dialect = {
   opaqueValue: <T extends 'text' | 'integer'>(value: unknown, _type: T) =>
     sql<T extends 'text' ? string : number>`${value}`,
   opaqueLimit: (value) => sql<number>`(SELECT ${value}::integer)`,
+  testedOnRow: (column) => sql<string>`(${sql.ref(column)} || '')`,
   inSubquery: (column, subquery) => sql`${column} = any(array(${subquery}))`,
   oneStatement: (writes) => {
     if (writes.length === 0) return undefined;

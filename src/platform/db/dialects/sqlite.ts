@@ -42,6 +42,7 @@ export const sqliteDialect: Dialect = {
   opaqueValue: <T extends 'text' | 'integer'>(value: unknown, type: T) =>
     sql<T extends 'text' ? string : number>`cast(${value} as ${sql.raw(type)})`,
   opaqueLimit: (value) => sql<number>`cast(${value} as integer)`,
+  testedOnRow: (column) => sql<string>`${sql.ref(column)}`,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
   oneStatement: () => undefined,
   statementPart,
