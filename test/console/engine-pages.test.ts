@@ -59,7 +59,7 @@ describeWithBrowser('console flow and engine data pages [sqlite]', () => {
     });
     base = await listen(t);
     browser = await launchBrowser();
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();

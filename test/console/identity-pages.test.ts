@@ -57,7 +57,7 @@ describeWithBrowser('console identity pages [sqlite]', () => {
     t = await startTestApp('sqlite', CONFIG);
     base = await listen(t);
     browser = await launchBrowser();
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -155,7 +155,7 @@ describeWithBrowser('console identity pages [sqlite]', () => {
     await page.getByRole('alert').filter({ hasText: 'cannot deactivate their own account' }).waitFor();
     expect((await api('GET', `${A}/users/admin`)).body.active).toBe(true);
     await context.close();
-  }, 120_000);
+  }, 300_000);
 
   it("sets a password, which ends the user's sessions, and ends one session and then all", async () => {
     const old = await httpLogin('erin', 'erin-password-1');
@@ -189,7 +189,7 @@ describeWithBrowser('console identity pages [sqlite]', () => {
     expect(await sessionStatus(second.sessionId)).toBe(401);
     expect((await api('GET', `${A}/users/erin/sessions`)).body.items).toEqual([]);
     await context.close();
-  }, 120_000);
+  }, 300_000);
 
   it('deactivates and activates a user, unlocks one the throttle holds, deletes one after confirming', async () => {
     const { context, page } = await asAdmin('/users/fred', 'User fred');
@@ -231,7 +231,7 @@ describeWithBrowser('console identity pages [sqlite]', () => {
     expect(await table.getByRole('link', { name: 'gus' }).count()).toBe(0);
     expect((await api('GET', `${A}/users/gus`)).status).toBe(404);
     await context.close();
-  }, 120_000);
+  }, 300_000);
 
   it('creates an API key shown once with a Copy button, sets its expiry and revokes it', async () => {
     const { context, page } = await asAdmin('/api-keys', 'API keys');
@@ -293,7 +293,7 @@ describeWithBrowser('console identity pages [sqlite]', () => {
     await expect.poll(() => table.getByRole('cell', { name: 'nightly', exact: true }).count()).toBe(0);
     expect((await api('GET', PRINCIPAL, undefined, withKey)).status).toBe(401);
     await context.close();
-  }, 120_000);
+  }, 300_000);
 
   it('a user without TENANT_ADMIN sees neither page, and the API refuses them', async () => {
     const { context, page } = await openAs(PAUL.loginName, PAUL.password, '/stores', 'Stores');
@@ -313,5 +313,5 @@ describeWithBrowser('console identity pages [sqlite]', () => {
       expect(refused.body.error.messageKey).toBe('CORE_ERROR_FORBIDDEN');
     }
     await context.close();
-  }, 120_000);
+  }, 300_000);
 });

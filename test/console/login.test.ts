@@ -27,7 +27,7 @@ describeWithBrowser('console login journey [sqlite]', () => {
     t = await startTestApp('sqlite', { tenants: [{ name: TENANT, users: [USER] }] });
     base = await listen(t);
     browser = await launchBrowser();
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();

@@ -56,7 +56,7 @@ describeWithBrowser('console notification pages on two instances [postgres]', ()
     baseA = await serve(a);
     baseB = await serve(b);
     browser = await launchBrowser();
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await browser?.close();
     await a?.close();

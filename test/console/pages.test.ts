@@ -42,7 +42,7 @@ describeWithBrowser('console pages journeys [sqlite]', () => {
     t = await startTestApp('sqlite', PAGES_CONFIG);
     base = await listen(t);
     browser = await launchBrowser();
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();

@@ -127,7 +127,7 @@ describeWithBrowser('console live store page [sqlite]', () => {
     }
     [baseA, baseB] = urls;
     browser = await launchBrowser();
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await browser?.close();
     await a?.close();

@@ -41,7 +41,7 @@ export function consoleFixture(name: string, engine: Engine = 'sqlite'): Console
     fixture.t = await startTestApp(engine, JOURNEY_CONFIG);
     fixture.base = await listen(fixture.t);
     fixture.browser = await launchBrowser();
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await fixture.browser?.close();
     await fixture.t?.close();

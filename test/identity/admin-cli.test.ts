@@ -236,7 +236,7 @@ describeEachEngine('admin CLI', (engine) => {
       for (const a of audit) expect(a.actor).toBe('(admin CLI)');
     });
     // Two spawns of the built CLI, several service builds and password hashes: seconds alone, more on a loaded machine.
-  }, 120_000);
+  }, 300_000);
 
   it('answers a usage error for unknown commands and missing flags', async () => {
     const r = await runCli(['user', 'frobnicate'], target.env);

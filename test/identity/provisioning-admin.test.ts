@@ -108,5 +108,5 @@ describeEachEngine('provisioning and HTTP administration across restarts', (engi
     });
     expect((await loginAt(base, 'acme', 'alice', 'alice-http-pw')).status).toBe(200);
     expect((await admin('GET', '/users/bob')).status).toBe(404);
-  }, 120_000);
+  }, 300_000);
 });

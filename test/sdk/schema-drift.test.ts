@@ -48,5 +48,5 @@ describe('sdk/src/schema.ts', () => {
     });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('npm run sdk:generate');
-  }, 120_000);
+  }, 300_000);
 });

@@ -49,7 +49,7 @@ function compileWithoutDirectives(name: string, minimum: number) {
 describe('the SDK type tests (sdk/test-d/)', () => {
   it('types.fixture.ts: fails to compile on every marked line and only there', () => {
     compileWithoutDirectives('types.fixture.ts', 15);
-  }, 120_000);
+  }, 300_000);
 
   // Switches on by itself once sdk/src/schema.ts is generated from a document with the DataManagement schemas.
   it.skipIf(!DM_TYPED)(

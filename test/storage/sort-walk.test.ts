@@ -34,7 +34,7 @@ describeEachEngine('storage sort walk', (engine) => {
     t = await startTestApp(engine, STORAGE_CONFIG);
     owner = client(t, apiKeyCaller('owner', OWNER_KEY));
     await putItems(owner, 'walk', ITEMS, walkItem);
-  }, 120_000);
+  }, 300_000);
   afterAll(() => t.close());
 
   const cases: Array<{ name: string; params: Record<string, string>; walks: boolean }> = [

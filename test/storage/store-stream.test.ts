@@ -194,7 +194,7 @@ describeEachEngine('storage store stream', (engine) => {
     expect(received).not.toContain('"id":"big-99"');
     slow.destroy();
     // 100 writes of 100 kB items: 3.5 s (SQLite) and 8 s (PostgreSQL) alone, past 30 s at a load average of 25.
-  }, 120_000);
+  }, 300_000);
 
   it('never sends a reader an event of an item it may not read (randomised writes)', async () => {
     const names = Object.keys(READERS) as Array<keyof typeof READERS>;
