@@ -7,7 +7,8 @@ import { createHook } from 'node:async_hooks';
  * collects often), the maps go, the next tick makes new ones, and the define's feedback turns megamorphic for good:
  * from then on every tick defines its properties through the runtime, three calls of ~1.3k instructions each, 12
  * ticks a proxied call. Seen in 10 of 10 fresh service processes, in none of the bare proxy's (issue 47 goal 5).
- * Holding one tick object keeps its maps, so the feedback stays monomorphic and the defines stay inline.
+ * Holding one tick object keeps its maps, so the feedback stays monomorphic and the defines stay inline (the loss of
+ * the maps is inferred, not traced; with one tick object held, no process counted went slow).
  * Call it first thing at start; the answer must be kept (reachable) for as long as the process runs. Without a tick
  * object (another Node's internals), it answers undefined and changes nothing.
  */
