@@ -3,6 +3,7 @@
 // Usage: npm run build && node bench/flow-callgrind.mjs
 // Env:   RUNS (3: fresh processes of each proxy, alternated), WARMUP (3000 requests before counting, for the JIT),
 //        REQUESTS (1000 counted), CONNECTIONS (10), BASELINE_DIR (another built checkout: its service is counted too),
+//        NODE_ARGS (node options for each counted process), FASTIFY=0 (leave out bench/flow-fastify-proxy.mjs, Fastify's own floor),
 //        OUT (a directory to keep the callgrind files in, for callgrind_annotate; default a temp dir, removed).
 // Each proxy runs under `valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes`; after the warm-up,
 // counting is switched on (`callgrind_control -i on`), REQUESTS go through, the counts are dumped (`-d`). Reported:
@@ -22,6 +23,8 @@ const REQUESTS = Number(process.env.REQUESTS ?? 1000);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
 const BASELINE_DIR = process.env.BASELINE_DIR;
 const KEY = 'k-bench-flow-0123456789';
+/** Node options for every counted process, e.g. `--perf-basic-prof --interpreted-frames-native-stack` to name JIT code. */
+const NODE_ARGS = (process.env.NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-flow-cg-'));
 const out = process.env.OUT ?? join(root, 'callgrind');
@@ -54,6 +57,15 @@ const proxies = {
     const child = valgrind(label, [join(ROOT, 'bench/flow-bare-proxy.mjs')], { UPSTREAM: upstreamUrl });
     return { child, url: `http://127.0.0.1:${await firstLine(child)}/tasks/1`, headers: {} };
   },
+  // Fastify's floor: the bare proxy's work inside one hook-less Fastify route (FASTIFY=0 leaves it out).
+  ...(process.env.FASTIFY === '0'
+    ? {}
+    : {
+        fastify: async (label) => {
+          const child = valgrind(label, [join(ROOT, 'bench/flow-fastify-proxy.mjs')], { UPSTREAM: upstreamUrl });
+          return { child, url: `http://127.0.0.1:${await firstLine(child)}/tasks/1`, headers: {} };
+        },
+      }),
   service: (label) => service(label, ROOT),
   ...(BASELINE_DIR ? { baseline: (label) => service(label, BASELINE_DIR) } : {}),
 };
@@ -91,6 +103,7 @@ function valgrind(label, args, env) {
       '--separate-threads=yes',
       `--callgrind-out-file=${join(out, `${label}.%p`)}`,
       process.execPath,
+      ...NODE_ARGS,
       ...args,
     ],
     { env: { ...rest, ...env }, stdio: ['ignore', 'pipe', 'ignore'] },
@@ -117,6 +130,24 @@ function dumped(label, pid) {
   return threads;
 }
 
+/**
+ * Instructions of the main thread inside V8's `Runtime_DefineKeyedOwnPropertyInLiteral`, with what it calls. Node's
+ * `process.nextTick` builds its tick object as a literal with computed (symbol) keys; once one of those defines has
+ * seen a second map (a field of the tick object generalised after its first use), its feedback is megamorphic for
+ * good and every later tick defines that property through the runtime (~1.3k instructions) instead of inline. Whether a
+ * process gets there depends on the order of its first ticks, so identical builds land in either state: this figure
+ * tells the two apart (0 in the fast state, ~45k a request in the slow one).
+ */
+function slowTickDefines(label, pid) {
+  const file = join(out, `${label}.${pid}.1-01`);
+  const text = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const line = text.split('\n').find((l) => l.includes('Runtime_DefineKeyedOwnPropertyInLiteral'));
+  return line ? Number(line.trim().split(/\s+/)[0].replaceAll(',', '')) : 0;
+}
+
 const counts = Object.fromEntries(Object.keys(proxies).map((name) => [name, []]));
 const names = Object.keys(proxies);
 try {
@@ -137,9 +168,10 @@ try {
       }
       const threads = dumped(label, p.child.pid);
       const all = Object.values(threads).reduce((a, b) => a + b, 0);
-      counts[name].push({ main: threads[1] / answered, all: all / answered });
+      const slowTicks = slowTickDefines(label, p.child.pid) / answered;
+      counts[name].push({ main: threads[1] / answered, all: all / answered, slowTicks });
       console.log(
-        `${label}: main thread ${(threads[1] / answered / 1000).toFixed(1)}k instructions a request, all threads ${(all / answered / 1000).toFixed(1)}k`,
+        `${label}: main thread ${(threads[1] / answered / 1000).toFixed(1)}k instructions a request, all threads ${(all / answered / 1000).toFixed(1)}k; in the runtime's literal define (slow nextTick) ${(slowTicks / 1000).toFixed(1)}k`,
       );
     }
   }
@@ -155,4 +187,12 @@ for (const [name, list] of Object.entries(counts)) {
   console.log(
     `${name.padEnd(8)} ${list.map((c) => (c.main / 1000).toFixed(1)).join(', ')}  median ${(m / 1000).toFixed(1)}k  ${(m / bare).toFixed(2)}x`,
   );
+}
+// The same less the slow nextTick defines: what the build costs whichever state its ticks are in.
+const bareFast = median(counts.bare.map((c) => c.main - c.slowTicks));
+console.log('\nless the slow nextTick defines (k instructions a request; runs in the slow state marked *)');
+for (const [name, list] of Object.entries(counts)) {
+  const m = median(list.map((c) => c.main - c.slowTicks));
+  const runs = list.map((c) => `${((c.main - c.slowTicks) / 1000).toFixed(1)}${c.slowTicks > 5000 ? '*' : ''}`);
+  console.log(`${name.padEnd(8)} ${runs.join(', ')}  median ${(m / 1000).toFixed(1)}k  ${(m / bareFast).toFixed(2)}x`);
 }

@@ -5,11 +5,14 @@ import { ConfigError, loadConfig } from './config/load-config.js';
 import { CLI_USAGE, CommandError, UsageError, runAdminCommand } from './cli/admin-cli.js';
 import { DatabaseInUseError } from './platform/db/database.js';
 import { BackupError } from './cli/backup.js';
+import { keepTickShape } from './platform/runtime/tick-shape.js';
 
 /** Exit codes an operator's script can tell apart: 2 config, 3 database in use by another process, 64 usage. */
 const EXIT_DATABASE_IN_USE = 3;
 
 async function start(): Promise<void> {
+  // Kept for the process's life: the signal listeners below hold it (see keepTickShape).
+  const tickShape = keepTickShape();
   const config = loadConfig(process.env);
   const built = await buildApp(config);
   const { app } = built;
@@ -23,6 +26,7 @@ async function start(): Promise<void> {
   // when it comes during one. A second identical signal ends the process at once (the listener is gone).
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
+      void tickShape;
       const drainMs = signal === 'SIGTERM' ? config.server.drainSeconds * 1000 : 0;
       app.log.info(`${signal}: shutting down${drainMs > 0 ? `, draining for ${drainMs / 1000} s` : ''}`);
       built.shutdown(drainMs).then(
