@@ -9,8 +9,9 @@
 // event than the service spent sending it. It still checks what matters: the answer is `200` and chunked, every chunk
 // is exactly as long as its size line says and ends with CRLF, every frame ends with a blank line, and every marked
 // event reaches each stream whole and once (a second copy counts as `duplicates`, a broken chunk as `broken`).
-// Before its streams open, each reader warms up on a loopback server of its own and then collects its garbage
-// (WARM_CLIENT=0 for the reader without: `warmUp`), so its own first optimisations and collections stay out of the sends.
+// Each reader warms up on a loopback server of its own before its streams open, collects its garbage once they are
+// open and warms up again (WARM_CLIENT=0 for the reader without: `warmUp`), so that its own first optimisations and
+// collections stay out of the sends.
 import { connect, createServer } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -217,14 +218,14 @@ function runWorker() {
   /**
    * WARM_CLIENT (default on; 0 for the client as it was): before the streams to the service open, the reader gets
    * WARM_SENDS rounds of frames shaped like the service's (chunked, a marked `data:` line) over WARM_STREAMS loopback
-   * sockets from a server of its own, through the same sockets' code, decoder and arrival count, and then collects its
-   * garbage. Without it the first sends met the reader's own code still interpreted or optimised on too few calls (its
-   * CPU in the first three sends 25-60 ms above the later ones, deoptimisations in its decoder) and its own
-   * collections. The service is not involved; the counters start at zero afterwards.
+   * sockets from a server of its own, through the same sockets' code, decoder and arrival count (`warmRounds`, run
+   * again after the collection once the streams are open). Without it the first sends met the reader's own code
+   * still interpreted or optimised on too few calls (its CPU in the first three sends 25-60 ms above the later ones,
+   * deoptimisations in its decoder) and its own collections. The service is not involved; the counters start at zero
+   * afterwards.
    */
   const warmUp = async () => {
     const streams = Number(process.env.WARM_STREAMS ?? 200);
-    const rounds = Number(process.env.WARM_SENDS ?? 40);
     const accepted = [];
     const server = createServer((s) => {
       s.setNoDelay(true);
@@ -232,28 +233,32 @@ function runWorker() {
       s.write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n');
     });
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    warmServer = server;
     const own = [];
     const sub = { ...subscribers[0], index: -1 };
-    try {
-      await Promise.all(
-        Array.from({ length: streams }, () => openOne(sub, { host: '127.0.0.1', port: server.address().port }, own)),
-      );
-      for (let r = 0; r < rounds; r++) {
-        const mark = `warm-${r}`;
+    await Promise.all(
+      Array.from({ length: streams }, () => openOne(sub, { host: '127.0.0.1', port: server.address().port }, own)),
+    );
+    // Kept open (idle) until `close`, for `warmRounds` after the collection.
+    warmSockets = [...own, ...accepted];
+    warmRounds = async () => {
+      for (let r = 0; r < Number(process.env.WARM_SENDS ?? 100); r++) {
+        const mark = `warm-${nextWarm++}`;
         const text = `id: ${r}\nevent: notification\ndata: {"action":"create","notification":{"id":"${r}","${field}":"${mark}","body":null}}\n\n`;
         const chunk = Buffer.from(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`, 'latin1');
         const arrived = whenArrived(mark, streams, 10_000);
         for (const s of accepted) s.write(chunk);
         await arrived;
       }
-    } finally {
-      for (const s of own) s.destroy();
-      for (const s of accepted) s.destroy();
-      await new Promise((r) => server.close(r));
-    }
-    arrivals.clear();
-    wrong = duplicates = broken = heartbeats = 0;
+      arrivals.clear();
+      wrong = duplicates = broken = heartbeats = 0;
+    };
+    await warmRounds();
   };
+  let warmRounds = async () => {};
+  let nextWarm = 0;
+  let warmSockets = [];
+  let warmServer;
 
   /**
    * A full collection of this reader's heap once its streams are open (WARM_CLIENT): the opening's and the warm-up's
@@ -272,7 +277,12 @@ function runWorker() {
         if (process.env.WARM_CLIENT !== '0') await warmUp();
         for (let from = 0; from < subscribers.length; from += 100)
           await Promise.all(subscribers.slice(from, from + 100).map((sub) => openOne(sub)));
-        if (process.env.WARM_CLIENT !== '0') collectGarbage();
+        if (process.env.WARM_CLIENT !== '0') {
+          collectGarbage();
+          // The collection threw away optimised code that had warm-up objects embedded (--trace-deopt: "marking
+          // dependent code ... reason: weak objects"), so the reader warms up once more.
+          await warmRounds();
+        }
         eluStart = performance.eventLoopUtilization();
         heartbeats = 0; // those while the streams were opened do not count
         reply({});
@@ -287,7 +297,8 @@ function runWorker() {
           utilisation: performance.eventLoopUtilization(eluStart).utilization,
         });
       } else if (m.type === 'close') {
-        for (const s of sockets) s.destroy();
+        for (const s of [...sockets, ...warmSockets]) s.destroy();
+        warmServer?.close();
         reply({});
       }
     } catch (err) {
