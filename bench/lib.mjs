@@ -245,6 +245,38 @@ export function processCpuMicros(pid) {
   return ns / 1000;
 }
 
+/**
+ * As processCpuMicros, split: the process's main thread (its tid is the pid: the event loop) and all its other threads
+ * (V8's GC helpers and compiler, libuv's pool, workers), in µs. Answers `{ main, others }`.
+ */
+export function threadCpuMicros(pid) {
+  let main = 0;
+  let others = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      if (tid === String(pid)) main += ns;
+      else others += ns;
+    } catch {} // the thread ended meanwhile
+  }
+  return { main: main / 1000, others: others / 1000 };
+}
+
+/**
+ * CPU so far (µs) of each thread of a process, by thread id (`main` for the main thread): node names its threads
+ * alike, so the id is what tells a reader thread from a V8 helper.
+ */
+export function threadCpuByTid(pid) {
+  const out = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      out[tid === String(pid) ? 'main' : tid] = ns / 1000;
+    } catch {} // the thread ended meanwhile
+  }
+  return out;
+}
+
 /** A port nobody listens on right now (other engineers run benchmarks on this machine too). */
 export function freePort() {
   return new Promise((resolve) => {

@@ -5,7 +5,9 @@
 //        SENDS (30); ROUNDS (3), DURATION (5 s), CONNECTIONS (50); SCENARIOS=list,afterwrite,fanout (default all);
 //        MAIN (the service build to load, default dist/main.js: another worktree's for a build-against-build run);
 //        LIST_VARIANTS=kept,db (answers kept until the next write, every list from the database), LIMITS=1000,50;
-//        HEARTBEAT_SECONDS (the streams' heartbeat interval, default 15).
+//        HEARTBEAT_SECONDS (the streams' heartbeat interval, default 15); for the fan-out's diagnosis: WARM_CLIENT=0 (the
+//        reader without its warm-up, bench/sse-subscribers.mjs), MARK_SENDS=1 (a line per send among the service's
+//        output, e.g. BENCH_NODE_ARGS=--trace-gc), CPU_BY_THREAD=1, SETTLE_MS (a pause before the first send).
 // List: NOTIFICATIONS seeded through SQL in the repository's shape; recipients cycle over 50 roles, 20 organisations
 // and 100 users; the reader (an API key with 3 roles and 2 organisations) may see about 5.6% of them.
 // First list after a write (issue 47, goal 4): one client alternates a write (an add to role-1, which the reader sees,
@@ -34,6 +36,8 @@ import {
   processCpuMicros,
   startBaseline,
   startService,
+  threadCpuMicros,
+  threadCpuByTid,
   createBenchDatabase,
   freePort,
 } from './lib.mjs';
@@ -50,6 +54,7 @@ const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const SCENARIOS = new Set((process.env.SCENARIOS ?? 'list,afterwrite,fanout').split(','));
 const THREADS = Number(process.env.THREADS ?? 2);
+const SETTLE_MS = Number(process.env.SETTLE_MS ?? 0);
 const FANOUT_ROUNDS = Number(process.env.FANOUT_ROUNDS ?? (process.env.BASELINE_DIR ? 3 : 1));
 const builds = [
   { name: 'this build', main: undefined },
@@ -176,6 +181,7 @@ async function seed() {
 
 /** SENDS notifications to the role; per send the time until the last subscriber has it. */
 async function fanout(writerUrl, subscriberService, label) {
+  const openCpu0 = threadCpuMicros(subscriberService.pid);
   const subs = await openSubscribers({
     url: subscriberService.url,
     path: '/cxf/svc-core/notification/stream',
@@ -183,7 +189,21 @@ async function fanout(writerUrl, subscriberService, label) {
     field: 'subject',
     threads: THREADS,
   });
+  const openCpu1 = threadCpuMicros(subscriberService.pid);
+  if (process.env.MARK_SENDS) console.log('-- streams open');
+  // SETTLE_MS (diagnosis only, default 0): a pause between the streams' opening and the first send.
+  if (SETTLE_MS > 0) await new Promise((r) => setTimeout(r, SETTLE_MS));
   const lasts = [];
+  /** Per send, CPU (µs, /proc schedstat) from its POST to the next one's: the service's main thread and its other
+   * threads (GC helpers, compiler), and the client's (this process, reader threads included). */
+  const sendCpu = [];
+  const cpuNow = () => ({
+    service: threadCpuMicros(subscriberService.pid),
+    client: threadCpuMicros(process.pid),
+    byName: process.env.CPU_BY_THREAD
+      ? { s: threadCpuByTid(subscriberService.pid), c: threadCpuByTid(process.pid) }
+      : undefined,
+  });
   /** Per send: POST -> its answer, POST -> first subscriber, first -> last subscriber (ms). */
   const answered = [];
   const firsts = [];
@@ -199,6 +219,9 @@ async function fanout(writerUrl, subscriberService, label) {
   try {
     for (let s = 0; s < SENDS; s++) {
       const subject = `send-${s}`;
+      sendCpu.push(cpuNow());
+      // MARK_SENDS=1: a line per send, in order among the service's own output (its --trace-gc lines, for instance).
+      if (process.env.MARK_SENDS) console.log(`-- send ${s}`);
       const t0 = performance.timeOrigin + performance.now();
       const arrived = subs.awaitMarkTimes(subject, () => true);
       const res = await fetch(`${writerUrl}/cxf/svc-core/notification`, {
@@ -216,6 +239,7 @@ async function fanout(writerUrl, subscriberService, label) {
       await new Promise((r) => setTimeout(r, 50));
       pauses += 50;
     }
+    sendCpu.push(cpuNow());
     cpu = cpuMicros(stat) - cpu0;
     clientCpu = cpuMicros('/proc/self/stat') - clientCpu0;
     await new Promise((r) => setTimeout(r, 200)); // late second copies would show up by now
@@ -239,6 +263,44 @@ async function fanout(writerUrl, subscriberService, label) {
   );
   // Which sends make the tail (the first after the streams opened, a collection's pause, ...): each in order.
   console.log(`  add -> last subscriber per send, in order (ms): ${lasts.map((ms) => ms.toFixed(0)).join(', ')}`);
+  const perSend = (f) =>
+    sendCpu
+      .slice(1)
+      .map((c, i) => (f(c) - f(sendCpu[i])) / 1000)
+      .map((ms) => ms.toFixed(0))
+      .join(', ');
+  console.log(
+    `  the service's CPU while the streams opened: main thread ${((openCpu1.main - openCpu0.main) / 1000).toFixed(0)} ms, ` +
+      `other threads ${((openCpu1.others - openCpu0.others) / 1000).toFixed(0)} ms`,
+  );
+  console.log(
+    `  CPU per send, in order (ms, POST to the next POST): service main thread ${perSend((c) => c.service.main)}; ` +
+      `service other threads ${perSend((c) => c.service.others)}; client ${perSend((c) => c.client.main + c.client.others)}`,
+  );
+  // What the first sends cost above the later ones (the tail of goal 7 is the first sends after the streams open).
+  if (SENDS >= 8) {
+    const series = (f) => sendCpu.slice(1).map((c, i) => (f(c) - f(sendCpu[i])) / 1000);
+    const above = (xs, from, to) => {
+      const rest = median(xs.slice(5));
+      return xs
+        .slice(from, to)
+        .reduce((n, x) => n + x - rest, 0)
+        .toFixed(0);
+    };
+    const main = series((c) => c.service.main);
+    const others = series((c) => c.service.others);
+    const client = series((c) => c.client.main + c.client.others);
+    console.log(
+      `  CPU above the median of sends 6+ (ms): sends 1-3 service main thread ${above(main, 0, 3)}, other threads ` +
+        `${above(others, 0, 3)}, client ${above(client, 0, 3)}; sends 4-10 service main thread ${above(main, 3, 10)}, ` +
+        `other threads ${above(others, 3, 10)}, client ${above(client, 3, 10)}`,
+    );
+  }
+  // CPU_BY_THREAD=1: the same per thread, the service's (s) and the client's (c), by thread id.
+  if (process.env.CPU_BY_THREAD)
+    for (const side of ['s', 'c'])
+      for (const name of Object.keys(sendCpu[0].byName[side]))
+        console.log(`  ${side} ${name}: ${perSend((c) => c.byName[side][name] ?? 0)}`);
   return { median: median(lasts), p99, perEvent, clientPerEvent, first: median(firsts), spread: median(spreads) };
 }
 

@@ -9,7 +9,12 @@
 // event than the service spent sending it. It still checks what matters: the answer is `200` and chunked, every chunk
 // is exactly as long as its size line says and ends with CRLF, every frame ends with a blank line, and every marked
 // event reaches each stream whole and once (a second copy counts as `duplicates`, a broken chunk as `broken`).
-import { connect } from 'node:net';
+// Each reader warms up on a loopback server of its own before its streams open, collects its garbage once they are
+// open and warms up again (WARM_CLIENT=0 for the reader without: `warmUp`), so that its own first optimisations and
+// collections stay out of the sends.
+import { connect, createServer } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 const now = () => performance.timeOrigin + performance.now();
@@ -126,90 +131,163 @@ function runWorker() {
     arrived(m[1]);
   };
 
-  const openOne = (sub) =>
+  /**
+   * One stream's bytes: the head once, then chunks decoded into frames. `c` is the stream's state: `{ sub, socket,
+   * raw, head, text, seen, resolve, reject }`.
+   */
+  const onData = (c, data) => {
+    c.raw += data.toString('latin1');
+    if (c.head) {
+      const end = c.raw.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const lines = c.raw.slice(0, end).toLowerCase();
+      if (!lines.startsWith('http/1.1 200 ')) return c.reject(new Error(`stream answered ${lines.slice(0, 40)}`));
+      if (!lines.includes('\r\ntransfer-encoding: chunked')) return c.reject(new Error('stream is not chunked'));
+      c.head = false;
+      c.raw = c.raw.slice(end + 4);
+      c.resolve();
+    }
+    const { raw } = c;
+    let at = 0;
+    for (;;) {
+      const eol = raw.indexOf('\r\n', at);
+      if (eol < 0) break;
+      const size = Number.parseInt(raw.slice(at, eol), 16);
+      if (!(size >= 0)) {
+        broken++;
+        c.socket.destroy();
+        return;
+      }
+      const end = eol + 2 + size;
+      if (raw.length < end + 2) break;
+      if (raw.charCodeAt(end) !== 13 || raw.charCodeAt(end + 1) !== 10) {
+        broken++;
+        c.socket.destroy();
+        return;
+      }
+      c.text += raw.slice(eol + 2, end);
+      at = end + 2;
+    }
+    c.raw = at === raw.length ? '' : raw.slice(at);
+    const { text } = c;
+    let from = 0;
+    let cut;
+    while ((cut = text.indexOf('\n\n', from)) >= 0) {
+      frameOf(c.sub, c.seen, text.slice(from, cut));
+      from = cut + 2;
+    }
+    c.text = from === text.length ? '' : text.slice(from);
+  };
+
+  const openOne = (sub, to = { host: hostname, port: Number(port) }, into = sockets) =>
     new Promise((resolve, reject) => {
-      const socket = connect({ host: hostname, port: Number(port) });
+      const socket = connect(to);
       socket.setNoDelay(true);
-      sockets.push(socket);
+      into.push(socket);
       // Bytes as latin1: one char per byte, so chunk sizes count in chars; the marks and texts matched are ASCII.
-      let raw = '';
-      let head = true;
-      /** The event-stream text decoded from the chunks, up to the last whole frame. */
-      let text = '';
-      const seen = new Set();
+      /** `text`: the event-stream text decoded from the chunks, up to the last whole frame. */
+      const c = { sub, socket, raw: '', head: true, text: '', seen: new Set(), resolve, reject };
       socket.on('error', reject);
       socket.on('connect', () =>
         socket.write(
           `GET ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\naccept: text/event-stream\r\nx-apikey: ${sub.key}\r\n\r\n`,
         ),
       );
-      socket.on('data', (data) => {
-        raw += data.toString('latin1');
-        if (head) {
-          const end = raw.indexOf('\r\n\r\n');
-          if (end < 0) return;
-          const lines = raw.slice(0, end).toLowerCase();
-          if (!lines.startsWith('http/1.1 200 ')) return reject(new Error(`stream answered ${lines.slice(0, 40)}`));
-          if (!lines.includes('\r\ntransfer-encoding: chunked')) return reject(new Error('stream is not chunked'));
-          head = false;
-          raw = raw.slice(end + 4);
-          resolve();
-        }
-        let at = 0;
-        for (;;) {
-          const eol = raw.indexOf('\r\n', at);
-          if (eol < 0) break;
-          const size = Number.parseInt(raw.slice(at, eol), 16);
-          if (!(size >= 0)) {
-            broken++;
-            socket.destroy();
-            return;
-          }
-          const end = eol + 2 + size;
-          if (raw.length < end + 2) break;
-          if (raw.charCodeAt(end) !== 13 || raw.charCodeAt(end + 1) !== 10) {
-            broken++;
-            socket.destroy();
-            return;
-          }
-          text += raw.slice(eol + 2, end);
-          at = end + 2;
-        }
-        raw = at === raw.length ? '' : raw.slice(at);
-        let from = 0;
-        let cut;
-        while ((cut = text.indexOf('\n\n', from)) >= 0) {
-          frameOf(sub, seen, text.slice(from, cut));
-          from = cut + 2;
-        }
-        text = from === text.length ? '' : text.slice(from);
+      socket.on('data', (data) => onData(c, data));
+    });
+
+  /** Resolves with `{ first, last }` once `count` streams got `mark` (the path an `await` message takes). */
+  const whenArrived = (mark, count, timeoutMs) =>
+    new Promise((resolve, reject) => {
+      const a = arrivals.get(mark);
+      if (count === 0 || (a && a.count >= count)) return resolve({ first: a?.first ?? 0, last: a?.last ?? 0 });
+      const timer = setTimeout(() => {
+        waits.delete(mark);
+        reject(new Error(`${arrivals.get(mark)?.count ?? 0} of ${count} streams got ${mark}`));
+      }, timeoutMs);
+      waits.set(mark, {
+        count,
+        done: (got) => {
+          clearTimeout(timer);
+          waits.delete(mark);
+          resolve({ first: got.first, last: got.last });
+        },
       });
     });
+
+  /**
+   * WARM_CLIENT (default on; 0 for the client as it was): before the streams to the service open, the reader gets
+   * WARM_SENDS rounds of frames shaped like the service's (chunked, a marked `data:` line) over WARM_STREAMS loopback
+   * sockets from a server of its own, through the same sockets' code, decoder and arrival count (`warmRounds`, run
+   * again after the collection once the streams are open). Without it the first sends met the reader's own code
+   * still interpreted or optimised on too few calls (its CPU in the first three sends 25-60 ms above the later ones,
+   * deoptimisations in its decoder) and its own collections. The service is not involved; the counters start at zero
+   * afterwards.
+   */
+  const warmUp = async () => {
+    const streams = Number(process.env.WARM_STREAMS ?? 200);
+    const accepted = [];
+    const server = createServer((s) => {
+      s.setNoDelay(true);
+      accepted.push(s);
+      s.write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n');
+    });
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    warmServer = server;
+    const own = [];
+    const sub = { ...subscribers[0], index: -1 };
+    await Promise.all(
+      Array.from({ length: streams }, () => openOne(sub, { host: '127.0.0.1', port: server.address().port }, own)),
+    );
+    // Kept open (idle) until `close`, for `warmRounds` after the collection.
+    warmSockets = [...own, ...accepted];
+    warmRounds = async () => {
+      for (let r = 0; r < Number(process.env.WARM_SENDS ?? 100); r++) {
+        const mark = `warm-${nextWarm++}`;
+        const text = `id: ${r}\nevent: notification\ndata: {"action":"create","notification":{"id":"${r}","${field}":"${mark}","body":null}}\n\n`;
+        const chunk = Buffer.from(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`, 'latin1');
+        const arrived = whenArrived(mark, streams, 10_000);
+        for (const s of accepted) s.write(chunk);
+        await arrived;
+      }
+      arrivals.clear();
+      wrong = duplicates = broken = heartbeats = 0;
+    };
+    await warmRounds();
+  };
+  let warmRounds = async () => {};
+  let nextWarm = 0;
+  let warmSockets = [];
+  let warmServer;
+
+  /**
+   * A full collection of this reader's heap once its streams are open (WARM_CLIENT): the opening's and the warm-up's
+   * objects otherwise made the reader's own scavenges and mark-compact land in the first sends (seen with --trace-gc:
+   * each reader thread scavenged and marked during sends 0-2). The service is not touched.
+   */
+  const collectGarbage = () => {
+    setFlagsFromString('--expose-gc');
+    runInNewContext('gc')();
+  };
 
   parentPort.on('message', async (m) => {
     const reply = (answer) => parentPort.postMessage({ ...answer, id: m.id });
     try {
       if (m.type === 'open') {
+        if (process.env.WARM_CLIENT !== '0') await warmUp();
         for (let from = 0; from < subscribers.length; from += 100)
-          await Promise.all(subscribers.slice(from, from + 100).map(openOne));
+          await Promise.all(subscribers.slice(from, from + 100).map((sub) => openOne(sub)));
+        if (process.env.WARM_CLIENT !== '0') {
+          collectGarbage();
+          // The collection threw away optimised code that had warm-up objects embedded (--trace-deopt: "marking
+          // dependent code ... reason: weak objects"), so the reader warms up once more.
+          await warmRounds();
+        }
         eluStart = performance.eventLoopUtilization();
         heartbeats = 0; // those while the streams were opened do not count
         reply({});
       } else if (m.type === 'await') {
-        const a = arrivals.get(m.mark);
-        if (m.count === 0 || (a && a.count >= m.count)) return reply({ first: a?.first ?? 0, last: a?.last ?? 0 });
-        const timer = setTimeout(() => {
-          waits.delete(m.mark);
-          reply({ error: `${arrivals.get(m.mark)?.count ?? 0} of ${m.count} streams got ${m.mark}` });
-        }, m.timeoutMs);
-        waits.set(m.mark, {
-          count: m.count,
-          done: (got) => {
-            clearTimeout(timer);
-            waits.delete(m.mark);
-            reply({ first: got.first, last: got.last });
-          },
-        });
+        reply(await whenArrived(m.mark, m.count, m.timeoutMs));
       } else if (m.type === 'stats') {
         reply({
           wrong,
@@ -219,7 +297,8 @@ function runWorker() {
           utilisation: performance.eventLoopUtilization(eluStart).utilization,
         });
       } else if (m.type === 'close') {
-        for (const s of sockets) s.destroy();
+        for (const s of [...sockets, ...warmSockets]) s.destroy();
+        warmServer?.close();
         reply({});
       }
     } catch (err) {

@@ -19,6 +19,7 @@ class FakeResponse extends EventEmitter {
   writeHead(): this {
     return this;
   }
+  flushHeaders(): void {}
   write(chunk: string | Buffer): boolean {
     this.frames.push({ at: Date.now(), text: String(chunk) });
     return true;

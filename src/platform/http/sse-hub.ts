@@ -77,7 +77,12 @@ export class SseHub<S extends SseSubscriber> {
   /** Half heartbeat intervals since start: a stream gets a heartbeat when nothing was written to it for two. */
   private tick = 0;
 
-  constructor(private readonly options: SseHubOptions<S>) {}
+  /** The retry hint every stream starts with, made once. */
+  private readonly retryFrame: SseFrame;
+
+  constructor(private readonly options: SseHubOptions<S>) {
+    this.retryFrame = new SseFrame(`retry: ${options.settings.retryMs}\n\n`);
+  }
 
   /**
    * Heartbeats go to idle streams only: the timer runs every half interval, and a stream gets one when it had no write
@@ -133,7 +138,11 @@ export class SseHub<S extends SseSubscriber> {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    res.write(`retry: ${this.options.settings.retryMs}\n\n`);
+    // The head goes out now and the retry hint after it by the path every event takes (the prepared chunk to the
+    // socket), so that the opening trains that path's optimised code on the Buffers the events bring: after 10,000
+    // openings by `res.write` (strings, corked) the first pass recompiled it (docs/benchmarks.md, goal 7).
+    res.flushHeaders();
+    writeFrame(res, this.retryFrame);
     const entry: Entry<S> = { sub, pending: [], lastId: 0, wrote: this.tick };
     let audiences = this.groups.get(sub.group);
     if (!audiences) this.groups.set(sub.group, (audiences = new Map()));
