@@ -49,6 +49,8 @@ export interface AssetQuery {
    * (aliased `a`), so that a page can be read by walking the path's index rows in order (AssetLists.walk).
    */
   walk?: { path: string; direction: 'ASC' | 'DESC'; stringKey: string; where?: RawBuilder<SqlBool> };
+  /** The paths of the indexed values the filters test (the set's value rows are read at these paths only). */
+  filterPaths?: string[];
 }
 
 /**
@@ -214,6 +216,14 @@ export class AssetLists {
     return { total, page };
   }
 
+  /** Whether no asset of the scope holds an array at any of `paths` (so that the query's set names each asset once). */
+  private oneRowPerAsset(paths: string[]): RawBuilder<SqlBool> {
+    if (paths.length === 0) return sql<SqlBool>`1 = 1`;
+    const arrays = (path: string) =>
+      sql<SqlBool>`NOT EXISTS (SELECT 1 FROM dm_asset_values q__y WHERE q__y.scope = ${this.scope} AND q__y.path = ${path} AND q__y.t = ${sql.lit(VALUE_KIND.arrayMarker)})`;
+    return sql<SqlBool>`(${sql.join([...new Set(paths)].sort().map(arrays), sql` AND `)})`;
+  }
+
   /**
    * One page of the assets a compiled query selects, and how many it selects in all. `q.set` selects keys within the
    * universe `q__r` (the scope's assets but those of the templates `hiddenTemplates` selects: a subquery of their ids,
@@ -258,14 +268,24 @@ export class AssetLists {
       ? sql`SELECT DISTINCT q__k.seq FROM (${q.set}) AS q__k WHERE ${keep}`
       : sql`SELECT seq FROM q__r`;
     const universe = sql`(SELECT a.seq FROM dm_assets a WHERE a.scope = ${this.scope} AND ${visible})`;
+    // The set repeats an asset only through an array at a filter's path (one row per element; long strings and the
+    // assets without index rows are parts disjoint from the value rows', and AND, OR and NOT are INTERSECT, UNION and
+    // EXCEPT, which keep each key once). Where no filter's path holds an array (an array marker row, one index probe
+    // each, evaluated once), the set's rows are counted as they come: the DISTINCT's sort of every match was about a
+    // third of the status guards' 1.4 ms (2,500 matches). The DISTINCT count is kept for the other case, its rows
+    // filtered out before its sort otherwise.
+    const once = this.oneRowPerAsset(q.filterPaths ?? []);
+    const count = q.set
+      ? sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT count(*) FILTER (WHERE ${once}) + count(DISTINCT q__k.seq) FILTER (WHERE NOT ${once}) AS n
+        FROM (${q.set}) AS q__k WHERE ${keep}`
+      : sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT count(*) AS n FROM (${matches}) AS q__m`;
     const withMatches = (db as Kysely<any>)
       .with(ASSET_UNIVERSE, () => universe as any)
       .with(
         (cte) => cte('q__m').materialized(),
         () => sql`(${matches})` as any,
       );
-    // Counted on their own, the matches are not materialized first (PostgreSQL: 22 -> 18 ms for 25,000 matches).
-    const count = sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT count(*) AS n FROM (${matches}) AS q__m`;
+    // Counted on their own (above), the matches are not materialized first (PostgreSQL: 22 -> 18 ms for 25,000 matches).
     const countMatches = async () => Number((await rowsOf(db, sql<{ n: number | string }>`${count}`))[0]?.n ?? 0);
     if (limit === 0) return { total: await countMatches(), ids: [] };
     let known: number | undefined;
