@@ -291,11 +291,13 @@ export class AssetLists {
     // run only the branch the CASE takes (PostgreSQL: InitPlans, evaluated when first read); as one aggregate with
     // FILTERs instead, SQLite paid a per-row cost of the two aggregates (2,500 matches: 150-280 against 460-540 µs).
     const once = this.oneRowPerAsset(q.filterPaths ?? []);
-    const counted = sql<number>`SELECT count(*) FROM (${matches}) AS q__m`;
+    // The set written once, named (NOT MATERIALIZED: each branch reads it as its own subquery): its SQL is most of the
+    // statement, and compiling it twice cost the service more than the count saved on the owner shape.
     const count = q.set
-      ? sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT CASE WHEN ${once}
-        THEN (SELECT count(*) FROM (${q.set}) AS q__k WHERE ${keep}) ELSE (${counted}) END AS n`
-      : sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} ${counted}`;
+      ? sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe}, q__s AS NOT MATERIALIZED (${q.set})
+        SELECT CASE WHEN ${once} THEN (SELECT count(*) FROM q__s AS q__k WHERE ${keep})
+        ELSE (SELECT count(*) FROM (SELECT DISTINCT q__k.seq FROM q__s AS q__k WHERE ${keep}) AS q__m) END AS n`
+      : sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT count(*) FROM (${matches}) AS q__m`;
     const withMatches = (db as Kysely<any>)
       .with(ASSET_UNIVERSE, () => universe as any)
       .with(
