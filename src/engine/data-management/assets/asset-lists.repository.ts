@@ -309,8 +309,7 @@ export class AssetLists {
     if (limit === 0) return { total: await countMatches(), ids: [] };
     let known: number | undefined;
     if (q.walk) {
-      const set =
-        q.set && sql`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT q__k.seq FROM (${q.set}) AS q__k`;
+      const set = q.set && sql`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT q__k.seq FROM (${q.set}) AS q__k`;
       const walked = await this.walk(db, q.walk, visible, count, set, start, limit, attach);
       if (walked.page) return answer(walked.total, walked.page);
       known = walked.total;
