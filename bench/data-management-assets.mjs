@@ -11,7 +11,8 @@
 //      built checkout> starts that build too, on the same database, and the query rounds take turns between the two
 //      builds (the figure is each build's median p50 and their ratio). With DB_URL or BASELINE_DIR each round also
 //      reports the CPU per request of the service process and of its PostgreSQL backends (by application_name), which
-//      a busy machine's scheduling does not inflate as it does latency.
+//      a busy machine's scheduling does not inflate as it does latency. On SQLite the service's CPU per request (the
+//      database runs in it) is reported in every run.
 //      SHAPES=<words, comma-separated>: only the query shapes whose label contains one of them (e.g. SHAPES=owner,serial).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -216,6 +217,8 @@ const SHAPES = Object.fromEntries(
 
 /** One round of `body` at one connection against `svc`: the p50 (ms), and CPU µs per request where measured. */
 async function p50(svc, label, body) {
+  // SQLite runs in the service process: its CPU is the query's whole work.
+  const ownBefore = admin ? undefined : processCpuMicros(svc.pid);
   const before = admin && (await cpuOf(svc));
   const one = await load({
     url: `${svc.url}${PATH}`,
@@ -226,7 +229,7 @@ async function p50(svc, label, body) {
     duration: DURATION,
   });
   if (one.non2xx) throw new Error(`${label}: failed requests`);
-  if (!admin) return { p50: one.p50 };
+  if (!admin) return { p50: one.p50, service: Math.round((processCpuMicros(svc.pid) - ownBefore) / one.total) };
   const after = await cpuOf(svc);
   return {
     p50: one.p50,
@@ -249,7 +252,10 @@ async function latencies(size) {
     );
     console.log('|---|---|---|---|---|---|---|---|');
   }
-  const cpu = (rs) => (admin ? `${median(rs.map((r) => r.service))} + ${median(rs.map((r) => r.database))}` : '');
+  const cpu = (rs) =>
+    admin
+      ? `${median(rs.map((r) => r.service))} + ${median(rs.map((r) => r.database))}`
+      : `${median(rs.map((r) => r.service))} (service, SQLite in it)`;
   const sum = (rs) => median(rs.map((r) => r.service + r.database));
   for (const [label, body] of Object.entries(SHAPES)) {
     const answer = await post(body);

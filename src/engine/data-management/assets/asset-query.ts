@@ -100,6 +100,10 @@ export class AssetReads {
       p.sorters,
       generic,
     );
+    compiled.filterPaths = (p.filters ?? []).flatMap((f) => {
+      const t = resolve(f.property);
+      return t?.kind === 'indexed' ? [t.path.join('.')] : [];
+    });
     if (walked) {
       const where = p.filters?.length
         ? compileDmQuery(this.dialect, resolve, KNOWN, method, p.filters, [], 'byKey').where
