@@ -141,9 +141,26 @@ describeWithBrowser('console store pages [sqlite]', () => {
     // Paging.
     await page.getByLabel('Page size').selectOption('10');
     await expect.poll(() => pagerText(page)).toBe('1–10 of 12');
+    // While the next page loads the previous one stays on screen, and the pager describes the rows shown: the next
+    // page's answer is held back (the real service answers it; only its delivery waits) until both are checked.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let asked = false;
+    const nextPage = /\/storage\/store\/[^/?]+\?(.*&)?start=10(&|$)/;
+    await page.route(nextPage, async (route) => {
+      asked = true;
+      const answer = await route.fetch();
+      await held;
+      await route.fulfill({ response: answer });
+    });
     await page.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => asked).toBe(true);
+    expect(await pagerText(page)).toBe('1–10 of 12');
+    expect(await tableIds(page)).toEqual(items.slice(0, 10).map((i) => i.id));
+    release();
     await expect.poll(() => pagerText(page)).toBe('11–12 of 12');
     expect(await tableIds(page)).toEqual(['inv-10', 'inv-11']);
+    await page.unroute(nextPage);
 
     // A filter that is not JSON is refused on the page; nothing changes.
     const filter = page.getByLabel('Filter (JSON)');

@@ -6,12 +6,18 @@ interface Props {
   total: number;
   onStart: (start: number) => void;
   onLimit: (limit: number) => void;
+  /**
+   * The page on screen, where it may lag behind `start` (the previous page stays shown while the next one loads): the
+   * text then counts the rows shown, so it never names rows the table does not hold yet.
+   */
+  shown?: { start: number; count: number };
 }
 
 /** Paging with the total: "21–40 of 1,234", previous and next, the page size. */
-export function Pager({ start, limit, total, onStart, onLimit }: Props) {
-  const first = total === 0 ? 0 : start + 1;
-  const last = Math.min(start + limit, total);
+export function Pager({ start, limit, total, onStart, onLimit, shown }: Props) {
+  const from = shown?.start ?? start;
+  const first = total === 0 ? 0 : from + 1;
+  const last = Math.min(shown ? from + shown.count : start + limit, total);
   return (
     <nav class="pager" aria-label="Pages">
       <span aria-live="polite">

@@ -23,7 +23,8 @@ export function ApiKeysPage(_: PageProps) {
   const [revoking, setRevoking] = useState<string | undefined>(undefined);
   const keys = useQuery({
     queryKey: [...KEYS, start, limit],
-    queryFn: () => identityApi.apiKeys(start, limit),
+    // The answer keeps its start: the pager describes the page shown while the next one loads (components/pager.tsx).
+    queryFn: async () => ({ ...(await identityApi.apiKeys(start, limit)), shownStart: start }),
     placeholderData: keepPreviousData,
   });
   const reload = () => queryClient.invalidateQueries({ queryKey: KEYS });
@@ -82,6 +83,7 @@ export function ApiKeysPage(_: PageProps) {
           start={start}
           limit={limit}
           total={keys.data.total}
+          shown={{ start: keys.data.shownStart, count: keys.data.items.length }}
           onStart={setStart}
           onLimit={(l) => {
             setLimit(l);

@@ -26,7 +26,8 @@ export function AuditPage(_: PageProps) {
   const [notice, setNotice] = useState('');
   const log = useQuery({
     queryKey: ['audit', applied, start, limit],
-    queryFn: () => adminApi.audit(applied, start, limit),
+    // The answer keeps its start: the pager describes the page shown while the next one loads (components/pager.tsx).
+    queryFn: async () => ({ ...(await adminApi.audit(applied, start, limit)), shownStart: start }),
     placeholderData: keepPreviousData,
   });
 
@@ -149,6 +150,7 @@ export function AuditPage(_: PageProps) {
           start={start}
           limit={limit}
           total={log.data.total}
+          shown={{ start: log.data.shownStart, count: log.data.items.length }}
           onStart={setStart}
           onLimit={(l) => {
             setLimit(l);

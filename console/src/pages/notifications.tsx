@@ -31,7 +31,8 @@ export function NotificationsPage({ session }: PageProps) {
   const [notice, setNotice] = useState('');
   const inbox = useQuery({
     queryKey: [...NOTIFICATIONS_KEY, 'inbox', start, limit],
-    queryFn: () => adminApi.notifications(start, limit),
+    // The answer keeps its start: the pager describes the page shown while the next one loads (components/pager.tsx).
+    queryFn: async () => ({ ...(await adminApi.notifications(start, limit)), shownStart: start }),
     placeholderData: keepPreviousData,
   });
   const mayAdd = can.addNotification(session);
@@ -132,6 +133,7 @@ export function NotificationsPage({ session }: PageProps) {
           start={start}
           limit={limit}
           total={inbox.data.total}
+          shown={{ start: inbox.data.shownStart, count: inbox.data.items.length }}
           onStart={setStart}
           onLimit={(l) => {
             setLimit(l);

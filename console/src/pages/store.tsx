@@ -61,7 +61,9 @@ export function StorePage({ params }: PageProps) {
   const listQuery = { ...applied, sort: sort ? `${sort.field}|${sort.direction}` : undefined, start, limit };
   const items = useQuery({
     queryKey: ['items', storeId, listQuery],
-    queryFn: () => api.items(storeId, listQuery),
+    // The answer keeps the query it answers: while the next page loads, the previous one stays on screen and the pager
+    // describes the page shown, not the one asked for.
+    queryFn: async () => ({ ...(await api.items(storeId, listQuery)), shownStart: listQuery.start }),
     placeholderData: keepPreviousData,
   });
 
@@ -238,6 +240,7 @@ export function StorePage({ params }: PageProps) {
             start={start}
             limit={limit}
             total={page.total}
+            shown={{ start: page.shownStart, count: page.items.length }}
             onStart={setStart}
             onLimit={(n) => {
               setLimit(n);

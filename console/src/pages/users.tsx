@@ -18,7 +18,8 @@ export function UsersPage(_: PageProps) {
   const [limit, setLimit] = useState(20);
   const users = useQuery({
     queryKey: [...USERS_KEY, search, start, limit],
-    queryFn: () => identityApi.users(search, start, limit),
+    // The answer keeps its start: the pager describes the page shown while the next one loads (components/pager.tsx).
+    queryFn: async () => ({ ...(await identityApi.users(search, start, limit)), shownStart: start }),
     placeholderData: keepPreviousData,
   });
 
@@ -78,6 +79,7 @@ export function UsersPage(_: PageProps) {
           start={start}
           limit={limit}
           total={users.data.total}
+          shown={{ start: users.data.shownStart, count: users.data.items.length }}
           onStart={setStart}
           onLimit={(l) => {
             setLimit(l);
