@@ -62,3 +62,39 @@ export async function loadSearchItems(pool, key, count) {
     }),
   );
 }
+
+/**
+ * Creates items `0 .. count - 1` (searchItem) in store `s` of a service built in this process from this checkout's
+ * dist on `databaseUrl` (`app.inject`, 50 in flight), then closes it: for scripts that measure the database after a
+ * load (bench/storage-analyze-cost.mjs, bench/storage-create-statement.mjs).
+ */
+export async function createSearchItemsInProcess(databaseUrl, count) {
+  const { buildApp } = await import('../dist/app.js');
+  const { parseConfig } = await import('../dist/config/load-config.js');
+  const config = parseConfig({
+    database: { url: databaseUrl },
+    server: { logLevel: 'silent' },
+    tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: 'k-w-0123456789', roles: ['writer'] }] }],
+  });
+  const { app, close } = await buildApp(config, { logger: false });
+  await app.ready();
+  let next = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (next < count) {
+          const i = next++;
+          const r = await app.inject({
+            method: 'POST',
+            url: '/cxf/svc-core/storage/store/s',
+            headers: { 'x-apikey': 'k-w-0123456789', 'content-type': 'application/json' },
+            payload: JSON.stringify(searchItem(i)),
+          });
+          if (r.statusCode !== 200) throw new Error(r.body);
+        }
+      }),
+    );
+  } finally {
+    await close();
+  }
+}

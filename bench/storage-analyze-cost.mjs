@@ -6,7 +6,7 @@
 // Env: PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres); ITEMS (2500); REPEAT (7).
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { searchItem } from './search-item.mjs';
+import { createSearchItemsInProcess } from './search-item.mjs';
 import { createBenchDatabase, median } from './lib.mjs';
 
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -15,31 +15,7 @@ const REPEAT = Number(process.env.REPEAT ?? 7);
 
 const database = await createBenchDatabase(PG_ADMIN_URL, 'creates_analyze');
 try {
-  const { buildApp } = await import('../dist/app.js');
-  const { parseConfig } = await import('../dist/config/load-config.js');
-  const config = parseConfig({
-    database: { url: database.url },
-    server: { logLevel: 'silent' },
-    tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: 'k-w-0123456789', roles: ['writer'] }] }],
-  });
-  const { app, close } = await buildApp(config, { logger: false });
-  await app.ready();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 50 }, async () => {
-      while (next < ITEMS) {
-        const i = next++;
-        const r = await app.inject({
-          method: 'POST',
-          url: '/cxf/svc-core/storage/store/s',
-          headers: { 'x-apikey': 'k-w-0123456789', 'content-type': 'application/json' },
-          payload: JSON.stringify(searchItem(i)),
-        });
-        if (r.statusCode !== 200) throw new Error(r.body);
-      }
-    }),
-  );
-  await close();
+  await createSearchItemsInProcess(database.url, ITEMS);
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   const pid = (await client.query('select pg_backend_pid() as pid')).rows[0].pid;

@@ -14,7 +14,7 @@
 //      ROUNDS (5).
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { searchItem } from './search-item.mjs';
+import { createSearchItemsInProcess } from './search-item.mjs';
 import { createBenchDatabase, median } from './lib.mjs';
 
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -37,31 +37,7 @@ try {
     }
     return query.call(this, config, ...rest);
   };
-  const { buildApp } = await import('../dist/app.js');
-  const { parseConfig } = await import('../dist/config/load-config.js');
-  const config = parseConfig({
-    database: { url: database.url },
-    server: { logLevel: 'silent' },
-    tenants: [{ name: 'bench', apiKeys: [{ name: 'writer', key: 'k-w-0123456789', roles: ['writer'] }] }],
-  });
-  const { app, close } = await buildApp(config, { logger: false });
-  await app.ready();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 50 }, async () => {
-      while (next < CREATES) {
-        const i = next++;
-        const r = await app.inject({
-          method: 'POST',
-          url: '/cxf/svc-core/storage/store/s',
-          headers: { 'x-apikey': 'k-w-0123456789', 'content-type': 'application/json' },
-          payload: JSON.stringify(searchItem(i)),
-        });
-        if (r.statusCode !== 200) throw new Error(r.body);
-      }
-    }),
-  );
-  await close();
+  await createSearchItemsInProcess(database.url, CREATES);
   pg.Client.prototype.query = query;
   if (!captured) throw new Error(`no batch statement of ${BATCH} or more creates seen`);
   const withoutCounts = captured.text;
