@@ -55,6 +55,20 @@ interface AssetLookups {
   byTemplateCustomId: (key: { templateCustomId: string; customId: string }) => Promise<AssetRowRead | undefined>;
 }
 
+/** The columns of an asset row (AssetRowRead) besides its documents, as both ways of finding it read them. */
+const ASSET_COLUMNS = [
+  'a.seq',
+  'a.template_id',
+  'a.custom_id',
+  'a.parent_id',
+  'a.head_on',
+  'a.active_on',
+  'a.created_on',
+  'a.created_by',
+  'a.rev',
+  't.restricted',
+] as const;
+
 export class AssetFinds {
   /** Batched lookups outside transactions: of reads, and of writes (with the template's text, which a write checks). */
   private readonly lookups: Record<'read' | 'write', AssetLookups>;
@@ -67,18 +81,6 @@ export class AssetFinds {
     private readonly prepared: PreparedQueries,
   ) {
     this.root = data.db;
-    const columns = [
-      'a.seq',
-      'a.template_id',
-      'a.custom_id',
-      'a.parent_id',
-      'a.head_on',
-      'a.active_on',
-      'a.created_on',
-      'a.created_by',
-      'a.rev',
-      't.restricted',
-    ] as const;
     const lookup = <In>(
       name: string,
       recordColumns: Record<string, JsonRecordColumn>,
@@ -93,7 +95,7 @@ export class AssetFinds {
         query: (records) =>
           join(records).select([
             'r.n',
-            ...columns,
+            ...ASSET_COLUMNS,
             dialect.jsonText('a.doc').as('doc'),
             ...(template ? [dialect.jsonText('t.doc').as('template_doc')] : []),
           ]),
@@ -178,19 +180,7 @@ export class AssetFinds {
       db
         .selectFrom('dm_assets as a')
         .innerJoin('dm_templates as t', (j) => j.onRef('t.id', '=', 'a.template_id').onRef('t.scope', '=', 'a.scope'))
-        .select([
-          'a.seq',
-          'a.template_id',
-          'a.custom_id',
-          'a.parent_id',
-          'a.head_on',
-          'a.active_on',
-          'a.created_on',
-          'a.created_by',
-          'a.rev',
-          't.restricted',
-          this.dialect.jsonText('a.doc').as('doc'),
-        ])
+        .select([...ASSET_COLUMNS, this.dialect.jsonText('a.doc').as('doc')])
         // Writes read the template too: one statement for both.
         .select(this.dialect.jsonText('t.doc').as('template_doc'))
         .where('a.scope', '=', p(0));
