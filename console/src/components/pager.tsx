@@ -7,17 +7,16 @@ interface Props {
   onStart: (start: number) => void;
   onLimit: (limit: number) => void;
   /**
-   * The page on screen, where it may lag behind `start` (the previous page stays shown while the next one loads): the
-   * text then counts the rows shown, so it never names rows the table does not hold yet.
+   * The page on screen, which may lag behind `start` (the previous page stays shown while the next one loads): the
+   * text counts the rows shown, so it never names rows the table does not hold yet.
    */
-  shown?: { start: number; count: number };
+  shown: { start: number; count: number };
 }
 
 /** Paging with the total: "21–40 of 1,234", previous and next, the page size. */
 export function Pager({ start, limit, total, onStart, onLimit, shown }: Props) {
-  const from = shown?.start ?? start;
-  const first = total === 0 ? 0 : from + 1;
-  const last = Math.min(shown ? from + shown.count : start + limit, total);
+  const first = total === 0 ? 0 : shown.start + 1;
+  const last = Math.min(shown.start + shown.count, total);
   return (
     <nav class="pager" aria-label="Pages">
       <span aria-live="polite">
