@@ -45,20 +45,24 @@ export const searchItem = (i) => ({
  * with the writer's API key; throws on any answer but 200.
  */
 export async function loadSearchItems(pool, key, count) {
+  await eachOf(count, async (i) => {
+    const res = await pool.request({
+      path: '/cxf/svc-core/storage/store/search',
+      method: 'POST',
+      headers: { 'x-apikey': key, 'content-type': 'application/json' },
+      body: JSON.stringify(searchItem(i)),
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
+  });
+}
+
+/** Runs `create(i)` for i = 0 .. count - 1, 50 at a time. */
+async function eachOf(count, create) {
   let next = 0;
   await Promise.all(
     Array.from({ length: 50 }, async () => {
-      while (next < count) {
-        const i = next++;
-        const res = await pool.request({
-          path: '/cxf/svc-core/storage/store/search',
-          method: 'POST',
-          headers: { 'x-apikey': key, 'content-type': 'application/json' },
-          body: JSON.stringify(searchItem(i)),
-        });
-        const text = await res.body.text();
-        if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
-      }
+      while (next < count) await create(next++);
     }),
   );
 }
@@ -78,22 +82,16 @@ export async function createSearchItemsInProcess(databaseUrl, count) {
   });
   const { app, close } = await buildApp(config, { logger: false });
   await app.ready();
-  let next = 0;
   try {
-    await Promise.all(
-      Array.from({ length: 50 }, async () => {
-        while (next < count) {
-          const i = next++;
-          const r = await app.inject({
-            method: 'POST',
-            url: '/cxf/svc-core/storage/store/s',
-            headers: { 'x-apikey': 'k-w-0123456789', 'content-type': 'application/json' },
-            payload: JSON.stringify(searchItem(i)),
-          });
-          if (r.statusCode !== 200) throw new Error(r.body);
-        }
-      }),
-    );
+    await eachOf(count, async (i) => {
+      const r = await app.inject({
+        method: 'POST',
+        url: '/cxf/svc-core/storage/store/s',
+        headers: { 'x-apikey': 'k-w-0123456789', 'content-type': 'application/json' },
+        payload: JSON.stringify(searchItem(i)),
+      });
+      if (r.statusCode !== 200) throw new Error(r.body);
+    });
   } finally {
     await close();
   }
