@@ -1,6 +1,15 @@
 // The process engine's face: its REST interface and data management.
 import { Type } from '@sinclair/typebox';
 
+/** The HTTP Basic credentials of a configured user: its name and its password, in plain text or hashed. */
+const basicCredentials = (hashDescription: string) => ({
+  name: Type.String({ minLength: 1, maxLength: 256, description: 'User name of HTTP Basic.' }),
+  password: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1024, description: 'Its password in plain text (hashed on load).' }),
+  ),
+  passwordHash: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: hashDescription })),
+});
+
 export const EngineConfigSchema = Type.Object(
   {
     enabled: Type.Boolean({
@@ -45,21 +54,7 @@ export const EngineConfigSchema = Type.Object(
     users: Type.Array(
       Type.Object(
         {
-          name: Type.String({ minLength: 1, maxLength: 256, description: 'User name of HTTP Basic.' }),
-          password: Type.Optional(
-            Type.String({
-              minLength: 1,
-              maxLength: 1024,
-              description: 'Its password in plain text (hashed on load).',
-            }),
-          ),
-          passwordHash: Type.Optional(
-            Type.String({
-              minLength: 1,
-              maxLength: 1024,
-              description: 'Instead of `password`: its scrypt hash (`npm run cli -- hash-password`).',
-            }),
-          ),
+          ...basicCredentials('Instead of `password`: its scrypt hash (`npm run cli -- hash-password`).'),
           groups: Type.Array(Type.String({ maxLength: 256 }), {
             default: [],
             description: 'Groups; `DataManagement` admits the user to the data management API.',
@@ -126,21 +121,7 @@ export const EngineConfigSchema = Type.Object(
             users: Type.Array(
               Type.Object(
                 {
-                  name: Type.String({ minLength: 1, maxLength: 256, description: 'User name of HTTP Basic.' }),
-                  password: Type.Optional(
-                    Type.String({
-                      minLength: 1,
-                      maxLength: 1024,
-                      description: 'Its password in plain text (hashed on load).',
-                    }),
-                  ),
-                  passwordHash: Type.Optional(
-                    Type.String({
-                      minLength: 1,
-                      maxLength: 1024,
-                      description: 'Instead of `password`: its scrypt hash.',
-                    }),
-                  ),
+                  ...basicCredentials('Instead of `password`: its scrypt hash.'),
                   roles: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { description: 'Its roles.' })),
                 },
                 { additionalProperties: false, description: 'A process user.' },
