@@ -70,6 +70,8 @@ export function subscribeStream(
   let stopped = false;
   let lastEventId = options.lastEventId;
   let current: AbortController | undefined;
+  /** Cancels the open stream's body: what ends a connection whose answer has come (see `connect`). */
+  let cancelBody: (() => void) | undefined;
   let wake: (() => void) | undefined;
   let state: StreamState | undefined;
   const setState = (next: StreamState) => {
@@ -131,6 +133,11 @@ export function subscribeStream(
     const decoder = new TextDecoder();
     const reader = response.body?.getReader();
     if (!reader) return 'ended';
+    // Once the answer has come, ending it cancels its body rather than relying on the abort: fetch's request follows
+    // the caller's signal through Request copies that it holds only weakly, so after a garbage collection the abort
+    // could reach nothing and the read would wait for the server's next bytes.
+    cancelBody = () => void reader.cancel().catch(() => {});
+    if (stopped) cancelBody();
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -139,6 +146,8 @@ export function subscribeStream(
       }
     } catch (error) {
       if (!stopped) options.onError?.(error);
+    } finally {
+      cancelBody = undefined;
     }
     return 'ended';
   };
@@ -163,6 +172,7 @@ export function subscribeStream(
     if (stopped) return;
     stopped = true;
     current?.abort();
+    cancelBody?.();
     wake?.();
   };
 }

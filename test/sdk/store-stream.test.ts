@@ -3,6 +3,8 @@
 // notification stream has them. The tests skip only while sdk/src/schema.ts (generated from the document) lacks the
 // stream's path.
 import { readFileSync } from 'node:fs';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, type StoreEvent, type StreamState, type SvcClient, unwrap } from '../../sdk/src/index.js';
@@ -112,4 +114,21 @@ describeEachEngine('sdk storage.subscribe (store stream contract)', (engine) => 
       expect(r.errors).toEqual([]);
     },
   );
+
+  it.skipIf(!HAS_STORE_STREAM)('unsubscribe ends an open stream after a garbage collection too', async () => {
+    // fetch follows the stream's abort signal through Request copies it holds only weakly: after a collection the
+    // abort alone reached nothing and the stream stayed open (an idle store: no bytes came to end the read).
+    v8.setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const r = recorder();
+    const stop = robot.storage.subscribe(uniqueStore('idle'), r.onEvent, r.options);
+    await until(() => r.states.includes('open'), 'open');
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    stop();
+    await until(() => r.states.at(-1) === 'closed', 'closed');
+    expect(r.errors).toEqual([]);
+  });
 });
