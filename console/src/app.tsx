@@ -1,5 +1,5 @@
 // The shell: the session, the header with the navigation and `Log out`, and the page of the current route.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { useQueryClient } from '@tanstack/preact-query';
 import { api, onSessionExpired, type SessionRecord } from './api';
 import { currentLocation, navigate, useLocation } from './router';
@@ -50,7 +50,10 @@ export function App() {
     }
   };
 
-  useEffect(() => {
+  // A layout effect runs in the same task as the render it follows, before the browser paints: the login page never
+  // shows under the deep link it replaces (a plain effect waits for the next frame, up to 100 ms in a busy browser,
+  // and a reload or a copied URL in that window lost the `next` the user wanted).
+  useLayoutEffect(() => {
     if (session === undefined) return;
     const onLoginPage = location.path === LOGIN_PATH;
     if (!session && !onLoginPage) navigate(loginPathFor(location.path, location.query), true);
