@@ -7,7 +7,10 @@
 //        N (creates a round, 20000); CONNECTIONS (50); ROUNDS (5); BASELINE_REV (a git revision, default 78f264f~1:
 //        checked out in a worktree under the system's temp dir and built there once, kept for the next run; remove it
 //        with `git worktree remove <path>`), or BASELINE_DIR (a checkout that is built already).
-//        BARE=0 leaves out the bare route.
+//        WARMUP (0): creates sent to each server, the bare route too, before the N measured (the JIT's compiling of a
+//        fresh process is then out of the figure, and the store holds WARMUP items when the measured creates start).
+//        BARE=0 leaves out the bare route. CONFIG (JSON): settings added to both builds' configuration. THREADS=1: the CPU
+//        a create of the service's threads by name.
 //        GROW=10000,50000,100000: instead of the rounds, each build's store grows to the largest size (one store a
 //        build, the builds one after the other, ROUNDS times), and the last SEGMENT creates (5000) before each size are
 //        measured: creates/s and CPU per create there, on PostgreSQL with the server processes' CPU (does a create's
@@ -43,6 +46,10 @@ const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const BASELINE_REV = process.env.BASELINE_REV ?? '78f264f~1';
 const KEY = 'k-creates-writer-0123456789';
 const BARE = process.env.BARE !== '0';
+/** WARMUP=2000: creates sent to each server (the builds and the bare route alike) before its N measured ones. */
+const WARMUP = Number(process.env.WARMUP ?? 0);
+/** CONFIG='{"database":{"analyzeCheckSeconds":0}}': settings added to both builds' configuration. */
+const CONFIG = JSON.parse(process.env.CONFIG ?? '{}');
 const GROW = process.env.GROW ? process.env.GROW.split(',').map(Number) : undefined;
 const SEGMENT = Number(process.env.SEGMENT ?? 5000);
 
@@ -77,6 +84,20 @@ function threadCpu(pid) {
     }
   }
   return out;
+}
+
+/** THREADS=1: the CPU a create of each of the service's threads, summed by the thread's name (`/proc/.../comm`). */
+function printThreads(pid, spent, n) {
+  const byName = new Map();
+  for (const { tid, us } of spent) {
+    let name = '?';
+    try {
+      name = tid === pid ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+    } catch {} // ended meanwhile
+    byName.set(name, (byName.get(name) ?? 0) + us);
+  }
+  const rows = [...byName].sort((a, b) => b[1] - a[1]).filter(([, us]) => us / n >= 1);
+  console.log(`  threads, CPU us a create: ${rows.map(([name, us]) => `${name} ${Math.round(us / n)}`).join(', ')}`);
 }
 
 /**
@@ -151,6 +172,7 @@ async function creates(url, pid, from = 0, to = N, monitor = undefined) {
     const mainUs = spent.find(({ tid }) => tid === pid)?.us ?? 0;
     const otherUs = spent.filter(({ tid }) => tid !== pid).reduce((sum, { us }) => sum + us, 0);
     const n = to - from;
+    if (process.env.THREADS === '1') printThreads(pid, spent, n);
     return {
       rate: n / seconds,
       main: mainUs / n,
@@ -165,9 +187,11 @@ async function creates(url, pid, from = 0, to = N, monitor = undefined) {
 
 /** One round of one build: N creates on a fresh store. */
 async function round(main) {
-  const { root, configFile } = writeBenchConfig('svc-bench-creates-', [
-    { name: 'writer', key: KEY, roles: ['writer', 'everyone'] },
-  ]);
+  const { root, configFile } = writeBenchConfig(
+    'svc-bench-creates-',
+    [{ name: 'writer', key: KEY, roles: ['writer', 'everyone'] }],
+    CONFIG,
+  );
   const database = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_creates') : undefined;
   const monitor = database ? new pg.Client({ connectionString: database.url }) : undefined;
   const service = await startService({
@@ -178,7 +202,8 @@ async function round(main) {
   });
   try {
     await monitor?.connect();
-    return await creates(service.url, service.pid, 0, N, monitor);
+    if (WARMUP) await creates(service.url, service.pid, 0, WARMUP);
+    return await creates(service.url, service.pid, WARMUP, WARMUP + N, monitor);
   } finally {
     await monitor?.end();
     await service.close();
@@ -191,7 +216,8 @@ async function round(main) {
 async function bareRound() {
   const base = await startBaseline({ id: '0b7c1e1a-3c2d-4a57-9d52-5f0e3c1a2b4c' });
   try {
-    return await creates(base.url, base.pid);
+    if (WARMUP) await creates(base.url, base.pid, 0, WARMUP);
+    return await creates(base.url, base.pid, WARMUP, WARMUP + N);
   } finally {
     await base.close();
   }
@@ -199,9 +225,11 @@ async function bareRound() {
 
 /** One build's store grown to the largest of GROW, the last SEGMENT creates before each size of GROW measured. */
 async function growRound(main) {
-  const { root, configFile } = writeBenchConfig('svc-bench-creates-', [
-    { name: 'writer', key: KEY, roles: ['writer', 'everyone'] },
-  ]);
+  const { root, configFile } = writeBenchConfig(
+    'svc-bench-creates-',
+    [{ name: 'writer', key: KEY, roles: ['writer', 'everyone'] }],
+    CONFIG,
+  );
   const database = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_creates') : undefined;
   const monitor = database ? new pg.Client({ connectionString: database.url }) : undefined;
   const service = await startService({
