@@ -1,6 +1,7 @@
 // The methods of context Asset (interface-spec, Data management API; decisions section 9): assets with versions
 // (HEAD, ACTIVE, updatedOn), activation, child assets, queries over the ACTIVE versions through the value index
-// (platform/query), actions over selected assets, and the caller's saved queries.
+// (platform/query), actions over selected assets, and the caller's saved queries. An asset's versions and state:
+// asset-versions.ts; `update`: asset-update.ts.
 import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
@@ -8,32 +9,15 @@ import { checkParameters, runAction, type ActionWebhook } from '../actions/actio
 import type { Filters } from '../dm-query.js';
 import { DM_ERRORS } from '../dm.errors.js';
 import type { DmTables } from '../dm.tables.js';
-import {
-  callingOut,
-  guardedWrite,
-  JsonText,
-  parse,
-  reading,
-  uniquely,
-  type Caller,
-  type MethodTable,
-} from '../method.js';
-import type { TemplateAssets } from '../templates/template-methods.js';
+import { callingOut, JsonText, parse, reading, uniquely, type Caller, type MethodTable } from '../method.js';
 import type { TemplatesRepository } from '../templates/templates.repository.js';
-import type { AssetRow, VersionData } from './asset.schema.js';
-import {
-  activatesNewVersion,
-  assetDoc,
-  mergeAttributes,
-  sameData,
-  withoutHidden,
-  type ActivationPolicy,
-  type TemplateDoc,
-} from './asset-rules.js';
-import type { AssetRef, AssetsRepository } from './assets.repository.js';
+import type { VersionData } from './asset.schema.js';
+import { assetDoc, mergeAttributes } from './asset-rules.js';
+import type { AssetsRepository } from './assets.repository.js';
 import { AssetReads } from './asset-query.js';
 import { GroupPatterns } from './group-patterns.js';
 import {
+  ACTION_ASSETS,
   ActionParams,
   type ActionSchema,
   CreateParams,
@@ -42,38 +26,22 @@ import {
   GetParams,
   QueryParams,
   SaveQueryParams,
-  UpdateParams,
   checkAsset,
-  parseUpdatedOn,
   refOf,
   returnOptions,
   templateRefOf,
-  type ReadOptions,
 } from './asset-params.js';
 import { TemplateDocs } from './asset-templates.js';
+import { assetUpdate } from './asset-update.js';
+import { AssetVersions, assetNotFound, customIdTaken } from './asset-versions.js';
 import type { SavedQueriesRepository } from './saved-queries.repository.js';
 
 type Db = Kysely<DmTables>;
-
-/** Assets an action runs for, at most. */
-const ACTION_ASSETS = 10_000;
 
 export interface AssetMethodsOptions {
   inactiveVersions: boolean;
   webhooks: Map<string, ActionWebhook>;
 }
-
-/**
- * An update without `return` writes one guarded statement (AssetsRepository.setState) and reads nothing after it:
- * where each write is its own transaction it runs without one.
- */
-const singleUpdate = (parameters: unknown): boolean =>
-  typeof parameters === 'object' && parameters !== null && (parameters as { return?: unknown }).return !== true;
-
-const showRef = (ref: AssetRef) =>
-  'id' in ref
-    ? `id ${ref.id}`
-    : `customId ${ref.customId} of template ${'templateId' in ref ? ref.templateId : ref.templateCustomId}`;
 
 export function assetMethods(
   repo: AssetsRepository,
@@ -84,166 +52,10 @@ export function assetMethods(
 ): MethodTable<Db> {
   const docs = new TemplateDocs(templates);
   const { templateOf, usable } = docs;
-  const templateOfAsset = docs.ofAsset;
+  const versions = new AssetVersions(repo, docs);
+  const { assetOf, checkParent, returned } = versions;
   const reads = new AssetReads(repo, templates, dialect, templateOf);
   const { select, answers } = reads;
-  const assetOf = async (db: Db, ref: AssetRef, forWrite = false): Promise<AssetRow> => {
-    const row = await repo.find(db, ref, forWrite);
-    if (!row) throw DM_ERRORS.assetNotFound(showRef(ref));
-    return row;
-  };
-  const customIdTaken = (customId: string | null) => () =>
-    DM_ERRORS.conflict(`customId ${String(customId).slice(0, 200)} is taken in this template`, {
-      customId: String(customId).slice(0, 200),
-    });
-  /** Checks a parent: it exists, its template lists this one among its child templates, and it is not the asset or below it. */
-  const checkParent = async (db: Db, parentId: number | null, template: TemplateDoc, self?: number) => {
-    if (parentId === null) return;
-    const parent = await repo.find(db, { id: parentId });
-    if (!parent) throw DM_ERRORS.invalidCall(`asset/parentId: there is no asset ${parentId}`, { parentId });
-    const parentTemplate = await templateOf(db, { id: parent.templateId });
-    if (!parentTemplate.childTemplates.includes(template.customId)) {
-      throw DM_ERRORS.invalidCall(
-        `asset/parentId: template ${parentTemplate.customId} does not hold child assets of template ${template.customId}`,
-        { parentId },
-      );
-    }
-    // No cycles: walk up from the parent (bounded; the tree was checked on every write before).
-    let at: AssetRow | undefined = parent;
-    for (let depth = 0; at && self !== undefined; depth++) {
-      if (at.seq === self) throw DM_ERRORS.invalidCall('asset/parentId: an asset cannot be below itself', { parentId });
-      if (at.parentId === null || depth > 1000) break;
-      at = await repo.find(db, { id: at.parentId });
-    }
-  };
-  /** The answer of a version of the asset. */
-  const docAt = async (db: Db, row: AssetRow, updatedOn: number): Promise<Record<string, unknown> | undefined> => {
-    const active = JSON.parse(row.doc) as Record<string, unknown>;
-    if (updatedOn === row.activeOn) return active;
-    const version = await repo.version(db, row.seq, updatedOn);
-    if (!version) return undefined;
-    return assetDoc({
-      id: row.seq,
-      customId: row.customId,
-      template: active.template as { id: number; customId: string },
-      parentId: row.parentId,
-      data: version.data,
-      unversioned: active.unversionedAttributes as Record<string, unknown>,
-      version: { updatedOn: version.updatedOn, updatedBy: version.updatedBy, comment: version.comment, active: false },
-      createdOn: row.createdOn,
-      createdBy: row.createdBy,
-    });
-  };
-  /** updatedOn of a designator (ACTIVE, HEAD, PREVIOUS/NEXT of `relativeTo`, or a value); undefined when there is none. */
-  const resolve = async (
-    db: Db,
-    row: AssetRow,
-    designator: string,
-    relativeTo: number,
-    what: string,
-  ): Promise<number | undefined> => {
-    switch (designator) {
-      case 'ACTIVE':
-        return row.activeOn;
-      case 'HEAD':
-        return row.headOn;
-      case 'PREVIOUS':
-      case 'NEXT':
-        return repo.neighbour(db, row.seq, relativeTo, designator);
-      default:
-        return parseUpdatedOn(designator, what);
-    }
-  };
-  /**
-   * The asset at the version `o` names, as `get` answers it (its `updatedOn`, `other` and `withoutHiddenAttributes`):
-   * undefined when that version does not exist. `template` is needed for `withoutHiddenAttributes`.
-   */
-  const readAsset = async (
-    db: Db,
-    row: AssetRow,
-    o: ReadOptions,
-    template: TemplateDoc | undefined,
-    what: string,
-  ): Promise<Record<string, unknown> | undefined> => {
-    const designator = o.updatedOn ?? 'ACTIVE';
-    if (designator === 'PREVIOUS' || designator === 'NEXT')
-      throw DM_ERRORS.invalidCall(`${what}: updatedOn is HEAD, ACTIVE or an updatedOn value`);
-    const at = await resolve(db, row, designator, row.activeOn, `${what}: updatedOn`);
-    const doc = at === undefined ? undefined : await docAt(db, row, at);
-    if (!doc) return undefined;
-    const shown = (d: Record<string, unknown>) =>
-      template && o.withoutHiddenAttributes ? withoutHidden(d, template) : d;
-    const asset = shown(doc);
-    if (o.other !== undefined) {
-      const other = await resolve(db, row, o.other, at!, `${what}: other`);
-      const otherDoc = other === undefined ? undefined : await docAt(db, row, other);
-      asset.allVersions = (await repo.versions(db, row.seq)).map((v) => {
-        const version = {
-          updatedOn: new Date(v.updatedOn).toISOString(),
-          updatedBy: v.updatedBy,
-          comment: v.comment,
-          active: v.updatedOn === row.activeOn,
-        };
-        if (otherDoc && v.updatedOn === other) {
-          const shownOther = shown(otherDoc);
-          return {
-            ...version,
-            displayName: shownOther.displayName,
-            description: shownOther.description,
-            attributes: shownOther.attributes,
-          };
-        }
-        return version;
-      });
-    }
-    return asset;
-  };
-  /** The answer of `return`: the asset as the get behind it answers, with `returnParameters` as its parameters. */
-  const returned = async (db: Db, seq: number, o: ReadOptions): Promise<Record<string, unknown>> => {
-    const row = await assetOf(db, { id: seq });
-    const template = o.withoutHiddenAttributes ? await templateOf(db, { id: row.templateId }) : undefined;
-    const asset = await readAsset(db, row, o, template, 'returnParameters');
-    if (!asset) throw DM_ERRORS.versionNotFound(`${o.updatedOn} of asset ${row.seq}`);
-    return asset;
-  };
-  /** Writes the asset's state with the answer of its ACTIVE version. */
-  const saveState = async (
-    db: Db,
-    row: AssetRow,
-    s: {
-      customId: string | null;
-      parentId: number | null;
-      headOn: number;
-      activeOn: number;
-      data: VersionData;
-      version: { updatedOn: number; updatedBy: string; comment: string };
-      unversioned: Record<string, unknown>;
-      template: { id: number; customId: string };
-    },
-    added?: { updatedOn: number; updatedBy: string; comment: string; data: VersionData },
-    /** The ACTIVE answer being replaced, when the caller has it parsed already. */
-    previous: Record<string, unknown> = JSON.parse(row.doc) as Record<string, unknown>,
-  ) => {
-    const doc = assetDoc({
-      id: row.seq,
-      customId: s.customId,
-      template: s.template,
-      parentId: s.parentId,
-      data: s.data,
-      unversioned: s.unversioned,
-      version: { ...s.version, active: true },
-      createdOn: row.createdOn,
-      createdBy: row.createdBy,
-    });
-    await repo.setState(
-      db,
-      row.seq,
-      { customId: s.customId, parentId: s.parentId, headOn: s.headOn, activeOn: s.activeOn, doc },
-      { customId: row.customId, parentId: row.parentId, doc: previous },
-      added,
-      row.rev,
-    );
-  };
   /** The template and one of its actions of the scope. */
   const actionOf = async (db: Db, p: Static<typeof ActionSchema>, caller: Caller, method: string) => {
     const ref = templateRefOf(p.template);
@@ -319,141 +131,7 @@ export function assetMethods(
       return { asset: p.return ? await returned(db, seq, read) : { id: seq } };
     },
 
-    update: guardedWrite(singleUpdate, async (db, parameters, caller) => {
-      const p = parse(UpdateParams, parameters, 'update');
-      const read = p.return ? returnOptions(p.returnParameters) : {};
-      // Mode 3: activate an existing version.
-      if (p.asset === undefined && p.updatedOn !== undefined) {
-        if (!options.inactiveVersions)
-          throw DM_ERRORS.invalidCall(
-            "update: activating a version needs the 'inactive versions' feature (engine.inactiveVersions)",
-          );
-        const row = await assetOf(db, refOf(p, 'update'), true);
-        const template = await templateOfAsset(db, row);
-        usable(template, caller);
-        const target = p.updatedOn === 'HEAD' ? row.headOn : parseUpdatedOn(p.updatedOn, 'update: updatedOn');
-        const version = await repo.version(db, row.seq, target);
-        if (!version) throw DM_ERRORS.versionNotFound(`${p.updatedOn} of asset ${row.seq}`);
-        const active = JSON.parse(row.doc) as Record<string, unknown>;
-        await saveState(db, row, {
-          customId: row.customId,
-          parentId: row.parentId,
-          headOn: row.headOn,
-          activeOn: target,
-          data: version.data,
-          version,
-          unversioned: active.unversionedAttributes as Record<string, unknown>,
-          template: active.template as { id: number; customId: string },
-        });
-        return p.return ? { asset: await returned(db, row.seq, read) } : {};
-      }
-      const a = checkAsset(p.asset, 'update');
-      if (p.asset === undefined)
-        throw DM_ERRORS.invalidCall('update: asset is required (or updatedOn, to activate a version)');
-      const tref = templateRefOf(a.template) ?? templateRefOf(a.version?.template);
-      const row = await assetOf(
-        db,
-        refOf(
-          {
-            id: a.id,
-            customId: a.customId,
-            templateId: tref && 'id' in tref ? tref.id : p.templateId,
-            templateCustomId: tref && 'customId' in tref ? tref.customId : p.templateCustomId,
-          },
-          'update',
-        ),
-        true,
-      );
-      const template = await templateOfAsset(db, row);
-      usable(template, caller);
-      const active = JSON.parse(row.doc) as Record<string, unknown> & {
-        template: { id: number; customId: string };
-        unversionedAttributes: Record<string, unknown>;
-      };
-      const head = row.headOn === row.activeOn ? undefined : await repo.version(db, row.seq, row.headOn);
-      const headData: VersionData = head?.data ?? {
-        displayName: active.displayName as string,
-        description: active.description as string,
-        attributes: active.attributes as Record<string, unknown>,
-      };
-      const unversionedOnly = p.unversionedAttributesOnly === true;
-      if (unversionedOnly && a.attributes !== undefined)
-        throw DM_ERRORS.invalidCall('update: with unversionedAttributesOnly, write only unversionedAttributes');
-      const merged = mergeAttributes(
-        template,
-        { attributes: headData.attributes, unversioned: active.unversionedAttributes },
-        { attributes: a.attributes, unversioned: a.unversionedAttributes },
-        { requiredOverride: p.requiredOverride === true, defaults: false },
-      );
-      const customId = a.id !== undefined && a.customId !== undefined ? a.customId : row.customId;
-      const parentId = a.parentId !== undefined ? a.parentId : row.parentId;
-      if (parentId !== row.parentId) await checkParent(db, parentId, template, row.seq);
-      const data: VersionData = unversionedOnly
-        ? headData
-        : {
-            displayName: a.displayName ?? headData.displayName,
-            description: a.description ?? headData.description,
-            attributes: merged.attributes,
-          };
-      const versionChanged = !sameData(data, headData);
-      const restChanged =
-        customId !== row.customId ||
-        parentId !== row.parentId ||
-        JSON.stringify(merged.unversioned) !== JSON.stringify(active.unversionedAttributes);
-      const newVersion = !unversionedOnly && (versionChanged || p.onlyIfChanged !== true);
-      if (!newVersion && !restChanged && p.onlyIfChanged === true) return { unchanged: true };
-      const activeVersion = {
-        updatedOn: row.activeOn,
-        updatedBy: (active.version as { updatedBy: string }).updatedBy,
-        comment: (active.version as { comment: string }).comment,
-      };
-      const activeData: VersionData = {
-        displayName: active.displayName as string,
-        description: active.description as string,
-        attributes: active.attributes as Record<string, unknown>,
-      };
-      const state = {
-        customId,
-        parentId,
-        unversioned: merged.unversioned,
-        template: { id: template.id, customId: template.customId },
-      };
-      await uniquely(
-        dialect,
-        async () => {
-          if (!newVersion) {
-            await saveState(
-              db,
-              row,
-              { ...state, headOn: row.headOn, activeOn: row.activeOn, data: activeData, version: activeVersion },
-              undefined,
-              active,
-            );
-            return;
-          }
-          const updatedOn = Math.max(Date.now(), row.headOn + 1);
-          const version = { updatedOn, updatedBy: caller.name, comment: p.versionComment ?? '' };
-          const activate = activatesNewVersion(
-            options.inactiveVersions,
-            (p.activationPolicy ?? 'ifHEADActive') as ActivationPolicy,
-            row.headOn === row.activeOn,
-          );
-          await saveState(
-            db,
-            row,
-            activate
-              ? { ...state, headOn: updatedOn, activeOn: updatedOn, data, version }
-              : { ...state, headOn: updatedOn, activeOn: row.activeOn, data: activeData, version: activeVersion },
-            { ...version, data },
-            active,
-          );
-        },
-        customIdTaken(customId),
-      );
-      const out: Record<string, unknown> = p.return ? { asset: await returned(db, row.seq, read) } : {};
-      if (!newVersion && p.onlyIfChanged === true && !unversionedOnly) out.unchanged = true;
-      return out;
-    }),
+    update: assetUpdate(repo, docs, versions, dialect, options.inactiveVersions),
 
     async delete(db, parameters, caller) {
       const p = parse(DeleteParams, parameters, 'delete');
@@ -494,7 +172,7 @@ export function assetMethods(
       const row = await repo.find(db, ref);
       if (!row) {
         if (p.optional) return {};
-        throw DM_ERRORS.assetNotFound(showRef(ref));
+        throw assetNotFound(ref);
       }
       const needsTemplate = p.withoutHiddenAttributes === true || row.restricted;
       const template = needsTemplate ? await templateOf(db, { id: row.templateId }) : undefined;
@@ -502,7 +180,7 @@ export function assetMethods(
       // The common case, the ACTIVE version as stored: its text spliced into the answer.
       if ((p.updatedOn ?? 'ACTIVE') === 'ACTIVE' && p.other === undefined && !p.withoutHiddenAttributes)
         return new JsonText(`{"asset":${row.doc}}`);
-      const asset = await readAsset(db, row, p, template, 'get');
+      const asset = await versions.readAsset(db, row, p, template, 'get');
       if (!asset) {
         if (p.optional) return {};
         throw DM_ERRORS.versionNotFound(`${p.updatedOn ?? 'ACTIVE'} of asset ${row.seq}`);
@@ -596,37 +274,6 @@ export function assetMethods(
         throw DM_ERRORS.queryNotFound(p.name);
       }
       return {};
-    },
-  };
-}
-
-/** What templates need of assets: a template with assets is not deleted, a renamed one renames them, template actions export them. */
-export function templateAssets(repo: AssetsRepository): TemplateAssets {
-  return {
-    async hasAssets(db, templateId) {
-      return (await repo.assetsOfTemplate(db, templateId, 1)).length > 0;
-    },
-    async renamed(db, templateId, customId) {
-      for (const seq of await repo.assetsOfTemplate(db, templateId, Number.MAX_SAFE_INTEGER)) {
-        const row = (await repo.find(db, { id: seq }))!;
-        const doc = JSON.parse(row.doc) as Record<string, unknown>;
-        await repo.setState(
-          db,
-          seq,
-          {
-            customId: row.customId,
-            parentId: row.parentId,
-            headOn: row.headOn,
-            activeOn: row.activeOn,
-            doc: { ...doc, template: { id: templateId, customId } },
-          },
-          { customId: row.customId, parentId: row.parentId, doc },
-        );
-      }
-    },
-    async assets(db, templateId) {
-      const docs = await repo.docs(db, await repo.assetsOfTemplate(db, templateId, ACTION_ASSETS));
-      return [...docs.values()].map((d) => JSON.parse(d) as Record<string, unknown>);
     },
   };
 }

@@ -9,6 +9,9 @@ import type { TemplateRef } from '../templates/templates.repository.js';
 import { AssetInputSchema, RefSchema, type AssetInput } from './asset.schema.js';
 import type { AssetRef } from './assets.repository.js';
 
+/** Assets an action runs for, at most. */
+export const ACTION_ASSETS = 10_000;
+
 const Designator = Type.String({ minLength: 1, maxLength: 64 });
 const AssetRefParams = {
   id: Type.Optional(IdSchema),
