@@ -2,87 +2,19 @@
 // asset's write counter; on PostgreSQL one statement, and the guarded writes of one turn one statement together.
 import { sql, type Compilable, type Expression, type Kysely, type RawBuilder } from 'kysely';
 import { batchPerTurn } from '../../../platform/async/turn-batch.js';
-import type { Dialect, JsonRecordColumn } from '../../../platform/db/dialects/dialect.js';
+import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import { StaleRead } from '../../../platform/db/db-errors.js';
 import { PreparedQueries } from '../../../platform/db/prepared-query.js';
 import { targetOf, type DataAccess } from '../../../platform/db/data-access.js';
-import { documentIndex, VALUE_KIND } from '../../../platform/query/index.js';
-import { sortKeys } from '../attribute-values.js';
 import type { DmTables } from '../dm.tables.js';
 import type { VersionData } from './asset.schema.js';
-import { indexDoc } from './asset-rules.js';
+import { changedPaths, indexRows, stored } from './asset-index-rows.js';
+import { batchArgs, batchParts, VALUE_COLUMNS, VALUE_RECORD, type StateWrite } from './asset-state-batch.js';
 
 type Db = Kysely<DmTables>;
 
-/** The top-level fields of an index document (asset-rules.ts indexDoc); `id` is the key column `seq`. */
-const INDEX_ROOTS = new Set(['customId', 'displayName', 'description', 'parentId', 'template', 'attributes']);
-
-export function stored(doc: Record<string, unknown>): string;
-export function stored(doc: Record<string, unknown>, asText: false): Record<string, unknown>;
-export function stored(doc: Record<string, unknown>, asText = true): string | Record<string, unknown> {
-  const { id: _id, ...rest } = doc;
-  return asText ? JSON.stringify(rest) : rest;
-}
-
-type IndexRow = [
-  path: string,
-  t: number,
-  elem: number,
-  num: number | null,
-  str: string | null,
-  ci: string | null,
-  usr: string | null,
-  uci: string | null,
-];
-
-/** The value index rows of an answer, with the sort keys of strings; `complete` false beyond the index's caps. */
-function indexRows(doc: Record<string, unknown>): { complete: boolean; rows: IndexRow[] } {
-  const index = documentIndex(indexDoc(doc), INDEX_ROOTS, { words: false, markers: true });
-  return {
-    complete: index.complete,
-    rows: index.rows.map(([path, t, elem, num, str]) => {
-      const keys = t === VALUE_KIND.string && str !== null ? sortKeys(str) : undefined;
-      return [path, t, elem, num, str, keys?.ci ?? null, keys?.user ?? null, keys?.userCi ?? null];
-    }),
-  };
-}
-
-/** The paths whose rows differ between two sets of rows. */
-function changedPaths(before: IndexRow[], after: IndexRow[]): Set<string> {
-  const byPath = (rows: IndexRow[]) => {
-    const m = new Map<string, string[]>();
-    for (const r of rows) {
-      const list = m.get(r[0]) ?? [];
-      list.push(JSON.stringify(r));
-      m.set(r[0], list);
-    }
-    return new Map([...m].map(([k, v]) => [k, v.sort().join('\n')]));
-  };
-  const a = byPath(before);
-  const b = byPath(after);
-  const changed = new Set<string>();
-  for (const [path, text] of a) if (b.get(path) !== text) changed.add(path);
-  for (const path of b.keys()) if (!a.has(path)) changed.add(path);
-  return changed;
-}
 /** Value rows written by one statement (8 bound values each). */
 const ROWS_PER_STATEMENT = 100;
-
-/** One asset's guarded state write, as a batch of them carries it (AssetStates.writeStates). */
-interface StateWrite {
-  seq: number;
-  rev: number;
-  headOn: number;
-  activeOn: number;
-  doc: Record<string, unknown>;
-  idx: number;
-  customId: string | null;
-  parentId: number | null;
-  version?: { updatedOn: number; updatedBy: string; comment: string; data: VersionData };
-  /** The paths whose index rows go first, and the rows that come in. */
-  paths: string[];
-  rows: IndexRow[];
-}
 
 /** SQL of the assets' state writes; every statement names the engine's scope. */
 export class AssetStates {
@@ -114,143 +46,12 @@ export class AssetStates {
    * the turn batch then runs each write alone.
    */
   private async writeStates(writes: StateWrite[]): Promise<Set<number>> {
-    const assets = writes.map((w, n) => ({
-      n,
-      seq: w.seq,
-      rev: w.rev,
-      head_on: w.headOn,
-      active_on: w.activeOn,
-      doc: stored(w.doc, false),
-      idx: w.idx,
-      custom_id: w.customId,
-      parent_id: w.parentId,
-    }));
-    const versions = writes.flatMap((w, n) =>
-      w.version
-        ? [
-            {
-              n,
-              updated_on: w.version.updatedOn,
-              updated_by: w.version.updatedBy,
-              comment: w.version.comment,
-              data: w.version.data,
-            },
-          ]
-        : [],
-    );
-    const removals = writes.flatMap((w, n) => w.paths.map((path) => ({ n, path })));
-    const rows = writes.flatMap((w, n) =>
-      w.rows.map(([path, t, elem, num, str, ci, usr, uci]) => ({ n, path, t, elem, num, str, ci, usr, uci })),
-    );
-    const args = [
-      this.scope,
-      JSON.stringify(assets),
-      JSON.stringify(versions),
-      JSON.stringify(removals),
-      JSON.stringify(rows),
-    ];
     const db = this.root;
-    const written = this.dialect.statementPart(0);
-    const records = (p: (i: number) => any, i: number, columns: Record<string, JsonRecordColumn>) =>
-      sql`${this.dialect.jsonRecords(p(i), columns)}`;
-    const parts = (p: (i: number) => any) => [
-      db
-        .updateTable('dm_assets')
-        .from(
-          records(p, 1, {
-            n: 'integer',
-            seq: 'bigint',
-            rev: 'bigint',
-            head_on: 'bigint',
-            active_on: 'bigint',
-            doc: 'json',
-            idx: 'integer',
-            custom_id: 'text',
-            parent_id: 'bigint',
-          }).as('r') as any,
-        )
-        .set({
-          head_on: sql.ref('r.head_on'),
-          active_on: sql.ref('r.active_on'),
-          doc: sql.ref('r.doc'),
-          idx: sql.ref('r.idx'),
-          custom_id: sql.ref('r.custom_id'),
-          parent_id: sql.ref('r.parent_id'),
-          rev: sql<number>`dm_assets.rev + 1`,
-        } as any)
-        .where('dm_assets.scope', '=', p(0))
-        .whereRef('dm_assets.seq', '=', 'r.seq' as any)
-        .whereRef('dm_assets.rev', '=', 'r.rev' as any)
-        .returning(['dm_assets.seq', 'r.n' as any]),
-      db
-        .insertInto('dm_asset_versions')
-        .columns(['scope', 'asset_id', 'updated_on', 'updated_by', 'comment', 'data'])
-        .expression(
-          db
-            .selectFrom(
-              records(p, 2, {
-                n: 'integer',
-                updated_on: 'bigint',
-                updated_by: 'text',
-                comment: 'text',
-                data: 'json',
-              }).as('v') as any,
-            )
-            .innerJoin(`${written} as g` as any, 'g.n' as any, 'v.n' as any)
-            .select([
-              sql`${p(0)}`.as('scope'),
-              'g.seq as asset_id',
-              'v.updated_on',
-              'v.updated_by',
-              'v.comment',
-              'v.data',
-            ] as any),
-        ),
-      db
-        .deleteFrom('dm_asset_values')
-        .using([records(p, 3, { n: 'integer', path: 'text' }).as('x') as any, `${written} as g` as any])
-        .whereRef('g.n' as any, '=', 'x.n' as any)
-        .whereRef('dm_asset_values.item_seq', '=', 'g.seq' as any)
-        .whereRef('dm_asset_values.path', '=', 'x.path' as any),
-      db
-        .insertInto('dm_asset_values')
-        .columns(['scope', 'item_seq', 'path', 't', 'elem', 'num', 'str', 'ci', 'usr', 'uci'])
-        .expression(
-          db
-            .selectFrom(
-              records(p, 4, {
-                n: 'integer',
-                path: 'text',
-                t: 'integer',
-                elem: 'integer',
-                num: 'double',
-                str: 'text',
-                ci: 'text',
-                usr: 'text',
-                uci: 'text',
-              }).as('r') as any,
-            )
-            .innerJoin(`${written} as g` as any, 'g.n' as any, 'r.n' as any)
-            .select([
-              sql`${p(0)}`.as('scope'),
-              'g.seq as item_seq',
-              'r.path',
-              'r.t',
-              'r.elem',
-              'r.num',
-              'r.str',
-              'r.ci',
-              'r.usr',
-              'r.uci',
-            ] as any),
-        ),
-      db.selectFrom(`${written} as g` as any).select('g.n' as any),
-    ];
     const out = await this.prepared.run<{ n: number }>(
       this.data,
       'states',
-      (p) => this.compilable(db, this.dialect.oneStatement(parts(p) as any)!),
-      args,
+      (p) => this.compilable(db, this.dialect.oneStatement(batchParts(db, this.dialect, p) as any)!),
+      batchArgs(this.scope, writes),
     );
     return new Set(out.map((r) => Number(r.n)));
   }
@@ -390,20 +191,11 @@ export class AssetStates {
         if (removal !== 'none')
           out.push(removeRows(p).where(sql<boolean>`exists (select 1 from ${sql.table(guardPart)})`) as any);
         if (rows.length > 0) {
-          const records = this.dialect.jsonRecords(p(13), {
-            path: 'text',
-            t: 'integer',
-            elem: 'integer',
-            num: 'double',
-            str: 'text',
-            ci: 'text',
-            usr: 'text',
-            uci: 'text',
-          });
+          const records = this.dialect.jsonRecords(p(13), VALUE_RECORD);
           out.push(
             db
               .insertInto('dm_asset_values')
-              .columns(['scope', 'item_seq', 'path', 't', 'elem', 'num', 'str', 'ci', 'usr', 'uci'])
+              .columns(['scope', 'item_seq', ...VALUE_COLUMNS])
               .expression(
                 db
                   .selectFrom(`${guardPart} as g` as any)
@@ -411,9 +203,7 @@ export class AssetStates {
                   .select([
                     sql`${p(0)}`.as('scope'),
                     sql.ref('g.seq').as('item_seq'),
-                    ...(['path', 't', 'elem', 'num', 'str', 'ci', 'usr', 'uci'] as const).map((c) =>
-                      sql.ref(`r.${c}`).as(c),
-                    ),
+                    ...VALUE_COLUMNS.map((c) => sql.ref(`r.${c}`).as(c)),
                   ]),
               ) as any,
           );

@@ -7,7 +7,8 @@ import type { DmTables } from '../dm.tables.js';
 import type { AssetRow, VersionData, VersionRow } from './asset.schema.js';
 import { AssetFinds, type AssetRef } from './asset-finds.js';
 import { AssetLists, withId } from './asset-lists.repository.js';
-import { AssetStates, stored } from './asset-states.repository.js';
+import { stored } from './asset-index-rows.js';
+import { AssetStates } from './asset-states.repository.js';
 export { ASSET_UNIVERSE, type AssetPage, type AssetQuery, type PageDocs } from './asset-lists.repository.js';
 
 type Db = Kysely<DmTables>;
