@@ -11,7 +11,8 @@
 //   uncounted: neither (what counting costs at all; the kept totals are then wrong: a reference only).
 // Prints the median CPU a run and a create of each variant. Usage: npm run build && node bench/storage-create-statement.mjs
 // Env: PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres); CREATES (1000); BATCH (40); RUNS (20);
-//      ROUNDS (5).
+//      ROUNDS (5); EXPLAIN=1 prints the statement's EXPLAIN (ANALYZE, BUFFERS) first (each CTE's insert and the count
+//      trigger timed apart).
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { createSearchItemsInProcess } from './search-item.mjs';
@@ -22,6 +23,7 @@ const CREATES = Number(process.env.CREATES ?? 1000);
 const BATCH = Number(process.env.BATCH ?? 40);
 const RUNS = Number(process.env.RUNS ?? 20);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const EXPLAIN = process.env.EXPLAIN === '1';
 
 const database = await createBenchDatabase(PG_ADMIN_URL, 'creates_statement');
 try {
@@ -71,6 +73,19 @@ try {
     statement: { text: withCounts, trigger: false },
     uncounted: { text: withoutCounts, trigger: false },
   };
+  if (EXPLAIN) {
+    // The statement as captured, with the insert trigger as main has it, under EXPLAIN (ANALYZE, BUFFERS): each CTE's
+    // insert and the count trigger timed apart (the last of 10 runs, each rolled back).
+    await trigger(true);
+    let plan;
+    for (let r = 0; r < 10; r++) {
+      const records = captured.records.map((record) => ({ ...record, k: `${record.k}-x${r}` }));
+      await client.query('begin');
+      plan = await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${withoutCounts}`, [JSON.stringify(records)]);
+      await client.query('rollback');
+    }
+    for (const row of plan.rows) console.log(row['QUERY PLAN']);
+  }
   const samples = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
   let run = 0;
   for (let round = 0; round < ROUNDS; round++) {
