@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { hasOffThreadWriter, recordWrites, writeOffThread } from '../../src/platform/db/write-off-thread.js';
 import type { Database } from '../../src/platform/db/database.js';
 import { openTestDatabase } from '../helpers/test-app.js';
@@ -114,6 +114,50 @@ describe('SQLite writes on the writer thread (writeOffThread)', () => {
     });
     expect(await writeOffThread(database.data, writes)).toEqual(['seven', 9]);
     expect((await names()).map((r) => r.id)).toEqual([7, 8, 9]);
+  });
+
+  it('binds every kind of parameter as the main connection does (they travel packed)', async () => {
+    const values: unknown[] = [
+      null,
+      0,
+      -0,
+      -1.5,
+      2 ** 53 - 1,
+      1e300,
+      '',
+      'a',
+      'ünïcödé 🙂',
+      'nul\u0000inside',
+      '\ud800 lone',
+      'y'.repeat(20_000),
+      Buffer.from([0, 1, 255]),
+      123n,
+    ];
+    const rowsOf = async (table: string) => {
+      await database.db.executeQuery(CompiledQuery.raw(`CREATE TABLE ${table} (n INTEGER, v ANY)`));
+      const writes = [];
+      const sql = `INSERT INTO ${table} (n, v) VALUES (?, ?), (?, ?)`;
+      for (let n = 0; n < values.length; n += 2) writes.push({ sql, parameters: [n, values[n], n + 1, values[n + 1]] });
+      return writes;
+    };
+    const read = async (table: string) =>
+      (await database.db.executeQuery(CompiledQuery.raw(`SELECT n, v, typeof(v) AS t FROM ${table} ORDER BY n`))).rows;
+    await writeOffThread(database.data, await rowsOf('cells'));
+    for (const write of await rowsOf('cells_main'))
+      await database.db.executeQuery(CompiledQuery.raw(write.sql, write.parameters));
+    const rows = await read('cells');
+    expect(rows).toHaveLength(values.length);
+    expect(rows).toEqual(await read('cells_main'));
+  });
+
+  it('goes on after a statement that fails to prepare, its text sent again', async () => {
+    const good = await insert([{ id: 1, name: 'one' }]);
+    const bad = { sql: 'INSERT INTO no_such_table (id) VALUES (?)', parameters: [1] };
+    await expect(writeOffThread(database.data, [bad])).rejects.toThrow(/no such table/);
+    await expect(writeOffThread(database.data, [bad])).rejects.toThrow(/no such table/);
+    await writeOffThread(database.data, good);
+    await writeOffThread(database.data, await insert([{ id: 2, name: 'two' }]));
+    expect((await names()).map((r) => r.id)).toEqual([1, 2]);
   });
 
   it('is not there on PostgreSQL, nor with database.sqliteWriterThread false', async () => {

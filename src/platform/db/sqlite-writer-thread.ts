@@ -5,6 +5,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startSqliteThread } from './sqlite-reader-threads.js';
 import type { ThreadWrite } from './data-access.js';
+import { packWrites, UNPACK_WRITES_SOURCE } from './thread-write-packing.js';
 
 export type { ThreadWrite } from './data-access.js';
 
@@ -15,7 +16,11 @@ export interface SqliteWriterThreadOptions {
   settings: string[];
 }
 
-type Answer = { ok: true; answers: unknown[] } | { ok: false; message: string; code?: string };
+/** Statements the thread keeps prepared; past them it forgets them all and starts again. */
+const MAX_STATEMENTS = 1000;
+
+/** `forget`: the thread failed to prepare a statement or did not know one; their numbers are to be given anew. */
+type Answer = { ok: true; answers: unknown[] } | { ok: false; message: string; code?: string; forget: boolean };
 
 /**
  * The writer thread: CommonJS run with `eval`, as the reader threads. Its connection gets the main one's settings;
@@ -27,34 +32,42 @@ const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
 const db = new SQLite(workerData.file, { fileMustExist: true });
 for (const setting of workerData.settings) db.pragma(setting);
-const statements = new Map();
+// Statements by the number the main thread gave their SQL text (it sends the text with the first write only).
+let statements = new Map();
 const begin = db.prepare('BEGIN IMMEDIATE');
 const commit = db.prepare('COMMIT');
 const rollback = db.prepare('ROLLBACK');
-function prepared(sql) {
-  let st = statements.get(sql);
-  if (!st) {
-    if (statements.size >= 1000) statements.clear();
-    statements.set(sql, (st = db.prepare(sql)));
-  }
-  return st;
-}
-parentPort.on('message', ({ id, writes, keyBase }) => {
+const keyBases = new Map();
+${UNPACK_WRITES_SOURCE}
+parentPort.on('message', ({ id, reset, keyBase, packed }) => {
   const answers = [];
   let answer = { ok: true, answers };
+  let known = false;
   try {
+    if (reset) statements = new Map();
+    for (const { statement, sql } of packed.texts) statements.set(statement, db.prepare(sql));
+    known = true;
     begin.run();
-    const base = keyBase === undefined ? 0 : Number(prepared(keyBase).pluck().get());
-    for (const { sql, parameters, keyed } of writes) {
-      if (keyed) for (const at of keyed) parameters[at] += base;
-      const st = prepared(sql);
-      if (st.reader) answers.push(st.pluck().get(parameters));
-      else st.run(parameters);
+    let base = 0;
+    if (keyBase !== undefined) {
+      if (!keyBases.has(keyBase)) keyBases.set(keyBase, db.prepare(keyBase).pluck());
+      base = Number(keyBases.get(keyBase).get());
     }
+    unpackWrites(packed, (statement, parameters, keyed) => {
+      const st = statements.get(statement);
+      if (!st) {
+        known = false;
+        throw new Error('the writer thread does not know statement ' + statement);
+      }
+      for (const at of keyed) parameters[at] += base;
+      // Spread: better-sqlite3 reads arguments directly, an array's elements one by one through the engine's API.
+      if (st.reader) answers.push(st.pluck().get(...parameters));
+      else st.run(...parameters);
+    });
     commit.run();
   } catch (error) {
     if (db.inTransaction) rollback.run();
-    answer = { ok: false, message: String(error && error.message), code: error && error.code };
+    answer = { ok: false, message: String(error && error.message), code: error && error.code, forget: !known };
   }
   parentPort.postMessage({ id, answer });
 });
@@ -68,6 +81,10 @@ parentPort.on('message', ({ id, writes, keyBase }) => {
  */
 export class SqliteWriterThread {
   private worker?: Worker;
+  /** The numbers of the statements the thread has prepared, by SQL text (sent once; cleared with a new thread). */
+  private statements = new Map<string, number>();
+  /** The thread is to forget its statements before the next write (too many, or a write failed). */
+  private reset = false;
   private readonly waiting = new Map<number, { resolve(answers: unknown[]): void; reject(error: unknown): void }>();
   private nextId = 0;
   private closed = false;
@@ -89,9 +106,19 @@ export class SqliteWriterThread {
     if (this.closed) return Promise.reject(new Error('the database is closed'));
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
+    const reset = this.reset || this.statements.size + writes.length > MAX_STATEMENTS;
+    if (reset) this.statements.clear();
+    this.reset = false;
+    const packed = packWrites(writes, (sql) => {
+      const known = this.statements.get(sql);
+      if (known !== undefined) return { statement: known, known: true };
+      const statement = this.statements.size;
+      this.statements.set(sql, statement);
+      return { statement, known: false };
+    });
     return new Promise<unknown[]>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, writes, keyBase });
+      worker.postMessage({ id, reset, keyBase, packed });
     });
   }
 
@@ -104,13 +131,15 @@ export class SqliteWriterThread {
 
   private start(): Worker {
     const worker = startSqliteThread(THREAD_SOURCE, this.options.file, { settings: this.options.settings });
+    this.statements = new Map();
     worker.unref();
     worker.on('message', ({ id, answer }: { id: number; answer: Answer }) => {
       const entry = this.waiting.get(id);
       this.waiting.delete(id);
       if (!entry) return;
-      if (answer.ok) entry.resolve(answer.answers);
-      else entry.reject(Object.assign(new Error(answer.message), { code: answer.code }));
+      if (answer.ok) return entry.resolve(answer.answers);
+      if (answer.forget) this.reset = true;
+      entry.reject(Object.assign(new Error(answer.message), { code: answer.code }));
     });
     const fail = (error: unknown) => {
       if (this.worker === worker) this.worker = undefined;
