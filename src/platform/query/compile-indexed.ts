@@ -5,7 +5,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { ListQueryDialect } from './query-dialect.js';
 import type { IndexedTarget, ValueIndexSource, ValueTest } from './query-ast.js';
-import { allOf, checkedPath, FALSE, stringKeyOf } from './sql-parts.js';
+import { allOf, checkedPath, documentOf, FALSE, stringKeyOf } from './sql-parts.js';
 import { VALUE_FORM, VALUE_KIND } from './value-index.js';
 
 /** A LEFT JOIN the ORDER BY of a sort needs: the index row of the value at the path itself. */
@@ -158,13 +158,13 @@ export function indexedAny(
     // itself is of the scope): then no value-major index can serve the probe, so the planner cannot turn the probes
     // into a semi-join driven by the filter's matches either, which reads every match where a walk in sort order
     // wants to stop after a page. With the scope, a selective filter over many items may still be answered that way.
-    const doc = dialect.query.jsonAny(`${source.alias}.doc`, target.path, tests);
+    const doc = dialect.query.jsonAny(documentOf(source, source.alias), target.path, tests);
     return sql<SqlBool>`(EXISTS (SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(source, 'q__v', key, path, membership === 'exists')}
         AND (${exact} OR (q__v.t = ${longString} AND ${doc})))
       OR (${sql.ref(`${source.alias}.idx`)} <> 1 AND ${doc}))`;
   }
   // The set of matching keys, built once per statement and probed per item (SQLite), or walked when it is smaller.
-  const doc = dialect.query.jsonAny('q__d.doc', target.path, tests);
+  const doc = dialect.query.jsonAny(documentOf(source, 'q__d'), target.path, tests);
   return sql<SqlBool>`(${key} IN (
     SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(source, 'q__v', path)} AND ${exact}
     UNION ALL

@@ -2,7 +2,7 @@
 // jsonb_typeof; every cast sits behind a CASE guard so a stored value of another shape never raises an error.
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryColumnType, QueryDialect } from './dialect.js';
-import type { ValueTest } from '../../query/query-ast.js';
+import type { JsonColumn, ValueTest } from '../../query/query-ast.js';
 import { VALUE_KIND as K } from '../../query/value-index.js';
 import {
   allOf,
@@ -51,6 +51,10 @@ function epochMs(text: RawBuilder<unknown>): RawBuilder<unknown> {
     END
   END)`;
 }
+
+/** A document column as jsonb: one that holds JSON text (JsonColumn.text) is parsed here, where a value is read. */
+const jsonbOf = (document: JsonColumn): RawBuilder<unknown> =>
+  document.text ? sql`(${columnRef(document.column)}::jsonb)` : columnRef(document.column);
 
 /** A test on one jsonb value. */
 function elementTest(test: ValueTest, v: RawBuilder<unknown>): RawBuilder<SqlBool> | null {
@@ -158,8 +162,10 @@ export const postgresQuery: QueryDialect = {
 
   indexedOrderBy(target, row, direction) {
     const dir = directionSql(direction);
+    // The value at the path, read in the document's subquery (a document held as text is parsed there, once a read).
     const doc = indexedDocument(target.source);
-    const x = sql`(${doc} #> ${checkedPath(target.path)}::text[])`;
+    const parsed = target.source.documentText ? sql`(${doc}::jsonb)` : doc;
+    const x = sql`(${parsed} #> ${checkedPath(target.path)}::text[])`;
     const t = sql.ref(`${row}.t`);
     // The keys of `orderBy` over the document, from the index row where the item has an exact row at the path;
     // otherwise (missing, an object or an array, a long string, an item that is not indexed and so has no rows) from
@@ -177,7 +183,7 @@ export const postgresQuery: QueryDialect = {
     ];
   },
 
-  jsonAny(column, path, tests) {
+  jsonAny(document, path, tests) {
     const x = sql`q__s.x`;
     const on = (v: RawBuilder<unknown>) =>
       tests.map((t) => elementTest(t, v)).filter((p): p is RawBuilder<SqlBool> => p !== null);
@@ -186,7 +192,7 @@ export const postgresQuery: QueryDialect = {
     // The value is extracted from the document once per row (OFFSET 0 keeps the planner from substituting the
     // path lookup into every reference). A scalar is tested directly; an array by its elements; an object is no
     // value; a missing path is NULL and fails every test.
-    return sql<SqlBool>`EXISTS (SELECT 1 FROM (SELECT ${columnRef(column)} #> ${checkedPath(path)}::text[] AS x OFFSET 0) AS q__s
+    return sql<SqlBool>`EXISTS (SELECT 1 FROM (SELECT ${jsonbOf(document)} #> ${checkedPath(path)}::text[] AS x OFFSET 0) AS q__s
       WHERE CASE jsonb_typeof(${x})
         WHEN 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(${x}) AS q__e(v) WHERE ${anyOf(on(sql`q__e.v`))})
         WHEN 'object' THEN FALSE
@@ -202,7 +208,7 @@ export const postgresQuery: QueryDialect = {
   textLike(target, pattern) {
     const text =
       target.kind === 'json'
-        ? sql`(${columnRef(target.column)} #> ${checkedPath(target.path)}::text[])::text`
+        ? sql`(${jsonbOf(target)} #> ${checkedPath(target.path)}::text[])::text`
         : sql`${columnRef(target.column)}::text`;
     return sql<SqlBool>`COALESCE(${text} ILIKE ${pattern}::text ESCAPE '\\', FALSE)`;
   },
@@ -214,7 +220,7 @@ export const postgresQuery: QueryDialect = {
       const key = target.type === 'text' ? sql`${col} COLLATE "C"` : col;
       return [sql`(${col} IS NULL) ASC`, sql`${key} ${dir}`];
     }
-    const x = sql`(${columnRef(target.column)} #> ${checkedPath(target.path)}::text[])`;
+    const x = sql`(${jsonbOf(target)} #> ${checkedPath(target.path)}::text[])`;
     return [
       sql`(coalesce(jsonb_typeof(${x}), 'null') = 'null') ASC`,
       sql`(CASE jsonb_typeof(${x}) WHEN 'number' THEN 0 WHEN 'boolean' THEN 0 WHEN 'string' THEN 1 ELSE 2 END) ${dir}`,

@@ -161,8 +161,9 @@ export const sqliteQuery: QueryDialect = {
     ];
   },
 
-  jsonAny(column, path, tests) {
-    const col = columnRef(column);
+  // SQLite's JSON functions read JSON text: a document column is text whatever JsonColumn.text says.
+  jsonAny(document, path, tests) {
+    const col = columnRef(document.column);
     const p = sqliteJsonPath(path);
     const on = (type: RawBuilder<unknown>, value: RawBuilder<unknown>) =>
       tests.map((t) => elementTest(t, type, value)).filter((x): x is RawBuilder<SqlBool> => x !== null);
