@@ -189,8 +189,23 @@ export function indexedSort(
   ]);
   return {
     join: { table: source.valuesTable, alias, on },
-    orderBy: dialect.query.indexedOrderBy(target, alias, direction),
+    orderBy: dialect.query.indexedOrderBy(target, alias, direction, absentAt(source, alias, target.path)),
   };
+}
+
+/**
+ * Where the sort's row `alias` is missing, that the item holds no value at the path (missing or null), known without
+ * its document: every item of the scope is indexed (so each value at the path itself has a row there, but objects and
+ * arrays) and the path never held an object or an array (the keys table's forms, only ever added to). Both are read
+ * once per statement. FALSE where the source keeps no forms.
+ */
+function absentAt(source: ValueIndexSource, alias: string, path: string[]): RawBuilder<SqlBool> {
+  if (!source.keysTable || !source.keyForms) return FALSE;
+  const compound = sql.lit(VALUE_FORM.array | VALUE_FORM.object);
+  return sql<SqlBool>`(${sql.ref(`${alias}.t`)} IS NULL
+    AND NOT EXISTS (SELECT 1 FROM ${sql.table(source.itemsTable)} q__u WHERE ${scopeOf(source, 'q__u')} AND q__u.idx <> 1)
+    AND NOT EXISTS (SELECT 1 FROM ${sql.table(source.keysTable)} q__f WHERE ${scopeOf(source, 'q__f')}
+      AND q__f.path = ${checkedPath(path).join('.')} AND (q__f.forms & ${compound}) <> 0))`;
 }
 
 /**

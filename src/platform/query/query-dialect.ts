@@ -49,9 +49,15 @@ export interface QueryDialect {
   /**
    * ORDER BY items of an indexed value, in the same order as `orderBy` gives the document's value: from the index row
    * `row` (the value at the path itself, LEFT JOINed) where the item is indexed and the row is exact, otherwise from
-   * the document.
+   * the document. `absent`: a condition under which a missing row means no value at the path (compile-indexed.ts
+   * absentAt), so that the document need not be read (PostgreSQL, whose text documents are parsed at each read).
    */
-  indexedOrderBy(target: IndexedTarget, row: string, direction: 'ASC' | 'DESC'): RawBuilder<unknown>[];
+  indexedOrderBy(
+    target: IndexedTarget,
+    row: string,
+    direction: 'ASC' | 'DESC',
+    absent: RawBuilder<SqlBool>,
+  ): RawBuilder<unknown>[];
 }
 
 /**

@@ -160,7 +160,7 @@ export const postgresQuery: QueryDialect = {
 
   genericValue,
 
-  indexedOrderBy(target, row, direction) {
+  indexedOrderBy(target, row, direction, absent) {
     const dir = directionSql(direction);
     // The value at the path, read in the document's subquery (a document held as text is parsed there, once a read).
     const doc = indexedDocument(target.source);
@@ -169,17 +169,18 @@ export const postgresQuery: QueryDialect = {
     const t = sql.ref(`${row}.t`);
     // The keys of `orderBy` over the document, from the index row where the item has an exact row at the path;
     // otherwise (missing, an object or an array, a long string, an item that is not indexed and so has no rows) from
-    // the document, read only then.
+    // the document, read only then, and not where the value is known absent (each key read it again: a text
+    // document parsed five times an item, a sort on a path most items lack 4x the server's CPU).
     // Never NULL (no row at the path: false), since NOT of it is used too.
     const exact = sql`coalesce(${t} IN (${sql.lit(K.number)}, ${sql.lit(K.string)}, ${sql.lit(K.boolean)}), FALSE)`;
     return [
-      sql`(CASE WHEN ${exact} THEN FALSE ELSE coalesce(jsonb_typeof(${x}), 'null') = 'null' END) ASC`,
-      sql`(CASE WHEN ${exact} THEN (CASE ${t} WHEN ${sql.lit(K.string)} THEN 1 ELSE 0 END)
+      sql`(CASE WHEN ${exact} THEN FALSE WHEN ${absent} THEN TRUE ELSE coalesce(jsonb_typeof(${x}), 'null') = 'null' END) ASC`,
+      sql`(CASE WHEN ${exact} THEN (CASE ${t} WHEN ${sql.lit(K.string)} THEN 1 ELSE 0 END) WHEN ${absent} THEN 2
         ELSE (CASE jsonb_typeof(${x}) WHEN 'number' THEN 0 WHEN 'boolean' THEN 0 WHEN 'string' THEN 1 ELSE 2 END) END) ${dir}`,
-      sql`(CASE WHEN ${exact} THEN ${sql.ref(`${row}.num`)}
+      sql`(CASE WHEN ${exact} THEN ${sql.ref(`${row}.num`)} WHEN ${absent} THEN NULL
         ELSE (CASE jsonb_typeof(${x}) WHEN 'number' THEN (${x} #>> '{}')::float8 WHEN 'boolean' THEN (CASE WHEN ${x} = 'true'::jsonb THEN 1 ELSE 0 END) END) END) ${dir}`,
-      sql`(CASE WHEN ${exact} THEN ${stringKeyOf(row, target.stringKey)} WHEN jsonb_typeof(${x}) = 'string' THEN ${x} #>> '{}' END) COLLATE "C" ${dir}`,
-      sql`(CASE WHEN NOT ${exact} AND jsonb_typeof(${x}) IN ('object', 'array') THEN ${x}::text END) COLLATE "C" ${dir}`,
+      sql`(CASE WHEN ${exact} THEN ${stringKeyOf(row, target.stringKey)} WHEN ${absent} THEN NULL WHEN jsonb_typeof(${x}) = 'string' THEN ${x} #>> '{}' END) COLLATE "C" ${dir}`,
+      sql`(CASE WHEN ${exact} OR ${absent} THEN NULL WHEN jsonb_typeof(${x}) IN ('object', 'array') THEN ${x}::text END) COLLATE "C" ${dir}`,
     ];
   },
 

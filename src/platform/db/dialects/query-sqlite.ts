@@ -146,6 +146,7 @@ export const sqliteQuery: QueryDialect = {
 
   genericValue: (value) => sql`${value}`,
 
+  // `absent` unused: SQLite reads a document's value by json_extract over its text, as cheap as before storage-014.
   indexedOrderBy(target, row, direction) {
     const dir = directionSql(direction);
     const doc = indexedDocument(target.source);
