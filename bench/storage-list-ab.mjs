@@ -1,6 +1,6 @@
-// Issue 47 goal 1: the CPU a list costs in this build against another, in short alternated blocks. The search
-// benchmark's store (bench/search-item.mjs) is loaded once by this build; both builds then serve it (SQLite: a copy of
-// the data directory each; PostgreSQL: the same database, which only the lists read), and blocks of LISTS lists go to
+// Issue 47 goal 1: the CPU a list costs in this build against another, in short alternated blocks. Each build loads the
+// search benchmark's store (bench/search-item.mjs) into a store of its own (SQLite: a data directory; PostgreSQL: a
+// database), since a build's schema may hold migrations the other does not know, and blocks of LISTS lists go to
 // one build and then the other, the order swapped each round. On a shared machine whose speed drifts between 3 s
 // rounds (bench/storage-search.mjs), blocks of a second or two paired this way show a ratio the rounds cannot.
 // Usage: npm run build && BASELINE_DIR=<a built checkout> node bench/storage-list-ab.mjs
@@ -11,7 +11,7 @@
 // Prints each build's CPU per list (the scheduler's account of all its threads) and lists/s, medians of the blocks, and
 // the ratio of each round's pair; on PostgreSQL also the server's CPU per list: the backends of the bench's database
 // (both builds' pools; the idle build's spend next to nothing), read from /proc/<pid>/schedstat around each block.
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -45,17 +45,21 @@ const { root, configFile } = writeBenchConfig('svc-bench-listab-', [
   { name: 'half', key: KEYS.half, roles: ['half-0'] },
   { name: 'all', key: KEYS.all, roles: ['everyone'] },
 ]);
-const db = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_listab') : undefined;
-const env = db ? { DATABASE_URL: db.url } : {};
+const builds = { this: join(ROOT, 'dist/main.js'), baseline: join(process.env.BASELINE_DIR, 'dist/main.js') };
+const dbs = {};
+if (ENGINE === 'postgres')
+  for (const name of Object.keys(builds))
+    dbs[name] = await createBenchDatabase(PG_ADMIN_URL, `svc_bench_listab_${name}`);
+const db = dbs.this;
 const admin = db ? new pg.Client({ connectionString: PG_ADMIN_URL }) : undefined;
 await admin?.connect();
-/** The CPU so far (µs) of each backend connected to the bench's database, by pid (none on SQLite). */
+/** The CPU so far (µs) of each backend connected to the bench's databases, by pid (none on SQLite). */
 const serverCpu = async () => {
   const out = new Map();
   if (!admin) return out;
   const { rows } = await admin.query(
-    "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'",
-    [new URL(db.url).pathname.slice(1)],
+    "SELECT pid FROM pg_stat_activity WHERE datname = ANY($1) AND backend_type = 'client backend'",
+    [Object.values(dbs).map((d) => new URL(d.url).pathname.slice(1))],
   );
   for (const { pid } of rows) {
     try {
@@ -67,18 +71,18 @@ const serverCpu = async () => {
 const loaded = mkdtempSync(join(tmpdir(), 'svc-bench-listab-data-'));
 const services = [];
 try {
-  const loader = await startService({ port: await freePort(), configFile, env, dataDir: loaded });
-  try {
-    const pool = new Pool(loader.url, { connections: 50 });
-    await loadSearchItems(pool, KEYS.writer, ITEMS);
-    await pool.close();
-  } finally {
-    await loader.close();
-  }
-  const builds = { this: join(ROOT, 'dist/main.js'), baseline: join(process.env.BASELINE_DIR, 'dist/main.js') };
   for (const [name, main] of Object.entries(builds)) {
-    const dataDir = join(root, `data-${name}`);
-    cpSync(loaded, dataDir, { recursive: true });
+    const dataDir = join(loaded, `data-${name}`);
+    mkdirSync(dataDir);
+    const env = dbs[name] ? { DATABASE_URL: dbs[name].url } : {};
+    const loader = await startService({ port: await freePort(), configFile, env, dataDir, main });
+    try {
+      const pool = new Pool(loader.url, { connections: 50 });
+      await loadSearchItems(pool, KEYS.writer, ITEMS);
+      await pool.close();
+    } finally {
+      await loader.close();
+    }
     services.push({ name, service: await startService({ port: await freePort(), configFile, env, dataDir, main }) });
   }
   const params = new URLSearchParams({
@@ -163,7 +167,7 @@ try {
 } finally {
   await admin?.end();
   for (const { service } of services) await service.close();
-  await db?.drop();
+  for (const d of Object.values(dbs)) await d.drop();
   rmSync(loaded, { recursive: true, force: true });
   rmSync(root, { recursive: true, force: true });
 }

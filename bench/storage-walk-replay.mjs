@@ -6,7 +6,8 @@
 // backend's CPU read from /proc/<pid>/schedstat around each block. Prints EXPLAIN (ANALYZE, BUFFERS) of it first.
 // Usage: npm run build && node bench/storage-walk-replay.mjs
 // Env:   PG_ADMIN_URL; ITEMS (10000); RUNS (a block, 100); ROUNDS (10); BASELINE_DIR: a built checkout whose walk
-//        statement for the same list (its service started on the same database after the load) is replayed beside;
+//        statement for the same list is replayed beside, on a database of its own that it loaded with the same items
+//        (a build's schema may hold migrations the other does not know, or store the rows otherwise);
 //        VARIANTS: comma-separated files, each the text of a statement taking the same parameters ($1...), replayed
 //        beside too; KEEP_SQL: a file to copy this build's walk statement to (text and values, JSON), to write variants
 //        from.
@@ -32,21 +33,22 @@ const { root, configFile } = writeBenchConfig('svc-bench-walkreplay-', [
 ]);
 const log = join(mkdtempSync(join(tmpdir(), 'svc-bench-walkreplay-log-')), 'statements.jsonl');
 const db = await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_walkreplay');
+const baseDb = BASELINE_DIR ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_walkreplay_base') : undefined;
 const clients = [];
 try {
   process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --import ${join(ROOT, 'bench/pg-statement-log.mjs')}`;
-  /** The walk statement (text and values) of the goal's list as the build at `main` sends it; `load`: the items first. */
-  const captureWalk = async (main, load) => {
+  /** The walk statement (text and values) of the goal's list as the build at `main` sends it, its items loaded first. */
+  const captureWalk = async (main, database) => {
     writeFileSync(log, '');
     const service = await startService({
       port: await freePort(),
       configFile,
-      env: { DATABASE_URL: db.url, SVC_STATEMENT_LOG: log },
+      env: { DATABASE_URL: database.url, SVC_STATEMENT_LOG: log },
       main,
     });
     try {
       const pool = new Pool(service.url, { connections: 50 });
-      if (load) await loadSearchItems(pool, KEYS.writer, ITEMS);
+      await loadSearchItems(pool, KEYS.writer, ITEMS);
       const params = new URLSearchParams({
         filter: JSON.stringify([{ property: 'value.status', operator: 'eq', value: 'open' }]),
         sort: 'value.n|DESC',
@@ -75,19 +77,19 @@ try {
     if (!walk) throw new Error('the list ran no walk statement');
     return walk;
   };
-  const walk = await captureWalk(join(ROOT, 'dist/main.js'), true);
-  const baseline = BASELINE_DIR ? await captureWalk(join(BASELINE_DIR, 'dist/main.js'), false) : undefined;
+  const walk = await captureWalk(join(ROOT, 'dist/main.js'), db);
+  const baseline = BASELINE_DIR ? await captureWalk(join(BASELINE_DIR, 'dist/main.js'), baseDb) : undefined;
   if (process.env.KEEP_SQL) writeFileSync(process.env.KEEP_SQL, JSON.stringify(walk));
   const statements = [
-    ['this build', walk.text],
-    ...(baseline ? [['BASELINE_DIR', baseline.text]] : []),
-    ...VARIANTS.map((f) => [f, readFileSync(f, 'utf8')]),
+    ['this build', walk, db],
+    ...(baseline ? [['BASELINE_DIR', baseline, baseDb]] : []),
+    ...VARIANTS.map((f) => [f, { text: readFileSync(f, 'utf8'), values: walk.values }, db]),
   ];
-  for (const [name, text] of statements) {
-    const client = new pg.Client({ connectionString: db.url });
+  for (const [name, { text, values }, database] of statements) {
+    const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     const pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-    const query = { name: 'walk', text, values: walk.values, rowMode: 'array' };
+    const query = { name: 'walk', text, values, rowMode: 'array' };
     for (let i = 0; i < 10; i++) await client.query(query);
     clients.push({ name, client, pid, query, runs: [], rows: (await client.query(query)).rows.length });
   }
@@ -119,6 +121,7 @@ try {
 } finally {
   for (const c of clients) await c.client.end();
   await db.drop();
+  await baseDb?.drop();
   rmSync(root, { recursive: true, force: true });
   rmSync(join(log, '..'), { recursive: true, force: true });
 }

@@ -1,4 +1,5 @@
-// Differential test: random filters, queries and sorts give the same ids, in the same order, on SQLite and PostgreSQL.
+// Differential test: random filters, queries and sorts give the same ids, in the same order, on SQLite and PostgreSQL,
+// whose documents are read from jsonb and from JSON text (JsonColumn.text) alike.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { sql } from 'kysely';
 import { openTestDatabase } from '../helpers/test-app.js';
@@ -69,7 +70,7 @@ const TERMS = [
 const JOIN = [' ', ' AND ', ' OR ', ' AND NOT ', ' -', ' +'];
 
 describe.skipIf(!inject('pgUrl'))('SQLite and PostgreSQL agree', () => {
-  const engines: Record<string, { database: Database; ctx: QueryContext }> = {};
+  const engines: Record<string, { database: Database; ctx: QueryContext; table: string }> = {};
 
   beforeAll(async () => {
     for (const engine of ['sqlite', 'postgres'] as const) {
@@ -83,6 +84,7 @@ describe.skipIf(!inject('pgUrl'))('SQLite and PostgreSQL agree', () => {
         .execute();
       engines[engine] = {
         database,
+        table: 'q_agree',
         ctx: {
           dialect: database.dialect,
           resolve: (p) => ({ kind: 'json', column: 'q.doc', path: p.split('.') }),
@@ -90,21 +92,34 @@ describe.skipIf(!inject('pgUrl'))('SQLite and PostgreSQL agree', () => {
         },
       };
     }
+    // PostgreSQL with the documents held as JSON text (as storage_items.doc is), parsed where the SQL reads them.
+    const { database } = engines.postgres;
+    await sql`CREATE TABLE q_agree_text (id integer PRIMARY KEY, doc text NOT NULL)`.execute(database.db);
+    await sql`INSERT INTO q_agree_text SELECT id, doc::text FROM q_agree`.execute(database.db);
+    engines['postgres, text'] = {
+      database,
+      table: 'q_agree_text',
+      ctx: {
+        dialect: database.dialect,
+        resolve: (p) => ({ kind: 'json', column: 'q.doc', text: true, path: p.split('.') }),
+        fullText: { kind: 'json', column: 'q.doc', text: true, path: [] },
+      },
+    };
   });
 
   afterAll(async () => {
-    for (const e of Object.values(engines)) await e.database.destroy();
+    for (const e of new Set(Object.values(engines).map((e) => e.database))) await e.destroy();
   });
 
   async function run(engine: string, input: ListQueryInput): Promise<number[] | string> {
-    const { database, ctx } = engines[engine];
+    const { database, ctx, table } = engines[engine];
     let compiled;
     try {
       compiled = compileListQuery(input, ctx);
     } catch (err: any) {
       return `error ${err.statusCode}`;
     }
-    let q = database.db.selectFrom('q_agree as q').select('q.id');
+    let q = database.db.selectFrom(`${table} as q`).select('q.id');
     if (compiled.where) q = q.where(compiled.where);
     for (const o of compiled.orderBy) q = q.orderBy(o);
     return (await q.orderBy('q.id').execute()).map((r) => Number(r.id));
@@ -138,8 +153,9 @@ describe.skipIf(!inject('pgUrl'))('SQLite and PostgreSQL agree', () => {
         sort: `${pick(PROPS)}|${pick(['ASC', 'DESC'])},${pick(PROPS)}|${pick(['ASC', 'DESC'])}`,
         timezoneName: pick([undefined, 'Europe/Berlin', 'America/New_York']),
       };
-      const [a, b] = [await run('sqlite', input), await run('postgres', input)];
+      const [a, b, c] = [await run('sqlite', input), await run('postgres', input), await run('postgres, text', input)];
       expect(b, JSON.stringify(input)).toEqual(a);
+      expect(c, JSON.stringify(input)).toEqual(a);
       outcomes.add(typeof a === 'string' ? a : a.length);
     }
     // The inputs are not degenerate: empty, partial and full results and refused inputs all occur.

@@ -1,6 +1,7 @@
 // The item read answers the stored document text spliced with the fields the service adds, instead of parsing it
-// and serialising it again: the document was produced by JSON.stringify on write (PostgreSQL hands back jsonb's
-// text form of it), so it is valid JSON as it stands, and it holds only the written fields of the item schema.
+// and serialising it again: the document was produced by JSON.stringify on write and is kept as that text (on
+// PostgreSQL since storage-014; documents not written since hold jsonb's text form of it), so it is valid JSON as it
+// stands, and it holds only the written fields of the item schema.
 import { appendMembers, jsonIsoDate, jsonString, rootKeyScanner } from '../../platform/http/json-text.js';
 import type { ItemText } from './store-item.repository.js';
 

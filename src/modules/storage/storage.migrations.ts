@@ -357,4 +357,15 @@ export const storageMigrations: ModuleMigration[] = [
       await storageSqlFor(d).countInsertsByStatement(db);
     },
   },
+  {
+    // PostgreSQL: an item's document is kept as the JSON text the service wrote (text, as on SQLite), not as jsonb.
+    // Every read answers that text, and converting 100 documents from jsonb to text was about a quarter of the server's
+    // CPU of a list's statement (docs/benchmarks.md, branch listpg); a create no longer parses each document into jsonb.
+    // The rare SQL that reads a value inside a document parses it there (ValueIndexSource.documentText). Existing
+    // documents keep jsonb's text form (same JSON, other spacing and key order) until they are written again.
+    name: '2026-12-03-storage-014-documents-as-text',
+    async up(db, d) {
+      await storageSqlFor(d).documentsAsText(db);
+    },
+  },
 ];

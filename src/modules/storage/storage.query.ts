@@ -48,9 +48,9 @@ export function storeItemQueryContext(
       if (!DOCUMENT_FIELDS.has(path[0]) || path.some((p) => p === '')) return null;
       return indexed && INDEXED_FIELDS.has(path[0])
         ? { kind: 'indexed', path, source }
-        : { kind: 'json', column: 'i.doc', path };
+        : { kind: 'json', column: 'i.doc', text: true, path };
     },
-    fullText: { kind: 'json', column: 'i.doc', path: [] },
+    fullText: { kind: 'json', column: 'i.doc', text: true, path: [] },
   };
 }
 
@@ -72,6 +72,7 @@ function storeIndexSource(scope: StoreScope, plain?: PlainAssumption): ValueInde
       },
     },
     itemsTable: 'storage_items',
+    documentText: true,
     valuesTable: 'storage_item_values',
     wordsTable: 'storage_item_words',
     keysTable: 'storage_value_keys',

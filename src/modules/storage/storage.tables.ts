@@ -17,8 +17,11 @@ export interface StoreItemRow {
   tenant_id: string;
   store_id: string;
   item_id: string;
-  /** The written fields (id, moduleId, ..., customFields) as one JSON document. */
-  doc: unknown;
+  /**
+   * The written fields (id, moduleId, ..., customFields) as one JSON document, held as the JSON text the service wrote
+   * on both engines (PostgreSQL: text since storage-014, not jsonb), so that reads copy it out without converting it.
+   */
+  doc: string;
   created_on: number;
   created_by: string;
   updated_on: number;

@@ -2,7 +2,6 @@
 // the last key it read (keyset) where the export has no query, filter or sort; otherwise the list's own pages (offset).
 // The pages are read as the client takes them (store-export-format.ts writes them), so one page is held at a time.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { ListQueryInput } from '../../platform/query/index.js';
 import type { StorageTables } from './storage.tables.js';
 import { granteesOf, mayAccess } from './store-access.js';
@@ -28,7 +27,6 @@ const hasListParameters = (input: ListQueryInput) =>
  */
 export async function exportPages(
   db: Kysely<StorageTables>,
-  dialect: Dialect,
   lists: StoreItemLists,
   caller: StoreCaller,
   input: ListQueryInput,
@@ -48,7 +46,7 @@ export async function exportPages(
   }
   const who = granteesOf(caller);
   const after = async (seq: number) => {
-    const { rows } = await sql<Row>`SELECT i.seq, ${dialect.jsonText('i.doc')} AS doc_text, i.created_on, i.created_by,
+    const { rows } = await sql<Row>`SELECT i.seq, i.doc AS doc_text, i.created_on, i.created_by,
         i.updated_on, i.updated_by
       FROM storage_items i
       WHERE i.tenant_id = ${caller.tenantId} AND i.store_id = ${caller.storeId} AND i.seq > ${seq}

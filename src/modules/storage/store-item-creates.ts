@@ -126,7 +126,8 @@ export class StoreItemCreates {
     statement: NonNullable<StorageSql['insertItemsWithAccess']>,
     items: PreparedItem[],
   ): Promise<Set<number>> {
-    // Built as text so that each document is serialised once (it may be megabytes).
+    // Built as text so that each document is serialised once (it may be megabytes). The document travels as a JSON
+    // string, stored as it is (storage_items.doc is text): as an object the server parsed every document into jsonb.
     const records = items.map(({ key, doc, docJson, now, by, prepared }, n) => {
       const grants = accessGrants(doc).map(([mode, grantee]) => ({ mode, grantee }));
       const v = this.valueIndex.records(doc, prepared);
@@ -144,7 +145,7 @@ export class StoreItemCreates {
         v,
         w: this.valueIndex.wordsAndTokens(key, doc),
       });
-      return `${rest.slice(0, -1)},"d":${docJson}}`;
+      return `${rest.slice(0, -1)},"d":${JSON.stringify(docJson)}}`;
     });
     const rows = await this.statements.run<{ n: number }>(
       trx,

@@ -80,14 +80,7 @@ export class StoreItemRepository {
             ['store_id', 'r.s'],
             ['item_id', 'r.k'],
           ])
-          .select([
-            'r.n',
-            this.dialect.jsonText('i.doc').as('doc_text'),
-            'i.created_on',
-            'i.created_by',
-            'i.updated_on',
-            'i.updated_by',
-          ])
+          .select(['r.n', 'i.doc as doc_text', 'i.created_on', 'i.created_by', 'i.updated_on', 'i.updated_by'])
           .select(mayAccess(this.requestGrantees, 'r', sql.ref('i.seq')).as('can_read')),
     });
   }
@@ -100,7 +93,7 @@ export class StoreItemRepository {
 
   /** The pages of an export (store-export.ts); the first is read before this answers. */
   exportPages(caller: StoreCaller, input: ListQueryInput, pageSize: number) {
-    return exportPages(this.db, this.dialect, this.lists, caller, input, pageSize);
+    return exportPages(this.db, this.lists, caller, input, pageSize);
   }
 
   /** One page of the caller's stores with their readable item counts (store-directory.ts). */

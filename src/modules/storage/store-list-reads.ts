@@ -56,10 +56,10 @@ export const ITEM_TEXT_COLUMNS = ['doc_text', 'created_on', 'created_by', 'updat
 type ItemTextColumn = (typeof ITEM_TEXT_COLUMNS)[number];
 
 /** The ItemText columns of the item row aliased `alias`. */
-export function itemTextColumns(dialect: Dialect, alias: string): Record<ItemTextColumn, RawBuilder<unknown>> {
+export function itemTextColumns(alias: string): Record<ItemTextColumn, RawBuilder<unknown>> {
   const column = (name: string) => sql.ref(`${alias}.${name}`);
   return {
-    doc_text: dialect.jsonText(`${alias}.doc`),
+    doc_text: column('doc'),
     created_on: column('created_on'),
     created_by: column('created_by'),
     updated_on: column('updated_on'),
@@ -111,7 +111,7 @@ export class ListReads {
   /** The documents of a page as JSON text (spliced into the answer, never parsed), in the page's order. */
   async fetchPage(tenantId: string, storeId: string, seqs: number[]): Promise<ItemText[]> {
     if (seqs.length === 0) return [];
-    const columns = FETCHED.select({ ...itemTextColumns(this.dialect, 'i'), seq: sql.ref('i.seq') });
+    const columns = FETCHED.select({ ...itemTextColumns('i'), seq: sql.ref('i.seq') });
     const statement = sql`SELECT ${columns} FROM storage_items i
       WHERE i.tenant_id = ${tenantId} AND i.store_id = ${storeId} AND i.seq IN (${sql.join(seqs)})`;
     const docs = await this.once(rowsAsArrays<unknown[]>(statement.compile(this.db)));

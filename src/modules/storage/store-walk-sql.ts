@@ -100,7 +100,7 @@ export function walkStatement(
   };
   const key = (column: string) => (walked.columns.includes(column) ? sql.ref(`p.${column}`) : sql`NULL`);
   const page = WALKED_PAGE.select({
-    ...itemTextColumns(dialect, 'd'),
+    ...itemTextColumns('d'),
     plain: plainColumn(plan.plain),
     changes: storeChanges(scope),
     num: key('num'),

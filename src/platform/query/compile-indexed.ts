@@ -5,7 +5,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { ListQueryDialect } from './query-dialect.js';
 import type { IndexedTarget, ValueIndexSource, ValueTest } from './query-ast.js';
-import { allOf, checkedPath, FALSE, stringKeyOf } from './sql-parts.js';
+import { allOf, checkedPath, documentOf, FALSE, stringKeyOf } from './sql-parts.js';
 import { VALUE_FORM, VALUE_KIND } from './value-index.js';
 
 /** A LEFT JOIN the ORDER BY of a sort needs: the index row of the value at the path itself. */
@@ -158,13 +158,13 @@ export function indexedAny(
     // itself is of the scope): then no value-major index can serve the probe, so the planner cannot turn the probes
     // into a semi-join driven by the filter's matches either, which reads every match where a walk in sort order
     // wants to stop after a page. With the scope, a selective filter over many items may still be answered that way.
-    const doc = dialect.query.jsonAny(`${source.alias}.doc`, target.path, tests);
+    const doc = dialect.query.jsonAny(documentOf(source, source.alias), target.path, tests);
     return sql<SqlBool>`(EXISTS (SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(source, 'q__v', key, path, membership === 'exists')}
         AND (${exact} OR (q__v.t = ${longString} AND ${doc})))
       OR (${sql.ref(`${source.alias}.idx`)} <> 1 AND ${doc}))`;
   }
   // The set of matching keys, built once per statement and probed per item (SQLite), or walked when it is smaller.
-  const doc = dialect.query.jsonAny('q__d.doc', target.path, tests);
+  const doc = dialect.query.jsonAny(documentOf(source, 'q__d'), target.path, tests);
   return sql<SqlBool>`(${key} IN (
     SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(source, 'q__v', path)} AND ${exact}
     UNION ALL
@@ -189,8 +189,23 @@ export function indexedSort(
   ]);
   return {
     join: { table: source.valuesTable, alias, on },
-    orderBy: dialect.query.indexedOrderBy(target, alias, direction),
+    orderBy: dialect.query.indexedOrderBy(target, alias, direction, absentAt(source, alias, target.path)),
   };
+}
+
+/**
+ * Where the sort's row `alias` is missing, that the item holds no value at the path (missing or null), known without
+ * its document: every item of the scope is indexed (so each value at the path itself has a row there, but objects and
+ * arrays) and the path never held an object or an array (the keys table's forms, only ever added to). Both are read
+ * once per statement. FALSE where the source keeps no forms.
+ */
+function absentAt(source: ValueIndexSource, alias: string, path: string[]): RawBuilder<SqlBool> {
+  if (!source.keysTable || !source.keyForms) return FALSE;
+  const compound = sql.lit(VALUE_FORM.array | VALUE_FORM.object);
+  return sql<SqlBool>`(${sql.ref(`${alias}.t`)} IS NULL
+    AND NOT EXISTS (SELECT 1 FROM ${sql.table(source.itemsTable)} q__u WHERE ${scopeOf(source, 'q__u')} AND q__u.idx <> 1)
+    AND NOT EXISTS (SELECT 1 FROM ${sql.table(source.keysTable)} q__f WHERE ${scopeOf(source, 'q__f')}
+      AND q__f.path = ${checkedPath(path).join('.')} AND (q__f.forms & ${compound}) <> 0))`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryContext } from './query.types.js';
 import type { IndexedTarget, QueryNode, ValueIndexSource, ValueTest } from './query-ast.js';
 import { compileNode } from './compile.js';
-import { checkedPath } from './sql-parts.js';
+import { checkedPath, documentOf } from './sql-parts.js';
 import { VALUE_FORM, VALUE_KIND } from './value-index.js';
 import { assumePlain, type BoundValue, checkedSource, itemRowsAtPath, rowsAtPath, scopeOf } from './compile-indexed.js';
 
@@ -202,7 +202,7 @@ class SetCompiler {
     const path = checkedPath(target.path).join('.');
     const values = sql.table(this.source.valuesTable);
     const items = sql.table(this.source.itemsTable);
-    const doc = query.jsonAny('q__d.doc', target.path, tests);
+    const doc = query.jsonAny(documentOf(this.source, 'q__d'), target.path, tests);
     const bound: BoundValue | undefined = generic ? (value) => query.genericValue(value, 'text') : undefined;
     const scoped = (alias: string): RawBuilder<SqlBool> => scopeOf(this.source, alias, bound);
     const atPath = (alias: string): RawBuilder<SqlBool> => rowsAtPath(this.source, alias, path, bound);

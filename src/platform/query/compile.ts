@@ -26,7 +26,7 @@ export function compileNode(node: QueryNode, ctx: QueryContext): RawBuilder<SqlB
       if (!target) return FALSE;
       switch (target.kind) {
         case 'json':
-          return ctx.dialect.query.jsonAny(target.column, target.path, node.tests);
+          return ctx.dialect.query.jsonAny(target, target.path, node.tests);
         case 'indexed':
           return indexedAny(target, node.tests, ctx.dialect, ctx.indexMembership);
         case 'column':

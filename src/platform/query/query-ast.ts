@@ -69,10 +69,20 @@ export function not(item: QueryNode): QueryNode {
   return { type: 'not', item };
 }
 
+/**
+ * A JSON document column: `column` is a trusted SQL reference such as `i.doc`. `text`: the column holds the document
+ * as JSON text on every engine, not in the engine's JSON type (PostgreSQL: text, not jsonb), so that reads copy it out
+ * as written; the dialect parses it where SQL reads a value inside it.
+ */
+export interface JsonColumn {
+  column: string;
+  text?: boolean;
+}
+
 /** Where a property lives in SQL. */
 export type FieldTarget =
-  /** A value inside a JSON document column; `column` is a trusted SQL reference such as `i.doc`. */
-  | { kind: 'json'; column: string; path: string[] }
+  /** A value inside a JSON document column (JsonColumn). */
+  | ({ kind: 'json'; path: string[] } & JsonColumn)
   /**
    * A plain column; `column` is a trusted SQL reference such as `a.custom_id`. `datetime` columns hold epoch
    * milliseconds (`dialect.bigintColumnType`); a `text` column holding ISO 8601 strings also compares as dates.
@@ -112,6 +122,8 @@ export interface ValueIndexSource {
   scope: Array<[column: string, value: string]>;
   /** The item of the outer query: its alias (`i`), whose `seq`, `doc` and `idx` the SQL refers to. */
   alias: string;
+  /** The items table's `doc` holds JSON text on every engine (JsonColumn.text). */
+  documentText?: boolean;
   /** The full-text index of the documents' words (Dialect.words), keyed by `seq`; none: bare terms read documents. */
   wordsTable?: string;
   /**

@@ -1,5 +1,5 @@
 import type { Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
-import type { DocumentTarget, IndexedTarget, KeyRange, ValueTest } from './query-ast.js';
+import type { DocumentTarget, IndexedTarget, JsonColumn, KeyRange, ValueTest } from './query-ast.js';
 import type { TextSearch } from './text-terms.js';
 
 // What the list-query compiler needs of a database engine. The engines' SQL for it lives in their dialects
@@ -9,11 +9,13 @@ export type QueryColumnType = 'text' | 'number' | 'boolean' | 'datetime';
 
 /**
  * SQL of the list-query compiler (platform/query). Every value is a bound parameter; `column` is a trusted
- * reference (`alias.column`); path segments are checked again before they become a JSON path.
+ * reference (`alias.column`); path segments are checked again before they become a JSON path. A document column
+ * (JsonColumn) may hold JSON text where the engine has a JSON type (`text`): the dialect then parses it where it reads
+ * a value inside.
  */
 export interface QueryDialect {
   /** True when some scalar at the JSON path (the value itself, or any element of an array value) passes a test. */
-  jsonAny(column: string, path: string[], tests: ValueTest[]): RawBuilder<SqlBool>;
+  jsonAny(document: JsonColumn, path: string[], tests: ValueTest[]): RawBuilder<SqlBool>;
   /** True when the column value passes a test; never NULL. `datetime` columns hold epoch milliseconds. */
   columnAny(column: string, type: QueryColumnType, tests: ValueTest[]): RawBuilder<SqlBool>;
   /** Case-insensitive LIKE (escape character backslash) over the JSON text of the target. */
@@ -47,9 +49,15 @@ export interface QueryDialect {
   /**
    * ORDER BY items of an indexed value, in the same order as `orderBy` gives the document's value: from the index row
    * `row` (the value at the path itself, LEFT JOINed) where the item is indexed and the row is exact, otherwise from
-   * the document.
+   * the document. `absent`: a condition under which a missing row means no value at the path (compile-indexed.ts
+   * absentAt), so that the document need not be read (PostgreSQL, whose text documents are parsed at each read).
    */
-  indexedOrderBy(target: IndexedTarget, row: string, direction: 'ASC' | 'DESC'): RawBuilder<unknown>[];
+  indexedOrderBy(
+    target: IndexedTarget,
+    row: string,
+    direction: 'ASC' | 'DESC',
+    absent: RawBuilder<SqlBool>,
+  ): RawBuilder<unknown>[];
 }
 
 /**

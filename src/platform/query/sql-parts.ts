@@ -2,6 +2,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { isSafePathSegment } from './values.js';
 import { QUERY_ERRORS } from './query.errors.js';
+import type { JsonColumn } from './query-ast.js';
 
 const COLUMN_REF = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 
@@ -56,6 +57,11 @@ export function anyApplicable<T>(
 /** The document of the outer item of a value index source, read by its key (for the values the index cannot give). */
 export function indexedDocument(source: { itemsTable: string; alias: string }): RawBuilder<unknown> {
   return sql`(SELECT q__d.doc FROM ${sql.table(source.itemsTable)} q__d WHERE q__d.seq = ${sql.ref(`${source.alias}.seq`)})`;
+}
+
+/** The document column of the item aliased `alias` of a value index source, as the dialects read it (JsonColumn). */
+export function documentOf(source: { documentText?: boolean }, alias: string): JsonColumn {
+  return { column: `${alias}.doc`, text: source.documentText === true };
 }
 
 /** SQL comparison operators come from a closed set, never from input. */

@@ -15,7 +15,7 @@ export const postgresStorageSql: StorageSql = {
   // Items inserted in their order; each inserted one gets its access rows and value index rows in the same statement
   // (writable CTEs).
   insertItemsWithAccess: (records) => sql<{ n: number }>`with r as (
-      select * from jsonb_to_recordset(${records}::jsonb) as x(n integer, t text, s text, k text, d jsonb, c bigint, b text, g jsonb, x smallint, r bigint, v jsonb, w jsonb)),
+      select * from jsonb_to_recordset(${records}::jsonb) as x(n integer, t text, s text, k text, d text, c bigint, b text, g jsonb, x smallint, r bigint, v jsonb, w jsonb)),
     ins as (
       insert into storage_items (tenant_id, store_id, item_id, doc, created_on, created_by, updated_on, updated_by, idx, rs)
       select t, s, k, d, c, b, c, b, x, r.r from r order by n
@@ -72,6 +72,9 @@ export const postgresStorageSql: StorageSql = {
   },
   // The statement trigger counts every insert already, once per statement.
   countInsertsByStatement: async () => {},
+  documentsAsText: async (db) => {
+    await sql`alter table storage_items alter column doc type text using doc::text`.execute(db);
+  },
   termShard: TERM_SHARD,
   // In the key's order, as every statement that adds to the counts (creates, writeMany): shared rows are locked in
   // one order.

@@ -8,8 +8,8 @@ export interface StorageSql {
   /**
    * One statement that creates many items, each with its access rows, and answers the record numbers (`n`) of
    * those inserted (an item whose id exists already is skipped). `records` is the JSON text of an array of
-   * `{n, t: tenant, s: store, k: item id, d: document, c: epoch ms, b: login name, g: [{mode, grantee}], x: idx flag, r: reader set,
-   * v: [{p, t, e, n, s}] (value index rows), w: [words] (full-text index)}`.
+   * `{n, t: tenant, s: store, k: item id, d: document's JSON text (a string, stored as it is), c: epoch ms, b: login name,
+   * g: [{mode, grantee}], x: idx flag, r: reader set, v: [{p, t, e, n, s}] (value index rows), w: [words] (full-text index)}`.
    * Undefined where the engine has no data-modifying statements inside WITH (SQLite), whose writes run as
    * separate statements of one transaction at no extra cost (no round trips).
    */
@@ -25,6 +25,11 @@ export interface StorageSql {
    * (`countInsertedValues`) instead of a trigger, the insert trigger goes. PostgreSQL keeps its statement trigger.
    */
   readonly countInsertsByStatement: (db: Kysely<any>) => Promise<void>;
+  /**
+   * A migration step (storage-014): storage_items.doc holds the document as JSON text, as the service wrote it
+   * (PostgreSQL converts its jsonb column, rewriting the table; SQLite's column is text already).
+   */
+  readonly documentsAsText: (db: Kysely<any>) => Promise<void>;
   /**
    * One statement that adds the value rows of items `seqs` (their keys, each a bound value), just inserted in the
    * caller's transaction, to storage_value_counts: grouped per count row, one upsert for the batch. SQLite, whose row

@@ -146,6 +146,7 @@ export const sqliteQuery: QueryDialect = {
 
   genericValue: (value) => sql`${value}`,
 
+  // `absent` unused: SQLite reads a document's value by json_extract over its text, as cheap as before storage-014.
   indexedOrderBy(target, row, direction) {
     const dir = directionSql(direction);
     const doc = indexedDocument(target.source);
@@ -161,8 +162,9 @@ export const sqliteQuery: QueryDialect = {
     ];
   },
 
-  jsonAny(column, path, tests) {
-    const col = columnRef(column);
+  // SQLite's JSON functions read JSON text: a document column is text whatever JsonColumn.text says.
+  jsonAny(document, path, tests) {
+    const col = columnRef(document.column);
     const p = sqliteJsonPath(path);
     const on = (type: RawBuilder<unknown>, value: RawBuilder<unknown>) =>
       tests.map((t) => elementTest(t, type, value)).filter((x): x is RawBuilder<SqlBool> => x !== null);
