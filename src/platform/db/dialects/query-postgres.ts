@@ -167,15 +167,22 @@ function indexRowTest(test: ValueTest, v: string, generic: boolean): RawBuilder<
  * DESC).
  */
 function textDocumentOrder(value: RawBuilder<unknown>, direction: 'ASC' | 'DESC'): RawBuilder<unknown> {
-  const x = sql`q__o.x`;
-  const missing = sql`(coalesce(jsonb_typeof(${x}), 'null') = 'null')`;
+  const k = jsonSortKeys(sql`q__o.x`);
   return sql`(SELECT ROW(
-      ${direction === 'ASC' ? missing : sql`NOT ${missing}`},
-      CASE jsonb_typeof(${x}) WHEN 'number' THEN 0 WHEN 'boolean' THEN 0 WHEN 'string' THEN 1 ELSE 2 END,
-      CASE jsonb_typeof(${x}) WHEN 'number' THEN (${x} #>> '{}')::numeric WHEN 'boolean' THEN (CASE WHEN ${x} = 'true'::jsonb THEN 1 ELSE 0 END) END,
-      CASE WHEN jsonb_typeof(${x}) = 'string' THEN convert_to(${x} #>> '{}', 'UTF8') END,
-      CASE WHEN jsonb_typeof(${x}) IN ('object', 'array') THEN convert_to(${x}::text, 'UTF8') END)
+      ${direction === 'ASC' ? k.missing : sql`NOT ${k.missing}`}, ${k.rank}, ${k.num},
+      convert_to(${k.str}, 'UTF8'), convert_to(${k.compound}, 'UTF8'))
     FROM (SELECT ${value} AS x OFFSET 0) AS q__o) ${directionSql(direction)}`;
+}
+
+/** The keys orderBy sorts a jsonb value `x` by: missing first or not, its kind, as a number, as a string, as JSON. */
+function jsonSortKeys(x: RawBuilder<unknown>) {
+  return {
+    missing: sql`(coalesce(jsonb_typeof(${x}), 'null') = 'null')`,
+    rank: sql`(CASE jsonb_typeof(${x}) WHEN 'number' THEN 0 WHEN 'boolean' THEN 0 WHEN 'string' THEN 1 ELSE 2 END)`,
+    num: sql`(CASE jsonb_typeof(${x}) WHEN 'number' THEN (${x} #>> '{}')::numeric WHEN 'boolean' THEN (CASE WHEN ${x} = 'true'::jsonb THEN 1 ELSE 0 END) END)`,
+    str: sql`(CASE WHEN jsonb_typeof(${x}) = 'string' THEN ${x} #>> '{}' END)`,
+    compound: sql`(CASE WHEN jsonb_typeof(${x}) IN ('object', 'array') THEN ${x}::text END)`,
+  };
 }
 
 export const postgresQuery: QueryDialect = {
@@ -252,13 +259,13 @@ export const postgresQuery: QueryDialect = {
       return [sql`(${col} IS NULL) ASC`, sql`${key} ${dir}`];
     }
     if (target.text) return [textDocumentOrder(valueAt(columnRef(target.column), true, target.path), direction)];
-    const x = valueAt(columnRef(target.column), target.text, target.path);
+    const k = jsonSortKeys(valueAt(columnRef(target.column), target.text, target.path));
     return [
-      sql`(coalesce(jsonb_typeof(${x}), 'null') = 'null') ASC`,
-      sql`(CASE jsonb_typeof(${x}) WHEN 'number' THEN 0 WHEN 'boolean' THEN 0 WHEN 'string' THEN 1 ELSE 2 END) ${dir}`,
-      sql`(CASE jsonb_typeof(${x}) WHEN 'number' THEN (${x} #>> '{}')::numeric WHEN 'boolean' THEN (CASE WHEN ${x} = 'true'::jsonb THEN 1 ELSE 0 END) END) ${dir}`,
-      sql`(CASE WHEN jsonb_typeof(${x}) = 'string' THEN ${x} #>> '{}' END) COLLATE "C" ${dir}`,
-      sql`(CASE WHEN jsonb_typeof(${x}) IN ('object', 'array') THEN ${x}::text END) COLLATE "C" ${dir}`,
+      sql`${k.missing} ASC`,
+      sql`${k.rank} ${dir}`,
+      sql`${k.num} ${dir}`,
+      sql`${k.str} COLLATE "C" ${dir}`,
+      sql`${k.compound} COLLATE "C" ${dir}`,
     ];
   },
 };
