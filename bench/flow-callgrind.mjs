@@ -11,11 +11,11 @@
 // The service runs without the statistics upkeep (analyzeCheckSeconds 0): under valgrind every request takes ~50x
 // longer, so timer work would weigh 50x more than in a real run.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, median, ROOT } from './lib.mjs';
+import { freePort, median, ROOT, writeFlowBenchConfig } from './lib.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const WARMUP = Number(process.env.WARMUP ?? 3000);
@@ -35,15 +35,10 @@ const upstream = spawn(process.execPath, [join(ROOT, 'bench/flow-upstream.mjs')]
 });
 const upstreamUrl = `http://127.0.0.1:${await firstLine(upstream)}`;
 const configFile = join(root, 'config.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    server: { host: '127.0.0.1' },
-    database: { analyzeCheckSeconds: 0 },
-    tenants: [{ name: 'bench', apiKeys: [{ name: 'caller', key: KEY }] }],
-    flow: { instances: [{ id: 'engine', url: `${upstreamUrl}/base` }] },
-  }),
-);
+writeFlowBenchConfig(configFile, KEY, upstreamUrl, {
+  server: { host: '127.0.0.1' },
+  database: { analyzeCheckSeconds: 0 },
+});
 
 function firstLine(child) {
   return new Promise((resolve, reject) => {

@@ -7,11 +7,11 @@
 // Env:   WARMUP (30000 requests), REQUESTS (20000), CONNECTIONS (50), BASELINE_DIR (another built checkout: its service
 //        too), FASTIFY=0 (leave out bench/flow-fastify-proxy.mjs).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, median, ROOT } from './lib.mjs';
+import { freePort, median, ROOT, writeFlowBenchConfig } from './lib.mjs';
 
 const WARMUP = Number(process.env.WARMUP ?? 30000);
 const REQUESTS = Number(process.env.REQUESTS ?? 20000);
@@ -45,14 +45,7 @@ function start(args, env) {
 const upstream = start([join(ROOT, 'bench/flow-upstream.mjs')], {});
 const upstreamUrl = `http://127.0.0.1:${await upstream.port}`;
 const configFile = join(root, 'config.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    database: { analyzeCheckSeconds: 0 },
-    tenants: [{ name: 'bench', apiKeys: [{ name: 'caller', key: KEY }] }],
-    flow: { instances: [{ id: 'engine', url: `${upstreamUrl}/base` }] },
-  }),
-);
+writeFlowBenchConfig(configFile, KEY, upstreamUrl, { database: { analyzeCheckSeconds: 0 } });
 const proxies = {};
 for (const [name, script] of [
   ['bare', 'bench/flow-bare-proxy.mjs'],

@@ -7,11 +7,11 @@
 // Under strace every call stops the process twice, so a process finds fewer requests at each wake-up than in a free
 // run: epoll_wait figures are the traced run's, the reads and writes a request are the code's.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, ROOT, startService } from './lib.mjs';
+import { freePort, ROOT, spawnBenchServer, startService, writeFlowBenchConfig } from './lib.mjs';
 
 const WARMUP = Number(process.env.WARMUP ?? 10000);
 const REQUESTS = Number(process.env.REQUESTS ?? 5000);
@@ -21,25 +21,14 @@ const KEY = 'k-bench-flow-0123456789';
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-flow-sc-'));
 const children = [];
 async function spawnServer(script, env = {}) {
-  const child = spawn(process.execPath, [join(ROOT, script)], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
-  return { pid: child.pid, url: `http://127.0.0.1:${port}` };
+  const server = await spawnBenchServer(script, env);
+  children.push(server.child);
+  return server;
 }
 
 const upstream = await spawnServer('bench/flow-upstream.mjs');
 const configFile = join(root, 'config.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    database: { analyzeCheckSeconds: 0 },
-    tenants: [{ name: 'bench', apiKeys: [{ name: 'caller', key: KEY }] }],
-    flow: { instances: [{ id: 'engine', url: `${upstream.url}/base` }] },
-  }),
-);
+writeFlowBenchConfig(configFile, KEY, upstream.url, { database: { analyzeCheckSeconds: 0 } });
 const services = [];
 const proxies = {};
 const bare = await spawnServer('bench/flow-bare-proxy.mjs', { UPSTREAM: upstream.url });

@@ -1,23 +1,17 @@
-// Issue 10: the flow proxy against the same upstream called directly, same run.
-// Usage: npm run build && node bench/flow.mjs
-// Env:   ROUNDS (3), DURATION (5 s), CONNECTIONS (50), BIG_MB (100), WORK_US (100,1000: the upstream's CPU work per answer, µs),
-//        RATE (requests/s in all, paced; default none: as fast as it goes): on a busy machine CPU per request depends on
-//        how many requests a process finds at each wake-up, and a paced run gives every scenario the same arrivals;
-//        BASELINE_DIR (another checkout, built: its service joins every table as one more scenario, alternated with
-//        this build's, to compare two builds in one run), SKIP_EXTRAS=1 (throughput tables only: no sequential
-//        latency or memory runs).
-// Three processes besides the load generator: the upstream (bench/flow-upstream.mjs), the service, and a bare undici
-// proxy (bench/flow-bare-proxy.mjs) as the floor of what any proxy costs. Throughput: a small JSON GET directly,
-// through the bare proxy and through the service (API key), rounds alternating; the CPU time each process spends per
-// request is read from /proc, which is what decides the ratio on a machine whose cores the processes share. Then the
-// same with an upstream that works WORK_US of CPU per answer (each value in turn). Memory: BIG_MB uploaded and downloaded through the proxy
-// while the service's RSS is sampled.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { compare, freePort, load, median, processCpuMicros, ROOT, startService } from './lib.mjs';
+import {
+  compare,
+  freePort,
+  load,
+  median,
+  processCpuMicros,
+  spawnBenchServer,
+  startService,
+  writeFlowBenchConfig,
+} from './lib.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
@@ -27,26 +21,11 @@ const RATE = Number(process.env.RATE ?? 0);
 const WORK_US = (process.env.WORK_US ?? '100,1000').split(',').map(Number);
 const KEY = 'k-bench-flow-0123456789';
 
-async function spawnServer(script, env = {}) {
-  const child = spawn(process.execPath, [join(ROOT, script)], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
-  return { child, url: `http://127.0.0.1:${port}` };
-}
-
-const upstream = await spawnServer('bench/flow-upstream.mjs');
-const bare = await spawnServer('bench/flow-bare-proxy.mjs', { UPSTREAM: upstream.url });
+const upstream = await spawnBenchServer('bench/flow-upstream.mjs');
+const bare = await spawnBenchServer('bench/flow-bare-proxy.mjs', { UPSTREAM: upstream.url });
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-flow-'));
 const configFile = join(root, 'config.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    tenants: [{ name: 'bench', apiKeys: [{ name: 'caller', key: KEY }] }],
-    flow: { instances: [{ id: 'engine', url: `${upstream.url}/base` }] },
-  }),
-);
+writeFlowBenchConfig(configFile, KEY, upstream.url);
 const service = await startService({ port: await freePort(), configFile });
 const BASELINE_DIR = process.env.BASELINE_DIR;
 const other = BASELINE_DIR

@@ -189,10 +189,6 @@ export function printTable(title, results, baselineName) {
 }
 
 /**
- * A PostgreSQL database of the benchmark's own on the server of `adminUrl`: answers its URL and `drop()`.
- * `prefix` names it (`<prefix>_<pid>`), so concurrent benchmarks on a shared machine never meet.
- */
-/**
  * A temporary directory (`root`, removed by the caller) with a `config.json` of one tenant `bench` holding `apiKeys`,
  * and `extra` top-level settings beside it.
  */
@@ -203,6 +199,35 @@ export function writeBenchConfig(prefix, apiKeys, extra = {}) {
   return { root, configFile };
 }
 
+/**
+ * The flow benchmarks' service configuration, written to `configFile`: tenant `bench` with one caller's API key `key`,
+ * one engine instance `engine` at `<upstreamUrl>/base`, and `extra` top-level settings beside them.
+ */
+export function writeFlowBenchConfig(configFile, key, upstreamUrl, extra = {}) {
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      ...extra,
+      tenants: [{ name: 'bench', apiKeys: [{ name: 'caller', key }] }],
+      flow: { instances: [{ id: 'engine', url: `${upstreamUrl}/base` }] },
+    }),
+  );
+}
+
+/** One of the bench's own servers (bench/flow-upstream.mjs, ...) as a process; its first output line is its port. */
+export async function spawnBenchServer(script, env = {}) {
+  const child = spawn(process.execPath, [join(ROOT, script)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
+  return { child, pid: child.pid, url: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * A PostgreSQL database of the benchmark's own on the server of `adminUrl`: answers its URL and `drop()`.
+ * `prefix` names it (`<prefix>_<pid>`), so concurrent benchmarks on a shared machine never meet.
+ */
 export async function createBenchDatabase(adminUrl, prefix) {
   const name = `${prefix}_${process.pid}`;
   const run = async (statement) => {
