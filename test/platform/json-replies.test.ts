@@ -220,4 +220,20 @@ describe('isoDate', () => {
       samples.push(Math.floor(next() * 253_402_300_800_000), Math.floor(next() * 4_102_444_800_000));
     for (const ms of samples) expect(isoDate(ms), String(ms)).toBe(new Date(ms).toISOString());
   });
+
+  it('answers each millisecond of a second, and seconds that share a slot of its cache, alike (JSON text too)', async () => {
+    const { isoDate, jsonIsoDate } = await import('../../src/platform/http/json-text.js');
+    const base = 1_795_852_800_000;
+    const samples: number[] = [];
+    // Seconds 1024 apart take one slot of the cache (and 1 and 2 apart, neighbouring ones), in turns.
+    for (let round = 0; round < 3; round++)
+      for (const second of [0, 1024, 1, 2048, 2, 1024 * 977, 0])
+        for (const ms of [0, 1, 9, 10, 99, 100, 500, 998, 999]) samples.push(base + second * 1000 + ms + round);
+    for (const ms of samples) {
+      const expected = new Date(ms).toISOString();
+      expect(isoDate(ms), String(ms)).toBe(expected);
+      expect(jsonIsoDate(ms), String(ms)).toBe(JSON.stringify(expected));
+    }
+    expect(jsonIsoDate(-1)).toBe(JSON.stringify(new Date(-1).toISOString()));
+  });
 });

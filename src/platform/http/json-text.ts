@@ -10,21 +10,51 @@ export type JsonMember = readonly [key: string, jsonText: string];
 /** A string as JSON text. */
 export const jsonString = (value: string): string => JSON.stringify(value);
 
-/** Epoch milliseconds as an ISO 8601 UTC string, as JSON text. */
-export const jsonIsoDate = (epochMs: number): string => `"${isoDate(epochMs)}"`;
-
 /** The last millisecond of the year 9999: beyond it (and before 1970) toISOString's own form is used. */
 const MAX_PLAIN_MS = 253_402_300_799_999;
 
 /**
- * What `new Date(epochMs).toISOString()` answers, computed from the number (no Date object): a page of 100 items
- * names 200 dates, and the Date round trip was a sixth of answering them. Days to a civil date as in H. Hinnant's
- * `civil_from_days`; outside 1970-9999 (and for fractions or non-numbers) toISOString itself answers.
+ * ISO 8601 UTC strings of epoch milliseconds, each the text of its second (`2026-11-28T08:40:12.`, kept in a slot
+ * of a small direct-mapped cache) and of its millisecond (`345Z`, from a table): a page of 100 items names 200 dates,
+ * mostly of a few seconds, and building each from its numbers took about 235 bytes of short-lived strings a date, a
+ * tenth of what a list allocated (docs/benchmarks.md). `quote` goes around the string (JSON text) or not.
  */
-export function isoDate(epochMs: number): string {
-  if (!(epochMs >= 0 && epochMs <= MAX_PLAIN_MS) || !Number.isInteger(epochMs)) return new Date(epochMs).toISOString();
-  const days = Math.floor(epochMs / 86_400_000);
-  let ms = epochMs - days * 86_400_000;
+function isoDates(quote: string): (epochMs: number) => string {
+  const millis = Array.from({ length: 1000 }, (_, ms) => `${String(ms).padStart(3, '0')}Z${quote}`);
+  const keys = new Float64Array(SECOND_SLOTS).fill(-1);
+  const texts: string[] = new Array(SECOND_SLOTS).fill('');
+  return (epochMs) => {
+    if (!(epochMs >= 0 && epochMs <= MAX_PLAIN_MS) || !Number.isInteger(epochMs))
+      return `${quote}${new Date(epochMs).toISOString()}${quote}`;
+    const seconds = Math.floor(epochMs / 1000);
+    const slot = seconds % SECOND_SLOTS;
+    if (keys[slot] !== seconds) {
+      texts[slot] = `${quote}${secondText(seconds)}`;
+      keys[slot] = seconds;
+    }
+    return texts[slot] + millis[epochMs - seconds * 1000];
+  };
+}
+
+/** Slots of the seconds' cache of isoDates (a second's slot is its number modulo this). */
+const SECOND_SLOTS = 1024;
+
+/**
+ * What `new Date(epochMs).toISOString()` answers, computed from the number (no Date object: the Date round trip was a
+ * sixth of answering a page's dates). Outside 1970-9999 (and for fractions or non-numbers) toISOString itself answers.
+ */
+export const isoDate: (epochMs: number) => string = isoDates('');
+
+/** Epoch milliseconds as an ISO 8601 UTC string, as JSON text. */
+export const jsonIsoDate: (epochMs: number) => string = isoDates('"');
+
+/**
+ * The date and time of a second since 1970 to the second, as toISOString writes them, with the point before the
+ * milliseconds: days to a civil date as in H. Hinnant's `civil_from_days`.
+ */
+function secondText(epochSeconds: number): string {
+  const days = Math.floor(epochSeconds / 86_400);
+  let s = epochSeconds - days * 86_400;
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
@@ -34,13 +64,11 @@ export function isoDate(epochMs: number): string {
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const month = mp < 10 ? mp + 3 : mp - 9;
   const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  const hours = Math.floor(ms / 3_600_000);
-  ms -= hours * 3_600_000;
-  const minutes = Math.floor(ms / 60_000);
-  ms -= minutes * 60_000;
-  const seconds = Math.floor(ms / 1000);
-  ms -= seconds * 1000;
-  return `${year}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
+  const hours = Math.floor(s / 3600);
+  s -= hours * 3600;
+  const minutes = Math.floor(s / 60);
+  s -= minutes * 60;
+  return `${year}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(s)}.`;
 }
 
 const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
