@@ -258,8 +258,9 @@ export const postgresQuery: QueryDialect = {
       const key = target.type === 'text' ? sql`${col} COLLATE "C"` : col;
       return [sql`(${col} IS NULL) ASC`, sql`${key} ${dir}`];
     }
-    if (target.text) return [textDocumentOrder(valueAt(columnRef(target.column), true, target.path), direction)];
-    const k = jsonSortKeys(valueAt(columnRef(target.column), target.text, target.path));
+    const x = valueAt(columnRef(target.column), target.text, target.path);
+    if (target.text) return [textDocumentOrder(x, direction)];
+    const k = jsonSortKeys(x);
     return [
       sql`${k.missing} ASC`,
       sql`${k.rank} ${dir}`,
