@@ -16,7 +16,8 @@
 //        ANALYZE); SERVICE_MAIN=<another build's dist/main.js> measures that build; REUSE_DB=<SQLite data dir or PostgreSQL URL> measures a store kept by KEEP_DB=1 (no load).
 //        CONDITIONAL=0 leaves out the conditional GET beside each throughput list (If-None-Match with the list's ETag,
 //        answered 304 from the store's change count alone: issue 47 goal 3, at least 0.8 of the bare route).
-//        LATENCY=0 skips the latency runs (the throughput runs alone).
+//        LATENCY=0 skips the latency runs (the throughput runs alone). LIST_CACHE_SECONDS=0: this build keeps no list
+//        answer (storage.listCacheSeconds), so every list reads its page, as the builds before kept answers did.
 //        BASELINE_DIR (a built checkout of another build, e.g. the build before a change): starts that build beside
 //        this one, loads it with the same items and adds its list to each throughput run (alternated round by round,
 //        its CPU per request read from its own process), so the two builds compare in one run.
@@ -76,27 +77,33 @@ const KEYS = {
 const PORT = await freePort();
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-search-'));
 const configFile = join(root, 'config.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    // READER_THREADS: SQLite's reader threads for the lists (database.sqliteReaderThreads; unset: the default).
-    ...(process.env.READER_THREADS !== undefined
-      ? { database: { sqliteReaderThreads: Number(process.env.READER_THREADS) } }
-      : {}),
-    tenants: [
-      {
-        name: 'bench',
-        apiKeys: [
-          { name: 'writer', key: KEYS.writer, roles: ['writer'] },
-          // 1 of 50 roles (2% of the items), one of two halves, and a role every item names.
-          { name: 'little', key: KEYS.little, roles: ['role-7'] },
-          { name: 'half', key: KEYS.half, roles: ['half-0'] },
-          { name: 'all', key: KEYS.all, roles: ['everyone'] },
-        ],
-      },
-    ],
-  }),
-);
+const baseConfigFile = join(root, 'config-base.json');
+// LIST_CACHE_SECONDS: storage.listCacheSeconds of this build (0: no list answer kept, each list reads its page); the
+// other build (BASELINE_DIR) is started without it, as a build before the setting would reject it.
+const listCache =
+  process.env.LIST_CACHE_SECONDS !== undefined
+    ? { storage: { listCacheSeconds: Number(process.env.LIST_CACHE_SECONDS) } }
+    : {};
+const benchConfig = {
+  // READER_THREADS: SQLite's reader threads for the lists (database.sqliteReaderThreads; unset: the default).
+  ...(process.env.READER_THREADS !== undefined
+    ? { database: { sqliteReaderThreads: Number(process.env.READER_THREADS) } }
+    : {}),
+  tenants: [
+    {
+      name: 'bench',
+      apiKeys: [
+        { name: 'writer', key: KEYS.writer, roles: ['writer'] },
+        // 1 of 50 roles (2% of the items), one of two halves, and a role every item names.
+        { name: 'little', key: KEYS.little, roles: ['role-7'] },
+        { name: 'half', key: KEYS.half, roles: ['half-0'] },
+        { name: 'all', key: KEYS.all, roles: ['everyone'] },
+      ],
+    },
+  ],
+};
+writeFileSync(configFile, JSON.stringify({ ...benchConfig, ...listCache }));
+writeFileSync(baseConfigFile, JSON.stringify(benchConfig));
 
 /** Creates items [from, to) through the API, LOAD_CONNECTIONS at a time; answers items/s. */
 async function loadItems(url, from, to) {
@@ -341,7 +348,7 @@ const otherDb =
 const other = BASELINE_DIR
   ? await startService({
       port: await freePort(),
-      configFile,
+      configFile: baseConfigFile,
       main: join(BASELINE_DIR, 'dist/main.js'),
       env: otherDb ? { DATABASE_URL: otherDb.url } : {},
     })

@@ -45,12 +45,26 @@ export const StorageConfigSchema = Type.Object(
       description:
         'Items an export reads per statement; it holds about one page in memory and waits for the client between pages.',
     }),
+    listCacheSeconds: Type.Number({
+      minimum: 0,
+      maximum: 3600,
+      default: 60,
+      description:
+        "How long a list answer may be reused for the same list asked again; it is reused only while the store's change count is the one it was read at (any instance); 0: never.",
+    }),
+    listCacheMegabytes: Type.Number({
+      minimum: 1,
+      maximum: 4096,
+      default: 32,
+      description:
+        'The kept list answers together, in units of 1,048,576 characters of JSON text; the oldest go first, and an answer over a sixteenth of it is not kept.',
+    }),
   },
   {
     default: {},
     additionalProperties: false,
     description:
-      'Storage: the live store streams (`/cxf/svc-core/storage/store/{storeId}/stream`) and the exports (`.../export`).',
+      'Storage: the live store streams (`/cxf/svc-core/storage/store/{storeId}/stream`), the exports (`.../export`) and the kept list answers.',
   },
 );
 

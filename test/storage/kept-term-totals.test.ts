@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/test-app.js';
 import { runs } from '../helpers/thorough.js';
-import { apiKeyCaller, client, listIds, ownerApp, recordStatements } from './storage-kit.js';
+import { apiKeyCaller, client, listIds, ownerApp, recordStatements, UNKEPT_CONFIG } from './storage-kit.js';
 
 /** Words of the texts, as written (case and accents vary), and as a bare term asks for them (folded). */
 const WORDS = ['alpha', 'Alpha', 'bravo', 'CHARLIE', 'delta', 'éclair', 'Eclair', 'echo', '42', 'foxtrot'];
@@ -56,7 +56,7 @@ function random(seed: number): () => number {
 const ALWAYS = JSON.stringify([{ property: 'id', operator: 'exists', value: true }]);
 
 describeEachEngine('storage bare-term totals from kept counts', (engine) => {
-  const app = ownerApp(engine);
+  const app = ownerApp(engine, UNKEPT_CONFIG);
   const seed = 815 + (engine === 'postgres' ? 1 : 0);
   const rnd = random(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];

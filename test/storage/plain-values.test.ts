@@ -5,13 +5,13 @@
 // every plan a list can take (a walk of the sort's index, the general page, a count alone, an empty page).
 import { describe, expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/test-app.js';
-import { item, listIds, ownerApp, recordStatements } from './storage-kit.js';
+import { item, listIds, ownerApp, recordStatements, UNKEPT_CONFIG } from './storage-kit.js';
 
 const filter = (property: string, value: unknown) => JSON.stringify([{ property, operator: 'eq', value }]);
 const LONG = `open ${'x'.repeat(400)}`;
 
 describeEachEngine('storage lists compiled for plain values', (engine) => {
-  const app = ownerApp(engine);
+  const app = ownerApp(engine, UNKEPT_CONFIG);
 
   /** Items p0..p4: status 'open' and 'closed' alternately, title 't<i>', n = i. */
   async function plainStore(store: string): Promise<void> {

@@ -13,8 +13,8 @@ import {
   OWNER_KEY,
   putItems,
   recordStatements,
-  STORAGE_CONFIG,
   STORE,
+  UNKEPT_CONFIG,
 } from './storage-kit.js';
 
 const ITEMS = 1800;
@@ -31,7 +31,7 @@ describeEachEngine('storage sort walk', (engine) => {
   const list = (params: Record<string, string | number>) => listIds(owner, 'walk', params);
 
   beforeAll(async () => {
-    t = await startTestApp(engine, STORAGE_CONFIG);
+    t = await startTestApp(engine, UNKEPT_CONFIG);
     owner = client(t, apiKeyCaller('owner', OWNER_KEY));
     await putItems(owner, 'walk', ITEMS, walkItem);
   }, 300_000);

@@ -44,6 +44,12 @@ export const STORAGE_CONFIG = {
   ],
 };
 
+/**
+ * STORAGE_CONFIG with no list answer kept (store-kept-lists.ts): for the tests of the statements a list runs, which a
+ * list asked again would otherwise not run.
+ */
+export const UNKEPT_CONFIG = { ...STORAGE_CONFIG, storage: { listCacheSeconds: 0 } };
+
 export const OWNER_KEY = 'k-owner-0123456789';
 
 /** A caller: the headers its requests carry. */
@@ -92,13 +98,16 @@ export function client(t: TestApp, c: Caller) {
 }
 
 /**
- * The app on `engine` with STORAGE_CONFIG, started before the file's tests and closed after them, and a client with
+ * The app on `engine` with STORAGE_CONFIG (or `config`), started before the file's tests and closed after them, and a client with
  * the owner's API key (read both inside the tests).
  */
-export function ownerApp(engine: Engine): { readonly t: TestApp; readonly owner: ReturnType<typeof client> } {
+export function ownerApp(
+  engine: Engine,
+  config: object = STORAGE_CONFIG,
+): { readonly t: TestApp; readonly owner: ReturnType<typeof client> } {
   const app = {} as { t: TestApp; owner: ReturnType<typeof client> };
   beforeAll(async () => {
-    app.t = await startTestApp(engine, STORAGE_CONFIG);
+    app.t = await startTestApp(engine, config);
     app.owner = client(app.t, apiKeyCaller('owner', OWNER_KEY));
   });
   afterAll(() => app.t.close());

@@ -22,6 +22,7 @@ import type { StorageContext } from './storage.context.js';
 import { ValueIndexer } from './value-indexer.js';
 import { storageMigrations } from './storage.migrations.js';
 import { StoreTags } from './store-tags.js';
+import { KeptLists } from './store-kept-lists.js';
 
 /** Largest item body accepted (a larger one answers 413). */
 export const STORAGE_BODY_LIMIT = 5 * 1024 * 1024;
@@ -36,6 +37,9 @@ export interface StorageConfig {
   streamRetryMs: number;
   streamMaxQueuedBytes: number;
   exportPageSize: number;
+  /** How long a list's answer is kept for the same list asked again (0: never), and the kept answers' size. */
+  listCacheSeconds: number;
+  listCacheMegabytes: number;
 }
 
 export type StorageDeps = ModuleDeps<StorageTables, StorageConfig> & {
@@ -57,7 +61,12 @@ export const storageModule = defineModule({
       (job) => writes.run(job),
       deps.feed,
     );
-    const service = new StorageService(repo, writes, deps.dialect, deps.feed);
+    const tags = new StoreTags(deps.data, deps.dialect);
+    const kept = new KeptLists({
+      ttlMs: deps.config.listCacheSeconds * 1000,
+      maxChars: deps.config.listCacheMegabytes * 1024 * 1024,
+    });
+    const service = new StorageService(repo, writes, deps.dialect, deps.feed, tags, kept);
     const indexer = new ValueIndexer(repo, writes, deps.log);
     const streams = new StoreStreams(
       deps.feed,
@@ -71,7 +80,7 @@ export const storageModule = defineModule({
     );
     const ctx: StorageContext = {
       service,
-      tags: new StoreTags(deps.data, deps.dialect),
+      tags,
       streams,
       prefix: '/cxf/svc-core/storage/store',
       bodyLimit: STORAGE_BODY_LIMIT,

@@ -368,4 +368,12 @@ export const storageMigrations: ModuleMigration[] = [
       await storageSqlFor(d).documentsAsText(db);
     },
   },
+  {
+    // PostgreSQL: TRUNCATE of storage_items raises every store's change count (storage-008's triggers see no TRUNCATE),
+    // so that an entity tag or a kept list answer (store-kept-lists.ts) of the items before it does not hold after it.
+    name: '2026-12-04-storage-015-changes-on-truncate',
+    async up(db, d) {
+      await storageSqlFor(d).changesOnTruncate(db);
+    },
+  },
 ];

@@ -21,6 +21,9 @@ import {
   type ExportQuery,
 } from './storage.schemas.js';
 import { exportText } from './store-export-format.js';
+import { keptStore, type KeptLists } from './store-kept-lists.js';
+import type { StoreTags } from './store-tags.js';
+import { noneMatchHits, type TaggedText } from '../../platform/http/entity-tag.js';
 
 /** Thrown inside a write transaction when a concurrent request changed the row under it: run again. */
 class ConcurrentChange extends Error {}
@@ -46,7 +49,16 @@ export class StorageService {
     private readonly dialect: Dialect,
     /** Every write tells the store's live streams, on every instance, in its own transaction (store-events.ts). */
     private readonly feed: ChangeFeed,
+    /** The entity tags of lists (conditional GETs). */
+    private readonly tags: StoreTags,
+    /** Lists' answers kept for the same list asked again while its store is unchanged (store-kept-lists.ts). */
+    private readonly kept: KeptLists,
   ) {}
+
+  /** After a write through this instance: its store's kept answers go (they would fail the change count's check). */
+  private written(tenantId: string, storeId: string): void {
+    this.kept.forget(keptStore(tenantId, storeId));
+  }
 
   /** A write transaction of the group commit (WriteBatcher) that may publish on the change feed. */
   private transact<T>(work: (trx: Transaction<StorageTables>, publish: Publish) => Promise<T>): Promise<T> {
@@ -75,6 +87,7 @@ export class StorageService {
         return key.itemId;
       });
     });
+    this.written(p.tenantId, storeId);
     this.rememberStore(p.tenantId, storeId);
     return id;
   }
@@ -122,6 +135,7 @@ export class StorageService {
         return updated;
       }),
     );
+    this.written(p.tenantId, storeId);
     this.rememberStore(p.tenantId, storeId);
     return toStoreItem(record);
   }
@@ -132,6 +146,38 @@ export class StorageService {
     if (!found) throw STORAGE_ERRORS.itemNotFound(storeId, itemId);
     if (!found.canRead) throw STORAGE_ERRORS.noReadAccess(storeId, itemId);
     return itemJson(found.item);
+  }
+
+  /**
+   * A conditional list: its tag, and its JSON text unless `ifNoneMatch` names the tag (then 304, no page read). Where
+   * neither `If-None-Match` nor a kept answer can spare the page (the first list, or the first after this instance
+   * wrote to the store), the page is read with the store's change count as its own statements read it, and kept;
+   * else the count is read first (one statement for a turn's reads): a kept answer serves where it was read at that
+   * count, so the database, not this instance, says whether the store changed (a write through another instance).
+   */
+  async listTagged(
+    p: Principal,
+    storeId: string,
+    q: ListQuery,
+    ifNoneMatch: string | string[] | undefined,
+  ): Promise<TaggedText> {
+    const store = keptStore(p.tenantId, storeId);
+    const key = this.tags.listKey(p, q);
+    const changesFirst = () => this.tags.storeChanges(p, storeId);
+    if (ifNoneMatch === undefined && this.kept.get(store, key) === undefined) {
+      const { text, changes } = await this.listCounted(p, storeId, q, changesFirst);
+      this.kept.keep(store, key, changes, text);
+      return { tag: this.tags.listTagOf(p, storeId, key, changes), text };
+    }
+    const changes = await changesFirst();
+    const tag = this.tags.listTagOf(p, storeId, key, changes);
+    if (noneMatchHits(ifNoneMatch, tag)) return { tag };
+    const kept = this.kept.get(store, key);
+    if (kept !== undefined && kept.changes === changes) return { tag, text: kept.text };
+    // The tag is of the count read before the page: never newer than the answer it goes with.
+    const read = await this.listCounted(p, storeId, q, async () => changes);
+    this.kept.keep(store, key, read.changes, read.text);
+    return { tag, text: read.text };
   }
 
   /**
@@ -204,6 +250,7 @@ export class StorageService {
         return existing;
       }),
     );
+    this.written(p.tenantId, storeId);
     return toStoreItem(record);
   }
 

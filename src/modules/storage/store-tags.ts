@@ -34,9 +34,22 @@ export class StoreTags {
 
   /**
    * The tag of a list by this caller at the store's change count `changes` (read before the list's rows, or by the
-   * same statement): the parameters as validated (defaults in, unknown ones out, limit cut).
+   * same statement).
    */
   listTag(p: Principal, storeId: string, q: ListQuery, changes: string): string {
+    return this.listTagOf(p, storeId, this.listKey(p, q), changes);
+  }
+
+  /** The tag of a list (its `listKey`) at the store's change count `changes`. */
+  listTagOf(p: Principal, storeId: string, key: string, changes: string): string {
+    return entityTag(['list', p.tenantId, storeId, changes, key]);
+  }
+
+  /**
+   * What a list's answer depends on besides the store's items: the caller's reader key and the parameters as validated
+   * (defaults in, unknown ones out, limit cut). Two requests of one key answer the same at the same change count.
+   */
+  listKey(p: Principal, q: ListQuery): string {
     const request = JSON.stringify([
       q.start,
       Math.min(q.limit, MAX_LIMIT),
@@ -46,7 +59,7 @@ export class StoreTags {
       q.timezoneName ?? null,
       q.timezoneOffset ?? null,
     ]);
-    return entityTag(['list', p.tenantId, storeId, changes, readerKey(p), request]);
+    return `${readerKey(p)}\u0000${request}`;
   }
 }
 

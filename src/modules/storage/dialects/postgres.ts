@@ -75,6 +75,12 @@ export const postgresStorageSql: StorageSql = {
   documentsAsText: async (db) => {
     await sql`alter table storage_items alter column doc type text using doc::text`.execute(db);
   },
+  changesOnTruncate: async (db) => {
+    await sql`create function storage_items_changes_truncate() returns trigger language plpgsql as
+      ${sql.lit('begin update storage_store_changes set changes = changes + 1; return null; end')}`.execute(db);
+    await sql`create trigger storage_items_changes_truncate after truncate on storage_items
+      for each statement execute function storage_items_changes_truncate()`.execute(db);
+  },
   termShard: TERM_SHARD,
   // In the key's order, as every statement that adds to the counts (creates, writeMany): shared rows are locked in
   // one order.

@@ -26,6 +26,7 @@ export const sqliteStorageSql: StorageSql = {
     await sql`drop trigger if exists storage_item_values_count_insert`.execute(db);
   },
   documentsAsText: async () => {},
+  changesOnTruncate: async () => {},
   countInsertedValues: (seqs) => sql`insert into storage_value_counts (vk, t, num, str, rs, shard, n)
     select v.vk, v.t, v.num, v.str, v.rs, 0, count(*) from storage_item_values v
     where v.item_seq in (${sql.join(seqs.map((seq) => sql`${seq}`))}) and ${countedRow('v')}

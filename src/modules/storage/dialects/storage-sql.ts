@@ -48,6 +48,12 @@ export interface StorageSql {
    * row or no reader set. Run before the words row is deleted and before the item's reader set changes.
    */
   readonly forgetTerms: (seq: number) => RawBuilder<unknown>;
+  /**
+   * A migration step (storage-015): emptying storage_items by TRUNCATE (PostgreSQL; it fires no row or statement
+   * trigger of a delete) raises every store's change count, so that no entity tag or kept list answer of the items
+   * before it holds after it. SQLite has no TRUNCATE: its deletes raise the counts by their triggers.
+   */
+  readonly changesOnTruncate: (db: Kysely<any>) => Promise<void>;
   /** A migration step: storage_term_counts of every words row there is, under its item's reader set (storage-012). */
   readonly countExistingTerms: (db: Kysely<any>) => Promise<void>;
 }

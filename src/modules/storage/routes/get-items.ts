@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { NOT_MODIFIED, sendConditional, sendTagged, taggedAnswer } from '../../../platform/http/entity-tag.js';
+import { NOT_MODIFIED, sendTagged, taggedAnswer } from '../../../platform/http/entity-tag.js';
 import { answer, errorResponses } from '../../../platform/http/schemas.js';
 import {
   ItemListSchema,
@@ -30,19 +30,12 @@ export function getItemsRoute(app: FastifyInstance, o: StorageContext): void {
         },
       },
     },
-    // JSON text in the shape of ItemListSchema, sent as it is; conditional, the tag read first (see get-item.ts).
-    // Without If-None-Match nothing can spare the page: its tag comes from the change count the list reads itself
-    // (a walk, in its own statement: one statement less a list, a round trip on PostgreSQL), else just before it.
+    // JSON text in the shape of ItemListSchema, sent as it is; conditional, and a list asked again while its store is
+    // unchanged answers its kept text (StorageService.listTagged).
     async (request, reply) => {
       const { principal, params, query } = request;
-      const { storeId } = params;
-      if (request.headers['if-none-match'] === undefined) {
-        const changesFirst = () => o.tags.storeChanges(principal, storeId);
-        const { text, changes } = await o.service.listCounted(principal, storeId, query, changesFirst);
-        return sendTagged(reply, { tag: o.tags.listTag(principal, storeId, query, changes), text });
-      }
-      const tag = await o.tags.list(principal, storeId, query);
-      return sendConditional(request, reply, tag, () => o.service.list(principal, storeId, query));
+      const answer = await o.service.listTagged(principal, params.storeId, query, request.headers['if-none-match']);
+      return sendTagged(reply, answer);
     },
   );
 }

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { KeptLists } from './store-kept-lists.js';
+
+describe('KeptLists', () => {
+  const text = (n: number, c = 'x') => c.repeat(n);
+
+  it('answers what was kept, under the count it was kept with, until its time is up', () => {
+    const kept = new KeptLists({ ttlMs: 1000, maxChars: 1600 });
+    kept.keep('s', 'a', '7', text(10), 0);
+    expect(kept.get('s', 'a', 999)).toMatchObject({ changes: '7', text: text(10) });
+    expect(kept.get('s', 'b', 999)).toBeUndefined();
+    expect(kept.get('other', 'a', 999)).toBeUndefined();
+    expect(kept.get('s', 'a', 1000)).toBeUndefined();
+  });
+
+  it('keeps the answers within their size, the oldest going first, and none over a sixteenth of it', () => {
+    const kept = new KeptLists({ ttlMs: 1000, maxChars: 1600 });
+    kept.keep('s', 'big', '1', text(101), 0);
+    expect(kept.get('s', 'big', 1)).toBeUndefined();
+    for (let i = 0; i < 16; i++) kept.keep('s', `k${i}`, '1', text(100), 0);
+    expect(kept.get('s', 'k0', 1)).toBeDefined();
+    kept.keep('s', 'k16', '1', text(100), 0);
+    expect(kept.get('s', 'k0', 1)).toBeUndefined();
+    expect(kept.get('s', 'k1', 1)).toBeDefined();
+    // Kept again under the same key: replaced, its size counted once.
+    kept.keep('s', 'k16', '2', text(100, 'y'), 0);
+    expect(kept.get('s', 'k16', 1)).toEqual(expect.objectContaining({ changes: '2', text: text(100, 'y') }));
+    expect(kept.get('s', 'k1', 1)).toBeDefined();
+  });
+
+  it('forgets the answers of one store only', () => {
+    const kept = new KeptLists({ ttlMs: 1000, maxChars: 1600 });
+    kept.keep('s', 'a', '1', 'A', 0);
+    kept.keep('s', 'b', '1', 'B', 0);
+    kept.keep('t', 'a', '1', 'C', 0);
+    kept.forget('s');
+    expect([kept.get('s', 'a', 1), kept.get('s', 'b', 1), kept.get('t', 'a', 1)?.text]).toEqual([
+      undefined,
+      undefined,
+      'C',
+    ]);
+    // Room made by forgetting is room again: 16 answers of a sixteenth fit.
+    for (let i = 0; i < 15; i++) kept.keep('s', `k${i}`, '1', text(100), 0);
+    expect(kept.get('t', 'a', 1)?.text).toBe('C');
+  });
+
+  it('keeps nothing where its time is 0', () => {
+    const kept = new KeptLists({ ttlMs: 0, maxChars: 1600 });
+    kept.keep('s', 'a', '1', 'A', 0);
+    expect(kept.get('s', 'a', 0)).toBeUndefined();
+  });
+});
