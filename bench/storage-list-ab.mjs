@@ -7,7 +7,9 @@
 // Env:   ENGINE=sqlite|postgres; PG_ADMIN_URL; ITEMS (10000); LISTS (a block, 200); WARMUP (unmeasured lists before
 //        each block, 50); CONNECTIONS (10); ROUNDS (10);
 //        SORT (value.n|DESC); READER (half); IF_NONE_MATCH=1: every list sends the list's tag (read once before each
-//        block), so the answers are 304s: what the tag's own read costs.
+//        block), so the answers are 304s: what the tag's own read costs. WRITE_BETWEEN=1: each list follows a create
+//        on its connection (the store changed before every list: no answer kept from the one before; the CPU then is
+//        a create's and a list's together).
 // Prints each build's CPU per list (the scheduler's account of all its threads) and lists/s, medians of the blocks, and
 // the ratio of each round's pair; on PostgreSQL also the server's CPU per list: the backends of the bench's database
 // (both builds' pools; the idle build's spend next to nothing), read from /proc/<pid>/schedstat around each block.
@@ -16,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { loadSearchItems } from './search-item.mjs';
+import { loadSearchItems, searchItem } from './search-item.mjs';
 import {
   createBenchDatabase,
   freePort,
@@ -37,6 +39,7 @@ const WARMUP = Number(process.env.WARMUP ?? 50);
 const SORT = process.env.SORT ?? 'value.n|DESC';
 const READER = process.env.READER ?? 'half';
 const IF_NONE_MATCH = process.env.IF_NONE_MATCH === '1';
+const WRITE_BETWEEN = process.env.WRITE_BETWEEN === '1';
 if (!process.env.BASELINE_DIR) throw new Error('BASELINE_DIR: a built checkout to compare with');
 const KEYS = { writer: 'k-listab-writer-0123456789', half: 'k-listab-half-0123456789', all: 'k-listab-all-0123456789' };
 
@@ -91,6 +94,7 @@ try {
     limit: '100',
   });
   const path = `/cxf/svc-core/storage/store/search?${params}`;
+  let written = 0;
   /** `count` lists on CONNECTIONS connections. */
   const lists = async (pool, count) => {
     const headers = { 'x-apikey': KEYS[READER] };
@@ -105,6 +109,16 @@ try {
       Array.from({ length: CONNECTIONS }, async () => {
         while (sent < count) {
           sent++;
+          if (WRITE_BETWEEN) {
+            const created = await pool.request({
+              method: 'POST',
+              path: '/cxf/svc-core/storage/store/search',
+              headers: { 'x-apikey': KEYS.writer, 'content-type': 'application/json' },
+              body: JSON.stringify(searchItem(ITEMS + written++)),
+            });
+            await created.body.text();
+            if (created.statusCode !== 200) throw new Error(`create: ${created.statusCode}`);
+          }
           const res = await pool.request({ method: 'GET', path, headers });
           await res.body.text();
           if (res.statusCode !== status) throw new Error(`list: ${res.statusCode}`);

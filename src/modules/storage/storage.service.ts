@@ -164,9 +164,10 @@ export class StorageService {
     const store = keptStore(p.tenantId, storeId);
     const key = this.tags.listKey(p, q);
     const changesFirst = () => this.tags.storeChanges(p, storeId);
+    const generation = this.kept.generation(store);
     if (ifNoneMatch === undefined && this.kept.get(store, key) === undefined) {
       const { text, changes } = await this.listCounted(p, storeId, q, changesFirst);
-      this.kept.keep(store, key, changes, text);
+      this.kept.keep(store, key, generation, changes, text);
       return { tag: this.tags.listTagOf(p, storeId, key, changes), text };
     }
     const changes = await changesFirst();
@@ -176,7 +177,7 @@ export class StorageService {
     if (kept !== undefined && kept.changes === changes) return { tag, text: kept.text };
     // The tag is of the count read before the page: never newer than the answer it goes with.
     const read = await this.listCounted(p, storeId, q, async () => changes);
-    this.kept.keep(store, key, read.changes, read.text);
+    this.kept.keep(store, key, generation, read.changes, read.text);
     return { tag, text: read.text };
   }
 

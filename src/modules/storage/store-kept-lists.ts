@@ -30,6 +30,12 @@ export class KeptLists {
   private readonly answers = new Map<string, Entry>();
   /** The keys kept of each store, so that a write drops its store's answers without a scan. */
   private readonly byStore = new Map<string, Set<string>>();
+  /**
+   * Raised by each `forget` of the store: an answer read while this instance wrote to its store (read at the count
+   * before the write, kept after it) is not kept, or the list after the write would read the count, find it changed,
+   * and read the page too.
+   */
+  private readonly generations = new Map<string, number>();
   private chars = 0;
 
   constructor(private readonly limits: KeptListsLimits) {}
@@ -44,10 +50,18 @@ export class KeptLists {
     return undefined;
   }
 
-  /** Keeps an answer read at the store's change count `changes` (not newer than its rows). */
-  keep(store: string, key: string, changes: string, text: string, now = Date.now()): void {
+  /** The store's generation, to be read before an answer's rows and handed to `keep` with it. */
+  generation(store: string): number {
+    return this.generations.get(store) ?? 0;
+  }
+
+  /**
+   * Keeps an answer read at the store's change count `changes` (not newer than its rows), unless this instance wrote to
+   * the store since `generation` was read.
+   */
+  keep(store: string, key: string, generation: number, changes: string, text: string, now = Date.now()): void {
     const { ttlMs, maxChars } = this.limits;
-    if (ttlMs <= 0 || text.length > maxChars / ANSWER_SHARE) return;
+    if (ttlMs <= 0 || text.length > maxChars / ANSWER_SHARE || generation !== this.generation(store)) return;
     const full = `${store}\u0000${key}`;
     const old = this.answers.get(full);
     if (old) this.drop(full, old);
@@ -64,6 +78,8 @@ export class KeptLists {
 
   /** Drops the store's answers: this instance wrote to it. */
   forget(store: string): void {
+    // Stores written to are few next to the answers: the map holds a number for each store written to since the start.
+    this.generations.set(store, this.generation(store) + 1);
     const keys = this.byStore.get(store);
     if (!keys) return;
     for (const full of [...keys]) {
