@@ -6,7 +6,7 @@ describe('KeptLists', () => {
 
   it('answers what was kept, under the count it was kept with, until its time is up', () => {
     const kept = new KeptLists({ ttlMs: 1000, maxChars: 1600 });
-    kept.keep('s', 'a', 0, '7', text(10), 0);
+    kept.keep('s', 'a', kept.generation('s'), '7', text(10), 0);
     expect(kept.get('s', 'a', 999)).toMatchObject({ changes: '7', text: text(10) });
     expect(kept.get('s', 'b', 999)).toBeUndefined();
     expect(kept.get('other', 'a', 999)).toBeUndefined();
@@ -15,24 +15,24 @@ describe('KeptLists', () => {
 
   it('keeps the answers within their size, the oldest going first, and none over a sixteenth of it', () => {
     const kept = new KeptLists({ ttlMs: 1000, maxChars: 1600 });
-    kept.keep('s', 'big', 0, '1', text(101), 0);
+    kept.keep('s', 'big', kept.generation('s'), '1', text(101), 0);
     expect(kept.get('s', 'big', 1)).toBeUndefined();
-    for (let i = 0; i < 16; i++) kept.keep('s', `k${i}`, 0, '1', text(100), 0);
+    for (let i = 0; i < 16; i++) kept.keep('s', `k${i}`, kept.generation('s'), '1', text(100), 0);
     expect(kept.get('s', 'k0', 1)).toBeDefined();
-    kept.keep('s', 'k16', 0, '1', text(100), 0);
+    kept.keep('s', 'k16', kept.generation('s'), '1', text(100), 0);
     expect(kept.get('s', 'k0', 1)).toBeUndefined();
     expect(kept.get('s', 'k1', 1)).toBeDefined();
     // Kept again under the same key: replaced, its size counted once.
-    kept.keep('s', 'k16', 0, '2', text(100, 'y'), 0);
+    kept.keep('s', 'k16', kept.generation('s'), '2', text(100, 'y'), 0);
     expect(kept.get('s', 'k16', 1)).toEqual(expect.objectContaining({ changes: '2', text: text(100, 'y') }));
     expect(kept.get('s', 'k1', 1)).toBeDefined();
   });
 
   it('forgets the answers of one store only', () => {
     const kept = new KeptLists({ ttlMs: 1000, maxChars: 1600 });
-    kept.keep('s', 'a', 0, '1', 'A', 0);
-    kept.keep('s', 'b', 0, '1', 'B', 0);
-    kept.keep('t', 'a', 0, '1', 'C', 0);
+    kept.keep('s', 'a', kept.generation('s'), '1', 'A', 0);
+    kept.keep('s', 'b', kept.generation('s'), '1', 'B', 0);
+    kept.keep('t', 'a', kept.generation('t'), '1', 'C', 0);
     kept.forget('s');
     expect([kept.get('s', 'a', 1), kept.get('s', 'b', 1), kept.get('t', 'a', 1)?.text]).toEqual([
       undefined,
@@ -57,9 +57,19 @@ describe('KeptLists', () => {
     expect(kept.get('s', 'a', 1)?.text).toBe('B');
   });
 
+  it('keeps no answer read before the generations of too many stores were forgotten', () => {
+    const kept = new KeptLists({ ttlMs: 1000, maxChars: 1600 });
+    const before = kept.generation('s');
+    for (let i = 0; i <= 10_000; i++) kept.forget(`w${i}`);
+    kept.keep('s', 'a', before, '1', 'A', 0);
+    expect(kept.get('s', 'a', 1)).toBeUndefined();
+    kept.keep('s', 'a', kept.generation('s'), '1', 'A', 0);
+    expect(kept.get('s', 'a', 1)?.text).toBe('A');
+  });
+
   it('keeps nothing where its time is 0', () => {
     const kept = new KeptLists({ ttlMs: 0, maxChars: 1600 });
-    kept.keep('s', 'a', 0, '1', 'A', 0);
+    kept.keep('s', 'a', kept.generation('s'), '1', 'A', 0);
     expect(kept.get('s', 'a', 0)).toBeUndefined();
   });
 });

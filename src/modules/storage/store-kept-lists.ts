@@ -22,6 +22,9 @@ export interface KeptListsLimits {
   maxChars: number;
 }
 
+/** Stores whose writes are told apart (KeptLists.generation); past that, a write to another one starts afresh. */
+const MAX_GENERATIONS = 10_000;
+
 /** A longer answer is not kept: it would push out many small ones, and a big page is rarely polled. */
 const ANSWER_SHARE = 16;
 
@@ -36,6 +39,8 @@ export class KeptLists {
    * and read the page too.
    */
   private readonly generations = new Map<string, number>();
+  /** Raised when the generations are forgotten (too many stores written to): no answer read before then is kept. */
+  private epoch = 0;
   private chars = 0;
 
   constructor(private readonly limits: KeptListsLimits) {}
@@ -51,15 +56,15 @@ export class KeptLists {
   }
 
   /** The store's generation, to be read before an answer's rows and handed to `keep` with it. */
-  generation(store: string): number {
-    return this.generations.get(store) ?? 0;
+  generation(store: string): string {
+    return `${this.epoch}.${this.generations.get(store) ?? 0}`;
   }
 
   /**
    * Keeps an answer read at the store's change count `changes` (not newer than its rows), unless this instance wrote to
    * the store since `generation` was read.
    */
-  keep(store: string, key: string, generation: number, changes: string, text: string, now = Date.now()): void {
+  keep(store: string, key: string, generation: string, changes: string, text: string, now = Date.now()): void {
     const { ttlMs, maxChars } = this.limits;
     if (ttlMs <= 0 || text.length > maxChars / ANSWER_SHARE || generation !== this.generation(store)) return;
     const full = `${store}\u0000${key}`;
@@ -78,8 +83,12 @@ export class KeptLists {
 
   /** Drops the store's answers: this instance wrote to it. */
   forget(store: string): void {
-    // Stores written to are few next to the answers: the map holds a number for each store written to since the start.
-    this.generations.set(store, this.generation(store) + 1);
+    // A number for each store written to, until there are too many: then all go, and the epoch says so.
+    if (this.generations.size >= MAX_GENERATIONS && !this.generations.has(store)) {
+      this.generations.clear();
+      this.epoch++;
+    }
+    this.generations.set(store, (this.generations.get(store) ?? 0) + 1);
     const keys = this.byStore.get(store);
     if (!keys) return;
     for (const full of [...keys]) {
