@@ -10,6 +10,9 @@ import { checkArchitecture, MODULE_LIST, readSources } from '../helpers/architec
 const ALLOWED_MUTABLE_STATE = new Set([
   // A memo of immutable Intl.DateTimeFormat objects by time-zone name: the same answer for every caller and app.
   'src/platform/query/timezone.ts:formatters',
+  // Memos of immutable Kysely builders of trusted SQL names (sql.ref, sql.table): the same answer for every caller.
+  'src/platform/query/sql-parts.ts:refs',
+  'src/platform/query/sql-parts.ts:tables',
 ]);
 
 /**

@@ -5,7 +5,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { ListQueryDialect } from './query-dialect.js';
 import type { IndexedTarget, ValueIndexSource, ValueTest } from './query-ast.js';
-import { allOf, checkedPath, documentOf, FALSE, stringKeyOf } from './sql-parts.js';
+import { allOf, checkedPath, documentOf, FALSE, ref, stringKeyOf, table } from './sql-parts.js';
 import { VALUE_FORM, VALUE_KIND } from './value-index.js';
 
 /** A LEFT JOIN the ORDER BY of a sort needs: the index row of the value at the path itself. */
@@ -53,10 +53,10 @@ export function plainCheck(source: ValueIndexSource): RawBuilder<SqlBool> | unde
   const plain = source.plain;
   if (!plain?.allIndexed) return undefined;
   checkedSource(source);
-  const unindexed = sql<SqlBool>`NOT EXISTS (SELECT 1 FROM ${sql.table(source.itemsTable)} q__u WHERE ${scopeOf(source, 'q__u')} AND q__u.idx <> 1)`;
+  const unindexed = sql<SqlBool>`NOT EXISTS (SELECT 1 FROM ${table(source.itemsTable)} q__u WHERE ${scopeOf(source, 'q__u')} AND q__u.idx <> 1)`;
   if (plain.paths.size === 0) return unindexed;
   const notPlain = sql.lit(VALUE_FORM.array | VALUE_FORM.longString);
-  return sql<SqlBool>`${unindexed} AND NOT EXISTS (SELECT 1 FROM ${sql.table(source.keysTable!)} q__p WHERE ${scopeOf(source, 'q__p')}
+  return sql<SqlBool>`${unindexed} AND NOT EXISTS (SELECT 1 FROM ${table(source.keysTable!)} q__p WHERE ${scopeOf(source, 'q__p')}
     AND q__p.path IN (${sql.join([...plain.paths].sort())}) AND (q__p.forms & ${notPlain}) <> 0)`;
 }
 
@@ -77,7 +77,7 @@ export type BoundValue = (value: unknown) => unknown;
 const asIs: BoundValue = (value) => value;
 
 export function scopeOf(source: ValueIndexSource, alias: string, bound: BoundValue = asIs): RawBuilder<SqlBool> {
-  return allOf(source.scope.map(([column, value]) => sql<SqlBool>`${sql.ref(`${alias}.${column}`)} = ${bound(value)}`));
+  return allOf(source.scope.map(([column, value]) => sql<SqlBool>`${ref(`${alias}.${column}`)} = ${bound(value)}`));
 }
 
 /**
@@ -91,13 +91,13 @@ export function rowsAtPath(
   bound: BoundValue = asIs,
 ): RawBuilder<SqlBool> {
   if (!source.keysTable)
-    return sql<SqlBool>`${scopeOf(source, alias, bound)} AND ${sql.ref(`${alias}.path`)} = ${bound(path)}`;
-  return sql<SqlBool>`${sql.ref(`${alias}.vk`)} = ${pathKey(source, source.keysTable, path)}`;
+    return sql<SqlBool>`${scopeOf(source, alias, bound)} AND ${ref(`${alias}.path`)} = ${bound(path)}`;
+  return sql<SqlBool>`${ref(`${alias}.vk`)} = ${pathKey(source, source.keysTable, path)}`;
 }
 
 /** The key of the scope's `path` in the keys table, looked up once per statement. */
 export function pathKey(source: ValueIndexSource, keysTable: string, path: string): RawBuilder<unknown> {
-  return sql`(SELECT q__k.id FROM ${sql.table(keysTable)} q__k WHERE ${scopeOf(source, 'q__k')} AND q__k.path = ${path})`;
+  return sql`(SELECT q__k.id FROM ${table(keysTable)} q__k WHERE ${scopeOf(source, 'q__k')} AND q__k.path = ${path})`;
 }
 
 /**
@@ -118,14 +118,14 @@ export function itemRowsAtPath(
   scoped: boolean,
   seekPath = false,
 ): RawBuilder<SqlBool> {
-  const item = sql<SqlBool>`${sql.ref(`${alias}.item_seq`)} = ${key}`;
+  const item = sql<SqlBool>`${ref(`${alias}.item_seq`)} = ${key}`;
   if (source.keysTable) {
-    const vk = seekPath ? sql.ref(`${alias}.vk`) : sql`(${sql.ref(`${alias}.vk`)} + 0)`;
+    const vk = seekPath ? ref(`${alias}.vk`) : sql`(${ref(`${alias}.vk`)} + 0)`;
     return sql<SqlBool>`${item} AND ${vk} = ${pathKey(source, source.keysTable, path)}`;
   }
   return scoped
-    ? sql<SqlBool>`${scopeOf(source, alias)} AND ${item} AND ${sql.ref(`${alias}.path`)} = ${path}`
-    : sql<SqlBool>`${item} AND ${sql.ref(`${alias}.path`)} = ${path}`;
+    ? sql<SqlBool>`${scopeOf(source, alias)} AND ${item} AND ${ref(`${alias}.path`)} = ${path}`
+    : sql<SqlBool>`${item} AND ${ref(`${alias}.path`)} = ${path}`;
 }
 
 export function indexedAny(
@@ -138,9 +138,9 @@ export function indexedAny(
   const exact = dialect.query.indexTests('q__v', tests);
   if (!exact) return FALSE;
   const path = checkedPath(target.path).join('.');
-  const values = sql.table(source.valuesTable);
-  const items = sql.table(source.itemsTable);
-  const key = sql.ref(`${source.alias}.seq`);
+  const values = table(source.valuesTable);
+  const items = table(source.itemsTable);
+  const key = ref(`${source.alias}.seq`);
   const longString = sql.lit(VALUE_KIND.longString);
   if (assumePlain(source, path)) {
     // Compiling for plain values (ValueIndexSource.plain): the index rows alone answer, the statement checks that.
@@ -161,7 +161,7 @@ export function indexedAny(
     const doc = dialect.query.jsonAny(documentOf(source, source.alias), target.path, tests);
     return sql<SqlBool>`(EXISTS (SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(source, 'q__v', key, path, membership === 'exists')}
         AND (${exact} OR (q__v.t = ${longString} AND ${doc})))
-      OR (${sql.ref(`${source.alias}.idx`)} <> 1 AND ${doc}))`;
+      OR (${ref(`${source.alias}.idx`)} <> 1 AND ${doc}))`;
   }
   // The set of matching keys, built once per statement and probed per item (SQLite), or walked when it is smaller.
   const doc = dialect.query.jsonAny(documentOf(source, 'q__d'), target.path, tests);
@@ -184,8 +184,8 @@ export function indexedSort(
   const source = checkedSource(target.source);
   const alias = `q__s${n}`;
   const on = allOf([
-    itemRowsAtPath(source, alias, sql.ref(`${source.alias}.seq`), checkedPath(target.path).join('.'), true, true),
-    sql<SqlBool>`${sql.ref(`${alias}.elem`)} = 0`,
+    itemRowsAtPath(source, alias, ref(`${source.alias}.seq`), checkedPath(target.path).join('.'), true, true),
+    sql<SqlBool>`${ref(`${alias}.elem`)} = 0`,
   ]);
   return {
     join: { table: source.valuesTable, alias, on },
@@ -202,9 +202,9 @@ export function indexedSort(
 function absentAt(source: ValueIndexSource, alias: string, path: string[]): RawBuilder<SqlBool> {
   if (!source.keysTable || !source.keyForms) return FALSE;
   const compound = sql.lit(VALUE_FORM.array | VALUE_FORM.object);
-  return sql<SqlBool>`(${sql.ref(`${alias}.t`)} IS NULL
-    AND NOT EXISTS (SELECT 1 FROM ${sql.table(source.itemsTable)} q__u WHERE ${scopeOf(source, 'q__u')} AND q__u.idx <> 1)
-    AND NOT EXISTS (SELECT 1 FROM ${sql.table(source.keysTable)} q__f WHERE ${scopeOf(source, 'q__f')}
+  return sql<SqlBool>`(${ref(`${alias}.t`)} IS NULL
+    AND NOT EXISTS (SELECT 1 FROM ${table(source.itemsTable)} q__u WHERE ${scopeOf(source, 'q__u')} AND q__u.idx <> 1)
+    AND NOT EXISTS (SELECT 1 FROM ${table(source.keysTable)} q__f WHERE ${scopeOf(source, 'q__f')}
       AND q__f.path = ${checkedPath(path).join('.')} AND (q__f.forms & ${compound}) <> 0))`;
 }
 
@@ -221,18 +221,18 @@ export function walkedKind(
   direction: 'ASC' | 'DESC',
 ): { rows(alias: string): RawBuilder<SqlBool>; order(alias: string): RawBuilder<unknown> } {
   const dir = sql.raw(direction === 'DESC' ? 'DESC' : 'ASC');
-  const ref = (alias: string, column: string) => sql.ref(`${alias}.${column}`);
+  const column = (alias: string, name: string) => ref(`${alias}.${name}`);
   const byStr = kind === VALUE_KIND.string && stringKey === 'str';
   return {
     rows: (alias) =>
       byStr
-        ? sql<SqlBool>`${ref(alias, 't')} = ${sql.lit(kind)} AND ${ref(alias, 'num')} IS NULL`
-        : sql<SqlBool>`${ref(alias, 't')} = ${sql.lit(kind)}`,
+        ? sql<SqlBool>`${column(alias, 't')} = ${sql.lit(kind)} AND ${column(alias, 'num')} IS NULL`
+        : sql<SqlBool>`${column(alias, 't')} = ${sql.lit(kind)}`,
     order: (alias) =>
       kind !== VALUE_KIND.string
-        ? sql`${ref(alias, 'num')} ${dir}`
+        ? sql`${column(alias, 'num')} ${dir}`
         : byStr
-          ? sql`${ref(alias, 'num')} ${dir}, ${ref(alias, 'str')} ${dir}`
+          ? sql`${column(alias, 'num')} ${dir}, ${column(alias, 'str')} ${dir}`
           : sql`${stringKeyOf(alias, stringKey)} ${dir}`,
   };
 }

@@ -7,7 +7,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryContext } from './query.types.js';
 import type { IndexedTarget, QueryNode, ValueIndexSource, ValueTest } from './query-ast.js';
 import { compileNode } from './compile.js';
-import { checkedPath, documentOf } from './sql-parts.js';
+import { checkedPath, documentOf, ref, table } from './sql-parts.js';
 import { VALUE_FORM, VALUE_KIND } from './value-index.js';
 import { assumePlain, type BoundValue, checkedSource, itemRowsAtPath, rowsAtPath, scopeOf } from './compile-indexed.js';
 
@@ -40,17 +40,17 @@ export function compileTextOfItem(
   // The caller's tokens, as the term's set has them (their readable items only, which are those a walk tests).
   const tokens = search.kind === 'like' ? undefined : checked.readers?.tokens;
   if (tokens !== undefined && tokens.length === 0) return sql<SqlBool>`1 = 0`;
-  const key = sql.ref(`${alias}.seq`);
+  const key = ref(`${alias}.seq`);
   const inIndex = ctx.dialect.words.matchKey(wordsTable, search, key, tokens, checked.walkedKeys);
   const found = search.kind === 'words' && search.phrase ? sql<SqlBool>`(${inIndex} AND ${inDocument})` : inIndex;
   // Whether any item of the scope has more words than the index holds (normally none): one index probe per statement,
   // before a probe of each tested item's rows (a walk of a term in one item in five at 100,000 items: 3.0 -> 1.6 ms).
-  const values = sql.table(checked.valuesTable);
+  const values = table(checked.valuesTable);
   const cutRow = sql<SqlBool>`q__v.t = ${sql.lit(VALUE_KIND.wordsCut)}`;
   const anyCut = sql<SqlBool>`((SELECT 1 FROM ${values} q__v WHERE ${rowsAtPath(checked, 'q__v', '')} AND ${cutRow} LIMIT 1) IS NOT NULL)`;
   const cut = sql<SqlBool>`(${anyCut} AND (SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(checked, 'q__v', key, '', false)}
       AND ${cutRow} LIMIT 1) IS NOT NULL)`;
-  const notAllIndexed = assumePlain(checked) ? cut : sql<SqlBool>`(${sql.ref(`${alias}.idx`)} <> 1 OR ${cut})`;
+  const notAllIndexed = assumePlain(checked) ? cut : sql<SqlBool>`(${ref(`${alias}.idx`)} <> 1 OR ${cut})`;
   return sql<SqlBool>`(${found} OR (${notAllIndexed} AND ${inDocument}))`;
 }
 
@@ -65,12 +65,12 @@ class SetCompiler {
   set(node: QueryNode): KeySet {
     switch (node.type) {
       case 'all':
-        return sql`SELECT seq FROM ${sql.table(this.universe)}`;
+        return sql`SELECT seq FROM ${table(this.universe)}`;
       case 'none':
         // Not from the universe: a set may stand alone (QueryContext.textMember).
         return sql`SELECT q__n.seq FROM (SELECT 1 AS seq) AS q__n WHERE 1 = 0`;
       case 'not':
-        return sql`SELECT seq FROM ${sql.table(this.universe)} EXCEPT ${this.member(this.set(node.item))}`;
+        return sql`SELECT seq FROM ${table(this.universe)} EXCEPT ${this.member(this.set(node.item))}`;
       case 'and':
       case 'or': {
         // Children the index cannot answer are tested together in one pass over the items.
@@ -99,8 +99,8 @@ class SetCompiler {
    */
   private text(node: Extract<QueryNode, { type: 'text' }>): KeySet {
     const { search } = node;
-    const values = sql.table(this.source.valuesTable);
-    const items = sql.table(this.source.itemsTable);
+    const values = table(this.source.valuesTable);
+    const items = table(this.source.itemsTable);
     const alias = this.source.alias;
     const wordsTable = this.source.wordsTable;
     if (!wordsTable) return this.rows(node);
@@ -116,25 +116,25 @@ class SetCompiler {
           ? this.ctx.dialect.words.match(wordsTable, search, tokens)
           : this.set({ type: 'none' });
     if (search.kind === 'words' && search.phrase) {
-      found = sql`SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.seq`)} IN (${found})
+      found = sql`SELECT ${ref(`${alias}.seq`)} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${ref(`${alias}.seq`)} IN (${found})
         AND ${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)}`;
     }
-    const inDocument = sql<SqlBool>`${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)} AND ${this.mayRead(sql.ref(`${alias}.seq`))}`;
+    const inDocument = sql<SqlBool>`${this.ctx.dialect.query.textLike(this.ctx.fullText, node.pattern)} AND ${this.mayRead(ref(`${alias}.seq`))}`;
     if (this.source.readers && tokens === undefined)
-      found = sql`SELECT q__w.seq FROM (${found}) AS q__w WHERE ${this.mayRead(sql.ref('q__w.seq'))}`;
+      found = sql`SELECT q__w.seq FROM (${found}) AS q__w WHERE ${this.mayRead(ref('q__w.seq'))}`;
     // Three disjoint parts, so no deduplication of the (many) index matches: those; the unindexed items (idx <> 1) and
     // the items with more words than the index holds (idx = 1), each read from its document and kept only when the
     // index did not find it already (that list is computed only if such an item matches its document).
-    const seq = sql.ref(`${alias}.seq`);
+    const seq = ref(`${alias}.seq`);
     const notFound = sql<SqlBool>`${seq} NOT IN (SELECT q__f.seq FROM (${found}) AS q__f)`;
     const unindexed = assumePlain(this.source)
       ? sql``
-      : sql`UNION ALL SELECT ${seq} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${scopeOf(this.source, alias)} AND ${sql.ref(`${alias}.idx`)} <> 1 AND ${inDocument} AND ${notFound}`;
+      : sql`UNION ALL SELECT ${seq} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${scopeOf(this.source, alias)} AND ${ref(`${alias}.idx`)} <> 1 AND ${inDocument} AND ${notFound}`;
     return sql`${this.member(found)}
       ${unindexed}
       UNION ALL SELECT ${seq} AS seq FROM ${items} AS ${sql.id(alias)} WHERE ${seq} IN (
         SELECT q__v.item_seq FROM ${values} q__v WHERE ${rowsAtPath(this.source, 'q__v', '')} AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)})
-        AND ${sql.ref(`${alias}.idx`)} = 1 AND ${inDocument} AND ${notFound}`;
+        AND ${ref(`${alias}.idx`)} = 1 AND ${inDocument} AND ${notFound}`;
   }
 
   private usesIndex(node: QueryNode): boolean {
@@ -161,8 +161,8 @@ class SetCompiler {
   /** Items of the store whose row passes the (row-form) predicate: columns, unindexed values, text. */
   private rows(node: QueryNode): KeySet {
     const alias = this.source.alias;
-    return sql`SELECT ${sql.ref(`${alias}.seq`)} AS seq FROM ${sql.table(this.source.itemsTable)} AS ${sql.id(alias)}
-      WHERE ${scopeOf(this.source, alias)} AND ${compileNode(node, this.ctx)} AND ${this.mayRead(sql.ref(`${alias}.seq`))}`;
+    return sql`SELECT ${ref(`${alias}.seq`)} AS seq FROM ${table(this.source.itemsTable)} AS ${sql.id(alias)}
+      WHERE ${scopeOf(this.source, alias)} AND ${compileNode(node, this.ctx)} AND ${this.mayRead(ref(`${alias}.seq`))}`;
   }
 
   /**
@@ -172,7 +172,7 @@ class SetCompiler {
   private held(path: string, forms: number): RawBuilder<SqlBool> {
     const keys = this.source.keysTable;
     if (!keys || !this.source.keyForms) return sql<SqlBool>`1 = 1`;
-    return sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table(keys)} q__f WHERE ${scopeOf(this.source, 'q__f')} AND q__f.path = ${path} AND (q__f.forms & ${sql.lit(forms)}) <> 0)`;
+    return sql<SqlBool>`EXISTS (SELECT 1 FROM ${table(keys)} q__f WHERE ${scopeOf(this.source, 'q__f')} AND q__f.path = ${path} AND (q__f.forms & ${sql.lit(forms)}) <> 0)`;
   }
 
   /** Whether the caller may read the item `key`, where the source says who may (else every key passes). */
@@ -187,11 +187,11 @@ class SetCompiler {
    * its items' rows at the path is probed instead, by key.
    */
   private readableRows(path: string, rows: RawBuilder<SqlBool>, test: RawBuilder<SqlBool>): KeySet {
-    const values = sql.table(this.source.valuesTable);
+    const values = table(this.source.valuesTable);
     const few = this.source.readers?.few;
     if (!few) return sql`SELECT q__v.item_seq AS seq FROM ${values} q__v WHERE ${rows} AND ${test}`;
     return sql`SELECT q__y.seq AS seq FROM (${few.keys}) AS q__y WHERE EXISTS (
-      SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(this.source, 'q__v', sql.ref('q__y.seq'), path, false)} AND ${test})`;
+      SELECT 1 FROM ${values} q__v WHERE ${itemRowsAtPath(this.source, 'q__v', ref('q__y.seq'), path, false)} AND ${test})`;
   }
 
   private indexed(target: IndexedTarget, tests: ValueTest[]): KeySet {
@@ -200,8 +200,8 @@ class SetCompiler {
     const exact = query.indexTests('q__v', tests, generic);
     if (!exact) return this.set({ type: 'none' });
     const path = checkedPath(target.path).join('.');
-    const values = sql.table(this.source.valuesTable);
-    const items = sql.table(this.source.itemsTable);
+    const values = table(this.source.valuesTable);
+    const items = table(this.source.itemsTable);
     const doc = query.jsonAny(documentOf(this.source, 'q__d'), target.path, tests);
     const bound: BoundValue | undefined = generic ? (value) => query.genericValue(value, 'text') : undefined;
     const scoped = (alias: string): RawBuilder<SqlBool> => scopeOf(this.source, alias, bound);
@@ -230,7 +230,7 @@ class SetCompiler {
         UNION ALL
         ${this.member(elements)}
         UNION ALL
-        SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${scoped('q__d')} AND q__d.idx <> 1 AND ${doc} AND ${this.mayRead(sql.ref('q__d.seq'))}`;
+        SELECT q__d.seq AS seq FROM ${items} q__d WHERE ${scoped('q__d')} AND q__d.idx <> 1 AND ${doc} AND ${this.mayRead(ref('q__d.seq'))}`;
     }
     // Index rows that pass; long strings at the path, read from their documents; items without index rows (written
     // before the index, or beyond its caps), read from their documents (a partial index keeps them at hand).

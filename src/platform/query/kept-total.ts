@@ -6,7 +6,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { QueryContext } from './query.types.js';
 import type { QueryNode, ValueIndexSource } from './query-ast.js';
 import { assumePlain, checkedSource, pathKey, rowsAtPath, scopeOf } from './compile-indexed.js';
-import { allOf, checkedPath } from './sql-parts.js';
+import { allOf, checkedPath, ref, table } from './sql-parts.js';
 import { VALUE_KIND } from './value-index.js';
 
 /**
@@ -40,8 +40,8 @@ export function keptTotal(
     if (!exact) return sql`0`;
     tests.push(exact);
   }
-  const sets = ctx.dialect.inSubquery(sql.ref('q__c.rs'), readers.sets);
-  return sql`(SELECT coalesce(sum(q__c.n), 0) FROM ${sql.table(counts)} q__c
+  const sets = ctx.dialect.inSubquery(ref('q__c.rs'), readers.sets);
+  return sql`(SELECT coalesce(sum(q__c.n), 0) FROM ${table(counts)} q__c
     WHERE q__c.vk = ${pathKey(checked, keysTable, path)} AND ${allOf(tests)} AND ${sets})`;
 }
 
@@ -63,13 +63,13 @@ function keptTermTotal(
   const checked = checkedSource(source);
   assumePlain(checked);
   const alias = checked.alias;
-  const seq = sql.ref(`${alias}.seq`);
+  const seq = ref(`${alias}.seq`);
   const word = search.words[0];
-  const sets = ctx.dialect.inSubquery(sql.ref('q__t.rs'), readers.sets);
+  const sets = ctx.dialect.inSubquery(ref('q__t.rs'), readers.sets);
   const inIndex = ctx.dialect.words.matchKey(wordsTable, search, seq);
-  const cut = sql`(SELECT count(*) FROM ${sql.table(checked.itemsTable)} AS ${sql.id(alias)} WHERE ${seq} IN (
-      SELECT q__v.item_seq FROM ${sql.table(checked.valuesTable)} q__v WHERE ${rowsAtPath(checked, 'q__v', '')} AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)})
+  const cut = sql`(SELECT count(*) FROM ${table(checked.itemsTable)} AS ${sql.id(alias)} WHERE ${seq} IN (
+      SELECT q__v.item_seq FROM ${table(checked.valuesTable)} q__v WHERE ${rowsAtPath(checked, 'q__v', '')} AND q__v.t = ${sql.lit(VALUE_KIND.wordsCut)})
     AND ${scopeOf(checked, alias)} AND ${ctx.dialect.query.textLike(ctx.fullText, node.pattern)} AND ${readers.mayRead(seq)}
     AND NOT ${inIndex})`;
-  return sql`((SELECT coalesce(sum(q__t.n), 0) FROM ${sql.table(termCounts)} q__t WHERE q__t.term = ${word} AND ${sets}) + ${cut})`;
+  return sql`((SELECT coalesce(sum(q__t.n), 0) FROM ${table(termCounts)} q__t WHERE q__t.term = ${word} AND ${sets}) + ${cut})`;
 }

@@ -6,11 +6,41 @@ import type { JsonColumn } from './query-ast.js';
 
 const COLUMN_REF = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 
+/** Names kept by ref and table at most: the names come from modules (aliases, columns, tables), a few dozen in all. */
+const MAX_NAMES = 2_000;
+const refs = new Map<string, RawBuilder<unknown>>();
+const tables = new Map<string, RawBuilder<unknown>>();
+
+/**
+ * `sql.ref(name)`, built once per name. Kysely parses the name into frozen nodes at every call, and a query's SQL
+ * names the same few columns dozens of times: that was about a tenth of building an asset query's statements
+ * (bench/data-management-assets.mjs, status + sort). Its builders are immutable, so one serves every statement. For
+ * names from modules, not from input.
+ */
+export function ref(name: string): RawBuilder<unknown> {
+  let built = refs.get(name);
+  if (!built) {
+    built = sql.ref(name);
+    if (refs.size < MAX_NAMES) refs.set(name, built);
+  }
+  return built;
+}
+
+/** `sql.table(name)`, built once per name (as ref). */
+export function table(name: string): RawBuilder<unknown> {
+  let built = tables.get(name);
+  if (!built) {
+    built = sql.table(name);
+    if (tables.size < MAX_NAMES) tables.set(name, built);
+  }
+  return built;
+}
+
 /** A trusted column reference from a resolver (`alias.column`), quoted as identifiers. */
 export function columnRef(column: string): RawBuilder<unknown> {
   // A resolver bug, not user input: fail loudly (500) rather than build SQL from it.
   if (!COLUMN_REF.test(column)) throw new Error(`query: invalid column reference ${JSON.stringify(column)}`);
-  return sql.ref(column);
+  return ref(column);
 }
 
 /** Path segments checked again here, since a resolver may build them from user input. */
@@ -56,7 +86,7 @@ export function anyApplicable<T>(
 
 /** The document of the outer item of a value index source, read by its key (for the values the index cannot give). */
 export function indexedDocument(source: { itemsTable: string; alias: string }): RawBuilder<unknown> {
-  return sql`(SELECT q__d.doc FROM ${sql.table(source.itemsTable)} q__d WHERE q__d.seq = ${sql.ref(`${source.alias}.seq`)})`;
+  return sql`(SELECT q__d.doc FROM ${table(source.itemsTable)} q__d WHERE q__d.seq = ${ref(`${source.alias}.seq`)})`;
 }
 
 /** The document column of the item aliased `alias` of a value index source, as the dialects read it (JsonColumn). */
@@ -78,5 +108,5 @@ const STRING_KEY = /^[a-z_][a-z0-9_]*$/;
 /** The column of value row `row` that orders strings (IndexedTarget.stringKey), checked as a plain identifier. */
 export function stringKeyOf(row: string, key = 'str'): RawBuilder<unknown> {
   if (!STRING_KEY.test(key)) throw new Error(`query: invalid string key column ${JSON.stringify(key)}`);
-  return sql.ref(`${row}.${key}`);
+  return ref(`${row}.${key}`);
 }

@@ -1,12 +1,12 @@
 // Reading assets for a query or an action: the filters and sorters over the value index of the ACTIVE versions
 // (platform/query; with a walk of the sort's index that stops after the page), and the answers at a
 // verbosity.
-import type { Kysely } from 'kysely';
+import type { Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import { extendObject } from '../../../platform/http/json-text.js';
 import { type FieldTarget, isRangeOperator } from '../../../platform/query/index.js';
 import type { SortMode } from '../attribute-values.js';
-import { compileDmQuery, compileDmQuerySets, type Filters, type Sorters } from '../dm-query.js';
+import { compileDmQuerySets, type Filters, type Sorters } from '../dm-query.js';
 import type { DmTables } from '../dm.tables.js';
 import type { Caller } from '../method.js';
 import type { TemplateRef, TemplatesRepository } from '../templates/templates.repository.js';
@@ -89,7 +89,8 @@ export class AssetReads {
     // ms): the set's values are written as the generic plan sees them, and it keeps that plan. Only with a range:
     // equality shapes kept their generic plan already, and their SQL stays as it was.
     const generic = walked && (p.filters ?? []).some((f) => isRangeOperator(f.operator));
-    const compiled: AssetQuery = compileDmQuerySets(
+    // A walked query's condition on one asset comes from the same parse as its set.
+    const { where, ...compiled }: AssetQuery & { where?: RawBuilder<SqlBool> } = compileDmQuerySets(
       this.dialect,
       resolve,
       KNOWN,
@@ -99,22 +100,19 @@ export class AssetReads {
       p.filters,
       p.sorters,
       generic,
+      walked ? 'byKey' : undefined,
     );
     compiled.filterPaths = (p.filters ?? []).flatMap((f) => {
       const t = resolve(f.property);
       return t?.kind === 'indexed' ? [t.path.join('.')] : [];
     });
-    if (walked) {
-      const where = p.filters?.length
-        ? compileDmQuery(this.dialect, resolve, KNOWN, method, p.filters, [], 'byKey').where
-        : undefined;
+    if (walked)
       compiled.walk = {
         path: target.path.join('.'),
         direction: sorter.direction ?? 'ASC',
         stringKey: target.stringKey ?? 'str',
         where,
       };
-    }
     return this.repo.lists.query(
       db,
       compiled,

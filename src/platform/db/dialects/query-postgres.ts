@@ -14,6 +14,7 @@ import {
   opSql,
   anyApplicable,
   indexedDocument,
+  ref,
   stringKeyOf,
 } from '../../query/sql-parts.js';
 
@@ -124,9 +125,9 @@ const genericValue = (value: unknown, type: 'text' | 'float8'): RawBuilder<unkno
 function indexRowTest(test: ValueTest, v: string, generic: boolean): RawBuilder<SqlBool> | null {
   const bound = (c: { op: string; value: unknown }, type: 'text' | 'float8') =>
     generic && c.op !== '=' ? genericValue(c.value, type) : sql`${c.value}::${sql.raw(type)}`;
-  const t = sql.ref(`${v}.t`);
-  const num = sql.ref(`${v}.num`);
-  const str = sql.ref(`${v}.str`);
+  const t = ref(`${v}.t`);
+  const num = ref(`${v}.num`);
+  const str = ref(`${v}.str`);
   const isString = sql<SqlBool>`${t} = ${sql.lit(K.string)} AND ${num} IS NULL`;
   switch (test.kind) {
     case 'number':
@@ -200,7 +201,7 @@ export const postgresQuery: QueryDialect = {
     // The value at the path, read in the document's subquery (a document held as text is parsed there, once a read).
     const doc = indexedDocument(target.source);
     const x = valueAt(doc, target.source.documentText, target.path);
-    const t = sql.ref(`${row}.t`);
+    const t = ref(`${row}.t`);
     // The keys of `orderBy` over the document, from the index row where the item has an exact row at the path;
     // otherwise (missing, an object or an array, a long string, an item that is not indexed and so has no rows) from
     // the document, read only then, and not where the value is known absent (each key read it again: a text
@@ -211,7 +212,7 @@ export const postgresQuery: QueryDialect = {
       sql`(CASE WHEN ${exact} THEN FALSE WHEN ${absent} THEN TRUE ELSE coalesce(jsonb_typeof(${x}), 'null') = 'null' END) ASC`,
       sql`(CASE WHEN ${exact} THEN (CASE ${t} WHEN ${sql.lit(K.string)} THEN 1 ELSE 0 END) WHEN ${absent} THEN 2
         ELSE (CASE jsonb_typeof(${x}) WHEN 'number' THEN 0 WHEN 'boolean' THEN 0 WHEN 'string' THEN 1 ELSE 2 END) END) ${dir}`,
-      sql`(CASE WHEN ${exact} THEN ${sql.ref(`${row}.num`)} WHEN ${absent} THEN NULL
+      sql`(CASE WHEN ${exact} THEN ${ref(`${row}.num`)} WHEN ${absent} THEN NULL
         ELSE (CASE jsonb_typeof(${x}) WHEN 'number' THEN (${x} #>> '{}')::float8 WHEN 'boolean' THEN (CASE WHEN ${x} = 'true'::jsonb THEN 1 ELSE 0 END) END) END) ${dir}`,
       sql`(CASE WHEN ${exact} THEN ${stringKeyOf(row, target.stringKey)} WHEN ${absent} THEN NULL WHEN jsonb_typeof(${x}) = 'string' THEN ${x} #>> '{}' END) COLLATE "C" ${dir}`,
       sql`(CASE WHEN ${exact} OR ${absent} THEN NULL WHEN jsonb_typeof(${x}) IN ('object', 'array') THEN ${x}::text END) COLLATE "C" ${dir}`,

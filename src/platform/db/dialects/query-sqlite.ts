@@ -14,6 +14,7 @@ import {
   opSql,
   anyApplicable,
   indexedDocument,
+  ref,
   stringKeyOf,
 } from '../../query/sql-parts.js';
 
@@ -104,9 +105,9 @@ function asciiCase(text: string, to: 'upper' | 'lower'): string {
  * the lookup on the index's (path, t, num, str) prefix). Exact rows only; long strings are read from the document.
  */
 function indexRowTest(test: ValueTest, v: string): RawBuilder<SqlBool> | null {
-  const t = sql.ref(`${v}.t`);
-  const num = sql.ref(`${v}.num`);
-  const str = sql.ref(`${v}.str`);
+  const t = ref(`${v}.t`);
+  const num = ref(`${v}.num`);
+  const str = ref(`${v}.str`);
   const isString = sql<SqlBool>`${t} = ${sql.lit(K.string)} AND ${num} IS NULL`;
   switch (test.kind) {
     case 'number':
@@ -151,14 +152,14 @@ export const sqliteQuery: QueryDialect = {
     const dir = directionSql(direction);
     const doc = indexedDocument(target.source);
     const p = sqliteJsonPath(target.path);
-    const t = sql.ref(`${row}.t`);
+    const t = ref(`${row}.t`);
     // From the index row where the item has an exact row at the path; otherwise (missing, an object or an array, a
     // long string, an item that is not indexed and so has no rows) from the document, read only then.
     const exact = sql`${t} IN (${sql.lit(K.number)}, ${sql.lit(K.string)}, ${sql.lit(K.boolean)})`;
     return [
       sql`(CASE WHEN ${exact} THEN 0 ELSE json_extract(${doc}, ${p}) IS NULL END) ASC`,
       sql`(CASE WHEN ${exact} THEN (CASE ${t} WHEN ${sql.lit(K.string)} THEN 1 ELSE 0 END) ELSE ${SORT_RANK(sql`json_type(${doc}, ${p})`)} END) ${dir}`,
-      sql`(CASE WHEN ${exact} THEN (CASE ${t} WHEN ${sql.lit(K.string)} THEN ${stringKeyOf(row, target.stringKey)} ELSE ${sql.ref(`${row}.num`)} END) ELSE json_extract(${doc}, ${p}) END) ${dir}`,
+      sql`(CASE WHEN ${exact} THEN (CASE ${t} WHEN ${sql.lit(K.string)} THEN ${stringKeyOf(row, target.stringKey)} ELSE ${ref(`${row}.num`)} END) ELSE json_extract(${doc}, ${p}) END) ${dir}`,
     ];
   },
 
