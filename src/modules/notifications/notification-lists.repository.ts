@@ -211,12 +211,14 @@ export class NotificationListsRepository {
   }
 
   /**
-   * The sum of the counts of the sets naming the caller, each set's count read by its key (a scalar subquery, so
-   * that no engine scans the tenant's sets instead, as PostgreSQL did for an IN without statistics). The sets come
-   * from one key range per kind, or with `byName` one key per name (PostgreSQL scanned the small members table for
-   * each `name IN (...)` where it probes the key of an equality: the list's head 331 -> 257 us of server CPU); the
-   * UNION counts a set once when two of the caller's names are in it. Parameters: p(0) the tenant, p(1) the login
-   * name, then the `roles` roles and the `organisations` organisations (opaque values: Dialect.opaqueValue).
+   * The sum of the counts of the sets naming the caller: the tenant's sets whose key is one of the caller's
+   * (`Dialect.inSubquery`: on PostgreSQL `= ANY(ARRAY(...))`, which it answers with one pass over the sets, by key
+   * probes when they are many or one scan when they are few; it scanned the whole small table once per set for the
+   * correlated scalar subquery this replaces: the head's server time 0.49 -> 0.13 ms on the goal-4 database). The keys
+   * come from one key range per kind, or with `byName` one key per name (PostgreSQL scanned the small members table for
+   * each `name IN (...)` where it probes the key of an equality); a set named by two of the caller's names is counted
+   * once, as IN reads each set once. Parameters: p(0) the tenant, p(1) the login name, then the `roles` roles and the
+   * `organisations` organisations (opaque values: Dialect.opaqueValue).
    */
   private callerTotal(p: (index: number) => any, roles: number, organisations: number, byName = false) {
     const members = (kind: string) =>
@@ -231,24 +233,16 @@ export class NotificationListsRepository {
     ];
     let sets = members('user').where('m.name', '=', p(1));
     for (const { kind, names } of kinds) {
-      if (byName) for (const name of names) sets = sets.union(members(kind).where('m.name', '=', name));
-      else if (names.length) sets = sets.union(members(kind).where('m.name', 'in', names));
+      if (byName) for (const name of names) sets = sets.unionAll(members(kind).where('m.name', '=', name));
+      else if (names.length) sets = sets.unionAll(members(kind).where('m.name', 'in', names));
     }
-    return this.db.selectFrom(sets.as('c')).select((eb) => [
-      tenantChanges(p(0)).as('changes'),
-      eb.fn
-        .coalesce(
-          eb.fn.sum<number>(
-            // Correlated to c, so started from the expression builder: the tenant is named here.
-            eb
-              .selectFrom('notification_recipient_sets as s')
-              .select('s.notifications')
-              .where('s.tenant_id', '=', p(0))
-              .whereRef('s.set_key', '=', 'c.set_key'),
-          ),
-          sql<number>`0`,
-        )
-        .as('total'),
-    ]);
+    return this.db
+      .selectFrom('notification_recipient_sets as s')
+      .where('s.tenant_id', '=', p(0))
+      .where(this.dialect.inSubquery(sql.ref('s.set_key'), sets))
+      .select([
+        tenantChanges(p(0)).as('changes'),
+        sql<number>`coalesce(sum(${sql.ref('s.notifications')}), 0)`.as('total'),
+      ]);
   }
 }

@@ -28,7 +28,7 @@ export function preparedOnServer<Row>(compiled: CompiledQuery<Row>): CompiledQue
 
 type Placeholder = (index: number) => any;
 
-interface Prepared<Row> {
+export interface Prepared<Row> {
   compiled: CompiledQuery<Row>;
   /** For each parameter of the compiled query: the index of the argument it takes, or null (a constant). */
   slots: Array<number | null>;
@@ -39,7 +39,77 @@ function prepare<Row>(build: (p: Placeholder) => Compilable<Row>): Prepared<Row>
   const slots = built.parameters.map((v) =>
     typeof v === 'string' && v.startsWith(MARK) ? Number(v.slice(MARK.length)) : null,
   );
-  return { compiled: { ...built, runAs: { prepared: true } } as RunAsQuery<Row>, slots };
+  return argumentsOnce({ compiled: { ...built, runAs: { prepared: true } } as RunAsQuery<Row>, slots });
+}
+
+/**
+ * Where the statement numbers its placeholders (PostgreSQL: `$1`, `$2`, ..., each once in order as Kysely compiles
+ * them), an argument that it takes in several places is bound once and its number written in each: the notification
+ * list takes the tenant in every walk and the same limit in each (35 values bound, 10 distinct), and the server
+ * converts, and the driver writes, every value bound. Statements with `?` placeholders (SQLite) are left as they are;
+ * so is any whose text holds something this scan does not follow (a dollar-quoted string).
+ */
+export function argumentsOnce<Row>(prepared: Prepared<Row>): Prepared<Row> {
+  const { compiled, slots } = prepared;
+  const number: number[] = [];
+  const first = new Map<number, number>();
+  const parameters: unknown[] = [];
+  const kept: Array<number | null> = [];
+  compiled.parameters.forEach((value, i) => {
+    const slot = slots[i]!;
+    const taken = slot === null ? undefined : first.get(slot);
+    if (taken !== undefined) {
+      number.push(taken);
+      return;
+    }
+    parameters.push(value);
+    kept.push(slot);
+    number.push(parameters.length);
+    if (slot !== null) first.set(slot, parameters.length);
+  });
+  if (parameters.length === compiled.parameters.length) return prepared;
+  const sql = renumberPlaceholders(compiled.sql, number);
+  if (sql === undefined) return prepared;
+  return { compiled: { ...compiled, sql, parameters } as CompiledQuery<Row>, slots: kept };
+}
+
+/**
+ * `sql` with its placeholder `$i` written `$number[i - 1]`, or undefined unless it holds `$1` .. `$n` (n =
+ * number.length) each once in order outside quoted text and identifiers.
+ */
+function renumberPlaceholders(sql: string, number: readonly number[]): string | undefined {
+  let out = '';
+  let from = 0;
+  let seen = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i];
+    if (c === "'" || c === '"') {
+      const end = closingQuote(sql, i);
+      if (end < 0) return undefined;
+      i = end;
+    } else if (c === '$') {
+      if (i > 0 && /[\w$]/.test(sql[i - 1]!)) continue;
+      let end = i + 1;
+      while (end < sql.length && sql.charCodeAt(end) >= 48 && sql.charCodeAt(end) <= 57) end++;
+      if (end === i + 1 || Number(sql.slice(i + 1, end)) !== seen + 1) return undefined;
+      out += `${sql.slice(from, i)}$${number[seen]}`;
+      seen++;
+      from = end;
+      i = end - 1;
+    }
+  }
+  return seen === number.length ? out + sql.slice(from) : undefined;
+}
+
+/** The index of the quote that closes the one at `open` (a doubled quote is part of the text), or -1. */
+function closingQuote(sql: string, open: number): number {
+  const quote = sql[open];
+  for (let i = open + 1; i < sql.length; i++) {
+    if (sql[i] !== quote) continue;
+    if (sql[i + 1] === quote) i++;
+    else return i;
+  }
+  return -1;
 }
 
 /**
