@@ -5,10 +5,17 @@
 // (TRUNCATE raises the counts: storage-015). Each caller, store and page keeps its own answer.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load-config.js';
-import { ADMIN_PASSWORD, describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { apiKeyCaller, client, item, OWNER_KEY, recordStatements, STORAGE_CONFIG, STORE } from './storage-kit.js';
+import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
+import {
+  apiKeyCaller,
+  client,
+  item,
+  OWNER_KEY,
+  recordStatements,
+  STORAGE_CONFIG,
+  STORE,
+  secondInstance,
+} from './storage-kit.js';
 
 describeEachEngine('storage lists kept between changes', (engine) => {
   let t: TestApp;
@@ -83,12 +90,7 @@ describeEachEngine('storage lists kept between changes', (engine) => {
   });
 
   it('reads the page again after a write through another instance on the same database', async () => {
-    const config = parseConfig({
-      ...STORAGE_CONFIG,
-      server: { logLevel: 'silent' },
-      identity: { bootstrapAdminPassword: ADMIN_PASSWORD },
-    });
-    const second = await buildApp(config, { database: t.database, logger: false });
+    const second = await secondInstance(t);
     try {
       const before = await listed();
       expect((await listed()).statements).toHaveLength(1);

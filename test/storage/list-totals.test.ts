@@ -5,10 +5,17 @@
 // general plan here, and must answer the same).
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load-config.js';
-import { ADMIN_PASSWORD, describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { apiKeyCaller, client, item, listIds, OWNER_KEY, recordStatements, STORAGE_CONFIG } from './storage-kit.js';
+import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
+import {
+  apiKeyCaller,
+  client,
+  item,
+  listIds,
+  OWNER_KEY,
+  recordStatements,
+  STORAGE_CONFIG,
+  secondInstance,
+} from './storage-kit.js';
 
 describeEachEngine('storage list totals kept between changes', (engine) => {
   let t: TestApp;
@@ -101,12 +108,7 @@ describeEachEngine('storage list totals kept between changes', (engine) => {
   });
 
   it('counts again after a write through another instance on the same database', async () => {
-    const config = parseConfig({
-      ...STORAGE_CONFIG,
-      server: { logLevel: 'silent' },
-      identity: { bootstrapAdminPassword: ADMIN_PASSWORD },
-    });
-    const second = await buildApp(config, { database: t.database, logger: false });
+    const second = await secondInstance(t);
     try {
       const before = await listed(unsorted);
       expect((await listed(unsorted)).counted).toBe(false);

@@ -1,7 +1,9 @@
 // Shared plumbing of the storage tests: who calls, and one-line HTTP calls against the store endpoints.
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { login, sessionHeaders, startTestApp, type Engine, type TestApp } from '../helpers/test-app.js';
+import { ADMIN_PASSWORD, login, sessionHeaders, startTestApp, type Engine, type TestApp } from '../helpers/test-app.js';
+import { buildApp } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load-config.js';
 import type { DirectReader } from '../../src/platform/db/data-access.js';
 
 export const STORE = '/cxf/svc-core/storage/store';
@@ -63,6 +65,16 @@ export const apiKeyCaller = (name: string, key: string): Caller => ({ name, head
 export async function sessionCaller(t: TestApp, tenant: string, user: string, password: string): Promise<Caller> {
   const s = await login(t, tenant, user, password);
   return { name: user, headers: (unsafe) => sessionHeaders(s, unsafe) };
+}
+
+/** A second instance of the service on `t`'s database, with STORAGE_CONFIG (close it when done). */
+export function secondInstance(t: TestApp): ReturnType<typeof buildApp> {
+  const config = parseConfig({
+    ...STORAGE_CONFIG,
+    server: { logLevel: 'silent' },
+    identity: { bootstrapAdminPassword: ADMIN_PASSWORD },
+  });
+  return buildApp(config, { database: t.database, logger: false });
 }
 
 /** Thin HTTP helpers bound to one app and caller. */

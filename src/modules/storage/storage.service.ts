@@ -165,56 +165,41 @@ export class StorageService {
     const key = this.tags.listKey(p, q);
     const changesFirst = () => this.tags.storeChanges(p, storeId);
     const generation = this.kept.generation(store);
-    if (ifNoneMatch === undefined && this.kept.get(store, key) === undefined) {
-      const { text, changes } = await this.listCounted(p, storeId, q, changesFirst);
+    // Looked up once: where the count read below is the one it was kept at, the store is as its rows were.
+    const kept = this.kept.get(store, key);
+    if (ifNoneMatch === undefined && kept === undefined) {
+      const { text, changes } = await this.readList(p, storeId, q, changesFirst);
       this.kept.keep(store, key, generation, changes, text);
       return { tag: this.tags.listTagOf(p, storeId, key, changes), text };
     }
     const changes = await changesFirst();
     const tag = this.tags.listTagOf(p, storeId, key, changes);
     if (noneMatchHits(ifNoneMatch, tag)) return { tag };
-    const kept = this.kept.get(store, key);
     if (kept !== undefined && kept.changes === changes) return { tag, text: kept.text };
     // The tag is of the count read before the page: never newer than the answer it goes with.
-    const read = await this.listCounted(p, storeId, q, async () => changes);
+    const read = await this.readList(p, storeId, q, async () => changes);
     this.kept.keep(store, key, generation, read.changes, read.text);
     return { tag, text: read.text };
   }
 
   /**
    * A page of the items the caller may read, as JSON text (ItemListSchema) with the stored documents spliced in
-   * (item-json.ts); a store that does not exist is an empty one.
+   * (item-json.ts), and the store's change count no newer than its rows, for its tag: read by the list's own
+   * statements where they read it (a walk's), else by `changesFirst` before them. A store that does not exist is an
+   * empty one.
    */
-  async list(p: Principal, storeId: string, q: ListQuery): Promise<string> {
-    return (await this.readList(p, storeId, q)).text;
-  }
-
-  /**
-   * The list as `list` answers it, with the store's change count no newer than its rows, for its tag: read by the
-   * list's own statements where they read it (a walk's), else by `changesFirst` before them.
-   */
-  async listCounted(
+  private async readList(
     p: Principal,
     storeId: string,
     q: ListQuery,
     changesFirst: () => Promise<string>,
   ): Promise<{ text: string; changes: string }> {
-    const { text, changes } = await this.readList(p, storeId, q, changesFirst);
-    if (changes === undefined) throw new Error('storage: a list asked for its change count read none');
-    return { text, changes };
-  }
-
-  private async readList(
-    p: Principal,
-    storeId: string,
-    q: ListQuery,
-    changesFirst?: () => Promise<string>,
-  ): Promise<{ text: string; changes?: string }> {
     const caller = { tenantId: p.tenantId, storeId, grantees: principalGrantees(p) };
     const { query, filter, sort, timezoneName, timezoneOffset } = q;
     const input = { query, filter, sort, timezoneName, timezoneOffset };
     const bounds = { start: q.start, limit: Math.min(q.limit, MAX_LIMIT) };
     const page = await this.repo.lists.read(caller, input, bounds, changesFirst);
+    if (page.changes === undefined) throw new Error('storage: a list asked for its change count read none');
     const text = `{"total":${page.total},"items":[${page.records.map(itemJson).join(',')}]}`;
     return { text, changes: page.changes };
   }

@@ -27,20 +27,10 @@ export class StoreTags {
     return this.changes([p.tenantId, storeId]);
   }
 
-  /** The tag of a list by this caller, read first. */
-  async list(p: Principal, storeId: string, q: ListQuery): Promise<string> {
-    return this.listTag(p, storeId, q, await this.storeChanges(p, storeId));
-  }
-
   /**
-   * The tag of a list by this caller at the store's change count `changes` (read before the list's rows, or by the
+   * The tag of a list (its `listKey`) at the store's change count `changes` (read before the list's rows, or by the
    * same statement).
    */
-  listTag(p: Principal, storeId: string, q: ListQuery, changes: string): string {
-    return this.listTagOf(p, storeId, this.listKey(p, q), changes);
-  }
-
-  /** The tag of a list (its `listKey`) at the store's change count `changes`. */
   listTagOf(p: Principal, storeId: string, key: string, changes: string): string {
     return entityTag(['list', p.tenantId, storeId, changes, key]);
   }
