@@ -4,6 +4,7 @@
 //        bench creates its own database there and drops it afterwards); NOTIFICATIONS (100000); SUBSCRIBERS (1000);
 //        SENDS (30); ROUNDS (3), DURATION (5 s), CONNECTIONS (50); SCENARIOS=list,afterwrite,fanout (default all);
 //        MAIN (the service build to load, default dist/main.js: another worktree's for a build-against-build run);
+//        WARMUP (s, default 0: the after-write scenario's alternation run unmeasured on each server first);
 //        LIST_VARIANTS=kept,db (answers kept until the next write, every list from the database), LIMITS=1000,50;
 //        HEARTBEAT_SECONDS (the streams' heartbeat interval, default 15); for the fan-out's diagnosis: WARM_CLIENT=0 (the
 //        reader without its warm-up, bench/sse-subscribers.mjs), MARK_SENDS=1 (a line per send among the service's
@@ -52,6 +53,8 @@ const SENDS = Number(process.env.SENDS ?? 30);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
+/** WARMUP=s: the after-write alternation run unmeasured on each server for s seconds before the rounds (default 0). */
+const WARMUP = Number(process.env.WARMUP ?? 0);
 const SCENARIOS = new Set((process.env.SCENARIOS ?? 'list,afterwrite,fanout').split(','));
 const THREADS = Number(process.env.THREADS ?? 2);
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 0);
@@ -352,11 +355,11 @@ async function fanoutRounds(firstService) {
 const uptime = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 /** Write, then the timed list, alternating for DURATION s; answers the list p50 (ms) and CPU per pair and list (us). */
-async function writeThenList({ writeUrl, writeHeaders, listUrl, listHeaders, pid }) {
+async function writeThenList({ writeUrl, writeHeaders, listUrl, listHeaders, pid }, seconds = DURATION) {
   const times = [];
   let listCpu = 0;
   const cpu0 = processCpuMicros(pid);
-  const until = performance.now() + DURATION * 1000;
+  const until = performance.now() + seconds * 1000;
   let i = 0;
   while (performance.now() < until) {
     const w = await fetch(writeUrl, {
@@ -384,21 +387,24 @@ async function afterWrite(services) {
   const answer = await (await fetch(`${services[0][1].url}${path}`, { headers: { 'x-apikey': READER_KEY } })).json();
   const baseline = await startBaseline(answer);
   const runs = { bare: [], ...Object.fromEntries(services.map(([name]) => [name, []])) };
+  const bareTarget = { writeUrl: `${baseline.url}/w`, listUrl: `${baseline.url}/x`, pid: baseline.pid };
+  const target = (svc) => ({
+    writeUrl: `${svc.url}/cxf/svc-core/notification`,
+    writeHeaders: { 'x-apikey': WRITER_KEY },
+    listUrl: `${svc.url}${path}`,
+    listHeaders: { 'x-apikey': READER_KEY },
+    pid: svc.pid,
+  });
   try {
+    // Each server first runs the same alternation unmeasured for WARMUP s, so that the rounds compare servers whose
+    // code the JIT has compiled (without it, the first rounds measure the service's compiler as much as its lists).
+    if (WARMUP > 0) {
+      await writeThenList(bareTarget, WARMUP);
+      for (const [, svc] of services) await writeThenList(target(svc), WARMUP);
+    }
     for (let round = 0; round < ROUNDS; round++) {
-      runs.bare.push(
-        await writeThenList({ writeUrl: `${baseline.url}/w`, listUrl: `${baseline.url}/x`, pid: baseline.pid }),
-      );
-      for (const [name, svc] of services)
-        runs[name].push(
-          await writeThenList({
-            writeUrl: `${svc.url}/cxf/svc-core/notification`,
-            writeHeaders: { 'x-apikey': WRITER_KEY },
-            listUrl: `${svc.url}${path}`,
-            listHeaders: { 'x-apikey': READER_KEY },
-            pid: svc.pid,
-          }),
-        );
+      runs.bare.push(await writeThenList(bareTarget));
+      for (const [name, svc] of services) runs[name].push(await writeThenList(target(svc)));
     }
   } finally {
     await baseline.close();
