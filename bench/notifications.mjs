@@ -100,6 +100,8 @@ writeFileSync(uncachedConfigFile, JSON.stringify({ ...config, notifications: { l
 
 const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_notif') : undefined;
 const pgUrl = benchDb?.url;
+/** PostgreSQL, afterwrite with BASELINE_DIR: the baseline build's own database. */
+let baseDb;
 const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: pgUrl } : { SVC_DATA_DIR: dataDir };
 
 /** The i-th notification: recipients cycle over users, roles and organisations. */
@@ -144,7 +146,8 @@ async function seedSets(query, tenant) {
   }
 }
 
-async function seed() {
+/** `url`: the PostgreSQL database to seed (the bench's own by default; the baseline build's of its own in afterwrite). */
+async function seed(url = pgUrl) {
   const now = Date.now() - NOTIFICATIONS;
   const t0 = performance.now();
   if (ENGINE === 'sqlite') {
@@ -171,7 +174,7 @@ async function seed() {
     db.exec('analyze');
     db.close();
   } else {
-    const c = new pg.Client({ connectionString: pgUrl });
+    const c = new pg.Client({ connectionString: url });
     await c.connect();
     const tenant = (await c.query(`select id from tenants where name = 'bench'`)).rows[0].id;
     await seedPostgresNotifications(c, tenant, NOTIFICATIONS, now);
@@ -484,13 +487,21 @@ try {
     }
   }
   if (SCENARIOS.has('afterwrite')) {
-    // The baseline build's service on a copy of the seeded SQLite file (one process per file); on PostgreSQL beside it.
+    // The baseline build's service on a copy of the seeded SQLite file (one process per file); on PostgreSQL on a
+    // database of its own, migrated by that build and seeded alike: a build refuses a database that a newer one has
+    // migrated further, so the two cannot share one as soon as this build adds a migration.
     let baseEnv = serviceEnv;
     if (builds.length > 1 && ENGINE === 'sqlite') {
       const copy = join(root, 'data-baseline');
       mkdirSync(copy);
       copyFileSync(join(dataDir, 'svc.sqlite'), join(copy, 'svc.sqlite'));
       baseEnv = { SVC_DATA_DIR: copy };
+    }
+    if (builds.length > 1 && ENGINE === 'postgres') {
+      baseDb = await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_notif_base');
+      baseEnv = { DATABASE_URL: baseDb.url };
+      await (await startService({ port: await freePort(), configFile, env: baseEnv, main: builds[1].main })).close();
+      await seed(baseDb.url);
     }
     Object.assign(service, await startService({ port: await freePort(), configFile, env: serviceEnv, main: MAIN }));
     const other =
@@ -515,4 +526,5 @@ try {
   await service.close();
   rmSync(root, { recursive: true, force: true });
   await benchDb?.drop();
+  await baseDb?.drop();
 }
