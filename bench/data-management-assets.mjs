@@ -62,12 +62,9 @@ const named = (u, app) => {
   x.searchParams.set('application_name', app);
   return x.toString();
 };
-const service = await startService({
-  port,
-  configFile,
-  env: dbUrl ? { DATABASE_URL: named(dbUrl, 'bench_this') } : {},
-});
-service.app = 'bench_this';
+// The baseline build starts first: it migrates the fresh database to its own level, and this build then adds what it
+// adds. Started after this build, an older build would refuse the database as soon as this build has a migration
+// more (the running baseline does not look again; its statements may then use what the newer migration added).
 const baseline = BASELINE_DIR
   ? await startService({
       port: await freePort(),
@@ -76,6 +73,12 @@ const baseline = BASELINE_DIR
       main: join(BASELINE_DIR, 'dist/main.js'),
     })
   : undefined;
+const service = await startService({
+  port,
+  configFile,
+  env: dbUrl ? { DATABASE_URL: named(dbUrl, 'bench_this') } : {},
+});
+service.app = 'bench_this';
 if (baseline) baseline.app = 'bench_baseline';
 const admin = DB_URL || BASELINE_DIR ? new pg.Client({ connectionString: dbUrl }) : undefined;
 await admin?.connect();
