@@ -12,6 +12,16 @@ const nextId = (db: Kysely<EventsTables>, tenantId: string) =>
     .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_id: sql<number>`change_event_counters.last_id + 1` }))
     .returning('last_id');
 
+/**
+ * A NOTIFY on `channel` of the event's message, whose text is `before`, the event's id and `after` (the id is taken
+ * from the counter by the statement that sends it).
+ */
+export interface EventNotice {
+  channel: string;
+  before: string;
+  after: string;
+}
+
 /** SQL of the change feed: the per-tenant counter, the event rows, replay and the retention purge. */
 export class EventStore {
   constructor(private readonly db: Kysely<EventsTables>) {}
@@ -28,6 +38,26 @@ export class EventStore {
       .values({ tenant_id: event.tenantId, id: Number(id), topic: event.topic, payload, created_on: now })
       .execute();
     return { ...event, id: Number(id), createdOn: now };
+  }
+
+  /**
+   * As `insert`, and the event's NOTIFY queued in the same statement (PostgreSQL: data-modifying WITH), one round trip
+   * where three were: the counter's row, the event row and the NOTIFY, all in the caller's transaction.
+   */
+  async insertAnnounced(
+    trx: Kysely<EventsTables>,
+    event: PublishedEvent,
+    now: number,
+    notice: EventNotice,
+  ): Promise<FeedEvent> {
+    const payload = JSON.stringify(event.payload ?? null);
+    const { rows } = await sql<{ id: number | string }>`with c as (${nextId(trx, event.tenantId)}),
+      e as (insert into change_events (tenant_id, id, topic, payload, created_on)
+        select ${event.tenantId}, c.last_id, ${event.topic}, ${payload}, ${now} from c)
+      select c.last_id as id, pg_notify(${notice.channel}, ${notice.before} || c.last_id || ${notice.after}) from c`.execute(
+      trx,
+    );
+    return { ...event, id: Number(rows[0].id), createdOn: now };
   }
 
   /**

@@ -1,9 +1,8 @@
-import { sql, type Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
-import type { FeedEvent } from './change-feed.js';
+import type { FeedEvent, PublishedEvent } from './change-feed.js';
+import type { EventNotice } from './event-store.js';
 import type { FeedTransport } from './feed.js';
-import type { EventsTables } from './events.tables.js';
 
 /** NOTIFY payloads must stay under 8000 bytes; bigger events travel as a reference and are read back. */
 const MAX_INLINE_BYTES = 7000;
@@ -42,17 +41,17 @@ export class PostgresTransport implements FeedTransport {
     return this.live;
   }
 
-  async announce(trx: Kysely<EventsTables>, event: FeedEvent): Promise<void> {
-    const full = JSON.stringify({
-      t: event.tenantId,
-      i: event.id,
-      o: event.topic,
-      c: event.createdOn,
-      p: event.payload,
-    });
-    const message =
-      Buffer.byteLength(full) <= MAX_INLINE_BYTES ? full : JSON.stringify({ t: event.tenantId, i: event.id });
-    await sql`select pg_notify(${this.options.channel}, ${message})`.execute(trx);
+  /**
+   * The event's message as the listeners parse it (`{"t","i","o","c","p"}`), around the id that the inserting statement
+   * takes from the counter; over MAX_INLINE_BYTES a reference (`{"t","i"}`) that the listeners read back.
+   */
+  notice(event: PublishedEvent, now: number): EventNotice {
+    const before = `{"t":${JSON.stringify(event.tenantId)},"i":`;
+    const rest = JSON.stringify({ o: event.topic, c: now, p: event.payload });
+    const after = `,${rest.slice(1)}`;
+    // The id has at most 16 digits (a safe integer).
+    const inline = Buffer.byteLength(before) + 16 + Buffer.byteLength(after) <= MAX_INLINE_BYTES;
+    return { channel: this.options.channel, before, after: inline ? after : '}' };
   }
 
   committed(): void {}
