@@ -3,6 +3,7 @@ import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import { preparedOnServer } from '../../../platform/db/prepared-query.js';
 import { VALUE_KIND, walkedKind, type SortJoin } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
+import { WalkShapes } from './walk-shapes.js';
 
 type Db = Kysely<DmTables>;
 
@@ -32,6 +33,8 @@ interface PageRows {
   ids: number[];
   /** The page statement's `total` column (of its first row), where it has one and rows came. */
   total?: number;
+  /** The walk's guards, where the page statement read them (AssetLists.walk). */
+  guards?: Guards;
   docs?: Map<number, string>;
   children?: Map<number, number[]>;
 }
@@ -48,7 +51,14 @@ export interface AssetQuery {
    * For a query sorted by one indexed value: the value's path, the sort and the filters as a condition on one asset
    * (aliased `a`), so that a page can be read by walking the path's index rows in order (AssetLists.walk).
    */
-  walk?: { path: string; direction: 'ASC' | 'DESC'; stringKey: string; where?: RawBuilder<SqlBool> };
+  walk?: {
+    path: string;
+    direction: 'ASC' | 'DESC';
+    stringKey: string;
+    where?: RawBuilder<SqlBool>;
+    /** The query's shape as far as its walk's guards go (its filters, path and sort key, who may read): WalkShapes. */
+    key: string;
+  };
   /** The paths of the indexed values the filters test (the set's value rows are read at these paths only). */
   filterPaths?: string[];
 }
@@ -80,8 +90,64 @@ function pageBound(n: number): RawBuilder<number> {
  */
 const HASHED_SET = 4;
 
+/**
+ * HASHED_SET where the statement reads the set anyway (for the count, guardedCtes): the hash is then built from rows
+ * already read (2,500 matches: 0.1 ms), against one probe of about 2 µs a walked row. The status shape's statement
+ * (2,500 matches, 401 rows walked): 2,093 µs of the backend's CPU with probes, 1,877 hashed.
+ */
+const HASHED_SHARED_SET = 32;
+
+/**
+ * A shape whose sort path held no walkable kind is read again (its guards) every this many queries, and answered by
+ * the general page in between: the kind is a property of the stored values, which writes change.
+ */
+const REREAD_UNWALKABLE = 64;
+
+/** What a walk's guards read: the count, the highest asset id, the first and last kinds at the path, unindexed assets. */
+interface Guards {
+  n: number;
+  max: number;
+  first: number | null;
+  last: number | null;
+  unindexed: boolean;
+  /** Whether the statement that read them walked too (its guards held and the walk paid: guardedCtes' `go`). */
+  went: boolean;
+}
+
+/** The kind of exact scalar every index row at the path holds, where a walk of them is in the sort's order. */
+function walkableKind(g: Guards): number | undefined {
+  if (g.first === null || g.first > VALUE_KIND.boolean || g.last !== g.first || g.unindexed) return undefined;
+  return g.first;
+}
+
+/** Whether a walk is expected to be short: rows walked ~ wanted * assets / matches, against one probe per match. */
+const worthWalking = (total: number, max: number, wanted: number): boolean =>
+  total > 0 && wanted * max <= total * total;
+
+/** Whether a walk tests its rows against the set of the matches (HASHED_SET). */
+const hashedSet = (total: number, max: number, wanted: number): boolean => total * total < HASHED_SET * wanted * max;
+
+/** The parts of a query that its walk's statements name (AssetLists.query). */
+interface WalkParts {
+  /** The asset `a` is visible (no hidden template). */
+  visible: RawBuilder<SqlBool>;
+  /** The universe `q__r` (a subquery). */
+  universe: RawBuilder<unknown>;
+  /** The query's set of keys (AssetQuery.set), where it has one. */
+  set?: RawBuilder<unknown>;
+  /** The set's keys as a statement of its own (the universe with it), for a hashed test. */
+  setKeys?: RawBuilder<unknown>;
+  /** The count of the matches as a statement of its own. */
+  count: RawBuilder<number>;
+  /** The count of the matches in the set named `name` (a CTE in the statement), as a scalar expression. */
+  countOf(name: string): RawBuilder<number>;
+}
+
 /** SQL of asset queries: one page of the assets a compiled query selects, and how many it selects. */
 export class AssetLists {
+  /** The guesses of the walk's guards by shape (walk). */
+  private readonly shapes = new WalkShapes();
+
   constructor(
     private readonly scope: string,
     private readonly dialect: Dialect,
@@ -98,9 +164,10 @@ export class AssetLists {
     page: RawBuilder<unknown> | SelectQueryBuilder<any, any, any>,
     counted: boolean,
     attach: PageDocs | undefined,
+    head?: { ctes: RawBuilder<unknown>; rows: RawBuilder<unknown> },
   ): Promise<PageRows> {
     const raw = 'isRawBuilder' in page;
-    if (!attach) {
+    if (!attach && !head) {
       const rows = (await rowsOf(db, raw ? page : page.compile())) as Array<{
         seq: number | string;
         total?: number | string;
@@ -111,49 +178,66 @@ export class AssetLists {
       };
     }
     const ofPage = (column: string) => this.dialect.inSubquery(sql.ref(column), sql`SELECT q__p.seq FROM q__p`);
+    const docs =
+      attach !== undefined
+        ? sql`UNION ALL SELECT 1, d.seq, NULL, ${this.dialect.jsonText('d.doc')} FROM dm_assets d WHERE d.scope = ${this.scope} AND ${ofPage('d.seq')}`
+        : sql``;
     const children =
       attach === 'docsAndChildren'
         ? sql`UNION ALL SELECT 2, c.seq, c.parent_id, NULL FROM dm_assets c WHERE c.scope = ${this.scope} AND ${ofPage('c.parent_id')}`
         : sql``;
-    // kind 0: the page's rows (num: the place in the page, total), 1: a document, 2: a child (num: its parent).
+    // kind 0: the page's rows (num: the place in the page, total), 1: a document, 2: a child (num: its parent); with
+    // `head`, the rows it adds (3 and 4: a walk's guards, AssetLists.walk).
     const rows = await rowsOf(
       db,
       sql<{
         kind: number | string;
-        seq: number | string;
+        seq: number | string | null;
         num: number | string | null;
         text: string | null;
-      }>`WITH q__p AS MATERIALIZED (SELECT x.seq, ${counted ? sql`x.total` : sql`0`} AS total, row_number() OVER () AS n FROM ${raw ? sql`(${page})` : page} AS x)
+      }>`WITH ${head ? sql`${head.ctes}, ` : sql``}q__p AS MATERIALIZED (SELECT x.seq, ${counted ? sql`x.total` : sql`0`} AS total, row_number() OVER () AS n FROM ${raw ? sql`(${page})` : page} AS x)
       SELECT 0 AS kind, q__p.seq, q__p.n AS num, CAST(q__p.total AS text) AS text FROM q__p
-      UNION ALL SELECT 1, d.seq, NULL, ${this.dialect.jsonText('d.doc')} FROM dm_assets d WHERE d.scope = ${this.scope} AND ${ofPage('d.seq')}
-      ${children}`,
+      ${docs}
+      ${children}
+      ${head ? sql`UNION ALL ${head.rows}` : sql``}`,
     );
     const order: Array<[number, number]> = [];
-    const docs = new Map<number, string>();
+    const found = new Map<number, string>();
     const kids = new Map<number, number[]>();
     let total: number | undefined;
+    const guards: Partial<Guards> = {};
+    const orNull = (v: number | string | null) => (v === null ? null : Number(v));
     for (const r of rows) {
       const kind = Number(r.kind);
       const seq = Number(r.seq);
       if (kind === 0) {
         order.push([Number(r.num), seq]);
         total ??= Number(r.text);
-      } else if (kind === 1) docs.set(seq, withId(seq, r.text as string));
-      else {
+      } else if (kind === 1) found.set(seq, withId(seq, r.text as string));
+      else if (kind === 2) {
         const parent = Number(r.num);
         const list = kids.get(parent);
         if (list) list.push(seq);
         else kids.set(parent, [seq]);
+      } else if (kind === 3) {
+        guards.n = seq;
+        guards.max = Number(r.num ?? 0);
+        guards.went = Number(r.text) === 1;
+      } else {
+        guards.first = orNull(r.seq);
+        guards.last = orNull(r.num);
+        guards.unindexed = r.text !== null;
       }
     }
     order.sort((a, b) => a[0] - b[0]);
     for (const list of kids.values()) list.sort((a, b) => a - b);
-    for (const seq of docs.keys()) if (!kids.has(seq)) kids.set(seq, []);
+    for (const seq of found.keys()) if (!kids.has(seq)) kids.set(seq, []);
     return {
       ids: order.map(([, seq]) => seq),
       total: counted ? total : undefined,
-      docs,
+      docs: attach !== undefined ? found : undefined,
       children: attach === 'docsAndChildren' ? kids : undefined,
+      guards: head ? (guards as Guards) : undefined,
     };
   }
 
@@ -163,22 +247,35 @@ export class AssetLists {
    * the general plan's order: every row at the path is an exact scalar of one kind (no arrays, objects, long strings,
    * mixed kinds: markers make that two index probes), every asset is indexed, and the walk is expected to be short
    * (many matches). Assets without a value at the path sort last in both plans: when the walk finds fewer than the
-   * page needs, undefined (the general plan answers).
+   * page needs, no page (the general plan answers). No total where the general page is to count the matches itself.
    */
   private async walk(
     db: Db,
     w: NonNullable<AssetQuery['walk']>,
-    visible: RawBuilder<SqlBool>,
-    count: RawBuilder<number>,
-    matches: RawBuilder<unknown> | undefined,
+    parts: WalkParts,
     start: number,
     limit: number,
     attach: PageDocs | undefined,
-  ): Promise<{ total: number; page?: PageRows }> {
-    // The guards and the count in one round trip. The order of the index rows is the sort's order only for one kind of
-    // exact scalar at the path (its first and last kinds in the index are the same). Each guard reads one index entry
-    // in an index's order: as `WHERE ... LIMIT 1` PostgreSQL's planner, expecting many rows, scanned the whole table when
-    // none matched (300 ms at 100,000 assets).
+  ): Promise<{ total?: number; page?: PageRows }> {
+    const wanted = start + limit;
+    // A shape queried before: its guards are checked in the statement that walks (the walk runs only where they hold)
+    // or, where the last query of the shape did not walk, not read at all (the general page counts): one statement
+    // and round trip a query instead of two, which at one connection waited one after the other.
+    const shape = this.shapes.get(w.key);
+    if (shape?.kind !== undefined && worthWalking(shape.total, shape.max, wanted)) {
+      const kind = shape.kind;
+      const rows = await this.pageRows(db, this.walkPage(w, kind, parts, start, limit, 'guarded'), false, attach, {
+        ctes: this.guardedCtes(w, parts, kind, wanted),
+        rows: sql`SELECT 3, q__d.n, q__d.max, CAST(q__d.go AS text) FROM q__d
+          UNION ALL SELECT 4, q__d.first, q__d.last, CAST(q__d.unindexed AS text) FROM q__d`,
+      });
+      const g = rows.guards!;
+      this.remember(w.key, g);
+      if (!g.went) return this.afterGuards(db, w, parts, g, start, limit, attach);
+      return rows.ids.length < limit && start + rows.ids.length < g.n ? { total: g.n } : { total: g.n, page: rows };
+    }
+    if (shape && (shape.kind !== undefined || ++shape.uses % REREAD_UNWALKABLE !== 0)) return {};
+    // The guards and the count in one round trip.
     const guards = await rowsOf(
       db,
       sql<{
@@ -187,23 +284,92 @@ export class AssetLists {
         unindexed: number | null;
         max: number | null;
         n: number | string;
-      }>`SELECT
-      (SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope, path, t LIMIT 1) AS first,
-      (SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${w.path} ORDER BY scope DESC, path DESC, t DESC LIMIT 1) AS last,
-      (SELECT 1 FROM dm_assets WHERE scope = ${this.scope} AND idx <> 1 ORDER BY scope, seq LIMIT 1) AS unindexed,
-      (SELECT max(seq) FROM dm_assets) AS max, (${count}) AS n`,
+      }>`SELECT ${this.guardColumns(w.path)}, (${parts.count}) AS n`,
     );
-    const g = guards[0];
-    const total = Number(g.n);
-    const kind = g.first === null ? undefined : Number(g.first);
-    if (kind === undefined || kind > VALUE_KIND.boolean || Number(g.last) !== kind || g.unindexed !== null)
-      return { total };
-    // Rows walked ~ wanted * assets / matches, against one probe per match in the general plan.
-    const wanted = start + limit;
-    if (total === 0 || wanted * Number(g.max ?? 0) > total * total) return { total };
+    const r = guards[0];
+    const g: Guards = {
+      n: Number(r.n),
+      max: Number(r.max ?? 0),
+      first: r.first === null ? null : Number(r.first),
+      last: r.last === null ? null : Number(r.last),
+      unindexed: r.unindexed !== null,
+      went: false,
+    };
+    this.remember(w.key, g);
+    return this.afterGuards(db, w, parts, g, start, limit, attach);
+  }
+
+  /** The walk after its guards were read (and it did not run with them): when they allow it and it pays, its page. */
+  private async afterGuards(
+    db: Db,
+    w: NonNullable<AssetQuery['walk']>,
+    parts: WalkParts,
+    g: Guards,
+    start: number,
+    limit: number,
+    attach: PageDocs | undefined,
+  ): Promise<{ total: number; page?: PageRows }> {
+    const total = g.n;
+    const kind = walkableKind(g);
+    if (kind === undefined || !worthWalking(total, g.max, start + limit)) return { total };
+    const page = await this.pageRows(
+      db,
+      this.walkPage(w, kind, parts, start, limit, hashedSet(total, g.max, start + limit)),
+      false,
+      attach,
+    );
+    if (page.ids.length < limit && start + page.ids.length < total) return { total };
+    return { total, page };
+  }
+
+  /**
+   * Each guard reads one index entry in an index's order: as `WHERE ... LIMIT 1` PostgreSQL's planner, expecting many
+   * rows, scanned the whole table when none matched (300 ms at 100,000 assets). The order of the index rows is the
+   * sort's order only for one kind of exact scalar at the path (its first and last kinds in the index are the same).
+   */
+  private guardColumns(path: string): RawBuilder<unknown> {
+    return sql`(SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${path} ORDER BY scope, path, t LIMIT 1) AS first,
+      (SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${path} ORDER BY scope DESC, path DESC, t DESC LIMIT 1) AS last,
+      (SELECT 1 FROM dm_assets WHERE scope = ${this.scope} AND idx <> 1 ORDER BY scope, seq LIMIT 1) AS unindexed,
+      (SELECT max(seq) FROM dm_assets) AS max`;
+  }
+
+  /**
+   * The common table expressions of a walk that checks its guards itself (walking values of `kind`): the universe, the
+   * set of the matches read once (`q__s`: the count reads it, and the walk's test where it is hashed), and `q__d`, the
+   * guards with the count and the decisions afterGuards takes, in SQL (`go`: the walk runs; `hashed`: its rows are
+   * tested against the set).
+   */
+  private guardedCtes(w: NonNullable<AssetQuery['walk']>, parts: WalkParts, kind: number, wanted: number) {
+    const real = (x: string) => sql`CAST(${sql.ref(x)} AS double precision)`;
+    const ctes = [sql`${sql.id(ASSET_UNIVERSE)} AS ${parts.universe}`];
+    if (parts.set) ctes.push(sql`q__s AS MATERIALIZED (${parts.set})`);
+    ctes.push(
+      sql`q__g AS MATERIALIZED (SELECT ${this.guardColumns(w.path)}, ${parts.set ? parts.countOf('q__s') : sql`(SELECT count(*) FROM ${sql.id(ASSET_UNIVERSE)})`} AS n)`,
+      sql`q__d AS MATERIALIZED (SELECT q__g.*,
+        CASE WHEN q__g.first = ${sql.lit(kind)} AND q__g.last = ${sql.lit(kind)} AND q__g.unindexed IS NULL AND q__g.n > 0
+          AND ${sql.lit(wanted)} * ${real('q__g.max')} <= ${real('q__g.n')} * ${real('q__g.n')} THEN 1 ELSE 0 END AS go,
+        CASE WHEN ${real('q__g.n')} * ${real('q__g.n')} < ${sql.lit(HASHED_SHARED_SET * wanted)} * ${real('q__g.max')} THEN 1 ELSE 0 END AS hashed
+        FROM q__g)`,
+    );
+    return sql.join(ctes, sql`, `);
+  }
+
+  /**
+   * A walk's page statement for values of `kind`. `hashed`: true or false, the rows tested against the set of the
+   * matches or by probes of each row's asset; `guarded`, the decisions of `q__d` (guardedCtes).
+   */
+  private walkPage(
+    w: NonNullable<AssetQuery['walk']>,
+    kind: number,
+    parts: WalkParts,
+    start: number,
+    limit: number,
+    hashed: boolean | 'guarded',
+  ): RawBuilder<unknown> {
     // The rows of the path's kind in the sort's order (walkedKind: in sort modes other than '' strings walk their key's
     // index, partial on the string kind, named as a literal so that both planners match it). No arrays at the path (no
-    // marker rows, checked above): every row is elem 0, and the walk reads the index alone.
+    // marker rows, checked by the guards): every row is elem 0, and the walk reads the index alone.
     const walked = walkedKind(kind, w.stringKey, w.direction);
     // Each walked row is tested by index probes of its asset (about 2 µs a row: price >= 900 walked 982 rows, 2.5 ms,
     // 3,000 buffers), or against the set of the matches, read once into a hash (PostgreSQL: a hashed SubPlan, about
@@ -211,24 +377,35 @@ export class AssetLists {
     // matches are few against the rows walked: matches < HASHED_SET * walked, with walked ~ wanted * assets / matches.
     // Under OR the IN is not made a join (PostgreSQL's planner pulls up only a top-level IN), which would not keep the
     // walk's order; SQLite reads the set once into an ephemeral index.
-    const hashed = matches !== undefined && total * total < HASHED_SET * wanted * Number(g.max ?? 0);
-    const test = hashed ? sql<SqlBool>`(a.seq IN (${matches}) OR 1 = 0)` : (w.where ?? sql<SqlBool>`1 = 1`);
+    const probes = w.where ?? sql<SqlBool>`1 = 1`;
+    const test = !parts.set
+      ? probes
+      : hashed === 'guarded'
+        ? sql<SqlBool>`(CASE WHEN (SELECT q__d.hashed FROM q__d) = 1 THEN a.seq IN (SELECT q__s.seq FROM q__s) ELSE ${probes} END)`
+        : hashed
+          ? sql<SqlBool>`(a.seq IN (${parts.setKeys}) OR 1 = 0)`
+          : probes;
+    const go = hashed === 'guarded' ? sql<SqlBool>`(SELECT q__d.go FROM q__d) = 1 AND ` : sql``;
     // The asset `a` the filters test is its index row: its key is the row's, and the columns of the asset are read
     // only where a test needs them (one probe each: the document for values beyond the index, the template for hidden
-    // ones, the dates), not for each row walked. Every asset is indexed (checked above): idx is 1.
+    // ones, the dates), not for each row walked. Every asset is indexed (checked by the guards): idx is 1.
     const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM dm_assets d WHERE d.seq = s.item_seq)`;
-    const page = await this.pageRows(
-      db,
-      sql`SELECT a.seq FROM (SELECT s.item_seq AS seq, s.num, s.str, s.ci, s.usr, s.uci, 1 AS idx,
+    return sql`SELECT a.seq FROM (SELECT s.item_seq AS seq, s.num, s.str, s.ci, s.usr, s.uci, 1 AS idx,
         ${column('doc')} AS doc, ${column('template_id')} AS template_id, ${column('active_on')} AS active_on, ${column('created_on')} AS created_on, ${column('created_by')} AS created_by
         FROM dm_asset_values s WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${walked.rows('s')}) a
-      WHERE ${visible} AND ${test}
-      ORDER BY ${walked.order('a')}, a.seq ASC LIMIT ${pageBound(limit)} OFFSET ${pageBound(start)}`,
-      false,
-      attach,
-    );
-    if (page.ids.length < limit && start + page.ids.length < total) return { total };
-    return { total, page };
+      WHERE ${go}${parts.visible} AND ${test}
+      ORDER BY ${walked.order('a')}, a.seq ASC LIMIT ${pageBound(limit)} OFFSET ${pageBound(start)}`;
+  }
+
+  /** A shape's total counted by the general page, without its guards: the guess of its next query follows it. */
+  private counted(key: string, total: number): void {
+    const shape = this.shapes.get(key);
+    if (shape) shape.total = total;
+  }
+
+  /** What the guards found, kept as the guess for the shape's next query (walk). */
+  private remember(key: string, g: Guards): void {
+    this.shapes.set(key, { kind: walkableKind(g), total: g.n, max: g.max, uses: 0 });
   }
 
   /** Whether no asset of the scope holds an array at any of `paths` (so that the query's set names each asset once). */
@@ -291,21 +468,36 @@ export class AssetLists {
     // run only the branch the CASE takes (PostgreSQL: InitPlans, evaluated when first read); as one aggregate with
     // FILTERs instead, SQLite paid a per-row cost of the two aggregates (2,500 matches: 150-280 against 460-540 µs).
     const once = this.oneRowPerAsset(q.filterPaths ?? []);
+    const countOf = (name: string) =>
+      sql<number>`CASE WHEN ${once} THEN (SELECT count(*) FROM ${sql.raw(name)} AS q__k WHERE ${keep})
+        ELSE (SELECT count(*) FROM (SELECT DISTINCT q__k.seq FROM ${sql.raw(name)} AS q__k WHERE ${keep}) AS q__m) END`;
     // The set written once, named (NOT MATERIALIZED: each branch reads it as its own subquery): its SQL is most of the
     // statement, and compiling it twice cost the service more than the count saved on the owner shape.
     const count = q.set
       ? sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe}, q__s AS NOT MATERIALIZED (${q.set})
-        SELECT CASE WHEN ${once} THEN (SELECT count(*) FROM q__s AS q__k WHERE ${keep})
-        ELSE (SELECT count(*) FROM (SELECT DISTINCT q__k.seq FROM q__s AS q__k WHERE ${keep}) AS q__m) END AS n`
+        SELECT ${countOf('q__s')} AS n`
       : sql<number>`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT count(*) FROM (${matches}) AS q__m`;
     // Counted on their own (above), the matches are not materialized first (PostgreSQL: 22 -> 18 ms for 25,000 matches).
     const countMatches = async () => Number((await rowsOf(db, sql<{ n: number | string }>`${count}`))[0]?.n ?? 0);
     if (limit === 0) return { total: await countMatches(), ids: [] };
     let known: number | undefined;
     if (q.walk) {
-      const set = q.set && sql`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT q__k.seq FROM (${q.set}) AS q__k`;
-      const walked = await this.walk(db, q.walk, visible, count, set, start, limit, attach);
-      if (walked.page) return answer(walked.total, walked.page);
+      const walked = await this.walk(
+        db,
+        q.walk,
+        {
+          visible,
+          universe,
+          set: q.set,
+          setKeys: q.set && sql`WITH ${sql.id(ASSET_UNIVERSE)} AS ${universe} SELECT q__k.seq FROM (${q.set}) AS q__k`,
+          count,
+          countOf,
+        },
+        start,
+        limit,
+        attach,
+      );
+      if (walked.page) return answer(walked.total!, walked.page);
       known = walked.total;
     }
     // Built only here: a walk that answers the page never reads it.
@@ -335,7 +527,8 @@ export class AssetLists {
       attach,
     );
     if (known !== undefined) return answer(known, page);
-    if (page.ids.length === 0) return { total: start > 0 ? await countMatches() : 0, ids: [] };
-    return answer(page.total!, page);
+    const total = page.ids.length === 0 ? (start > 0 ? await countMatches() : 0) : page.total!;
+    if (q.walk) this.counted(q.walk.key, total);
+    return page.ids.length === 0 ? { total, ids: [] } : answer(total, page);
   }
 }

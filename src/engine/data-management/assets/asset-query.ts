@@ -112,6 +112,13 @@ export class AssetReads {
         direction: sorter.direction ?? 'ASC',
         stringKey: target.stringKey ?? 'str',
         where,
+        // What the guards and the count depend on, the sort's direction aside; who may read, for hidden templates.
+        key: JSON.stringify([
+          p.filters ?? [],
+          target.path,
+          target.stringKey ?? 'str',
+          p.restricted === true ? caller.roles : null,
+        ]),
       };
     return this.repo.lists.query(
       db,
