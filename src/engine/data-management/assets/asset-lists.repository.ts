@@ -3,7 +3,7 @@ import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import { preparedOnServer } from '../../../platform/db/prepared-query.js';
 import { VALUE_KIND, walkedKind, type SortJoin } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
-import { WalkShapes } from './walk-shapes.js';
+import { Recent, type WalkShape } from './walk-shapes.js';
 
 type Db = Kysely<DmTables>;
 
@@ -37,6 +37,28 @@ interface PageRows {
   guards?: Guards;
   docs?: Map<number, string>;
   children?: Map<number, number[]>;
+}
+
+/** A page statement compiled (AssetLists.pageStatement), and how its rows read. */
+interface PageStatement {
+  compiled: CompiledQuery<unknown>;
+  /** Rows of kinds (the page, documents, children, guards), or the page's rows alone. */
+  union: boolean;
+  /** With the total of the matches (the general page counting them). */
+  counted: boolean;
+  attach?: PageDocs;
+  /** With a walk's guards (AssetLists.walk). */
+  guarded: boolean;
+}
+
+/** A request's first statement (AssetLists.kept): a walk with its guards (`kind`), or the general page counting. */
+interface KeptPage {
+  statement: PageStatement;
+  /** The shape's key (WalkShapes), for a walked query. */
+  walkKey?: string;
+  kind?: number;
+  start: number;
+  limit: number;
 }
 
 /** The keys of the universe of a query: the assets of the scope the caller may see (CTE). */
@@ -146,7 +168,9 @@ interface WalkParts {
 /** SQL of asset queries: one page of the assets a compiled query selects, and how many it selects. */
 export class AssetLists {
   /** The guesses of the walk's guards by shape (walk). */
-  private readonly shapes = new WalkShapes();
+  private readonly shapes = new Recent<WalkShape>(1_000);
+  /** The first statement of recent requests, compiled, by request (kept). */
+  private readonly firsts = new Recent<KeptPage>(300);
 
   constructor(
     private readonly scope: string,
@@ -154,29 +178,20 @@ export class AssetLists {
   ) {}
 
   /**
-   * The rows of a page statement (`seq`, and `total` where `counted`), in its order; with `attach`, the assets'
-   * documents (and their children's ids) come in the same statement: the page is kept (a materialized CTE, numbered in
-   * its order) and the documents are read for its ids, one round trip and one statement less a query than reading them
-   * after it.
+   * A page statement (`seq`, and `total` where `counted`), in its order; with `attach`, the assets' documents (and
+   * their children's ids) come in the same statement: the page is kept (a materialized CTE, numbered in its order) and
+   * the documents are read for its ids, one round trip and one statement less a query than reading them after it.
    */
-  private async pageRows(
+  private pageStatement(
     db: Db,
     page: RawBuilder<unknown> | SelectQueryBuilder<any, any, any>,
     counted: boolean,
     attach: PageDocs | undefined,
     head?: { ctes: RawBuilder<unknown>; rows: RawBuilder<unknown> },
-  ): Promise<PageRows> {
+  ): PageStatement {
     const raw = 'isRawBuilder' in page;
-    if (!attach && !head) {
-      const rows = (await rowsOf(db, raw ? page : page.compile())) as Array<{
-        seq: number | string;
-        total?: number | string;
-      }>;
-      return {
-        ids: rows.map((r) => Number(r.seq)),
-        total: counted && rows.length > 0 ? Number(rows[0].total) : undefined,
-      };
-    }
+    if (!attach && !head)
+      return { compiled: raw ? page.compile(db) : page.compile(), union: false, counted, guarded: false };
     const ofPage = (column: string) => this.dialect.inSubquery(sql.ref(column), sql`SELECT q__p.seq FROM q__p`);
     const docs =
       attach !== undefined
@@ -188,19 +203,43 @@ export class AssetLists {
         : sql``;
     // kind 0: the page's rows (num: the place in the page, total), 1: a document, 2: a child (num: its parent); with
     // `head`, the rows it adds (3 and 4: a walk's guards, AssetLists.walk).
-    const rows = await rowsOf(
-      db,
-      sql<{
-        kind: number | string;
-        seq: number | string | null;
-        num: number | string | null;
-        text: string | null;
-      }>`WITH ${head ? sql`${head.ctes}, ` : sql``}q__p AS MATERIALIZED (SELECT x.seq, ${counted ? sql`x.total` : sql`0`} AS total, row_number() OVER () AS n FROM ${raw ? sql`(${page})` : page} AS x)
+    const compiled =
+      sql`WITH ${head ? sql`${head.ctes}, ` : sql``}q__p AS MATERIALIZED (SELECT x.seq, ${counted ? sql`x.total` : sql`0`} AS total, row_number() OVER () AS n FROM ${raw ? sql`(${page})` : page} AS x)
       SELECT 0 AS kind, q__p.seq, q__p.n AS num, CAST(q__p.total AS text) AS text FROM q__p
       ${docs}
       ${children}
-      ${head ? sql`UNION ALL ${head.rows}` : sql``}`,
-    );
+      ${head ? sql`UNION ALL ${head.rows}` : sql``}`.compile(db);
+    return { compiled, union: true, counted, attach, guarded: head !== undefined };
+  }
+
+  /** The rows of a page statement (pageStatement), run; with the statement, to be kept (kept). */
+  private async pageRows(
+    db: Db,
+    page: RawBuilder<unknown> | SelectQueryBuilder<any, any, any>,
+    counted: boolean,
+    attach: PageDocs | undefined,
+    head?: { ctes: RawBuilder<unknown>; rows: RawBuilder<unknown> },
+  ): Promise<PageRows & { statement: PageStatement }> {
+    const statement = this.pageStatement(db, page, counted, attach, head);
+    return { ...(await this.readPage(db, statement)), statement };
+  }
+
+  /** Runs a page statement and reads its rows. */
+  private async readPage(db: Db, st: PageStatement): Promise<PageRows> {
+    const { counted, attach } = st;
+    if (!st.union) {
+      const rows = (await rowsOf(db, st.compiled)) as Array<{ seq: number | string; total?: number | string }>;
+      return {
+        ids: rows.map((r) => Number(r.seq)),
+        total: counted && rows.length > 0 ? Number(rows[0].total) : undefined,
+      };
+    }
+    const rows = (await rowsOf(db, st.compiled)) as Array<{
+      kind: number | string;
+      seq: number | string | null;
+      num: number | string | null;
+      text: string | null;
+    }>;
     const order: Array<[number, number]> = [];
     const found = new Map<number, string>();
     const kids = new Map<number, number[]>();
@@ -237,7 +276,7 @@ export class AssetLists {
       total: counted ? total : undefined,
       docs: attach !== undefined ? found : undefined,
       children: attach === 'docsAndChildren' ? kids : undefined,
-      guards: head ? (guards as Guards) : undefined,
+      guards: st.guarded ? (guards as Guards) : undefined,
     };
   }
 
@@ -256,25 +295,28 @@ export class AssetLists {
     start: number,
     limit: number,
     attach: PageDocs | undefined,
+    requestKey: string | undefined,
   ): Promise<{ total?: number; page?: PageRows }> {
     const wanted = start + limit;
     // A shape queried before: its guards are checked in the statement that walks (the walk runs only where they hold)
     // or, where the last query of the shape did not walk, not read at all (the general page counts): one statement
     // and round trip a query instead of two, which at one connection waited one after the other.
-    const shape = this.shapes.get(w.key);
-    if (shape?.kind !== undefined && worthWalking(shape.total, shape.max, wanted)) {
-      const kind = shape.kind;
+    const route = this.route(this.shapes.get(w.key), wanted);
+    if (route.walk !== undefined) {
+      const kind = route.walk;
       const rows = await this.pageRows(db, this.walkPage(w, kind, parts, start, limit, 'guarded'), false, attach, {
         ctes: this.guardedCtes(w, parts, kind, wanted),
         rows: sql`SELECT 3, q__d.n, q__d.max, CAST(q__d.go AS text) FROM q__d
           UNION ALL SELECT 4, q__d.first, q__d.last, CAST(q__d.unindexed AS text) FROM q__d`,
       });
+      if (requestKey !== undefined)
+        this.firsts.set(requestKey, { statement: rows.statement, walkKey: w.key, kind, start, limit });
       const g = rows.guards!;
       this.remember(w.key, g);
       if (!g.went) return this.afterGuards(db, w, parts, g, start, limit, attach);
       return rows.ids.length < limit && start + rows.ids.length < g.n ? { total: g.n } : { total: g.n, page: rows };
     }
-    if (shape && (shape.kind !== undefined || ++shape.uses % REREAD_UNWALKABLE !== 0)) return {};
+    if (route.general) return {};
     // The guards and the count in one round trip.
     const guards = await rowsOf(
       db,
@@ -397,10 +439,51 @@ export class AssetLists {
       ORDER BY ${walked.order('a')}, a.seq ASC LIMIT ${pageBound(limit)} OFFSET ${pageBound(start)}`;
   }
 
+  /**
+   * Which statement a walked query of a shape runs first (walk): with no guess, its guards; where the guess is a kind
+   * and a walk that pays, the walk checking its guards itself; otherwise the general page, which counts (a shape
+   * whose kind was unusable has its guards read again every REREAD_UNWALKABLE queries).
+   */
+  private route(shape: WalkShape | undefined, wanted: number): { walk?: number; general?: true } {
+    if (!shape) return {};
+    if (shape.kind !== undefined)
+      return worthWalking(shape.total, shape.max, wanted) ? { walk: shape.kind } : { general: true };
+    return shape.uses >= REREAD_UNWALKABLE ? {} : { general: true };
+  }
+
   /** A shape's total counted by the general page, without its guards: the guess of its next query follows it. */
   private counted(key: string, total: number): void {
     const shape = this.shapes.get(key);
-    if (shape) shape.total = total;
+    if (shape) {
+      shape.total = total;
+      shape.uses++;
+    }
+  }
+
+  /**
+   * The page of a request (its filters, sorters, sort mode, who may read, start, limit and documents: `key`) asked
+   * lately, by the statement compiled for it then, where the shape's guess still takes that statement; undefined
+   * otherwise (the caller compiles the query). Compiling the query (the filters and sorters, Kysely's build and
+   * compile) was about a fifth of the service's CPU a query.
+   */
+  async kept(db: Db, key: string): Promise<AssetPage | undefined> {
+    const k = this.firsts.get(key);
+    if (!k) return undefined;
+    if (k.walkKey !== undefined) {
+      const route = this.route(this.shapes.get(k.walkKey), k.start + k.limit);
+      if (k.kind !== undefined ? route.walk !== k.kind : !route.general) return undefined;
+    }
+    const page = await this.readPage(db, k.statement);
+    if (k.kind !== undefined) {
+      const g = page.guards!;
+      this.remember(k.walkKey!, g);
+      // Where its guards no longer held, or assets without a value at the path are on the page: the query compiled.
+      if (!g.went || (page.ids.length < k.limit && k.start + page.ids.length < g.n)) return undefined;
+      return { total: g.n, ids: page.ids, docs: page.docs, children: page.children };
+    }
+    if (page.ids.length === 0) return k.start > 0 ? undefined : { total: 0, ids: [] };
+    if (k.walkKey !== undefined) this.counted(k.walkKey, page.total!);
+    return { total: page.total!, ids: page.ids, docs: page.docs, children: page.children };
   }
 
   /** What the guards found, kept as the guess for the shape's next query (walk). */
@@ -429,6 +512,8 @@ export class AssetLists {
     start: number,
     limit: number,
     attach?: PageDocs,
+    /** The request, for its first statement to be kept (kept). */
+    requestKey?: string,
   ): Promise<AssetPage> {
     // Without hidden templates (the common case) the first test holds once for the statement (PostgreSQL: an InitPlan;
     // SQLite: a constant subquery): no asset's template is read, not even a walked row's.
@@ -496,6 +581,7 @@ export class AssetLists {
         start,
         limit,
         attach,
+        requestKey,
       );
       if (walked.page) return answer(walked.total!, walked.page);
       known = walked.total;
@@ -527,6 +613,8 @@ export class AssetLists {
       attach,
     );
     if (known !== undefined) return answer(known, page);
+    if (requestKey !== undefined)
+      this.firsts.set(requestKey, { statement: page.statement, walkKey: q.walk?.key, start, limit });
     const total = page.ids.length === 0 ? (start > 0 ? await countMatches() : 0) : page.total!;
     if (q.walk) this.counted(q.walk.key, total);
     return page.ids.length === 0 ? { total, ids: [] } : answer(total, page);

@@ -8,29 +8,29 @@ export interface WalkShape {
   kind?: number;
   total: number;
   max: number;
-  /** Queries answered from this guess since the guards were last read (a kind found unusable is read again now and then). */
+  /** Queries answered by the general page since the guards were last read (an unusable kind is read again now and then). */
   uses: number;
 }
 
-/** The shapes queried lately, at most `capacity`, the least recently used forgotten first. Pure bookkeeping. */
-export class WalkShapes {
+/** Values by key, at most `capacity`, the least recently used forgotten first. Pure bookkeeping. */
+export class Recent<V> {
   /** In order of last use, the least recent first (a Map keeps insertion order; a use re-inserts). */
-  private readonly shapes = new Map<string, WalkShape>();
+  private readonly values = new Map<string, V>();
 
-  constructor(private readonly capacity = 1_000) {}
+  constructor(private readonly capacity: number) {}
 
-  get(key: string): WalkShape | undefined {
-    const shape = this.shapes.get(key);
-    if (shape) {
-      this.shapes.delete(key);
-      this.shapes.set(key, shape);
+  get(key: string): V | undefined {
+    const value = this.values.get(key);
+    if (value !== undefined) {
+      this.values.delete(key);
+      this.values.set(key, value);
     }
-    return shape;
+    return value;
   }
 
-  set(key: string, shape: WalkShape): void {
-    this.shapes.delete(key);
-    if (this.shapes.size >= this.capacity) this.shapes.delete(this.shapes.keys().next().value as string);
-    this.shapes.set(key, shape);
+  set(key: string, value: V): void {
+    this.values.delete(key);
+    if (this.values.size >= this.capacity) this.values.delete(this.values.keys().next().value as string);
+    this.values.set(key, value);
   }
 }
