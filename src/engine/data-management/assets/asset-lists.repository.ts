@@ -1,9 +1,20 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import { preparedOnServer } from '../../../platform/db/prepared-query.js';
-import { VALUE_KIND, walkedKind, type SortJoin } from '../../../platform/query/index.js';
+import { VALUE_KIND, type SortJoin } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
 import { Recent, type WalkShape } from './walk-shapes.js';
+import {
+  ASSET_UNIVERSE,
+  type AssetWalk,
+  type Guards,
+  hashedSet,
+  walkableKind,
+  type WalkParts,
+  walkRoute,
+  WalkSql,
+  worthWalking,
+} from './asset-walk-sql.js';
 
 type Db = Kysely<DmTables>;
 
@@ -54,15 +65,14 @@ interface PageStatement {
 /** A request's first statement (AssetLists.kept): a walk with its guards (`kind`), or the general page counting. */
 interface KeptPage {
   statement: PageStatement;
-  /** The shape's key (WalkShapes), for a walked query. */
+  /** The shape's key (AssetWalk.key), for a walked query. */
   walkKey?: string;
   kind?: number;
   start: number;
   limit: number;
 }
 
-/** The keys of the universe of a query: the assets of the scope the caller may see (CTE). */
-export const ASSET_UNIVERSE = 'q__r';
+export { ASSET_UNIVERSE } from './asset-walk-sql.js';
 
 export interface AssetQuery {
   set?: RawBuilder<unknown>;
@@ -73,14 +83,7 @@ export interface AssetQuery {
    * For a query sorted by one indexed value: the value's path, the sort and the filters as a condition on one asset
    * (aliased `a`), so that a page can be read by walking the path's index rows in order (AssetLists.walk).
    */
-  walk?: {
-    path: string;
-    direction: 'ASC' | 'DESC';
-    stringKey: string;
-    where?: RawBuilder<SqlBool>;
-    /** The query's shape as far as its walk's guards go (its filters, path and sort key, who may read): WalkShapes. */
-    key: string;
-  };
+  walk?: AssetWalk;
   /** The paths of the indexed values the filters test (the set's value rows are read at these paths only). */
   filterPaths?: string[];
 }
@@ -96,75 +99,6 @@ async function rowsOf<R>(db: Db, statement: RawBuilder<R> | CompiledQuery<R>): P
   return (await db.executeQuery(preparedOnServer(compiled))).rows;
 }
 
-/**
- * A page's limit or offset written into the walk's text: with them as parameters PostgreSQL never took the walk's
- * generic plan (it costs a parameter limit as a tenth of the rows) and planned the walk at every run, prepared or not;
- * as literals it does after five runs. One text per page size and start, which the statement cache bounds.
- */
-function pageBound(n: number): RawBuilder<number> {
-  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a page bound: ${n}`);
-  return sql.lit(n);
-}
-
-/**
- * Where a walk tests its rows against the set of the matches rather than by probes of each row's asset: matches <
- * HASHED_SET * rows walked (the set costs about a tenth of a probe a match, plus a quarter of a probe a walked row).
- */
-const HASHED_SET = 4;
-
-/**
- * HASHED_SET where the statement reads the set anyway (for the count, guardedCtes): the hash is then built from rows
- * already read (2,500 matches: 0.1 ms), against one probe of about 2 µs a walked row. The status shape's statement
- * (2,500 matches, 401 rows walked): 2,093 µs of the backend's CPU with probes, 1,877 hashed.
- */
-const HASHED_SHARED_SET = 32;
-
-/**
- * A shape whose sort path held no walkable kind is read again (its guards) every this many queries, and answered by
- * the general page in between: the kind is a property of the stored values, which writes change.
- */
-const REREAD_UNWALKABLE = 64;
-
-/** What a walk's guards read: the count, the highest asset id, the first and last kinds at the path, unindexed assets. */
-interface Guards {
-  n: number;
-  max: number;
-  first: number | null;
-  last: number | null;
-  unindexed: boolean;
-  /** Whether the statement that read them walked too (its guards held and the walk paid: guardedCtes' `go`). */
-  went: boolean;
-}
-
-/** The kind of exact scalar every index row at the path holds, where a walk of them is in the sort's order. */
-function walkableKind(g: Guards): number | undefined {
-  if (g.first === null || g.first > VALUE_KIND.boolean || g.last !== g.first || g.unindexed) return undefined;
-  return g.first;
-}
-
-/** Whether a walk is expected to be short: rows walked ~ wanted * assets / matches, against one probe per match. */
-const worthWalking = (total: number, max: number, wanted: number): boolean =>
-  total > 0 && wanted * max <= total * total;
-
-/** Whether a walk tests its rows against the set of the matches (HASHED_SET). */
-const hashedSet = (total: number, max: number, wanted: number): boolean => total * total < HASHED_SET * wanted * max;
-
-/** The parts of a query that its walk's statements name (AssetLists.query). */
-interface WalkParts {
-  /** The asset `a` is visible (no hidden template). */
-  visible: RawBuilder<SqlBool>;
-  /** The universe `q__r` (a subquery). */
-  universe: RawBuilder<unknown>;
-  /** The query's set of keys (AssetQuery.set), where it has one. */
-  set?: RawBuilder<unknown>;
-  /** The set's keys as a statement of its own (the universe with it), for a hashed test. */
-  setKeys?: RawBuilder<unknown>;
-  /** The count of the matches as a statement of its own. */
-  count: RawBuilder<number>;
-  /** The count of the matches in the set named `name` (a CTE in the statement), as a scalar expression. */
-  countOf(name: string): RawBuilder<number>;
-}
-
 /** SQL of asset queries: one page of the assets a compiled query selects, and how many it selects. */
 export class AssetLists {
   /** The guesses of the walk's guards by shape (walk). */
@@ -172,10 +106,15 @@ export class AssetLists {
   /** The first statement of recent requests, compiled, by request (kept). */
   private readonly firsts = new Recent<KeptPage>(300);
 
+  /** The walk's SQL. */
+  private readonly walkSql: WalkSql;
+
   constructor(
     private readonly scope: string,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.walkSql = new WalkSql(scope);
+  }
 
   /**
    * A page statement (`seq`, and `total` where `counted`), in its order; with `attach`, the assets' documents (and
@@ -301,11 +240,11 @@ export class AssetLists {
     // A shape queried before: its guards are checked in the statement that walks (the walk runs only where they hold)
     // or, where the last query of the shape did not walk, not read at all (the general page counts): one statement
     // and round trip a query instead of two, which at one connection waited one after the other.
-    const route = this.route(this.shapes.get(w.key), wanted);
+    const route = walkRoute(this.shapes.get(w.key), wanted);
     if (route.walk !== undefined) {
       const kind = route.walk;
-      const rows = await this.pageRows(db, this.walkPage(w, kind, parts, start, limit, 'guarded'), false, attach, {
-        ctes: this.guardedCtes(w, parts, kind, wanted),
+      const rows = await this.pageRows(db, this.walkSql.page(w, kind, parts, start, limit, 'guarded'), false, attach, {
+        ctes: this.walkSql.guardedCtes(w, parts, kind, wanted),
         rows: sql`SELECT 3, q__d.n, q__d.max, CAST(q__d.go AS text) FROM q__d
           UNION ALL SELECT 4, q__d.first, q__d.last, CAST(q__d.unindexed AS text) FROM q__d`,
       });
@@ -326,7 +265,7 @@ export class AssetLists {
         unindexed: number | null;
         max: number | null;
         n: number | string;
-      }>`SELECT ${this.guardColumns(w.path)}, (${parts.count}) AS n`,
+      }>`SELECT ${this.walkSql.guardColumns(w.path)}, (${parts.count}) AS n`,
     );
     const r = guards[0];
     const g: Guards = {
@@ -356,99 +295,12 @@ export class AssetLists {
     if (kind === undefined || !worthWalking(total, g.max, start + limit)) return { total };
     const page = await this.pageRows(
       db,
-      this.walkPage(w, kind, parts, start, limit, hashedSet(total, g.max, start + limit)),
+      this.walkSql.page(w, kind, parts, start, limit, hashedSet(total, g.max, start + limit)),
       false,
       attach,
     );
     if (page.ids.length < limit && start + page.ids.length < total) return { total };
     return { total, page };
-  }
-
-  /**
-   * Each guard reads one index entry in an index's order: as `WHERE ... LIMIT 1` PostgreSQL's planner, expecting many
-   * rows, scanned the whole table when none matched (300 ms at 100,000 assets). The order of the index rows is the
-   * sort's order only for one kind of exact scalar at the path (its first and last kinds in the index are the same).
-   */
-  private guardColumns(path: string): RawBuilder<unknown> {
-    return sql`(SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${path} ORDER BY scope, path, t LIMIT 1) AS first,
-      (SELECT t FROM dm_asset_values WHERE scope = ${this.scope} AND path = ${path} ORDER BY scope DESC, path DESC, t DESC LIMIT 1) AS last,
-      (SELECT 1 FROM dm_assets WHERE scope = ${this.scope} AND idx <> 1 ORDER BY scope, seq LIMIT 1) AS unindexed,
-      (SELECT max(seq) FROM dm_assets) AS max`;
-  }
-
-  /**
-   * The common table expressions of a walk that checks its guards itself (walking values of `kind`): the universe, the
-   * set of the matches read once (`q__s`: the count reads it, and the walk's test where it is hashed), and `q__d`, the
-   * guards with the count and the decisions afterGuards takes, in SQL (`go`: the walk runs; `hashed`: its rows are
-   * tested against the set).
-   */
-  private guardedCtes(w: NonNullable<AssetQuery['walk']>, parts: WalkParts, kind: number, wanted: number) {
-    const real = (x: string) => sql`CAST(${sql.ref(x)} AS double precision)`;
-    const ctes = [sql`${sql.id(ASSET_UNIVERSE)} AS ${parts.universe}`];
-    if (parts.set) ctes.push(sql`q__s AS MATERIALIZED (${parts.set})`);
-    ctes.push(
-      sql`q__g AS MATERIALIZED (SELECT ${this.guardColumns(w.path)}, ${parts.set ? parts.countOf('q__s') : sql`(SELECT count(*) FROM ${sql.id(ASSET_UNIVERSE)})`} AS n)`,
-      sql`q__d AS MATERIALIZED (SELECT q__g.*,
-        CASE WHEN q__g.first = ${sql.lit(kind)} AND q__g.last = ${sql.lit(kind)} AND q__g.unindexed IS NULL AND q__g.n > 0
-          AND ${sql.lit(wanted)} * ${real('q__g.max')} <= ${real('q__g.n')} * ${real('q__g.n')} THEN 1 ELSE 0 END AS go,
-        CASE WHEN ${real('q__g.n')} * ${real('q__g.n')} < ${sql.lit(HASHED_SHARED_SET * wanted)} * ${real('q__g.max')} THEN 1 ELSE 0 END AS hashed
-        FROM q__g)`,
-    );
-    return sql.join(ctes, sql`, `);
-  }
-
-  /**
-   * A walk's page statement for values of `kind`. `hashed`: true or false, the rows tested against the set of the
-   * matches or by probes of each row's asset; `guarded`, the decisions of `q__d` (guardedCtes).
-   */
-  private walkPage(
-    w: NonNullable<AssetQuery['walk']>,
-    kind: number,
-    parts: WalkParts,
-    start: number,
-    limit: number,
-    hashed: boolean | 'guarded',
-  ): RawBuilder<unknown> {
-    // The rows of the path's kind in the sort's order (walkedKind: in sort modes other than '' strings walk their key's
-    // index, partial on the string kind, named as a literal so that both planners match it). No arrays at the path (no
-    // marker rows, checked by the guards): every row is elem 0, and the walk reads the index alone.
-    const walked = walkedKind(kind, w.stringKey, w.direction);
-    // Each walked row is tested by index probes of its asset (about 2 µs a row: price >= 900 walked 982 rows, 2.5 ms,
-    // 3,000 buffers), or against the set of the matches, read once into a hash (PostgreSQL: a hashed SubPlan, about
-    // 0.2 µs a match to build, 0.5 µs a walked row: the same walk 0.76 ms, 83 buffers). The set pays where the
-    // matches are few against the rows walked: matches < HASHED_SET * walked, with walked ~ wanted * assets / matches.
-    // Under OR the IN is not made a join (PostgreSQL's planner pulls up only a top-level IN), which would not keep the
-    // walk's order; SQLite reads the set once into an ephemeral index.
-    const probes = w.where ?? sql<SqlBool>`1 = 1`;
-    const test = !parts.set
-      ? probes
-      : hashed === 'guarded'
-        ? sql<SqlBool>`(CASE WHEN (SELECT q__d.hashed FROM q__d) = 1 THEN a.seq IN (SELECT q__s.seq FROM q__s) ELSE ${probes} END)`
-        : hashed
-          ? sql<SqlBool>`(a.seq IN (${parts.setKeys}) OR 1 = 0)`
-          : probes;
-    const go = hashed === 'guarded' ? sql<SqlBool>`(SELECT q__d.go FROM q__d) = 1 AND ` : sql``;
-    // The asset `a` the filters test is its index row: its key is the row's, and the columns of the asset are read
-    // only where a test needs them (one probe each: the document for values beyond the index, the template for hidden
-    // ones, the dates), not for each row walked. Every asset is indexed (checked by the guards): idx is 1.
-    const column = (name: string) => sql`(SELECT d.${sql.ref(name)} FROM dm_assets d WHERE d.seq = s.item_seq)`;
-    return sql`SELECT a.seq FROM (SELECT s.item_seq AS seq, s.num, s.str, s.ci, s.usr, s.uci, 1 AS idx,
-        ${column('doc')} AS doc, ${column('template_id')} AS template_id, ${column('active_on')} AS active_on, ${column('created_on')} AS created_on, ${column('created_by')} AS created_by
-        FROM dm_asset_values s WHERE s.scope = ${this.scope} AND s.path = ${w.path} AND ${walked.rows('s')}) a
-      WHERE ${go}${parts.visible} AND ${test}
-      ORDER BY ${walked.order('a')}, a.seq ASC LIMIT ${pageBound(limit)} OFFSET ${pageBound(start)}`;
-  }
-
-  /**
-   * Which statement a walked query of a shape runs first (walk): with no guess, its guards; where the guess is a kind
-   * and a walk that pays, the walk checking its guards itself; otherwise the general page, which counts (a shape
-   * whose kind was unusable has its guards read again every REREAD_UNWALKABLE queries).
-   */
-  private route(shape: WalkShape | undefined, wanted: number): { walk?: number; general?: true } {
-    if (!shape) return {};
-    if (shape.kind !== undefined)
-      return worthWalking(shape.total, shape.max, wanted) ? { walk: shape.kind } : { general: true };
-    return shape.uses >= REREAD_UNWALKABLE ? {} : { general: true };
   }
 
   /** A shape's total counted by the general page, without its guards: the guess of its next query follows it. */
@@ -470,7 +322,7 @@ export class AssetLists {
     const k = this.firsts.get(key);
     if (!k) return undefined;
     if (k.walkKey !== undefined) {
-      const route = this.route(this.shapes.get(k.walkKey), k.start + k.limit);
+      const route = walkRoute(this.shapes.get(k.walkKey), k.start + k.limit);
       if (k.kind !== undefined ? route.walk !== k.kind : !route.general) return undefined;
     }
     const page = await this.readPage(db, k.statement);
