@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import type { FeedEvent } from './change-feed.js';
-import type { FeedTransport } from './feed.js';
+import type { EventReference, FeedTransport } from './feed.js';
 import type { EventsTables } from './events.tables.js';
 
 /** NOTIFY payloads must stay under 8000 bytes; bigger events travel as a reference and are read back. */
@@ -31,7 +31,7 @@ export class PostgresTransport implements FeedTransport {
   private lostSince?: number;
   private backoff: number;
   private retryTimer?: NodeJS.Timeout;
-  private receive?: (message: FeedEvent | { tenantId: string; id: number }) => void;
+  private receive?: (message: FeedEvent | EventReference) => void;
   private lost?: (since: number) => void;
 
   constructor(private readonly options: PostgresTransportOptions) {
@@ -42,16 +42,17 @@ export class PostgresTransport implements FeedTransport {
     return this.live;
   }
 
-  async announce(trx: Kysely<EventsTables>, event: FeedEvent): Promise<void> {
-    const full = JSON.stringify({
-      t: event.tenantId,
-      i: event.id,
-      o: event.topic,
-      c: event.createdOn,
-      p: event.payload,
-    });
+  async announce(trx: Kysely<EventsTables>, event: FeedEvent, payloadText: string): Promise<void> {
+    const head = JSON.stringify({ t: event.tenantId, i: event.id, o: event.topic, c: event.createdOn });
+    // The payload's text as the event row holds it, not serialised again; no byte count where the characters alone
+    // are past the limit (a batch of creates: some 30 KB).
+    const full = payloadText.length > MAX_INLINE_BYTES ? undefined : `${head.slice(0, -1)},"p":${payloadText}}`;
+    // A reference names its topic (`r`, not `o`: a build before it reads any message with `o` as a whole event) and
+    // time, so an instance where nobody subscribes to the topic need not read the event back (feed.ts `unheard`).
     const message =
-      Buffer.byteLength(full) <= MAX_INLINE_BYTES ? full : JSON.stringify({ t: event.tenantId, i: event.id });
+      full !== undefined && Buffer.byteLength(full) <= MAX_INLINE_BYTES
+        ? full
+        : JSON.stringify({ t: event.tenantId, i: event.id, r: event.topic, c: event.createdOn });
     await sql`select pg_notify(${this.options.channel}, ${message})`.execute(trx);
   }
 
@@ -87,7 +88,7 @@ export class PostgresTransport implements FeedTransport {
         const m = JSON.parse(msg.payload);
         this.receive?.(
           m.o === undefined
-            ? { tenantId: m.t, id: m.i }
+            ? { tenantId: m.t, id: m.i, topic: m.r, createdOn: m.c }
             : { tenantId: m.t, id: m.i, topic: m.o, createdOn: m.c, payload: m.p },
         );
       } catch (err) {
