@@ -18,10 +18,7 @@ export interface FeedTransport {
   /** After commit, with the transaction's events: the in-process transport delivers them here. */
   committed(events: FeedEvent[]): void;
   /** `receive` takes an event or a reference to one; `lost` is called when deliveries may have been missed. */
-  start(
-    receive: (message: FeedEvent | EventReference) => void,
-    lost: (since: number) => void,
-  ): Promise<void>;
+  start(receive: (message: FeedEvent | EventReference) => void, lost: (since: number) => void): Promise<void>;
   close(): Promise<void>;
   readonly connected: boolean;
   /** `local` and `off` for the in-process transport; PostgreSQL's follows its connection. */
