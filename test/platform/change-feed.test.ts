@@ -156,6 +156,25 @@ describeEachEngine('change feed', (engine) => {
       expect(got.map((e) => e.id)).toEqual([1, 2]);
     });
 
+    it('a large event of a topic nobody hears on an instance is delivered there by id; a later subscriber gets its events whole', async () => {
+      const database = await setUp();
+      const other = await secondInstance(database);
+      const writer = await feedOn(database);
+      const reader = await feedOn(other);
+      const text = 'y'.repeat(20_000);
+      const publish = (topic: string, payload: unknown) =>
+        writer.transaction(database.db as Kysely<any>, (_trx, p) => p({ tenantId: 't', topic, payload }));
+      const unheard = await publish('quiet', { text });
+      await reader.delivered(unheard, 5000);
+      expect(reader.stats.delivered).toBe(1);
+      const got = collect(reader, 'quiet');
+      const heard = await publish('quiet', { text: `${text}z` });
+      await until(() => got.length === 1);
+      expect(got[0]).toMatchObject({ id: heard.id, topic: 'quiet', payload: { text: `${text}z` } });
+      expect(got[0].createdOn).toBe(heard.createdOn);
+      expect([unheard.id, heard.id]).toEqual([1, 2]);
+    });
+
     it('deliveredEverywhere waits until every live instance has delivered an acknowledged event', async () => {
       const database = await setUp();
       const other = await secondInstance(database);

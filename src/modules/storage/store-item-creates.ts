@@ -143,9 +143,8 @@ export class StoreItemCreates {
         x: this.valueIndex.flag(doc),
         r,
         v,
-        w: this.valueIndex.wordsAndTokens(key, doc),
       });
-      return `${rest.slice(0, -1)},"d":${JSON.stringify(docJson)}}`;
+      return `${rest.slice(0, -1)},"w":${this.valueIndex.wordsAndTokensJson(key, doc)},"d":${JSON.stringify(docJson)}}`;
     });
     const rows = await this.statements.run<{ n: number }>(
       trx,

@@ -12,20 +12,29 @@ import type { EventsTables } from './events.tables.js';
 export interface FeedTransport {
   /**
    * PostgreSQL: the NOTIFY of an event that is yet to take its id, which the statement inserting the event sends in
-   * the writing transaction (queued until commit; EventStore.insertAnnounced). Undefined where nothing is sent.
+   * the writing transaction (queued until commit; EventStore.insertAnnounced). `payloadText`: the payload's JSON text,
+   * as the event row holds it. Undefined where nothing is sent.
    */
-  notice?(event: PublishedEvent, now: number): EventNotice;
+  notice?(event: PublishedEvent, now: number, payloadText: string): EventNotice;
   /** After commit, with the transaction's events: the in-process transport delivers them here. */
   committed(events: FeedEvent[]): void;
   /** `receive` takes an event or a reference to one; `lost` is called when deliveries may have been missed. */
-  start(
-    receive: (message: FeedEvent | { tenantId: string; id: number }) => void,
-    lost: (since: number) => void,
-  ): Promise<void>;
+  start(receive: (message: FeedEvent | EventReference) => void, lost: (since: number) => void): Promise<void>;
   close(): Promise<void>;
   readonly connected: boolean;
   /** `local` and `off` for the in-process transport; PostgreSQL's follows its connection. */
   readonly listener?: 'local' | 'off';
+}
+
+/**
+ * An event named but not carried (its payload is too large for a notification): read back from its row where a
+ * subscriber of this instance needs it. `topic` and `createdOn` are absent in references from builds before them.
+ */
+export interface EventReference {
+  tenantId: string;
+  id: number;
+  topic?: string;
+  createdOn?: number;
 }
 
 export interface FeedSettings {
@@ -86,11 +95,13 @@ export class Feed implements ChangeFeed {
       const own = trx as unknown as Kysely<EventsTables>;
       const publish: Publish = async (event) => {
         const now = Date.now();
-        const notice = this.transport.notice?.(event, now);
+        // The payload's text made once, for the event row and the NOTIFY (a batch of creates': some 30 KB).
+        const payloadText = JSON.stringify(event.payload ?? null);
+        const notice = this.transport.notice?.(event, now, payloadText);
         // One statement (counter, event row and NOTIFY) where a notice goes out: a round trip each was two more per write.
         const stored = notice
-          ? await this.store.insertAnnounced(own, event, now, notice)
-          : await this.store.insert(own, event, now);
+          ? await this.store.insertAnnounced(own, event, now, payloadText, notice)
+          : await this.store.insert(own, event, now, payloadText);
         events.push(stored);
         return stored;
       };
@@ -207,13 +218,27 @@ export class Feed implements ChangeFeed {
     this.chain = this.chain.then(step).catch((err) => this.log.warn({ err }, 'change feed delivery failed'));
   }
 
-  private async receive(message: FeedEvent | { tenantId: string; id: number }): Promise<void> {
+  private async receive(message: FeedEvent | EventReference): Promise<void> {
     const last = this.lastDelivered.get(message.tenantId) ?? 0;
     if (message.id <= last) return;
     if (message.id > last + 1)
       for (const missed of await this.store.between(message.tenantId, last, message.id)) this.deliver(missed);
-    const event = 'topic' in message ? message : await this.store.byId(message.tenantId, message.id);
+    const event = isEvent(message)
+      ? message
+      : (this.unheard(message) ?? (await this.store.byId(message.tenantId, message.id)));
     if (event) this.deliver(event);
+  }
+
+  /**
+   * A reference to an event of a topic nobody subscribes to here, as an event without its payload: its id is
+   * delivered (waiters, acknowledgements) without reading its row back (a batch of 50 creates: a 30 KB row, read and
+   * parsed by every instance after every batch). Checked right before `deliver`, with no wait between, so a
+   * subscriber that comes meanwhile is not passed over. Undefined where the payload is needed or the topic unknown.
+   */
+  private unheard(reference: EventReference): FeedEvent | undefined {
+    const { tenantId, id, topic, createdOn } = reference;
+    if (topic === undefined || createdOn === undefined || (this.listeners.get(topic)?.size ?? 0) > 0) return undefined;
+    return { tenantId, id, topic, createdOn, payload: undefined };
   }
 
   /** After a lost connection: whatever committed meanwhile, read back; then caches built on the feed start over. */
@@ -246,4 +271,9 @@ export class Feed implements ChangeFeed {
         .catch((err) => this.log.warn({ err }, 'change feed acknowledgement failed'));
     }
   }
+}
+
+/** A whole event, not a reference to one (references have no payload, and may lack topic and time). */
+function isEvent(message: FeedEvent | EventReference): message is FeedEvent {
+  return 'payload' in message;
 }

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import type { FeedEvent, PublishedEvent } from './change-feed.js';
 import type { EventNotice } from './event-store.js';
-import type { FeedTransport } from './feed.js';
+import type { EventReference, FeedTransport } from './feed.js';
 
 /** NOTIFY payloads must stay under 8000 bytes; bigger events travel as a reference and are read back. */
 const MAX_INLINE_BYTES = 7000;
@@ -30,7 +30,7 @@ export class PostgresTransport implements FeedTransport {
   private lostSince?: number;
   private backoff: number;
   private retryTimer?: NodeJS.Timeout;
-  private receive?: (message: FeedEvent | { tenantId: string; id: number }) => void;
+  private receive?: (message: FeedEvent | EventReference) => void;
   private lost?: (since: number) => void;
 
   constructor(private readonly options: PostgresTransportOptions) {
@@ -43,15 +43,21 @@ export class PostgresTransport implements FeedTransport {
 
   /**
    * The event's message as the listeners parse it (`{"t","i","o","c","p"}`), around the id that the inserting statement
-   * takes from the counter; over MAX_INLINE_BYTES a reference (`{"t","i"}`) that the listeners read back.
+   * takes from the counter. `payloadText`: the payload as the event row holds it, not serialised again; no byte count
+   * where its characters alone are past the limit (a batch of creates: some 30 KB). Over MAX_INLINE_BYTES a reference
+   * that the listeners read back where they need it: it names its topic (`r`, not `o`: a build before it reads any
+   * message with `o` as a whole event) and time, so an instance where nobody subscribes to the topic need not read the
+   * event back (feed.ts `unheard`).
    */
-  notice(event: PublishedEvent, now: number): EventNotice {
+  notice(event: PublishedEvent, now: number, payloadText: string): EventNotice {
     const before = `{"t":${JSON.stringify(event.tenantId)},"i":`;
-    const rest = JSON.stringify({ o: event.topic, c: now, p: event.payload });
-    const after = `,${rest.slice(1)}`;
+    const topic = JSON.stringify(event.topic);
+    const full = `,"o":${topic},"c":${now},"p":${payloadText}}`;
     // The id has at most 16 digits (a safe integer).
-    const inline = Buffer.byteLength(before) + 16 + Buffer.byteLength(after) <= MAX_INLINE_BYTES;
-    return { channel: this.options.channel, before, after: inline ? after : '}' };
+    const inline =
+      payloadText.length <= MAX_INLINE_BYTES &&
+      Buffer.byteLength(before) + 16 + Buffer.byteLength(full) <= MAX_INLINE_BYTES;
+    return { channel: this.options.channel, before, after: inline ? full : `,"r":${topic},"c":${now}}` };
   }
 
   committed(): void {}
@@ -86,7 +92,7 @@ export class PostgresTransport implements FeedTransport {
         const m = JSON.parse(msg.payload);
         this.receive?.(
           m.o === undefined
-            ? { tenantId: m.t, id: m.i }
+            ? { tenantId: m.t, id: m.i, topic: m.r, createdOn: m.c }
             : { tenantId: m.t, id: m.i, topic: m.o, createdOn: m.c, payload: m.p },
         );
       } catch (err) {

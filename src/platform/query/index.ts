@@ -39,7 +39,7 @@ export { parseQueryString } from './parse-query-string.js';
 export { resolveZone, parseDateValue, type Zone } from './timezone.js';
 export { QUERY_LIMITS } from './limits.js';
 export { stringKeyOf } from './sql-parts.js';
-export { reservedToken } from './text-terms.js';
+export { reservedToken, RESERVED_TOKEN_MARK } from './text-terms.js';
 
 /** The list parameters as a tree, its sort instructions parsed; validation as compileListQuery. */
 function parseListInput(input: ListQueryInput): { node: QueryNode; sorts: SortInstruction[] } {
