@@ -14,6 +14,7 @@
 //      a busy machine's scheduling does not inflate as it does latency. On SQLite the service's CPU per request (the
 //      database runs in it) is reported in every run.
 //      SHAPES=<words, comma-separated>: only the query shapes whose label contains one of them (e.g. SHAPES=owner,serial).
+//      QUERY_CONNECTIONS (1): connections of the query rounds (50: the queries under load; the last column, req/s).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const GET = process.env.GET !== '0';
+const QUERY_CONNECTIONS = Number(process.env.QUERY_CONNECTIONS ?? 1);
 const DB_URL = process.env.DB_URL;
 const BASELINE_DIR = process.env.BASELINE_DIR;
 if ((DB_URL || BASELINE_DIR) && ENGINE !== 'postgres') throw new Error('DB_URL and BASELINE_DIR need ENGINE=postgres');
@@ -62,12 +64,9 @@ const named = (u, app) => {
   x.searchParams.set('application_name', app);
   return x.toString();
 };
-const service = await startService({
-  port,
-  configFile,
-  env: dbUrl ? { DATABASE_URL: named(dbUrl, 'bench_this') } : {},
-});
-service.app = 'bench_this';
+// The baseline build starts first: it migrates the fresh database to its own level, and this build then adds what it
+// adds. Started after this build, an older build would refuse the database as soon as this build has a migration
+// more (the running baseline does not look again; its statements may then use what the newer migration added).
 const baseline = BASELINE_DIR
   ? await startService({
       port: await freePort(),
@@ -76,6 +75,12 @@ const baseline = BASELINE_DIR
       main: join(BASELINE_DIR, 'dist/main.js'),
     })
   : undefined;
+const service = await startService({
+  port,
+  configFile,
+  env: dbUrl ? { DATABASE_URL: named(dbUrl, 'bench_this') } : {},
+});
+service.app = 'bench_this';
 if (baseline) baseline.app = 'bench_baseline';
 const admin = DB_URL || BASELINE_DIR ? new pg.Client({ connectionString: dbUrl }) : undefined;
 await admin?.connect();
@@ -225,14 +230,16 @@ async function p50(svc, label, body) {
     method: 'POST',
     headers: HEADERS,
     body: JSON.stringify(body),
-    connections: 1,
+    connections: QUERY_CONNECTIONS,
     duration: DURATION,
   });
   if (one.non2xx) throw new Error(`${label}: failed requests`);
-  if (!admin) return { p50: one.p50, service: Math.round((processCpuMicros(svc.pid) - ownBefore) / one.total) };
+  if (!admin)
+    return { p50: one.p50, rps: one.rps, service: Math.round((processCpuMicros(svc.pid) - ownBefore) / one.total) };
   const after = await cpuOf(svc);
   return {
     p50: one.p50,
+    rps: one.rps,
     service: Math.round((after.service - before.service) / one.total),
     database: Math.round(backendDelta(before, after) / one.total),
   };
@@ -240,23 +247,24 @@ async function p50(svc, label, body) {
 
 async function latencies(size) {
   console.log(
-    `\n${ENGINE}: ${size} assets, query at verbosity 1, limit 100, one connection (p50 ms per round, median)`,
+    `\n${ENGINE}: ${size} assets, query at verbosity 1, limit 100, ${QUERY_CONNECTIONS} connection(s) (p50 ms per round, median)`,
   );
   if (!baseline) {
-    console.log('| assets | shape | total | p50 ms | rounds | CPU µs/request service + database |');
-    console.log('|---|---|---|---|---|---|');
+    console.log('| assets | shape | total | p50 ms | rounds | CPU µs/request service + database | req/s |');
+    console.log('|---|---|---|---|---|---|---|');
   } else {
     console.log(`(baseline: ${BASELINE_DIR}, rounds alternated, the order swapped each round)`);
     console.log(
-      '| assets | shape | total | p50 ms this / baseline | ratio | CPU µs/request service + database, this / baseline | ratio (sum) | p50 rounds (this / baseline) |',
+      '| assets | shape | total | p50 ms this / baseline | ratio | CPU µs/request service + database, this / baseline | ratio (sum) | p50 rounds (this / baseline) | req/s this / baseline |',
     );
-    console.log('|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|');
   }
   const cpu = (rs) =>
     admin
       ? `${median(rs.map((r) => r.service))} + ${median(rs.map((r) => r.database))}`
       : `${median(rs.map((r) => r.service))} (service, SQLite in it)`;
   const sum = (rs) => median(rs.map((r) => r.service + r.database));
+  const rps = (rs) => Math.round(median(rs.map((r) => r.rps)));
   for (const [label, body] of Object.entries(SHAPES)) {
     const answer = await post(body);
     const lat = [];
@@ -269,11 +277,11 @@ async function latencies(size) {
     const ms = (rs) => median(rs.map((r) => r.p50));
     if (!baseline)
       console.log(
-        `| ${size} | ${label} | ${answer.total} | ${ms(lat)} | ${lat.map((r) => r.p50).join(', ')} | ${cpu(lat)} |`,
+        `| ${size} | ${label} | ${answer.total} | ${ms(lat)} | ${lat.map((r) => r.p50).join(', ')} | ${cpu(lat)} | ${rps(lat)} |`,
       );
     else
       console.log(
-        `| ${size} | ${label} | ${answer.total} | ${ms(lat)} / ${ms(base)} | ${(ms(lat) / ms(base)).toFixed(2)} | ${cpu(lat)} / ${cpu(base)} | ${(sum(lat) / sum(base)).toFixed(2)} | ${lat.map((r) => r.p50).join(', ')} / ${base.map((r) => r.p50).join(', ')} |`,
+        `| ${size} | ${label} | ${answer.total} | ${ms(lat)} / ${ms(base)} | ${(ms(lat) / ms(base)).toFixed(2)} | ${cpu(lat)} / ${cpu(base)} | ${(sum(lat) / sum(base)).toFixed(2)} | ${lat.map((r) => r.p50).join(', ')} / ${base.map((r) => r.p50).join(', ')} | ${rps(lat)} / ${rps(base)} |`,
       );
   }
 }

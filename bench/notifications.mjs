@@ -4,6 +4,7 @@
 //        bench creates its own database there and drops it afterwards); NOTIFICATIONS (100000); SUBSCRIBERS (1000);
 //        SENDS (30); ROUNDS (3), DURATION (5 s), CONNECTIONS (50); SCENARIOS=list,afterwrite,fanout (default all);
 //        MAIN (the service build to load, default dist/main.js: another worktree's for a build-against-build run);
+//        WARMUP (s, default 0: the after-write scenario's alternation run unmeasured on each server first);
 //        LIST_VARIANTS=kept,db (answers kept until the next write, every list from the database), LIMITS=1000,50;
 //        HEARTBEAT_SECONDS (the streams' heartbeat interval, default 15); for the fan-out's diagnosis: WARM_CLIENT=0 (the
 //        reader without its warm-up, bench/sse-subscribers.mjs), MARK_SENDS=1 (a line per send among the service's
@@ -52,6 +53,8 @@ const SENDS = Number(process.env.SENDS ?? 30);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
+/** WARMUP=s: the after-write alternation run unmeasured on each server for s seconds before the rounds (default 0). */
+const WARMUP = Number(process.env.WARMUP ?? 0);
 const SCENARIOS = new Set((process.env.SCENARIOS ?? 'list,afterwrite,fanout').split(','));
 const THREADS = Number(process.env.THREADS ?? 2);
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 0);
@@ -97,6 +100,8 @@ writeFileSync(uncachedConfigFile, JSON.stringify({ ...config, notifications: { l
 
 const benchDb = ENGINE === 'postgres' ? await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_notif') : undefined;
 const pgUrl = benchDb?.url;
+/** PostgreSQL, afterwrite with BASELINE_DIR: the baseline build's own database. */
+let baseDb;
 const serviceEnv = ENGINE === 'postgres' ? { DATABASE_URL: pgUrl } : { SVC_DATA_DIR: dataDir };
 
 /** The i-th notification: recipients cycle over users, roles and organisations. */
@@ -141,7 +146,8 @@ async function seedSets(query, tenant) {
   }
 }
 
-async function seed() {
+/** `url`: the PostgreSQL database to seed (the bench's own by default; the baseline build's of its own in afterwrite). */
+async function seed(url = pgUrl) {
   const now = Date.now() - NOTIFICATIONS;
   const t0 = performance.now();
   if (ENGINE === 'sqlite') {
@@ -168,7 +174,7 @@ async function seed() {
     db.exec('analyze');
     db.close();
   } else {
-    const c = new pg.Client({ connectionString: pgUrl });
+    const c = new pg.Client({ connectionString: url });
     await c.connect();
     const tenant = (await c.query(`select id from tenants where name = 'bench'`)).rows[0].id;
     await seedPostgresNotifications(c, tenant, NOTIFICATIONS, now);
@@ -352,11 +358,11 @@ async function fanoutRounds(firstService) {
 const uptime = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 /** Write, then the timed list, alternating for DURATION s; answers the list p50 (ms) and CPU per pair and list (us). */
-async function writeThenList({ writeUrl, writeHeaders, listUrl, listHeaders, pid }) {
+async function writeThenList({ writeUrl, writeHeaders, listUrl, listHeaders, pid }, seconds = DURATION) {
   const times = [];
   let listCpu = 0;
   const cpu0 = processCpuMicros(pid);
-  const until = performance.now() + DURATION * 1000;
+  const until = performance.now() + seconds * 1000;
   let i = 0;
   while (performance.now() < until) {
     const w = await fetch(writeUrl, {
@@ -384,21 +390,24 @@ async function afterWrite(services) {
   const answer = await (await fetch(`${services[0][1].url}${path}`, { headers: { 'x-apikey': READER_KEY } })).json();
   const baseline = await startBaseline(answer);
   const runs = { bare: [], ...Object.fromEntries(services.map(([name]) => [name, []])) };
+  const bareTarget = { writeUrl: `${baseline.url}/w`, listUrl: `${baseline.url}/x`, pid: baseline.pid };
+  const target = (svc) => ({
+    writeUrl: `${svc.url}/cxf/svc-core/notification`,
+    writeHeaders: { 'x-apikey': WRITER_KEY },
+    listUrl: `${svc.url}${path}`,
+    listHeaders: { 'x-apikey': READER_KEY },
+    pid: svc.pid,
+  });
   try {
+    // Each server first runs the same alternation unmeasured for WARMUP s, so that the rounds compare servers whose
+    // code the JIT has compiled (without it, the first rounds measure the service's compiler as much as its lists).
+    if (WARMUP > 0) {
+      await writeThenList(bareTarget, WARMUP);
+      for (const [, svc] of services) await writeThenList(target(svc), WARMUP);
+    }
     for (let round = 0; round < ROUNDS; round++) {
-      runs.bare.push(
-        await writeThenList({ writeUrl: `${baseline.url}/w`, listUrl: `${baseline.url}/x`, pid: baseline.pid }),
-      );
-      for (const [name, svc] of services)
-        runs[name].push(
-          await writeThenList({
-            writeUrl: `${svc.url}/cxf/svc-core/notification`,
-            writeHeaders: { 'x-apikey': WRITER_KEY },
-            listUrl: `${svc.url}${path}`,
-            listHeaders: { 'x-apikey': READER_KEY },
-            pid: svc.pid,
-          }),
-        );
+      runs.bare.push(await writeThenList(bareTarget));
+      for (const [name, svc] of services) runs[name].push(await writeThenList(target(svc)));
     }
   } finally {
     await baseline.close();
@@ -478,13 +487,21 @@ try {
     }
   }
   if (SCENARIOS.has('afterwrite')) {
-    // The baseline build's service on a copy of the seeded SQLite file (one process per file); on PostgreSQL beside it.
+    // The baseline build's service on a copy of the seeded SQLite file (one process per file); on PostgreSQL on a
+    // database of its own, migrated by that build and seeded alike: a build refuses a database that a newer one has
+    // migrated further, so the two cannot share one as soon as this build adds a migration.
     let baseEnv = serviceEnv;
     if (builds.length > 1 && ENGINE === 'sqlite') {
       const copy = join(root, 'data-baseline');
       mkdirSync(copy);
       copyFileSync(join(dataDir, 'svc.sqlite'), join(copy, 'svc.sqlite'));
       baseEnv = { SVC_DATA_DIR: copy };
+    }
+    if (builds.length > 1 && ENGINE === 'postgres') {
+      baseDb = await createBenchDatabase(PG_ADMIN_URL, 'svc_bench_notif_base');
+      baseEnv = { DATABASE_URL: baseDb.url };
+      await (await startService({ port: await freePort(), configFile, env: baseEnv, main: builds[1].main })).close();
+      await seed(baseDb.url);
     }
     Object.assign(service, await startService({ port: await freePort(), configFile, env: serviceEnv, main: MAIN }));
     const other =
@@ -509,4 +526,5 @@ try {
   await service.close();
   rmSync(root, { recursive: true, force: true });
   await benchDb?.drop();
+  await baseDb?.drop();
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import type { ChangeFeed, FeedEvent, FeedStats, Publish, PublishedEvent, Replay } from './change-feed.js';
-import type { EventStore } from './event-store.js';
+import type { EventNotice, EventStore } from './event-store.js';
 import type { EventsTables } from './events.tables.js';
 
 /**
@@ -11,10 +11,10 @@ import type { EventsTables } from './events.tables.js';
  */
 export interface FeedTransport {
   /**
-   * Inside the writing transaction, after the event row: PostgreSQL queues its NOTIFY (sent at commit). `payloadText`:
-   * the event's payload as the event row holds it (JSON).
+   * PostgreSQL: the NOTIFY of an event that is yet to take its id, which the statement inserting the event sends in
+   * the writing transaction (queued until commit; EventStore.insertAnnounced). Undefined where nothing is sent.
    */
-  announce(trx: Kysely<EventsTables>, event: FeedEvent, payloadText: string): Promise<void>;
+  notice?(event: PublishedEvent, now: number): EventNotice;
   /** After commit, with the transaction's events: the in-process transport delivers them here. */
   committed(events: FeedEvent[]): void;
   /** `receive` takes an event or a reference to one; `lost` is called when deliveries may have been missed. */
@@ -93,8 +93,12 @@ export class Feed implements ChangeFeed {
     const result = await run(async (trx) => {
       const own = trx as unknown as Kysely<EventsTables>;
       const publish: Publish = async (event) => {
-        const { stored, payloadText } = await this.store.insert(own, event, Date.now());
-        await this.transport.announce(own, stored, payloadText);
+        const now = Date.now();
+        const notice = this.transport.notice?.(event, now);
+        // One statement (counter, event row and NOTIFY) where a notice goes out: a round trip each was two more per write.
+        const stored = notice
+          ? await this.store.insertAnnounced(own, event, now, notice)
+          : await this.store.insert(own, event, now);
         events.push(stored);
         return stored;
       };

@@ -17,8 +17,6 @@ export class LocalTransport implements FeedTransport {
     this.listener = this.connected ? 'local' : 'off';
   }
 
-  async announce(): Promise<void> {}
-
   committed(events: FeedEvent[]): void {
     for (const event of events) this.receive?.(event);
   }

@@ -1,9 +1,8 @@
-import { sql, type Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
-import type { FeedEvent } from './change-feed.js';
+import type { FeedEvent, PublishedEvent } from './change-feed.js';
+import type { EventNotice } from './event-store.js';
 import type { EventReference, FeedTransport } from './feed.js';
-import type { EventsTables } from './events.tables.js';
 
 /** NOTIFY payloads must stay under 8000 bytes; bigger events travel as a reference and are read back. */
 const MAX_INLINE_BYTES = 7000;
@@ -42,18 +41,20 @@ export class PostgresTransport implements FeedTransport {
     return this.live;
   }
 
-  async announce(trx: Kysely<EventsTables>, event: FeedEvent, payloadText: string): Promise<void> {
-    const head = JSON.stringify({ t: event.tenantId, i: event.id, o: event.topic, c: event.createdOn });
-    // The payload's text as the event row holds it, not serialised again; no byte count where the characters alone
-    // are past the limit (a batch of creates: some 30 KB).
-    const full = payloadText.length > MAX_INLINE_BYTES ? undefined : `${head.slice(0, -1)},"p":${payloadText}}`;
-    // A reference names its topic (`r`, not `o`: a build before it reads any message with `o` as a whole event) and
-    // time, so an instance where nobody subscribes to the topic need not read the event back (feed.ts `unheard`).
-    const message =
-      full !== undefined && Buffer.byteLength(full) <= MAX_INLINE_BYTES
-        ? full
-        : JSON.stringify({ t: event.tenantId, i: event.id, r: event.topic, c: event.createdOn });
-    await sql`select pg_notify(${this.options.channel}, ${message})`.execute(trx);
+  /**
+   * The event's message as the listeners parse it (`{"t","i","o","c","p"}`), around the id that the inserting statement
+   * takes from the counter; over MAX_INLINE_BYTES a reference (`{"t","i","r","c"}`) that the listeners read back where they need it.
+   */
+  notice(event: PublishedEvent, now: number): EventNotice {
+    const before = `{"t":${JSON.stringify(event.tenantId)},"i":`;
+    const rest = JSON.stringify({ o: event.topic, c: now, p: event.payload });
+    const after = `,${rest.slice(1)}`;
+    // The id has at most 16 digits (a safe integer).
+    const inline = Buffer.byteLength(before) + 16 + Buffer.byteLength(after) <= MAX_INLINE_BYTES;
+    // A reference names its topic and time (`r`, not `o`: a build before it reads any message with `o` as a whole
+    // event), so an instance where nobody subscribes to the topic need not read the event back (feed.ts `unheard`).
+    const reference = `,"r":${JSON.stringify(event.topic)},"c":${now}}`;
+    return { channel: this.options.channel, before, after: inline ? after : reference };
   }
 
   committed(): void {}

@@ -79,6 +79,20 @@ export class AssetReads {
     method: string,
     attach?: PageDocs,
   ): Promise<AssetPage> => {
+    const start = p.start ?? 0;
+    const limit = Math.min(p.limit ?? 1000, MAX_LIMIT);
+    // Who may read (hidden templates) is the caller's roles where `restricted`, the same for every caller otherwise.
+    const request = JSON.stringify([
+      p.filters ?? [],
+      p.sorters ?? [],
+      p.sortMode ?? '',
+      p.restricted === true ? caller.roles : null,
+      start,
+      limit,
+      attach ?? null,
+    ]);
+    const kept = await this.repo.lists.kept(db, request);
+    if (kept) return kept;
     const resolve = this.resolverOf(p.sortMode ?? '');
     // Sorted by one indexed value: the filters also as a condition on one asset, for a walk of the sort's index rows.
     const sorter = p.sorters?.length === 1 ? p.sorters[0] : undefined;
@@ -112,15 +126,23 @@ export class AssetReads {
         direction: sorter.direction ?? 'ASC',
         stringKey: target.stringKey ?? 'str',
         where,
+        // What the guards and the count depend on, the sort's direction aside; who may read, for hidden templates.
+        key: JSON.stringify([
+          p.filters ?? [],
+          target.path,
+          target.stringKey ?? 'str',
+          p.restricted === true ? caller.roles : null,
+        ]),
       };
     return this.repo.lists.query(
       db,
       compiled,
       // Templates whose assets the caller does not see: restricted ones, unless `restricted` and a role matches.
       this.templates.hiddenIds(p.restricted === true ? caller.roles : undefined),
-      p.start ?? 0,
-      Math.min(p.limit ?? 1000, MAX_LIMIT),
+      start,
+      limit,
       attach,
+      request,
     );
   };
 

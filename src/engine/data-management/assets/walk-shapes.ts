@@ -1,0 +1,36 @@
+/**
+ * What the last query of a shape (its filters, sort path and sort mode) found before its page: the kind of the values
+ * at its sort path where one kind of exact scalar is there (undefined otherwise), its total and the highest asset id.
+ * A guess for the next query of the shape, which then needs no statement of guards before its page (AssetLists.walk):
+ * the guesses choose only which statement runs first, never what is answered (the statements check them in SQL).
+ */
+export interface WalkShape {
+  kind?: number;
+  total: number;
+  max: number;
+  /** Queries answered by the general page since the guards were last read (an unusable kind is read again now and then). */
+  uses: number;
+}
+
+/** Values by key, at most `capacity`, the least recently used forgotten first. Pure bookkeeping. */
+export class Recent<V> {
+  /** In order of last use, the least recent first (a Map keeps insertion order; a use re-inserts). */
+  private readonly values = new Map<string, V>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): V | undefined {
+    const value = this.values.get(key);
+    if (value !== undefined) {
+      this.values.delete(key);
+      this.values.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    this.values.delete(key);
+    if (this.values.size >= this.capacity) this.values.delete(this.values.keys().next().value as string);
+    this.values.set(key, value);
+  }
+}
