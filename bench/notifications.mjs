@@ -405,9 +405,11 @@ async function afterWrite(services) {
       await writeThenList(bareTarget, WARMUP);
       for (const [, svc] of services) await writeThenList(target(svc), WARMUP);
     }
+    // The builds' order swaps each round: the same code measured second ran 12% faster (2026-11-28, 12:48 UTC).
     for (let round = 0; round < ROUNDS; round++) {
       runs.bare.push(await writeThenList(bareTarget));
-      for (const [name, svc] of services) runs[name].push(await writeThenList(target(svc)));
+      for (const [name, svc] of round % 2 ? [...services].reverse() : services)
+        runs[name].push(await writeThenList(target(svc)));
     }
   } finally {
     await baseline.close();
