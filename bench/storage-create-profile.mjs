@@ -13,7 +13,15 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { searchItem } from './search-item.mjs';
-import { ROOT, createBenchDatabase, freePort, profileFunctionName, startService, writeBenchConfig } from './lib.mjs';
+import {
+  ROOT,
+  createBenchDatabase,
+  freePort,
+  profileFunctionName,
+  startService,
+  threadCpuMicros,
+  writeBenchConfig,
+} from './lib.mjs';
 
 const ENGINE = process.env.ENGINE ?? 'sqlite';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -111,17 +119,6 @@ function callgrindInstructions() {
   return total;
 }
 
-/** CPU time (µs, the scheduler's nanoseconds) of each thread of a process so far, by thread id. */
-function threadCpu(pid) {
-  const cpu = new Map();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      cpu.set(Number(tid), Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1000);
-    } catch {} // the thread ended meanwhile
-  }
-  return cpu;
-}
-
 async function creates(from, to) {
   const pool = new Pool(service.url, { connections: CONNECTIONS, pipelining: 1 });
   let next = from;
@@ -163,11 +160,11 @@ try {
   if (PROFILE) process.kill(service.pid, 'SIGUSR2');
   if (CALLGRIND) callgrindControl('-i', 'on');
   const serverBefore = await serverCpu();
-  const before = threadCpu(service.pid);
+  const before = threadCpuMicros(service.pid);
   const t0 = performance.now();
   await creates(WARMUP, WARMUP + N);
   const seconds = (performance.now() - t0) / 1000;
-  const spent = [...threadCpu(service.pid)].map(([tid, us]) => [tid, us - (before.get(tid) ?? 0)]);
+  const after = threadCpuMicros(service.pid);
   let server = 0;
   for (const [pid, us] of await serverCpu()) if (serverBefore.has(pid)) server += us - serverBefore.get(pid);
   if (PROFILE) process.kill(service.pid, 'SIGUSR2');
@@ -175,8 +172,8 @@ try {
     callgrindControl('-i', 'off');
     console.log(`callgrind: ${Math.round(callgrindInstructions() / N)} instructions a create (all threads)`);
   }
-  const main = spent.find(([tid]) => tid === service.pid)?.[1] ?? 0;
-  const others = spent.reduce((sum, [tid, us]) => sum + (tid === service.pid ? 0 : us), 0);
+  const main = after.main - before.main;
+  const others = after.others - before.others;
   console.log(
     `${ENGINE}: ${N} creates after ${WARMUP}, ${Math.round(N / seconds)}/s; CPU a create: main thread ${Math.round(main / N)} µs, other threads ${Math.round(others / N)} µs${monitor ? `, server ${Math.round(server / N)} µs` : ''}`,
   );
