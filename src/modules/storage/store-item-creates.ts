@@ -50,12 +50,18 @@ const INSERT_BATCH_LIMITS = {
   maxWeight: 4 * 1024 * 1024,
   weigh: (item: NewItem) => item.docJson.length,
 };
+/**
+ * PostgreSQL (one statement a batch): a second statement may run beside the first once 20 creates wait for it. With
+ * one under way, the server ran one statement on one core while the service's thread waited for its answer and the
+ * other core idled (a third of the machine during 50 connections' creates); two batches in turn keep both busy, and
+ * neither gets small: a few creates beside a statement under way wait for it. 50 connections: 1.18-1.23 times the
+ * creates/s warm, 1.10 cold, CPU a create within 5% (docs/benchmarks.md, issue 47's tenth run). SQLite's writer takes
+ * one transaction at a time whatever the service sends (measured: no change), so it keeps one.
+ */
+const STATEMENT_BATCH_LIMITS = { ...INSERT_BATCH_LIMITS, concurrency: 2, minBeside: 20 };
 
 export class StoreItemCreates {
-  private readonly batcher = batchPerTurn<NewItem, boolean>(
-    (entries) => this.insertBatch(entries),
-    INSERT_BATCH_LIMITS,
-  );
+  private readonly batcher: (item: NewItem) => Promise<boolean>;
   /** Writes a batch whose keys are prepared; answers the places of the items inserted. Chosen once, by engine. */
   private readonly write: (items: PreparedItem[]) => Promise<Set<number>>;
 
@@ -74,6 +80,10 @@ export class StoreItemCreates {
   ) {
     this.db = data.db;
     const statement = storageSql.insertItemsWithAccess;
+    this.batcher = batchPerTurn<NewItem, boolean>(
+      (entries) => this.insertBatch(entries),
+      statement ? STATEMENT_BATCH_LIMITS : INSERT_BATCH_LIMITS,
+    );
     this.write = statement
       ? (items) =>
           this.feed.within<Db, Set<number>>(this.transact, async (trx, publish) => {

@@ -119,6 +119,44 @@ describe('batchPerTurn', () => {
     expect(await Promise.all(later)).toEqual([2, 3, 4, 5]);
   });
 
+  it('with minBeside, a flush beside one under way waits for that many calls; alone, it goes at once', async () => {
+    const flushes: number[][] = [];
+    const gates: Array<() => void> = [];
+    const call = batchPerTurn<number, number>(
+      (entries) => {
+        flushes.push(entries.map((e) => e.input));
+        return new Promise<void>((open) =>
+          gates.push(() => {
+            for (const e of entries) e.resolve(e.input);
+            open();
+          }),
+        );
+      },
+      { maxBatch: 10, concurrency: 2, minBeside: 3 },
+    );
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const settled = [call(1)];
+    await turn();
+    expect(flushes).toEqual([[1]]);
+    settled.push(call(2), call(3));
+    for (let i = 0; i < 3; i++) await turn();
+    expect(flushes).toEqual([[1]]); // two wait beside the one under way: fewer than minBeside
+    settled.push(call(4));
+    await turn();
+    expect(flushes).toEqual([[1], [2, 3, 4]]); // three: a second flush beside the first
+    settled.push(call(5));
+    await turn();
+    await turn();
+    expect(flushes).toEqual([[1], [2, 3, 4]]); // both places taken
+    gates.shift()!();
+    gates.shift()!();
+    await turn();
+    await turn();
+    expect(flushes).toEqual([[1], [2, 3, 4], [5]]); // none under way: one call goes alone
+    gates.shift()!();
+    expect(await Promise.all(settled)).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('with concurrency, a flush that fails frees its place', async () => {
     let calls = 0;
     const call = batchPerTurn<number, number>(

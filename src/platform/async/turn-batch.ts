@@ -17,6 +17,12 @@ export interface TurnBatchLimits<In> {
   weigh?: (input: In) => number;
   /** Calls of `flush` under way at most; calls made meanwhile wait and go together when one ends. */
   concurrency?: number;
+  /**
+   * With `concurrency` above 1: a flush beside others under way starts only once this many calls wait (default 1);
+   * fewer wait for a flush to end. The first few calls of a turn then do not take a flush of their own beside a large
+   * one (a statement and a commit for a handful of creates) but go with the calls that follow them.
+   */
+  minBeside?: number;
 }
 
 /**
@@ -39,6 +45,7 @@ export function batchPerTurn<In, Out>(
     maxWeight = Infinity,
     weigh,
     concurrency = Infinity,
+    minBeside = 1,
   } = typeof limits === 'number' ? { maxBatch: limits } : limits;
   let pending: Pending<In, Out>[] = [];
   let scheduled = false;
@@ -73,7 +80,7 @@ export function batchPerTurn<In, Out>(
   const flushAll = () => {
     scheduled = false;
     let from = 0;
-    while (from < pending.length && running < concurrency) {
+    while (from < pending.length && running < concurrency && (running === 0 || pending.length - from >= minBeside)) {
       let to = from;
       let weight = 0;
       for (; to < pending.length; to++) {
