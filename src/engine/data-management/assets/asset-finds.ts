@@ -7,7 +7,7 @@ import type { PreparedQueries } from '../../../platform/db/prepared-query.js';
 import { targetOf, type DataAccess } from '../../../platform/db/data-access.js';
 import type { DmTables } from '../dm.tables.js';
 import type { AssetRow } from './asset.schema.js';
-import { withId } from './asset-lists.repository.js';
+import { withId } from './asset-page-rows.js';
 
 type Db = Kysely<DmTables>;
 

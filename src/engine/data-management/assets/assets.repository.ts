@@ -6,10 +6,12 @@ import type { ValueIndexSource } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
 import type { AssetRow, VersionData, VersionRow } from './asset.schema.js';
 import { AssetFinds, type AssetRef } from './asset-finds.js';
-import { AssetLists, withId } from './asset-lists.repository.js';
+import { AssetLists } from './asset-lists.repository.js';
+import { withId } from './asset-page-rows.js';
 import { stored } from './asset-index-rows.js';
 import { AssetStates } from './asset-states.repository.js';
-export { ASSET_UNIVERSE, type AssetPage, type AssetQuery, type PageDocs } from './asset-lists.repository.js';
+export { ASSET_UNIVERSE, type AssetQuery } from './asset-lists.repository.js';
+export type { AssetPage, PageDocs } from './asset-page-rows.js';
 
 type Db = Kysely<DmTables>;
 
