@@ -1,5 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { batchPerTurn } from './turn-batch.js';
+import { batchPerTurn, type TurnBatchLimits } from './turn-batch.js';
+
+/** A batcher whose flushes record their inputs and end (answering each input) when their gate is opened, in order. */
+function gatedBatches(limits: TurnBatchLimits<number>) {
+  const flushes: number[][] = [];
+  const gates: Array<() => void> = [];
+  const call = batchPerTurn<number, number>((entries) => {
+    flushes.push(entries.map((e) => e.input));
+    return new Promise<void>((open) =>
+      gates.push(() => {
+        for (const e of entries) e.resolve(e.input);
+        open();
+      }),
+    );
+  }, limits);
+  return { call, flushes, gates };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('batchPerTurn', () => {
   it('hands the calls of one turn to one flush, in call order, and answers each with its own value', async () => {
@@ -86,21 +104,7 @@ describe('batchPerTurn', () => {
     expect(sizes).toEqual([2]);
   });
   it('with concurrency, holds the calls made while the flushes under way run, and hands them over together', async () => {
-    const flushes: number[][] = [];
-    const gates: Array<() => void> = [];
-    const call = batchPerTurn<number, number>(
-      (entries) => {
-        flushes.push(entries.map((e) => e.input));
-        return new Promise<void>((open) =>
-          gates.push(() => {
-            for (const e of entries) e.resolve(e.input);
-            open();
-          }),
-        );
-      },
-      { maxBatch: 3, concurrency: 1 },
-    );
-    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const { call, flushes, gates } = gatedBatches({ maxBatch: 3, concurrency: 1 });
     const first = call(1);
     await turn();
     const later = [2, 3, 4, 5].map((n) => call(n));
@@ -120,21 +124,7 @@ describe('batchPerTurn', () => {
   });
 
   it('with minBeside, a flush beside one under way waits for that many calls; alone, it goes at once', async () => {
-    const flushes: number[][] = [];
-    const gates: Array<() => void> = [];
-    const call = batchPerTurn<number, number>(
-      (entries) => {
-        flushes.push(entries.map((e) => e.input));
-        return new Promise<void>((open) =>
-          gates.push(() => {
-            for (const e of entries) e.resolve(e.input);
-            open();
-          }),
-        );
-      },
-      { maxBatch: 10, concurrency: 2, minBeside: 3 },
-    );
-    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const { call, flushes, gates } = gatedBatches({ maxBatch: 10, concurrency: 2, minBeside: 3 });
     const settled = [call(1)];
     await turn();
     expect(flushes).toEqual([[1]]);
