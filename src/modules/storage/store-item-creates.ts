@@ -38,11 +38,11 @@ const ACCESS_COLUMNS = ['tenant_id', 'store_id', 'item_seq', 'mode', 'grantee'] 
 /** Access rows written by one statement. */
 const ACCESS_ROWS_PER_STATEMENT = 200;
 /**
- * Creates written by one statement at most, and the documents' size of one statement (items reach 5 MB). One such
- * statement under way at a time: the creates that arrive meanwhile go together in the next one (group commit), so
- * the statements grow with the load instead of multiplying (PostgreSQL, 50 connections: about 11 creates a statement
- * -> 23 and half the server's time; creates 1,783 -> 2,124 items/s, docs/benchmarks.md "Creates as one statement at
- * a time").
+ * Creates written by one statement at most, and the documents' size of one statement (items reach 5 MB). One batch
+ * under way at a time (PostgreSQL: STATEMENT_BATCH_LIMITS): the creates that arrive meanwhile go together in the next
+ * (group commit), so the statements grow with the load instead of multiplying (PostgreSQL, 50 connections: about 11
+ * creates a statement -> 23 and half the server's time; creates 1,783 -> 2,124 items/s, measured when the limit came
+ * in).
  */
 const INSERT_BATCH_LIMITS = {
   concurrency: 1,
