@@ -19,8 +19,6 @@ export class NotificationsRepository {
   private readonly lists: NotificationListsRepository;
   /** The one-statement insert (PostgreSQL), compiled once. */
   private readonly statements = new PreparedQueries();
-  /** Whether the engine writes several tables in one statement (Dialect.oneStatement). */
-  private readonly combines: boolean;
 
   constructor(
     data: DataAccess<NotificationsTables>,
@@ -28,11 +26,10 @@ export class NotificationsRepository {
   ) {
     this.db = data.db;
     this.lists = new NotificationListsRepository(data, dialect);
-    this.combines = dialect.oneStatement([sql`SELECT 1`]) !== undefined;
   }
 
   async insert(trx: Db, tenantId: string, n: StoredNotification, doc: string, date: number): Promise<number> {
-    if (this.combines) return this.insertInOneStatement(trx, tenantId, n, doc, date);
+    if (this.dialect.combinesWrites) return this.insertInOneStatement(trx, tenantId, n, doc, date);
     const { seq } = await trx
       .insertInto('notifications')
       .values({ tenant_id: tenantId, id: n.id, doc, date, version: 1 })

@@ -2,7 +2,8 @@ import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBoo
 import type { Dialect } from '../../../platform/db/dialects/dialect.js';
 import { VALUE_KIND, type SortJoin } from '../../../platform/query/index.js';
 import type { DmTables } from '../dm.tables.js';
-import { Recent, type WalkShape } from './walk-shapes.js';
+import { LruMap } from '../../../platform/cache/lru-map.js';
+import type { WalkShape } from './walk-shapes.js';
 import {
   ASSET_UNIVERSE,
   type AssetWalk,
@@ -55,9 +56,9 @@ export interface AssetQuery {
 /** SQL of asset queries: one page of the assets a compiled query selects, and how many it selects. */
 export class AssetLists {
   /** The guesses of the walk's guards by shape (walk). */
-  private readonly shapes = new Recent<WalkShape>(1_000);
+  private readonly shapes = new LruMap<WalkShape>(1_000);
   /** The first statement of recent requests, compiled, by request (kept). */
-  private readonly firsts = new Recent<KeptPage>(300);
+  private readonly firsts = new LruMap<KeptPage>(300);
 
   /** The walk's SQL. */
   private readonly walkSql: WalkSql;

@@ -82,11 +82,12 @@ export class AssetReads {
     const start = p.start ?? 0;
     const limit = Math.min(p.limit ?? 1000, MAX_LIMIT);
     // Who may read (hidden templates) is the caller's roles where `restricted`, the same for every caller otherwise.
+    const readers = p.restricted === true ? caller.roles : undefined;
     const request = JSON.stringify([
       p.filters ?? [],
       p.sorters ?? [],
       p.sortMode ?? '',
-      p.restricted === true ? caller.roles : null,
+      readers ?? null,
       start,
       limit,
       attach ?? null,
@@ -127,18 +128,13 @@ export class AssetReads {
         stringKey: target.stringKey ?? 'str',
         where,
         // What the guards and the count depend on, the sort's direction aside; who may read, for hidden templates.
-        key: JSON.stringify([
-          p.filters ?? [],
-          target.path,
-          target.stringKey ?? 'str',
-          p.restricted === true ? caller.roles : null,
-        ]),
+        key: JSON.stringify([p.filters ?? [], target.path, target.stringKey ?? 'str', readers ?? null]),
       };
     return this.repo.lists.query(
       db,
       compiled,
       // Templates whose assets the caller does not see: restricted ones, unless `restricted` and a role matches.
-      this.templates.hiddenIds(p.restricted === true ? caller.roles : undefined),
+      this.templates.hiddenIds(readers),
       start,
       limit,
       attach,

@@ -19,7 +19,7 @@ const ROWS_PER_STATEMENT = 100;
 /** SQL of the assets' state writes; every statement names the engine's scope. */
 export class AssetStates {
   private readonly prepared = new PreparedQueries(300);
-  /** Whether the engine runs several writes as one statement (Dialect.oneStatement). */
+  /** Whether the engine runs several writes as one statement (Dialect.combinesWrites). */
   private readonly combines: boolean;
   /** Guarded state writes outside transactions, batched per turn: one statement writes them all (PostgreSQL). */
   private readonly stateWrites: (write: StateWrite) => Promise<boolean>;
@@ -32,7 +32,7 @@ export class AssetStates {
     private readonly dialect: Dialect,
   ) {
     this.root = data.db;
-    this.combines = dialect.oneStatement([sql`SELECT 1`]) !== undefined;
+    this.combines = dialect.combinesWrites;
     this.stateWrites = batchPerTurn<StateWrite, boolean>(async (entries) => {
       const written = await this.writeStates(entries.map((e) => e.input));
       entries.forEach((e, n) => e.resolve(written.has(n)));

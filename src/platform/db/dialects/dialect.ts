@@ -101,6 +101,8 @@ export interface Dialect extends ListQueryDialect {
    * them one by one, in-process calls cost nothing).
    */
   oneStatement(writes: Array<Expression<unknown> | RawBuilder<unknown>>): RawBuilder<unknown> | undefined;
+  /** Whether `oneStatement` combines writes (PostgreSQL) rather than answering undefined (SQLite). */
+  readonly combinesWrites: boolean;
   /**
    * The name a part of `oneStatement` has for the parts after it (the first is 0): a part may read an earlier one's
    * RETURNING rows (`FROM <name>`), so that it writes only when that one did, and the last part may be the SELECT

@@ -66,6 +66,7 @@ export const postgresDialect: Dialect = {
     const items = writes.slice(0, -1).map((w, i) => sql`${sql.id(statementPart(i))} AS (${w})`);
     return sql`WITH ${sql.join(items)} ${last}`;
   },
+  combinesWrites: true,
   statementPart,
   jsonText: (column) => sql<string>`${sql.ref(column)}::text`,
   jsonRecords: (param, columns) => {

@@ -45,6 +45,7 @@ export const sqliteDialect: Dialect = {
   testedOnRow: (column) => sql<string>`${sql.ref(column)}`,
   inSubquery: (column, subquery) => sql`${column} in (${subquery})`,
   oneStatement: () => undefined,
+  combinesWrites: false,
   statementPart,
   jsonText: (column) => sql<string>`${sql.ref(column)}`,
   jsonRecords: (param, columns) => {
