@@ -15,8 +15,9 @@
 //        build, the builds one after the other, ROUNDS times), and the last SEGMENT creates (5000) before each size are
 //        measured: creates/s and CPU per create there, on PostgreSQL with the server processes' CPU (does a create's
 //        cost grow with the store?).
-// Prints each round's creates/s of both builds and their ratio, the medians, and the CPU time per create of the
-// service's threads (main thread, the others together: SQLite's writer thread, V8's helpers) and of the loader.
+// Prints each round's creates/s of both builds (which goes first alternates) and their ratio, the medians, and the CPU
+// time per create of the service's threads (main thread, the others together: SQLite's writer thread, V8's helpers)
+// and of the loader.
 // Each round also loads a bare Fastify route (bench/baseline-server.mjs, a process of its own) answering a create's
 // JSON (`{"id": <a UUID>}`) to the same POSTs, so that the creates read as a ratio to it (issue 47 goal 1: >= 0.3).
 // On PostgreSQL the server's CPU (the backends of the bench's database, sampled every 100 ms) is printed too.
@@ -286,7 +287,10 @@ const BARE_NAME = 'bare route (same POSTs)';
 const results = new Map([...builds.map(({ name }) => [name, []]), ...(BARE ? [[BARE_NAME, []]] : [])]);
 console.log(`${ENGINE}: ${N} creates a round, ${CONNECTIONS} connections, builds alternated, ${ROUNDS} rounds`);
 for (let r = 0; r < ROUNDS; r++) {
-  for (const build of builds) results.get(build.name).push(await round(build.main));
+  // Which build goes first alternates from round to round, so that a bias of the position (the machine's state after
+  // the round before, a database's checkpoint) falls on both builds alike: the same code in both gave pairs of 80-121%.
+  for (const build of r % 2 === 0 ? builds : [...builds].reverse())
+    results.get(build.name).push(await round(build.main));
   if (BARE) results.get(BARE_NAME).push(await bareRound());
   const [mine, base] = builds.map(({ name }) => results.get(name)[r]);
   console.log(
