@@ -115,3 +115,29 @@ describe('SSE hub heartbeats', () => {
     expect(streams.filter((s) => s.heartbeats().length > 0).length).toBe(beaten);
   });
 });
+
+// A resumed stream reads its missed events back from the database, where an event is as soon as it commits; the
+// instance's feed may dispatch the same event after that (it delivers after the commit, one event at a time). Seen in
+// CI as a notification sent twice to a stream resumed on the instance that wrote it (test/operations/drain.test.ts).
+describe('SSE hub resuming by Last-Event-ID', () => {
+  const event = (id: number): FeedEvent => ({ tenantId: 'g', id, topic: 't', createdOn: Date.now(), payload: {} });
+
+  it('sends an event once when the feed dispatches it after the stream read it back', async () => {
+    const hub = new SseHub<SseSubscriber>({
+      name: 'test stream',
+      settings: { heartbeatMs: 60_000, retryMs: 1000, maxQueuedBytes: 1 << 20 },
+      log: noLog,
+      render: (_sub, e) => `id: ${e.id}\ndata: {}\n\n`,
+      // Committed after 5: 6 and 7, which the feed has not dispatched yet.
+      replay: async (_sub, afterId) => ({ kind: 'events', events: [6, 7].filter((id) => id > afterId).map(event) }),
+    });
+    const res = new FakeResponse();
+    await hub.open({ group: 'g', audience: 'a', res: res as unknown as ServerResponse }, '5');
+    for (const id of [6, 7, 8]) hub.dispatch('g', event(id));
+    const ids = res.frames
+      .filter((f) => f.text.startsWith('id:'))
+      .map((f) => Number(f.text.slice(4, f.text.indexOf('\n'))));
+    expect(ids).toEqual([6, 7, 8]);
+    hub.close();
+  });
+});

@@ -185,6 +185,9 @@ export class SseHub<S extends SseSubscriber> {
           e.pending.push(event);
           continue;
         }
+        // Read back already when the stream resumed: an event is in the database from its commit on, and the feed
+        // dispatches it after that. A group's events are one tenant's, which the feed dispatches in id order.
+        if (event.id <= e.lastId) continue;
         if (frame === null) {
           const text = this.options.render(e.sub, event, shared);
           frame = text === undefined ? undefined : frames.get(text);
