@@ -288,7 +288,7 @@ const results = new Map([...builds.map(({ name }) => [name, []]), ...(BARE ? [[B
 console.log(`${ENGINE}: ${N} creates a round, ${CONNECTIONS} connections, builds alternated, ${ROUNDS} rounds`);
 for (let r = 0; r < ROUNDS; r++) {
   // Which build goes first alternates from round to round, so that a bias of the position (the machine's state after
-  // the round before, a database's checkpoint) falls on both builds alike: the same code in both gave pairs of 80-121%.
+  // the round before, a database's checkpoint) falls on both builds alike: the same code in both gave pairs of 72-121%.
   for (const build of r % 2 === 0 ? builds : [...builds].reverse())
     results.get(build.name).push(await round(build.main));
   if (BARE) results.get(BARE_NAME).push(await bareRound());
