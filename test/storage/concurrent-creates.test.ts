@@ -1,6 +1,7 @@
-// Creates that arrive together in a known store are written together (store-item.repository.ts insertBatch: one
-// statement on PostgreSQL, one transaction of multi-row statements on SQLite); each must still store its own item, in
-// its own tenant, with its own access rows, value index rows and words.
+// Creates that arrive together are written together (store-item-creates.ts: one statement on PostgreSQL, one
+// transaction of multi-row statements on SQLite); each must still store its own item, in its own tenant, with its own
+// access rows, value index rows and words. In a store this instance has not written yet, the first create makes sure
+// of the store's row once and the creates beside it wait for that (StorageService.knowStore).
 import { createChangeFeed } from '../../src/platform/events/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -307,5 +308,97 @@ describeEachEngine('storage creates arriving together', (engine) => {
     const again = await Promise.all(Array.from({ length: 8 }, (_, i) => acme().create('atomic', body(i))));
     expect(again.map((res) => res.statusCode)).toEqual(Array(8).fill(200));
     expect(await items()).toBe(9);
+  });
+
+  /** The feed events of a store (topic `storage:<store>`) and the item ids they name. */
+  const storeEvents = async (store: string) => {
+    const events = await sql<{ payload: string }>`select payload from change_events
+      where topic = ${`storage:${store}`} order by id`.execute(t.database.db);
+    return {
+      count: events.rows.length,
+      ids: events.rows.flatMap((e) =>
+        (JSON.parse(e.payload) as { changes: Array<{ itemId: string }> }).changes.map((c) => c.itemId),
+      ),
+    };
+  };
+
+  it('batches a burst of creates into a store this instance has not written: its row is made sure of once', async () => {
+    // The caller's key is checked once before (another store), so the burst reaches the service together.
+    expect(
+      (
+        await acme().create('elsewhere', {
+          value: { i: -1 },
+          readRestriction: { roles: ['OWNER'] },
+          writeRestriction: { roles: ['OWNER'] },
+        })
+      ).statusCode,
+    ).toBe(200);
+    const n = 30;
+    const created = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        acme().create('fresh', {
+          value: { i, kind: `k${i % 2}` },
+          readRestriction: { roles: ['OWNER'] },
+          writeRestriction: { roles: ['OWNER'] },
+        }),
+      ),
+    );
+    expect(created.map((res) => res.statusCode)).toEqual(Array(n).fill(200));
+    const ids = created.map((res) => res.json().id as string);
+    expect(new Set(ids).size).toBe(n);
+    const stores = await sql<{ n: number }>`select count(*) as n from storage_stores
+      where store_id = 'fresh'`.execute(t.database.db);
+    expect(Number(stores.rows[0]!.n)).toBe(1);
+    // Every create once in the feed, in a few batches' events (each create in a transaction of its own gave one each).
+    const events = await storeEvents('fresh');
+    expect(events.ids.sort()).toEqual([...ids].sort());
+    expect(events.count).toBeLessThanOrEqual(n / 3);
+    const list = await acme().list('fresh', {
+      filter: JSON.stringify([{ property: 'value.kind', operator: 'eq', value: 'k1' }]),
+      limit: 100,
+    });
+    expect({ total: list.json().total, items: list.json().items.length }).toEqual({ total: n / 2, items: n / 2 });
+  });
+
+  it("fails the creates waiting on a new store's row when it cannot be made, and the next create makes it", async () => {
+    const db = t.database.db;
+    if (engine === 'sqlite')
+      await sql`create trigger no_stores before insert on storage_stores begin select raise(abort, 'no stores'); end`.execute(
+        db,
+      );
+    else {
+      await sql`create function no_stores() returns trigger language plpgsql as $$ begin raise exception 'no stores'; end $$`.execute(
+        db,
+      );
+      await sql`create trigger no_stores before insert on storage_stores for each row execute function no_stores()`.execute(
+        db,
+      );
+    }
+    const body = (i: number) => ({
+      value: { i },
+      readRestriction: { roles: ['OWNER'] },
+      writeRestriction: { roles: ['OWNER'] },
+    });
+    try {
+      const refused = await Promise.all(Array.from({ length: 6 }, (_, i) => acme().create('unmade', body(i))));
+      for (const res of refused) {
+        expect(res.statusCode).toBe(500);
+        expect(res.json()).toMatchObject({ error: { code: 500, messageKey: expect.any(String) } });
+        expect(res.body).not.toContain('no stores');
+      }
+    } finally {
+      await sql`drop trigger no_stores${sql.raw(engine === 'sqlite' ? '' : ' on storage_stores')}`.execute(db);
+      if (engine === 'postgres') await sql`drop function no_stores()`.execute(db);
+    }
+    const count = async () =>
+      Number(
+        (await sql<{ n: number }>`select count(*) as n from storage_items where store_id = 'unmade'`.execute(db))
+          .rows[0]!.n,
+      );
+    expect(await count()).toBe(0);
+    expect((await storeEvents('unmade')).count).toBe(0);
+    const again = await Promise.all(Array.from({ length: 6 }, (_, i) => acme().create('unmade', body(i))));
+    expect(again.map((res) => res.statusCode)).toEqual(Array(6).fill(200));
+    expect(await count()).toBe(6);
   });
 });

@@ -42,6 +42,13 @@ export class StorageService {
    * never deleted while the service runs, so the set cannot go stale; another instance just keeps its own.
    */
   private readonly knownStores = new Set<string>();
+  /**
+   * A store's row being made sure of (`knowStore`), by the first create of a store this process has not written: the
+   * creates beside it wait for that one transaction, then all go to the batches. (Each used to make sure of the row in
+   * a transaction of its own: the first burst of creates into a new store, or into any store after a start, went one by
+   * one, and on PostgreSQL its first 250 creates cost the server 3.7 ms each against 0.5 ms after.)
+   */
+  private readonly storesBeingMade = new Map<string, Promise<void>>();
 
   constructor(
     private readonly repo: StoreItemRepository,
@@ -67,29 +74,35 @@ export class StorageService {
 
   /** Creates an item under a new UUID; answers the id. */
   async create(p: Principal, storeId: string, body: StoreItemBody): Promise<string> {
-    const known = this.isKnownStore(p.tenantId, storeId);
+    await this.knowStore(p.tenantId, storeId, p.loginName);
     const id = await this.retrying(async () => {
       const key = { tenantId: p.tenantId, storeId, itemId: randomUUID() };
       const doc = buildDocument(key.itemId, body);
-      if (known) {
-        if (!(await this.repo.insertBatched(key, doc, Date.now(), p.loginName))) throw new ConcurrentChange();
-        return key.itemId;
-      }
-      await this.prepareValueKeys(key, doc);
-      return this.transact(async (trx, publish) => {
-        const now = Date.now();
-        if (!known) await this.repo.ensureStore(trx, p.tenantId, storeId, now, p.loginName);
-        const seq = await this.repo.insertIfAbsent(trx, key, doc, now, p.loginName);
-        if (seq === undefined) throw new ConcurrentChange(); // a UUID collision: draw again
-        await this.repo.writeIndexes(trx, key, seq, doc, false);
-        const record = { seq, doc, createdOn: now, createdBy: p.loginName, updatedOn: now, updatedBy: p.loginName };
-        await publish(storeEvent(p.tenantId, storeId, [changeOf('created', record)]));
-        return key.itemId;
-      });
+      // false: a UUID collision, drawn again
+      if (!(await this.repo.insertBatched(key, doc, Date.now(), p.loginName))) throw new ConcurrentChange();
+      return key.itemId;
     });
     this.written(p.tenantId, storeId);
-    this.rememberStore(p.tenantId, storeId);
     return id;
+  }
+
+  /**
+   * Makes sure of the store's row unless this process knows it (committed on its own: a store without items is in no
+   * answer, as the store directory lists only stores where the caller may read an item); creates of the same store
+   * meanwhile wait for the same transaction. If it fails, each of them fails with it, and the next create tries again.
+   */
+  private async knowStore(tenantId: string, storeId: string, by: string): Promise<void> {
+    if (this.isKnownStore(tenantId, storeId)) return;
+    const name = `${tenantId}\u0000${storeId}`;
+    let made = this.storesBeingMade.get(name);
+    if (!made) {
+      made = this.writes
+        .run((trx) => this.repo.ensureStore(trx, tenantId, storeId, Date.now(), by))
+        .then(() => this.rememberStore(tenantId, storeId))
+        .finally(() => this.storesBeingMade.delete(name));
+      this.storesBeingMade.set(name, made);
+    }
+    await made;
   }
 
   /** The keys of the document's paths in the value index, committed before the item's transaction (mostly in memory). */

@@ -1,7 +1,8 @@
-// Creates of items in known stores, in batches (StoreItemRepository.insertBatched): the creates that arrive while one
-// batch is being written go together in the next, each with its access rows, value rows and words, one commit for
-// all. How a batch is written suits the engine: one statement on PostgreSQL, a few statements on SQLite's writer
-// thread, or in the group commit's transaction where that thread is off.
+// Creates of items (POST), in batches (StoreItemRepository.insertBatched; the store's row is made sure of before, by
+// StorageService.knowStore): the creates that arrive while one batch is being written go together in the next, each
+// with its access rows, value rows and words, one commit for all. How a batch is written suits the engine: one
+// statement on PostgreSQL, a few statements on SQLite's writer thread, or in the group commit's transaction where
+// that thread is off.
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../platform/db/dialects/dialect.js';
 import type { PreparedQueries } from '../../platform/db/prepared-query.js';
