@@ -38,6 +38,8 @@ async function start(): Promise<void> {
       );
     });
   }
+  // Ready means ready: SQLite's threads run before the first request (else the first write waited for its thread).
+  await built.database.openThreads?.();
   await app.listen({ host: config.server.host, port: config.server.port });
   app.log.info(`database: ${built.database.describe}`);
 }

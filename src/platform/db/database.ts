@@ -94,6 +94,12 @@ export interface Database {
    * which loaded them when they opened, open anew before their next read.
    */
   statisticsChanged?: () => void;
+  /**
+   * SQLite: starts the reader threads and the writer thread now rather than at the first read or write, and resolves
+   * once they run. The start command calls it before it listens: a thread's start costs some 60-85 ms of CPU, which
+   * the first create after a start waited for (docs/benchmarks.md, twelfth run).
+   */
+  openThreads?: () => Promise<void>;
   /** How busy the database's connections and threads are now, for metrics. */
   load(): DatabaseLoad;
   destroy(): Promise<void>;
@@ -195,6 +201,9 @@ function openedSqlite(options: DatabaseOptions, file: string, sqlite: SQLite.Dat
     sessionDb: db,
     limitations: [],
     statisticsChanged: readers && (() => readers.statisticsChanged()),
+    openThreads: async () => {
+      await Promise.all([readers?.open(), writer?.open()]);
+    },
     load: () => ({ readerQueue: readers?.queued ?? 0, writerQueue: writer?.queued ?? 0 }),
     destroy,
   };

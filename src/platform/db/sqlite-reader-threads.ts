@@ -109,6 +109,8 @@ parentPort.on('message', ({ id, reset, reopen, reads }) => {
 
 interface Thread {
   worker: Worker;
+  /** Resolves once the thread runs (threadOnline). */
+  online: Promise<void>;
   /** Batches sent and not answered, by id. */
   waiting: Map<number, TurnBatchEntry<ThreadRead, ThreadRows>[]>;
   /** The numbers of the statements the thread has prepared, by SQL text (sent once: cloning it cost 6% of a list). */
@@ -125,7 +127,7 @@ const MAX_STATEMENTS = 1000;
 /**
  * A few threads that run read statements on connections of their own. Reads of one turn of the event loop go to
  * one thread together (batchPerTurn), to the thread with the fewest batches under way. A thread starts on the first
- * read; one that dies fails its reads and is started again on the next.
+ * read, or all of them at `open`; one that dies fails its reads and is started again on the next.
  */
 export class SqliteReaderThreads {
   private readonly threads: Array<Thread | undefined>;
@@ -160,6 +162,13 @@ export class SqliteReaderThreads {
    */
   statisticsChanged(): void {
     this.statistics++;
+  }
+
+  /** Starts every thread not running yet; resolves once they run (the start command, before it listens). */
+  async open(): Promise<void> {
+    if (this.closed) return;
+    for (let slot = 0; slot < this.threads.length; slot++) this.threads[slot] ??= this.start(slot);
+    await Promise.all(this.threads.map((t) => t?.online));
   }
 
   async close(): Promise<void> {
@@ -206,6 +215,7 @@ export class SqliteReaderThreads {
     });
     const thread: Thread = {
       worker,
+      online: threadOnline(worker),
       waiting: new Map(),
       statements: new Map(),
       arrayStatements: new Map(),
@@ -229,6 +239,18 @@ export class SqliteReaderThreads {
     worker.on('exit', (code) => fail(new Error(`a SQLite reader thread stopped (exit code ${code})`)));
     return thread;
   }
+}
+
+/**
+ * Resolves once the thread runs its source (its isolate made, Node's bootstrap done: some 60-85 ms of CPU, the most of
+ * a thread's start), or has failed or stopped, which its first use then answers; never rejects.
+ */
+export function threadOnline(worker: Worker): Promise<void> {
+  return new Promise<void>((resolve) => {
+    worker.once('online', () => resolve());
+    worker.once('error', () => resolve());
+    worker.once('exit', () => resolve());
+  });
 }
 
 /**

@@ -3,7 +3,7 @@
 // pages to the WAL, then cost the main thread nothing, which answers HTTP meanwhile (SQLite creates: 47% of the
 // service's busy time was inside SQLite, the commits the largest part; docs/benchmarks.md, session 16).
 import type { Worker } from 'node:worker_threads';
-import { startSqliteThread } from './sqlite-reader-threads.js';
+import { startSqliteThread, threadOnline } from './sqlite-reader-threads.js';
 import type { ThreadWrite } from './data-access.js';
 import { packWrites, UNPACK_WRITES_SOURCE } from './thread-write-packing.js';
 
@@ -81,6 +81,8 @@ parentPort.on('message', ({ id, reset, keyBase, packed }) => {
  */
 export class SqliteWriterThread {
   private worker?: Worker;
+  /** Resolves once the current worker runs (threadOnline). */
+  private online?: Promise<void>;
   /** The numbers of the statements the thread has prepared, by SQL text (sent once; cleared with a new thread). */
   private statements = new Map<string, number>();
   /** The thread is to forget its statements before the next write (too many, or a write failed). */
@@ -122,6 +124,16 @@ export class SqliteWriterThread {
     });
   }
 
+  /**
+   * Starts the thread unless it runs; resolves once it does (the start command, before it listens: else the first
+   * write after a start waited for the thread's start, some 60-85 ms of CPU).
+   */
+  async open(): Promise<void> {
+    if (this.closed) return;
+    this.worker ??= this.start();
+    await this.online;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const worker = this.worker;
@@ -131,6 +143,7 @@ export class SqliteWriterThread {
 
   private start(): Worker {
     const worker = startSqliteThread(THREAD_SOURCE, this.options.file, { settings: this.options.settings });
+    this.online = threadOnline(worker);
     this.statements = new Map();
     worker.unref();
     worker.on('message', ({ id, answer }: { id: number; answer: Answer }) => {
