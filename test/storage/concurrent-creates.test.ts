@@ -23,6 +23,28 @@ describeEachEngine('storage creates arriving together', (engine) => {
   });
   afterAll(() => t.close());
 
+  /** Makes every insert into `table` fail (a trigger raising `refused`) until the answered function is called. */
+  const refuseInserts = async (table: string): Promise<() => Promise<void>> => {
+    const db = t.database.db;
+    const name = sql.id(`refuse_${table}`);
+    if (engine === 'sqlite')
+      await sql`create trigger ${name} before insert on ${sql.id(table)} begin select raise(abort, 'refused'); end`.execute(
+        db,
+      );
+    else {
+      await sql`create function ${name}() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`.execute(
+        db,
+      );
+      await sql`create trigger ${name} before insert on ${sql.id(table)} for each row execute function ${name}()`.execute(
+        db,
+      );
+    }
+    return async () => {
+      await sql`drop trigger ${name}${engine === 'sqlite' ? sql`` : sql` on ${sql.id(table)}`}`.execute(db);
+      if (engine === 'postgres') await sql`drop function ${name}()`.execute(db);
+    };
+  };
+
   it('stores every one of many concurrent creates with its own value, tenant and access rows', async () => {
     const body = (i: number) => ({
       value: { i, word: `w${i}x` },
@@ -285,25 +307,13 @@ describeEachEngine('storage creates arriving together', (engine) => {
         (await sql<{ n: number }>`select count(*) as n from storage_items where store_id = 'atomic'`.execute(db))
           .rows[0]!.n,
       );
-    if (engine === 'sqlite')
-      await sql`create trigger no_events before insert on change_events begin select raise(abort, 'no events'); end`.execute(
-        db,
-      );
-    else {
-      await sql`create function no_events() returns trigger language plpgsql as $$ begin raise exception 'no events'; end $$`.execute(
-        db,
-      );
-      await sql`create trigger no_events before insert on change_events for each row execute function no_events()`.execute(
-        db,
-      );
-    }
+    const allow = await refuseInserts('change_events');
     try {
       const created = await Promise.all(Array.from({ length: 8 }, (_, i) => acme().create('atomic', body(i))));
       expect(created.map((res) => res.statusCode === 200)).toEqual(Array(8).fill(false));
       expect(await items()).toBe(1);
     } finally {
-      await sql`drop trigger no_events${sql.raw(engine === 'sqlite' ? '' : ' on change_events')}`.execute(db);
-      if (engine === 'postgres') await sql`drop function no_events()`.execute(db);
+      await allow();
     }
     const again = await Promise.all(Array.from({ length: 8 }, (_, i) => acme().create('atomic', body(i))));
     expect(again.map((res) => res.statusCode)).toEqual(Array(8).fill(200));
@@ -362,18 +372,7 @@ describeEachEngine('storage creates arriving together', (engine) => {
 
   it("fails the creates waiting on a new store's row when it cannot be made, and the next create makes it", async () => {
     const db = t.database.db;
-    if (engine === 'sqlite')
-      await sql`create trigger no_stores before insert on storage_stores begin select raise(abort, 'no stores'); end`.execute(
-        db,
-      );
-    else {
-      await sql`create function no_stores() returns trigger language plpgsql as $$ begin raise exception 'no stores'; end $$`.execute(
-        db,
-      );
-      await sql`create trigger no_stores before insert on storage_stores for each row execute function no_stores()`.execute(
-        db,
-      );
-    }
+    const allow = await refuseInserts('storage_stores');
     const body = (i: number) => ({
       value: { i },
       readRestriction: { roles: ['OWNER'] },
@@ -384,11 +383,10 @@ describeEachEngine('storage creates arriving together', (engine) => {
       for (const res of refused) {
         expect(res.statusCode).toBe(500);
         expect(res.json()).toMatchObject({ error: { code: 500, messageKey: expect.any(String) } });
-        expect(res.body).not.toContain('no stores');
+        expect(res.body).not.toContain('refused');
       }
     } finally {
-      await sql`drop trigger no_stores${sql.raw(engine === 'sqlite' ? '' : ' on storage_stores')}`.execute(db);
-      if (engine === 'postgres') await sql`drop function no_stores()`.execute(db);
+      await allow();
     }
     const count = async () =>
       Number(
