@@ -24,6 +24,7 @@ import { exportText } from './store-export-format.js';
 import { keptStore, type KeptLists } from './store-kept-lists.js';
 import type { StoreTags } from './store-tags.js';
 import { noneMatchHits, type TaggedText } from '../../platform/http/entity-tag.js';
+import { SingleFlight } from '../../platform/async/single-flight.js';
 
 /** Thrown inside a write transaction when a concurrent request changed the row under it: run again. */
 class ConcurrentChange extends Error {}
@@ -48,7 +49,7 @@ export class StorageService {
    * a transaction of its own: the first burst of creates into a new store, or into any store after a start, went one by
    * one, and on PostgreSQL its first 250 creates cost the server 3.7 ms each against 0.5 ms after.)
    */
-  private readonly storesBeingMade = new Map<string, Promise<void>>();
+  private readonly storesBeingMade = new SingleFlight<string, void>();
 
   constructor(
     private readonly repo: StoreItemRepository,
@@ -93,16 +94,10 @@ export class StorageService {
    */
   private async knowStore(tenantId: string, storeId: string, by: string): Promise<void> {
     if (this.isKnownStore(tenantId, storeId)) return;
-    const name = `${tenantId}\u0000${storeId}`;
-    let made = this.storesBeingMade.get(name);
-    if (!made) {
-      made = this.writes
-        .run((trx) => this.repo.ensureStore(trx, tenantId, storeId, Date.now(), by))
-        .then(() => this.rememberStore(tenantId, storeId))
-        .finally(() => this.storesBeingMade.delete(name));
-      this.storesBeingMade.set(name, made);
-    }
-    await made;
+    await this.storesBeingMade.run(`${tenantId}\u0000${storeId}`, async () => {
+      await this.writes.run((trx) => this.repo.ensureStore(trx, tenantId, storeId, Date.now(), by));
+      this.rememberStore(tenantId, storeId);
+    });
   }
 
   /** The keys of the document's paths in the value index, committed before the item's transaction (mostly in memory). */
