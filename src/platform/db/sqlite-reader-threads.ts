@@ -109,7 +109,7 @@ parentPort.on('message', ({ id, reset, reopen, reads }) => {
 
 interface Thread {
   worker: Worker;
-  /** Resolves once the thread runs (threadOnline). */
+  /** Resolves once the thread runs (startSqliteThread). */
   online: Promise<void>;
   /** Batches sent and not answered, by id. */
   waiting: Map<number, TurnBatchEntry<ThreadRead, ThreadRows>[]>;
@@ -210,12 +210,12 @@ export class SqliteReaderThreads {
   }
 
   private start(slot: number): Thread {
-    const worker = startSqliteThread(THREAD_SOURCE, this.options.file, {
+    const { worker, online } = startSqliteThread(THREAD_SOURCE, this.options.file, {
       cacheKiB: Math.round(this.options.cacheMiB * 1024),
     });
     const thread: Thread = {
       worker,
-      online: threadOnline(worker),
+      online,
       waiting: new Map(),
       statements: new Map(),
       arrayStatements: new Map(),
@@ -242,26 +242,26 @@ export class SqliteReaderThreads {
 }
 
 /**
- * Resolves once the thread runs its source (its isolate made, Node's bootstrap done: some 60-85 ms of CPU, the most of
- * a thread's start), or has failed or stopped, which its first use then answers; never rejects.
+ * A thread running `source` (CommonJS, evaluated) that opens the database file itself: its workerData has the
+ * driver's path, the file, and `extra`. `online` resolves once the thread runs its source (its isolate made, Node's
+ * bootstrap done: some 60-85 ms of CPU, the most of a thread's start), or has failed or stopped, which its first use
+ * then answers; it never rejects.
  */
-export function threadOnline(worker: Worker): Promise<void> {
-  return new Promise<void>((resolve) => {
+export function startSqliteThread(
+  source: string,
+  file: string,
+  extra: Record<string, unknown>,
+): { worker: Worker; online: Promise<void> } {
+  const worker = new Worker(source, {
+    eval: true,
+    workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), file, ...extra },
+  });
+  const online = new Promise<void>((resolve) => {
     worker.once('online', () => resolve());
     worker.once('error', () => resolve());
     worker.once('exit', () => resolve());
   });
-}
-
-/**
- * A thread running `source` (CommonJS, evaluated) that opens the database file itself: its workerData has the
- * driver's path, the file, and `extra`.
- */
-export function startSqliteThread(source: string, file: string, extra: Record<string, unknown>): Worker {
-  return new Worker(source, {
-    eval: true,
-    workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), file, ...extra },
-  });
+  return { worker, online };
 }
 
 /** The rows of a packed answer (see Packed). */

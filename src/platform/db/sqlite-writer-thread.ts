@@ -3,7 +3,7 @@
 // pages to the WAL, then cost the main thread nothing, which answers HTTP meanwhile (SQLite creates: 47% of the
 // service's busy time was inside SQLite, the commits the largest part; docs/benchmarks.md, session 16).
 import type { Worker } from 'node:worker_threads';
-import { startSqliteThread, threadOnline } from './sqlite-reader-threads.js';
+import { startSqliteThread } from './sqlite-reader-threads.js';
 import type { ThreadWrite } from './data-access.js';
 import { packWrites, UNPACK_WRITES_SOURCE } from './thread-write-packing.js';
 
@@ -81,7 +81,7 @@ parentPort.on('message', ({ id, reset, keyBase, packed }) => {
  */
 export class SqliteWriterThread {
   private worker?: Worker;
-  /** Resolves once the current worker runs (threadOnline). */
+  /** Resolves once the current worker runs (startSqliteThread). */
   private online?: Promise<void>;
   /** The numbers of the statements the thread has prepared, by SQL text (sent once; cleared with a new thread). */
   private statements = new Map<string, number>();
@@ -142,8 +142,8 @@ export class SqliteWriterThread {
   }
 
   private start(): Worker {
-    const worker = startSqliteThread(THREAD_SOURCE, this.options.file, { settings: this.options.settings });
-    this.online = threadOnline(worker);
+    const { worker, online } = startSqliteThread(THREAD_SOURCE, this.options.file, { settings: this.options.settings });
+    this.online = online;
     this.statements = new Map();
     worker.unref();
     worker.on('message', ({ id, answer }: { id: number; answer: Answer }) => {
