@@ -175,6 +175,33 @@ describeEachEngine('change feed', (engine) => {
       expect([unheard.id, heard.id]).toEqual([1, 2]);
     });
 
+    it("a NOTIFY carries the payload up to its limit in bytes, a reference past it (the statement's own decision)", async () => {
+      const database = await setUp();
+      const writer = await feedOn(database);
+      const listener = await database.connectDedicated!();
+      cleanups.push(() => listener.end());
+      const messages: string[] = [];
+      listener.on('notification', (m) => messages.push(m.payload ?? ''));
+      const { channel, maxPayloadBytes } = writer.notice({ tenantId: 't', topic: 'edge' }, Date.now())!;
+      await listener.query(`LISTEN ${channel}`);
+      // JSON strings of exactly the limit and one byte past it, in two-byte characters but one (bytes, not characters).
+      const ofBytes = (bytes: number) => `${'é'.repeat((bytes - 3) / 2)}${(bytes - 3) % 2 ? 'a' : ''}a`;
+      const at = ofBytes(maxPayloadBytes);
+      const past = ofBytes(maxPayloadBytes + 1);
+      expect([Buffer.byteLength(JSON.stringify(at)), Buffer.byteLength(JSON.stringify(past))]).toEqual([
+        maxPayloadBytes,
+        maxPayloadBytes + 1,
+      ]);
+      for (const payload of [at, past])
+        await writer.transaction(database.db as Kysely<any>, (_trx, p) => p({ tenantId: 't', topic: 'edge', payload }));
+      await until(() => messages.length === 2);
+      const [inline, reference] = messages.map((m) => JSON.parse(m));
+      expect(inline).toMatchObject({ t: 't', i: 1, o: 'edge', p: at });
+      expect(Buffer.byteLength(messages[0]!)).toBeLessThanOrEqual(7_000);
+      expect(reference).toMatchObject({ t: 't', i: 2, r: 'edge' });
+      expect(reference).not.toHaveProperty('p');
+    });
+
     it('deliveredEverywhere waits until every live instance has delivered an acknowledged event', async () => {
       const database = await setUp();
       const other = await secondInstance(database);

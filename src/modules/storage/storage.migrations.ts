@@ -376,4 +376,14 @@ export const storageMigrations: ModuleMigration[] = [
       await storageSqlFor(d).changesOnTruncate(db);
     },
   },
+  {
+    // PostgreSQL: storage_create_items, a batch of creates into one store with its feed event in one call and one round
+    // trip (dialects/postgres.ts createItemsFunction), where the batch's statement ran inside BEGIN, then the event's
+    // statement and COMMIT: four round trips, each waiting for the service's busy thread to read its answer (a batch
+    // of 23 creates: 16 ms of which its statement 10.6; docs/benchmarks.md, issue 47's thirteenth run).
+    name: '2026-12-05-storage-016-create-items-function',
+    async up(db, d) {
+      await storageSqlFor(d).createItemsFunction(db);
+    },
+  },
 ];

@@ -34,3 +34,14 @@ export function storeEvent(tenantId: string, storeId: string, changes: StoreItem
   const payload: StoreEventPayload = { storeId, changes };
   return { tenantId, topic: storeTopic(storeId), payload };
 }
+
+/**
+ * The JSON text of a store event's payload around its changes (`head`, the changes' JSON joined by commas, `tail`):
+ * what JSON.stringify makes of storeEvent's payload, for a statement that joins the changes of the rows it wrote
+ * (StorageSql.createItems).
+ */
+export function storeEventText(storeId: string): { head: string; tail: string } {
+  const payload: StoreEventPayload = { storeId, changes: [] };
+  const text = JSON.stringify(payload);
+  return { head: text.slice(0, -2), tail: text.slice(-2) };
+}

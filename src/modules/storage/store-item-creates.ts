@@ -16,7 +16,7 @@ import type { StorageTables } from './storage.tables.js';
 import type { ItemValueIndex, PreparedKeys } from './item-value-index.js';
 import type { CommittedRun, ItemKey } from './store-keys.js';
 import type { ChangeFeed, Publish, PublishedEvent } from '../../platform/events/index.js';
-import { readersOf, storeEvent, type StoreItemChange } from './store-events.js';
+import { readersOf, storeEvent, storeEventText, storeTopic, type StoreItemChange } from './store-events.js';
 import { toStoreItem } from './store-item-record.js';
 
 type Db = Kysely<StorageTables>;
@@ -80,18 +80,13 @@ export class StoreItemCreates {
     private readonly feed: ChangeFeed,
   ) {
     this.db = data.db;
-    const statement = storageSql.insertItemsWithAccess;
+    const create = storageSql.createItems;
     this.batcher = batchPerTurn<NewItem, boolean>(
       (entries) => this.insertBatch(entries),
-      statement ? STATEMENT_BATCH_LIMITS : INSERT_BATCH_LIMITS,
+      create ? STATEMENT_BATCH_LIMITS : INSERT_BATCH_LIMITS,
     );
-    this.write = statement
-      ? (items) =>
-          this.feed.within<Db, Set<number>>(this.transact, async (trx, publish) => {
-            const inserted = await this.insertInOneStatement(trx, statement, items);
-            await publishCreates(publish, items, inserted);
-            return inserted;
-          })
+    this.write = create
+      ? (items) => this.insertInCalls(create, items)
       : hasOffThreadWriter(data)
         ? (items) => this.insertOffThread(items)
         : (items) => this.insertInTransaction(items);
@@ -117,26 +112,43 @@ export class StoreItemCreates {
    */
   private async insertBatch(entries: TurnBatchEntry<NewItem, boolean>[]): Promise<void> {
     // The keys of the items' paths first, per store (committed on their own: the statements cannot read keys they add).
-    const stores = new Map<string, { scope: ItemKey; docs: ItemDocument[]; prepared?: PreparedKeys }>();
-    const storeOf = ({ key }: NewItem) => {
-      const name = `${key.tenantId}\u0000${key.storeId}`;
-      let store = stores.get(name);
-      if (!store) stores.set(name, (store = { scope: key, docs: [] }));
-      return store;
-    };
-    for (const { input } of entries) storeOf(input).docs.push(input.doc);
-    for (const store of stores.values())
-      store.prepared = await this.valueIndex.prepare(this.transact, store.scope, store.docs);
-    const inserted = await this.write(entries.map(({ input }) => ({ ...input, prepared: storeOf(input).prepared! })));
+    const inputs = entries.map(({ input }) => input);
+    const items: PreparedItem[] = [];
+    for (const places of placesByStore(inputs)) {
+      const docs = places.map((n) => inputs[n].doc);
+      const prepared = await this.valueIndex.prepare(this.transact, inputs[places[0]].key, docs);
+      for (const n of places) items[n] = { ...inputs[n], prepared };
+    }
+    const inserted = await this.write(items);
     entries.forEach((entry, n) => entry.resolve(inserted.has(n)));
   }
 
-  /** The items in one statement (StorageSql.insertItemsWithAccess): the new items travel as one JSON parameter. */
-  private async insertInOneStatement(
-    trx: Db,
-    statement: NonNullable<StorageSql['insertItemsWithAccess']>,
+  /**
+   * The items in one call per store (StorageSql.createItems: PostgreSQL), each its own transaction with its store's
+   * feed event: one round trip, where a transaction of a statement and the event took four. The stores' calls run side
+   * by side (a batch holds items of one store but where many are written at once).
+   */
+  private async insertInCalls(
+    create: NonNullable<StorageSql['createItems']>,
     items: PreparedItem[],
   ): Promise<Set<number>> {
+    const inserted = new Set<number>();
+    await Promise.all(
+      placesByStore(items).map(async (places) => {
+        for (const n of await this.insertInCall(
+          create,
+          places.map((n) => items[n]),
+        ))
+          inserted.add(places[n]);
+      }),
+    );
+    return inserted;
+  }
+
+  /** Items of one store in one call (insertInCalls): answers the places of those inserted, and delivers their event. */
+  private async insertInCall(create: NonNullable<StorageSql['createItems']>, items: PreparedItem[]): Promise<number[]> {
+    const { tenantId, storeId } = items[0].key;
+    const changes = items.map(createdChange);
     // Built as text so that each document is serialised once (it may be megabytes). The document travels as a JSON
     // string, stored as it is (storage_items.doc is text): as an object the server parsed every document into jsonb.
     const records = items.map(({ key, doc, docJson, now, by, prepared }, n) => {
@@ -155,18 +167,53 @@ export class StoreItemCreates {
         r,
         v,
       });
-      return `${rest.slice(0, -1)},"w":${this.valueIndex.wordsAndTokensJson(key, doc)},"d":${JSON.stringify(docJson)}}`;
+      const words = this.valueIndex.wordsAndTokensJson(key, doc);
+      return `${rest.slice(0, -1)},"w":${words},"e":${JSON.stringify(JSON.stringify(changes[n]))},"d":${JSON.stringify(docJson)}}`;
     });
-    const rows = await this.statements.run<{ n: number }>(
-      trx,
-      'insert-items-with-access',
+    const now = Date.now();
+    const topic = storeTopic(storeId);
+    const text = storeEventText(storeId);
+    const notice = this.feed.notice({ tenantId, topic }, now);
+    const args = [
+      `[${records.join(',')}]`,
+      tenantId,
+      topic,
+      now,
+      text.head,
+      text.tail,
+      notice?.channel ?? null,
+      notice?.before ?? null,
+      notice?.head ?? null,
+      notice?.tail ?? null,
+      notice?.reference ?? null,
+      notice?.maxPayloadBytes ?? null,
+    ];
+    const rows = await this.statements.run<{ item_n: number; event_id: number | string }>(
+      this.db,
+      'create-items',
       (p) => {
-        const built = statement(p(0));
+        const built = create(p(0), {
+          tenantId: p(1),
+          topic: p(2),
+          createdOn: p(3),
+          payloadHead: p(4),
+          payloadTail: p(5),
+          notice: { channel: p(6), before: p(7), head: p(8), tail: p(9), reference: p(10), maxPayloadBytes: p(11) },
+        });
         return { compile: () => built.compile(this.db) };
       },
-      [`[${records.join(',')}]`],
+      args,
     );
-    return new Set(rows.map((row) => Number(row.n)));
+    if (rows.length === 0) return [];
+    const places = rows.map((row) => Number(row.item_n));
+    // Delivered here only where this instance tells its own events (LocalTransport); listeners have the NOTIFY.
+    const event = storeEvent(
+      tenantId,
+      storeId,
+      places.map((n) => changes[n]),
+    );
+    this.feed.deliverRecorded([{ ...event, id: Number(rows[0].event_id), createdOn: now }]);
+    return places;
   }
 
   /**
@@ -301,16 +348,33 @@ async function publishCreates(publish: Publish, items: PreparedItem[], inserted:
 
 /** The feed events of a batch's inserted items: one per tenant and store. */
 function createEvents(items: PreparedItem[], inserted: Set<number>): PublishedEvent[] {
-  const byStore = new Map<string, { tenantId: string; storeId: string; changes: StoreItemChange[] }>();
-  items.forEach(({ key, doc, now, by }, n) => {
-    if (!inserted.has(n)) return;
-    const name = `${key.tenantId}\u0000${key.storeId}`;
-    let store = byStore.get(name);
-    if (!store) byStore.set(name, (store = { tenantId: key.tenantId, storeId: key.storeId, changes: [] }));
-    const item = toStoreItem({ seq: 0, doc, createdOn: now, createdBy: by, updatedOn: now, updatedBy: by });
-    store.changes.push({ action: 'created', itemId: key.itemId, item, readers: readersOf(doc) });
+  const written = items.filter((_, n) => inserted.has(n));
+  return placesByStore(written).map((places) => {
+    const { tenantId, storeId } = written[places[0]].key;
+    return storeEvent(
+      tenantId,
+      storeId,
+      places.map((n) => createdChange(written[n])),
+    );
   });
-  return [...byStore.values()].map(({ tenantId, storeId, changes }) => storeEvent(tenantId, storeId, changes));
+}
+
+/** The places of items grouped by tenant and store, in the order of each group's first item. */
+function placesByStore(items: ReadonlyArray<{ key: ItemKey }>): number[][] {
+  const byStore = new Map<string, number[]>();
+  items.forEach(({ key }, n) => {
+    const name = `${key.tenantId}\u0000${key.storeId}`;
+    const places = byStore.get(name);
+    if (places) places.push(n);
+    else byStore.set(name, [n]);
+  });
+  return [...byStore.values()];
+}
+
+/** An item's change in its feed event: the item as read, and who may read it. */
+function createdChange({ key, doc, now, by }: Pick<NewItem, 'key' | 'doc' | 'now' | 'by'>): StoreItemChange {
+  const item = toStoreItem({ seq: 0, doc, createdOn: now, createdBy: by, updatedOn: now, updatedBy: by });
+  return { action: 'created', itemId: key.itemId, item, readers: readersOf(doc) };
 }
 
 /** The key of the `n`th item of a batch written off thread, before it is known (StoreItemCreates.insertOffThread). */

@@ -29,6 +29,22 @@ export interface FeedEvent extends PublishedEvent {
   createdOn: number;
 }
 
+/**
+ * A NOTIFY on `channel` of an event's message: `before`, the event's id (taken from the counter by the statement that
+ * sends it), then `head`, the payload's JSON text and `tail` where the whole message stays within `maxBytes`, else
+ * `reference` (a message that names the event, which its listeners read back). The statement decides which, on the
+ * payload it stores (announcedEvent).
+ */
+export interface EventNotice {
+  channel: string;
+  before: string;
+  head: string;
+  tail: string;
+  reference: string;
+  /** The largest payload, in bytes, that goes in the message itself. */
+  maxPayloadBytes: number;
+}
+
 /** Stores an event with the transaction's other writes; it is delivered once (and only if) the transaction commits. */
 export type Publish = (event: PublishedEvent) => Promise<FeedEvent>;
 
@@ -63,7 +79,16 @@ export interface ChangeFeed {
    * process owns the database (no NOTIFY is recorded).
    */
   recordPublish(record: Kysely<any>, event: PublishedEvent, now: number): Promise<void>;
-  /** Delivers events that a transaction of recorded statements stored (recordPublish), after its commit. */
+  /**
+   * For a statement that stores an event of its own making (PostgreSQL: a module's function that makes the payload
+   * from the rows it writes, through event-store.ts announcedEvent): the NOTIFY it queues, or undefined where this
+   * instance's transport sends none. Once that statement has committed, `deliverRecorded` takes the event.
+   */
+  notice(event: Pick<PublishedEvent, 'tenantId' | 'topic'>, now: number): EventNotice | undefined;
+  /**
+   * Delivers events that a transaction stored without `publish` (recordPublish, or a statement with `notice`), after
+   * its commit, with the ids it answered.
+   */
   deliverRecorded(events: FeedEvent[]): void;
   /** Calls `listener` with every committed event of the topic, per tenant in id order. Returns the unsubscribe. */
   subscribe(topic: string, listener: (event: FeedEvent) => void): () => void;

@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { EventsTables } from './events.tables.js';
-import type { FeedEvent, PublishedEvent, Replay } from './change-feed.js';
+import type { EventNotice, FeedEvent, PublishedEvent, Replay } from './change-feed.js';
 
 type Row = { tenant_id: string; id: number; topic: string; payload: string; created_on: number };
 
@@ -12,14 +12,37 @@ const nextId = (db: Kysely<EventsTables>, tenantId: string) =>
     .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_id: sql<number>`change_event_counters.last_id + 1` }))
     .returning('last_id');
 
+/** The values of announcedEvent: each a bound value, or SQL of the statement around it (a PL/pgSQL variable). */
+export interface AnnouncedEventArgs {
+  tenantId: unknown;
+  topic: unknown;
+  createdOn: unknown;
+  /** The payload's JSON text, as the event row holds it. */
+  payload: unknown;
+  /** Undefined, or a channel that is null, where no NOTIFY goes out (this instance delivers its own events: LocalTransport). */
+  notice?: { [K in keyof EventNotice]: unknown };
+  /** Inside PL/pgSQL: the variables that take the id and the NOTIFY's void (`into`), as a list. */
+  into?: RawBuilder<unknown>;
+}
+
 /**
- * A NOTIFY on `channel` of the event's message, whose text is `before`, the event's id and `after` (the id is taken
- * from the counter by the statement that sends it).
+ * PostgreSQL: one statement that takes the tenant's next event id, stores the event's row and queues its NOTIFY (sent
+ * at commit), answering the id (`id`; `notified`, the NOTIFY's void). The one SQL of an announced event: run with
+ * bound values (EventStore.insertAnnounced) and inside the functions of modules that make an event's payload from the
+ * rows they write (storage-016, the creates of a store), where its values are the function's variables.
  */
-export interface EventNotice {
-  channel: string;
-  before: string;
-  after: string;
+export function announcedEvent(a: AnnouncedEventArgs): RawBuilder<{ id: number | string }> {
+  const n = a.notice;
+  const notify = n
+    ? sql`(select pg_notify(${n.channel}, ${n.before} || c.last_id || case when octet_length(p.payload) <= ${n.maxPayloadBytes}
+        then ${n.head} || p.payload || ${n.tail} else ${n.reference} end) where ${n.channel}::text is not null)`
+    : sql`null`;
+  return sql<{ id: number | string }>`with p as (select ${a.payload}::text as payload),
+      c as (insert into change_event_counters as k (tenant_id, last_id) values (${a.tenantId}, 1)
+        on conflict (tenant_id) do update set last_id = k.last_id + 1 returning last_id),
+      e as (insert into change_events (tenant_id, id, topic, payload, created_on)
+        select ${a.tenantId}, c.last_id, ${a.topic}, p.payload, ${a.createdOn} from c, p)
+    select c.last_id as id, ${notify}::text as notified ${a.into ? sql`into ${a.into}` : sql``} from c, p`;
 }
 
 /** SQL of the change feed: the per-tenant counter, the event rows, replay and the retention purge. */
@@ -51,10 +74,8 @@ export class EventStore {
     payloadText: string,
     notice: EventNotice,
   ): Promise<FeedEvent> {
-    const { rows } = await sql<{ id: number | string }>`with c as (${nextId(trx, event.tenantId)}),
-      e as (insert into change_events (tenant_id, id, topic, payload, created_on)
-        select ${event.tenantId}, c.last_id, ${event.topic}, ${payloadText}, ${now} from c)
-      select c.last_id as id, pg_notify(${notice.channel}, ${notice.before} || c.last_id || ${notice.after}) from c`.execute(
+    const { tenantId, topic } = event;
+    const { rows } = await announcedEvent({ tenantId, topic, createdOn: now, payload: payloadText, notice }).execute(
       trx,
     );
     return { ...event, id: Number(rows[0].id), createdOn: now };

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
-import type { ChangeFeed, FeedEvent, FeedStats, Publish, PublishedEvent, Replay } from './change-feed.js';
-import type { EventNotice, EventStore } from './event-store.js';
+import type { ChangeFeed, EventNotice, FeedEvent, FeedStats, Publish, PublishedEvent, Replay } from './change-feed.js';
+import type { EventStore } from './event-store.js';
 import type { EventsTables } from './events.tables.js';
 
 /**
@@ -12,10 +12,9 @@ import type { EventsTables } from './events.tables.js';
 export interface FeedTransport {
   /**
    * PostgreSQL: the NOTIFY of an event that is yet to take its id, which the statement inserting the event sends in
-   * the writing transaction (queued until commit; EventStore.insertAnnounced). `payloadText`: the payload's JSON text,
-   * as the event row holds it. Undefined where nothing is sent.
+   * the writing transaction (queued until commit; event-store.ts announcedEvent). Undefined where nothing is sent.
    */
-  notice?(event: PublishedEvent, now: number, payloadText: string): EventNotice;
+  notice?(event: Pick<PublishedEvent, 'tenantId' | 'topic'>, now: number): EventNotice;
   /** After commit, with the transaction's events: the in-process transport delivers them here. */
   committed(events: FeedEvent[]): void;
   /** `receive` takes an event or a reference to one; `lost` is called when deliveries may have been missed. */
@@ -97,7 +96,7 @@ export class Feed implements ChangeFeed {
         const now = Date.now();
         // The payload's text made once, for the event row and the NOTIFY (a batch of creates': some 30 KB).
         const payloadText = JSON.stringify(event.payload ?? null);
-        const notice = this.transport.notice?.(event, now, payloadText);
+        const notice = this.transport.notice?.(event, now);
         // One statement (counter, event row and NOTIFY) where a notice goes out: a round trip each was two more per write.
         const stored = notice
           ? await this.store.insertAnnounced(own, event, now, payloadText, notice)
@@ -115,6 +114,10 @@ export class Feed implements ChangeFeed {
     if (this.transport.listener !== 'local')
       throw new Error('change feed: recorded events need the in-process transport (one process owns the database)');
     await this.store.recordInsert(record, event, now);
+  }
+
+  notice(event: Pick<PublishedEvent, 'tenantId' | 'topic'>, now: number): EventNotice | undefined {
+    return this.transport.notice?.(event, now);
   }
 
   deliverRecorded(events: FeedEvent[]): void {

@@ -10,10 +10,11 @@ import { Feed } from './feed.js';
 import { LocalTransport } from './local-transport.js';
 import { PostgresTransport } from './postgres-transport.js';
 
-export type { ChangeFeed, FeedEvent, FeedStats, Publish, PublishedEvent, Replay } from './change-feed.js';
+export type { ChangeFeed, EventNotice, FeedEvent, FeedStats, Publish, PublishedEvent, Replay } from './change-feed.js';
 export type { EventsTables } from './events.tables.js';
 export { eventsMigrations } from './events.migrations.js';
 export { FeedCache } from './feed-cache.js';
+export { announcedEvent, type AnnouncedEventArgs } from './event-store.js';
 
 export interface ChangeFeedDeps {
   db: Kysely<EventsTables>;

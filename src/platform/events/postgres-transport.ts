@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import type { FeedEvent, PublishedEvent } from './change-feed.js';
-import type { EventNotice } from './event-store.js';
+import type { EventNotice } from './change-feed.js';
 import type { EventReference, FeedTransport } from './feed.js';
 
 /** NOTIFY payloads must stay under 8000 bytes; bigger events travel as a reference and are read back. */
@@ -42,22 +42,27 @@ export class PostgresTransport implements FeedTransport {
   }
 
   /**
-   * The event's message as the listeners parse it (`{"t","i","o","c","p"}`), around the id that the inserting statement
-   * takes from the counter. `payloadText`: the payload as the event row holds it, not serialised again; no byte count
-   * where its characters alone are past the limit (a batch of creates: some 30 KB). Over MAX_INLINE_BYTES a reference
-   * that the listeners read back where they need it: it names its topic (`r`, not `o`: a build before it reads any
-   * message with `o` as a whole event) and time, so an instance where nobody subscribes to the topic need not read the
-   * event back (feed.ts `unheard`).
+   * The event's message as the listeners parse it (`{"t","i","o","c","p"}`), around the id and the payload that the
+   * inserting statement takes from the counter and stores (event-store.ts announcedEvent). Past MAX_INLINE_BYTES of
+   * message, a reference that the listeners read back where they need it: it names its topic (`r`, not `o`: a build
+   * before it reads any message with `o` as a whole event) and time, so an instance where nobody subscribes to the
+   * topic need not read the event back (feed.ts `unheard`).
    */
-  notice(event: PublishedEvent, now: number, payloadText: string): EventNotice {
+  notice(event: Pick<PublishedEvent, 'tenantId' | 'topic'>, now: number): EventNotice {
     const before = `{"t":${JSON.stringify(event.tenantId)},"i":`;
     const topic = JSON.stringify(event.topic);
-    const full = `,"o":${topic},"c":${now},"p":${payloadText}}`;
+    const head = `,"o":${topic},"c":${now},"p":`;
+    const tail = '}';
     // The id has at most 16 digits (a safe integer).
-    const inline =
-      payloadText.length <= MAX_INLINE_BYTES &&
-      Buffer.byteLength(before) + 16 + Buffer.byteLength(full) <= MAX_INLINE_BYTES;
-    return { channel: this.options.channel, before, after: inline ? full : `,"r":${topic},"c":${now}}` };
+    const maxPayloadBytes = MAX_INLINE_BYTES - Buffer.byteLength(before) - 16 - Buffer.byteLength(head) - tail.length;
+    return {
+      channel: this.options.channel,
+      before,
+      head,
+      tail,
+      reference: `,"r":${topic},"c":${now}}`,
+      maxPayloadBytes,
+    };
   }
 
   committed(): void {}

@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { announcedEvent } from '../../../platform/events/index.js';
 import type { StorageSql } from './storage-sql.js';
 import { COUNT_KEY, countedRow } from './value-counts-sql.js';
 import { RESERVED_TOKEN_MARK } from '../../../platform/query/text-terms.js';
@@ -11,17 +12,19 @@ const TERM_SHARD = sql<number>`(pg_backend_pid() % ${sql.lit(COUNT_SHARDS)})`;
 const notToken = (lexeme: string) =>
   sql`left(${sql.raw(lexeme)}, 1) <> chr(${sql.lit(RESERVED_TOKEN_MARK.codePointAt(0)!)})`;
 
-export const postgresStorageSql: StorageSql = {
-  // Items inserted in their order; each inserted one gets its access rows and value index rows in the same statement
-  // (writable CTEs).
-  insertItemsWithAccess: (records) => sql<{ n: number }>`with r as (
-      select * from jsonb_to_recordset(${records}::jsonb) as x(n integer, t text, s text, k text, d text, c bigint, b text, g jsonb, x smallint, r bigint, v jsonb, w jsonb)),
+/**
+ * The items of `records` (StorageSql.createItems) inserted in their order, each inserted one with its access rows,
+ * value rows, words and term counts (writable CTEs; the value counts by their statement trigger); `done` holds the
+ * inserted ones, which `finish` reads.
+ */
+const createItemsStatement = (records: RawBuilder<unknown>, finish: RawBuilder<unknown>) => sql`with r as (
+      select * from jsonb_to_recordset(${records}) as x(n integer, t text, s text, k text, d text, c bigint, b text, g jsonb, x smallint, r bigint, v jsonb, w jsonb, e text)),
     ins as (
       insert into storage_items (tenant_id, store_id, item_id, doc, created_on, created_by, updated_on, updated_by, idx, rs)
       select t, s, k, d, c, b, c, b, x, r.r from r order by n
       on conflict (tenant_id, store_id, item_id) do nothing
       returning seq, tenant_id, store_id, item_id),
-    done as (select r.n, r.g, r.r, r.v, r.w, ins.seq, ins.tenant_id, ins.store_id from ins join r on r.t = ins.tenant_id and r.s = ins.store_id and r.k = ins.item_id),
+    done as (select r.n, r.g, r.r, r.v, r.w, r.e, ins.seq, ins.tenant_id, ins.store_id from ins join r on r.t = ins.tenant_id and r.s = ins.store_id and r.k = ins.item_id),
     acc as (
       insert into storage_item_access (tenant_id, store_id, mode, grantee, item_seq)
       select done.tenant_id, done.store_id, a.mode, a.grantee, done.seq from done cross join jsonb_to_recordset(done.g) as a(mode text, grantee text)),
@@ -37,7 +40,77 @@ export const postgresStorageSql: StorageSql = {
       select x.term, done.r, ${TERM_SHARD}, count(*) from done cross join jsonb_array_elements_text(done.w) as x(term)
       where ${notToken('x.term')} group by x.term, done.r order by x.term, done.r
       on conflict (term, rs, shard) do update set n = c.n + excluded.n)
-    select n from done`,
+    ${finish}`;
+
+/**
+ * storage_create_items (storage-016): the creates of a batch into one store and their feed event, one call and one
+ * round trip (a transaction of its own where it is called alone: the call is the statement). Its statements run one
+ * after the other, so the event's counter row is taken after the items' count rows, as every write of the module takes
+ * them (its statement trigger's value counts run at the end of the first). The event's payload is made from the items
+ * inserted (`e`: each one's change as JSON text, between `p_payload_head` and `p_payload_tail`); no event where none was.
+ * A change of createItemsStatement or of announcedEvent needs a migration that makes the function again (the test
+ * test/storage/created-items-events.test.ts compares the function in the database with this text).
+ */
+export function createItemsFunction(db: Kysely<any>): string {
+  const v = (name: string) => sql.raw(name);
+  const items = createItemsStatement(
+    v('p_records'),
+    sql`select array_agg(n order by n), string_agg(e, ',' order by n) into v_created, v_changes from done`,
+  );
+  const event = announcedEvent({
+    tenantId: v('p_tenant'),
+    topic: v('p_topic'),
+    createdOn: v('p_created_on'),
+    payload: sql`p_payload_head || v_changes || p_payload_tail`,
+    notice: {
+      channel: v('p_channel'),
+      before: v('p_before'),
+      head: v('p_head'),
+      tail: v('p_tail'),
+      reference: v('p_reference'),
+      maxPayloadBytes: v('p_max_payload_bytes'),
+    },
+    into: v('v_event, v_notified'),
+  });
+  const [itemsSql, eventSql] = [items.compile(db), event.compile(db)].map((compiled) => {
+    // A bound value would be the function's own $n here: every value is one of its variables.
+    if (compiled.parameters.length > 0) throw new Error('storage_create_items: a statement of it has bound values');
+    return compiled.sql;
+  });
+  const body = `
+declare
+  v_created integer[];
+  v_changes text;
+  v_event bigint;
+  v_notified text;
+begin
+  ${itemsSql};
+  if v_created is not null then
+    ${eventSql};
+  end if;
+  return query select x.n, v_event from unnest(v_created) as x(n);
+end`;
+  return `create or replace function storage_create_items(p_records jsonb, p_tenant text, p_topic text,
+  p_created_on bigint, p_payload_head text, p_payload_tail text, p_channel text, p_before text, p_head text,
+  p_tail text, p_reference text, p_max_payload_bytes integer)
+returns table (item_n integer, event_id bigint) language plpgsql as ${quoteBody(body)}`;
+}
+
+/** A function body as a dollar-quoted string literal. */
+const quoteBody = (body: string) => {
+  if (body.includes('$body$')) throw new Error('storage_create_items: its body holds the quote');
+  return `$body$${body}$body$`;
+};
+
+export const postgresStorageSql: StorageSql = {
+  createItems: (records, event) =>
+    sql<{
+      item_n: number;
+      event_id: string | number;
+    }>`select item_n, event_id from storage_create_items(${records}::jsonb, ${event.tenantId}, ${event.topic}, ${event.createdOn}, ${event.payloadHead}, ${event.payloadTail}, ${event.notice?.channel ?? null}, ${event.notice?.before ?? null}, ${event.notice?.head ?? null}, ${event.notice?.tail ?? null}, ${event.notice?.reference ?? null}, ${event.notice?.maxPayloadBytes ?? null})`,
+  createItemsFunction: async (db) => {
+    await sql.raw(createItemsFunction(db)).execute(db);
+  },
   keepValueCounts: async (db) => {
     // Statement triggers with the changed rows as transition tables: one upsert per statement, grouped by count row
     // and in the key's order (two transactions of one shard then lock shared rows in the same order), into the shard

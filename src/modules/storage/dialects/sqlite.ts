@@ -7,6 +7,8 @@ const WORDS_AS_JSON = sql.raw(`'["' || replace(w.words, ' ', '","') || '"]'`);
 
 /** SQLite: every storage statement is portable SQL; its writes are local, so one transaction of several is cheap. */
 export const sqliteStorageSql: StorageSql = {
+  // Its creates are statements of the writer's transaction (store-item-creates.ts): no function to make.
+  createItemsFunction: async () => {},
   keepValueCounts: async (db) => {
     // A row trigger per change, one shard: the writes of one database file are one at a time anyway. (The insert
     // trigger went in storage-013: the module's writes count their inserts by statement, countInsertedValues.)

@@ -1,4 +1,16 @@
 import type { Kysely, RawBuilder } from 'kysely';
+import type { EventNotice } from '../../../platform/events/index.js';
+
+/** The feed event of a call of `createItems`: its payload's text is `payloadHead`, the inserted items' `e` and `payloadTail`. */
+export interface CreatedItemsEvent {
+  tenantId: string;
+  topic: string;
+  createdOn: number;
+  payloadHead: string;
+  payloadTail: string;
+  /** The event's NOTIFY (ChangeFeed.notice); undefined where none goes out. */
+  notice?: EventNotice;
+}
 
 /**
  * The storage module's statements that differ by engine, over its own tables (the platform's Dialect holds the
@@ -6,14 +18,21 @@ import type { Kysely, RawBuilder } from 'kysely';
  */
 export interface StorageSql {
   /**
-   * One statement that creates many items, each with its access rows, and answers the record numbers (`n`) of
-   * those inserted (an item whose id exists already is skipped). `records` is the JSON text of an array of
-   * `{n, t: tenant, s: store, k: item id, d: document's JSON text (a string, stored as it is), c: epoch ms, b: login name,
-   * g: [{mode, grantee}], x: idx flag, r: reader set, v: [{p, t, e, n, s}] (value index rows), w: [words] (full-text index)}`.
-   * Undefined where the engine has no data-modifying statements inside WITH (SQLite), whose writes run as
-   * separate statements of one transaction at no extra cost (no round trips).
+   * One call that creates many items of one store, each with its access rows, value rows and words, and the store's
+   * feed event of those inserted, answering the record numbers (`item_n`) of those inserted (an item whose id exists
+   * already is skipped) and the event's id (`event_id`, on each row; no rows and no event where none was inserted).
+   * `records` is the JSON text of an array of `{n, t: tenant, s: store, k: item id, d: document's JSON text (a string,
+   * stored as it is), c: epoch ms, b: login name, g: [{mode, grantee}], x: idx flag, r: reader set, v: [{k, t, e, n, s}]
+   * (value index rows), w: [words] (full-text index), e: the item's change in the event's payload, as JSON text}`.
+   * Undefined where the engine has no data-modifying statements inside WITH (SQLite), whose writes run as separate
+   * statements of one transaction at no extra cost (no round trips).
    */
-  readonly insertItemsWithAccess?: (records: unknown) => RawBuilder<{ n: number }>;
+  readonly createItems?: (
+    records: unknown,
+    event: CreatedItemsEvent,
+  ) => RawBuilder<{ item_n: number; event_id: number | string }>;
+  /** A migration step (storage-016): the function of `createItems` (PostgreSQL; nothing on SQLite). */
+  readonly createItemsFunction: (db: Kysely<any>) => Promise<void>;
   /**
    * A migration step: triggers on storage_item_values that keep storage_value_counts (value-counts.ts) in the
    * transaction of every statement that inserts, updates or deletes value rows (PostgreSQL: once per statement, in a
