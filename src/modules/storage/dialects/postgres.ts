@@ -48,8 +48,9 @@ const createItemsStatement = (records: RawBuilder<unknown>, finish: RawBuilder<u
  * after the other, so the event's counter row is taken after the items' count rows, as every write of the module takes
  * them (its statement trigger's value counts run at the end of the first). The event's payload is made from the items
  * inserted (`e`: each one's change as JSON text, between `p_payload_head` and `p_payload_tail`); no event where none was.
- * A change of createItemsStatement or of announcedEvent needs a migration that makes the function again
- * (test/storage/created-items-events.test.ts compares the function in the database with this text).
+ * A database keeps the function its migration made: a change of createItemsStatement or of announcedEvent needs a
+ * migration that makes it again (test/storage/created-items-events.test.ts fails on a change of the text until
+ * test/storage/create-items-function.sql, the text of the last migration that made it, is rewritten).
  */
 export function createItemsFunction(db: Kysely<any>): string {
   const v = (name: string) => sql.raw(name);
