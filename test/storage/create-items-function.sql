@@ -34,8 +34,7 @@ begin
     select array_agg(n order by n), string_agg(e, ',' order by n) into v_created, v_changes from done;
   if v_created is not null then
     with p as (select p_payload_head || v_changes || p_payload_tail::text as payload),
-      c as (insert into change_event_counters as k (tenant_id, last_id) values (p_tenant, 1)
-        on conflict (tenant_id) do update set last_id = k.last_id + 1 returning last_id),
+      c as (insert into "change_event_counters" ("tenant_id", "last_id") values (p_tenant, 1) on conflict ("tenant_id") do update set "last_id" = change_event_counters.last_id + 1 returning "last_id"),
       e as (insert into change_events (tenant_id, id, topic, payload, created_on)
         select p_tenant, c.last_id, p_topic, p.payload, p_created_on from c, p)
     select c.last_id as id, (select pg_notify(p_channel, p_before || c.last_id || case when octet_length(p.payload) <= p_max_payload_bytes

@@ -87,7 +87,7 @@ describeEachEngine('feed events of batched creates', (engine) => {
   });
 
   if (engine === 'postgres') {
-    it('is the function as this build makes it, and its text as the last migration that made it (storage-016)', async () => {
+    it('is the function as this build makes it, and its text as the last migration that made it (storage-017)', async () => {
       const made = createItemsFunction(t.database.db);
       const body = made.slice(made.indexOf('$body$') + 6, made.lastIndexOf('$body$'));
       const { rows } = await sql<{ prosrc: string }>`select prosrc from pg_proc

@@ -386,4 +386,13 @@ export const storageMigrations: ModuleMigration[] = [
       await storageSqlFor(d).createItemsFunction(db);
     },
   },
+  {
+    // PostgreSQL: storage_create_items made again (storage-016 made it): its event's counter statement is now the
+    // change feed's own (event-store.ts nextId) instead of a copy of it. Same behaviour; a database keeps the function
+    // its migration made, so a change of the function's text is a migration (test/storage/create-items-function.sql).
+    name: '2026-12-06-storage-017-create-items-function-again',
+    async up(db, d) {
+      await storageSqlFor(d).createItemsFunction(db);
+    },
+  },
 ];

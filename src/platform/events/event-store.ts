@@ -4,17 +4,20 @@ import type { EventNotice, FeedEvent, PublishedEvent, Replay } from './change-fe
 
 type Row = { tenant_id: string; id: number; topic: string; payload: string; created_on: number };
 
-/** The tenant's event counter one up (created at 1), answering the new id. */
-const nextId = (db: Kysely<EventsTables>, tenantId: string) =>
+/**
+ * The tenant's event counter one up (created at 1), answering the new id. `tenantId`: a bound value, or SQL of the
+ * statement around it (announcedEvent inside PL/pgSQL).
+ */
+const nextId = (db: Kysely<EventsTables>, tenantId: string | RawBuilder<string>) =>
   db
     .insertInto('change_event_counters')
-    .values({ tenant_id: tenantId, last_id: 1 })
+    .values({ tenant_id: tenantId, last_id: sql.lit(1) })
     .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_id: sql<number>`change_event_counters.last_id + 1` }))
     .returning('last_id');
 
 /** The values of announcedEvent: each a bound value, or SQL of the statement around it (a PL/pgSQL variable). */
 export interface AnnouncedEventArgs {
-  tenantId: unknown;
+  tenantId: string | RawBuilder<string>;
   topic: unknown;
   createdOn: unknown;
   /** The payload's JSON text, as the event row holds it. */
@@ -31,15 +34,14 @@ export interface AnnouncedEventArgs {
  * bound values (EventStore.insertAnnounced) and inside the functions of modules that make an event's payload from the
  * rows they write (storage-016, the creates of a store), where its values are the function's variables.
  */
-export function announcedEvent(a: AnnouncedEventArgs): RawBuilder<{ id: number | string }> {
+export function announcedEvent(db: Kysely<EventsTables>, a: AnnouncedEventArgs): RawBuilder<{ id: number | string }> {
   const n = a.notice;
   const notify = n
     ? sql`(select pg_notify(${n.channel}, ${n.before} || c.last_id || case when octet_length(p.payload) <= ${n.maxPayloadBytes}
         then ${n.head} || p.payload || ${n.tail} else ${n.reference} end) where ${n.channel}::text is not null)`
     : sql`null`;
   return sql<{ id: number | string }>`with p as (select ${a.payload}::text as payload),
-      c as (insert into change_event_counters as k (tenant_id, last_id) values (${a.tenantId}, 1)
-        on conflict (tenant_id) do update set last_id = k.last_id + 1 returning last_id),
+      c as (${nextId(db, a.tenantId)}),
       e as (insert into change_events (tenant_id, id, topic, payload, created_on)
         select ${a.tenantId}, c.last_id, ${a.topic}, p.payload, ${a.createdOn} from c, p)
     select c.last_id as id, ${notify}::text as notified ${a.into ? sql`into ${a.into}` : sql``} from c, p`;
@@ -75,9 +77,13 @@ export class EventStore {
     notice: EventNotice,
   ): Promise<FeedEvent> {
     const { tenantId, topic } = event;
-    const { rows } = await announcedEvent({ tenantId, topic, createdOn: now, payload: payloadText, notice }).execute(
-      trx,
-    );
+    const { rows } = await announcedEvent(trx, {
+      tenantId,
+      topic,
+      createdOn: now,
+      payload: payloadText,
+      notice,
+    }).execute(trx);
     return { ...event, id: Number(rows[0].id), createdOn: now };
   }
 

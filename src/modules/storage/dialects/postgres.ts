@@ -43,7 +43,7 @@ const createItemsStatement = (records: RawBuilder<unknown>, finish: RawBuilder<u
     ${finish}`;
 
 /**
- * storage_create_items (storage-016): the creates of a batch into one store and their feed event, one call and one
+ * storage_create_items (storage-016, made again by storage-017): the creates of a batch into one store and their feed event, one call and one
  * round trip (a transaction of its own where it is called alone: the call is the statement). Its statements run one
  * after the other, so the event's counter row is taken after the items' count rows, as every write of the module takes
  * them (its statement trigger's value counts run at the end of the first). The event's payload is made from the items
@@ -53,12 +53,12 @@ const createItemsStatement = (records: RawBuilder<unknown>, finish: RawBuilder<u
  * test/storage/create-items-function.sql, the text of the last migration that made it, is rewritten).
  */
 export function createItemsFunction(db: Kysely<any>): string {
-  const v = (name: string) => sql.raw(name);
+  const v = (name: string) => sql.raw<string>(name);
   const items = createItemsStatement(
     v('p_records'),
     sql`select array_agg(n order by n), string_agg(e, ',' order by n) into v_created, v_changes from done`,
   );
-  const event = announcedEvent({
+  const event = announcedEvent(db, {
     tenantId: v('p_tenant'),
     topic: v('p_topic'),
     createdOn: v('p_created_on'),
