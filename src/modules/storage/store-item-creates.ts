@@ -11,7 +11,7 @@ import { hasOffThreadWriter, recordWrites, writeOffThread } from '../../platform
 import type { DataAccess } from '../../platform/db/data-access.js';
 import type { ThreadWrite } from '../../platform/db/sqlite-writer-thread.js';
 import { accessGrants, type ItemDocument } from './item-document.js';
-import type { StorageSql } from './dialects/index.js';
+import type { CreateItemsArgs, StorageSql } from './dialects/index.js';
 import type { StorageTables } from './storage.tables.js';
 import type { ItemValueIndex, PreparedKeys } from './item-value-index.js';
 import type { CommittedRun, ItemKey } from './store-keys.js';
@@ -135,11 +135,11 @@ export class StoreItemCreates {
     const inserted = new Set<number>();
     await Promise.all(
       placesByStore(items).map(async (places) => {
-        for (const n of await this.insertInCall(
+        const created = await this.insertInCall(
           create,
           places.map((n) => items[n]),
-        ))
-          inserted.add(places[n]);
+        );
+        for (const n of created) inserted.add(places[n]);
       }),
     );
     return inserted;
@@ -174,7 +174,7 @@ export class StoreItemCreates {
     const topic = storeTopic(storeId);
     const text = storeEventText(storeId);
     const notice = this.feed.notice({ tenantId, topic }, now);
-    const args = [
+    const args: CreateItemsArgs = [
       `[${records.join(',')}]`,
       tenantId,
       topic,
@@ -192,14 +192,7 @@ export class StoreItemCreates {
       this.db,
       'create-items',
       (p) => {
-        const built = create(p(0), {
-          tenantId: p(1),
-          topic: p(2),
-          createdOn: p(3),
-          payloadHead: p(4),
-          payloadTail: p(5),
-          notice: { channel: p(6), before: p(7), head: p(8), tail: p(9), reference: p(10), maxPayloadBytes: p(11) },
-        });
+        const built = create(args.map((_, n) => p(n)));
         return { compile: () => built.compile(this.db) };
       },
       args,

@@ -96,7 +96,7 @@ export class Feed implements ChangeFeed {
         const now = Date.now();
         // The payload's text made once, for the event row and the NOTIFY (a batch of creates': some 30 KB).
         const payloadText = JSON.stringify(event.payload ?? null);
-        const notice = this.transport.notice?.(event, now);
+        const notice = this.notice(event, now);
         // One statement (counter, event row and NOTIFY) where a notice goes out: a round trip each was two more per write.
         const stored = notice
           ? await this.store.insertAnnounced(own, event, now, payloadText, notice)

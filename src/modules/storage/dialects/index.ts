@@ -4,7 +4,7 @@ import type { StorageSql } from './storage-sql.js';
 import { postgresStorageSql } from './postgres.js';
 import { sqliteStorageSql } from './sqlite.js';
 
-export type { StorageSql } from './storage-sql.js';
+export type { CreateItemsArgs, StorageSql } from './storage-sql.js';
 
 const BY_ENGINE: Record<Dialect['name'], StorageSql> = { sqlite: sqliteStorageSql, postgres: postgresStorageSql };
 

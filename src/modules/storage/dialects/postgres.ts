@@ -43,8 +43,8 @@ const createItemsStatement = (records: RawBuilder<unknown>, finish: RawBuilder<u
     ${finish}`;
 
 /**
- * storage_create_items (storage-016, made again by storage-017): the creates of a batch into one store and their feed event, one call and one
- * round trip (a transaction of its own where it is called alone: the call is the statement). Its statements run one
+ * storage_create_items (storage-016, made again by storage-017): the creates of a batch into one store and their feed
+ * event, one call and one round trip (a transaction of its own where it is called alone: the call is the statement). Its statements run one
  * after the other, so the event's counter row is taken after the items' count rows, as every write of the module takes
  * them (its statement trigger's value counts run at the end of the first). The event's payload is made from the items
  * inserted (`e`: each one's change as JSON text, between `p_payload_head` and `p_payload_tail`); no event where none was.
@@ -104,11 +104,9 @@ const quoteBody = (body: string) => {
 };
 
 export const postgresStorageSql: StorageSql = {
-  createItems: (records, event) =>
-    sql<{
-      item_n: number;
-      event_id: string | number;
-    }>`select item_n, event_id from storage_create_items(${records}::jsonb, ${event.tenantId}, ${event.topic}, ${event.createdOn}, ${event.payloadHead}, ${event.payloadTail}, ${event.notice?.channel ?? null}, ${event.notice?.before ?? null}, ${event.notice?.head ?? null}, ${event.notice?.tail ?? null}, ${event.notice?.reference ?? null}, ${event.notice?.maxPayloadBytes ?? null})`,
+  createItems: ([records, ...rest]) =>
+    sql<{ item_n: number; event_id: string | number }>`select item_n, event_id
+      from storage_create_items(${records}::jsonb, ${sql.join(rest)})`,
   createItemsFunction: async (db) => {
     await sql.raw(createItemsFunction(db)).execute(db);
   },

@@ -1,16 +1,25 @@
 import type { Kysely, RawBuilder } from 'kysely';
-import type { EventNotice } from '../../../platform/events/index.js';
 
-/** The feed event of a call of `createItems`: its payload's text is `payloadHead`, the inserted items' `e` and `payloadTail`. */
-export interface CreatedItemsEvent {
-  tenantId: string;
-  topic: string;
-  createdOn: number;
-  payloadHead: string;
-  payloadTail: string;
-  /** The event's NOTIFY (ChangeFeed.notice); undefined where none goes out. */
-  notice?: EventNotice;
-}
+/**
+ * The arguments of a call of `createItems`, in the order of the function's parameters: the records, then the store
+ * event's tenant, topic, time, and the JSON text of its payload before and after the inserted items' changes (`e`,
+ * joined by commas), then its NOTIFY's parts (ChangeFeed.notice: channel, before, head, tail, reference, the largest
+ * payload inline; all null where none goes out).
+ */
+export type CreateItemsArgs = [
+  records: string,
+  tenantId: string,
+  topic: string,
+  createdOn: number,
+  payloadHead: string,
+  payloadTail: string,
+  channel: string | null,
+  before: string | null,
+  head: string | null,
+  tail: string | null,
+  reference: string | null,
+  maxPayloadBytes: number | null,
+];
 
 /**
  * The storage module's statements that differ by engine, over its own tables (the platform's Dialect holds the
@@ -21,16 +30,14 @@ export interface StorageSql {
    * One call that creates many items of one store, each with its access rows, value rows and words, and the store's
    * feed event of those inserted, answering the record numbers (`item_n`) of those inserted (an item whose id exists
    * already is skipped) and the event's id (`event_id`, on each row; no rows and no event where none was inserted).
-   * `records` is the JSON text of an array of `{n, t: tenant, s: store, k: item id, d: document's JSON text (a string,
-   * stored as it is), c: epoch ms, b: login name, g: [{mode, grantee}], x: idx flag, r: reader set, v: [{k, t, e, n, s}]
-   * (value index rows), w: [words] (full-text index), e: the item's change in the event's payload, as JSON text}`.
+   * `args` (CreateItemsArgs) are values or their placeholders. The records are the JSON text of an array of `{n, t:
+   * tenant, s: store, k: item id, d: document's JSON text (a string, stored as it is), c: epoch ms, b: login name,
+   * g: [{mode, grantee}], x: idx flag, r: reader set, v: [{k, t, e, n, s}] (value index rows), w: [words] (full-text
+   * index), e: the item's change in the event's payload, as JSON text}`.
    * Undefined where the engine has no data-modifying statements inside WITH (SQLite), whose writes run as separate
    * statements of one transaction at no extra cost (no round trips).
    */
-  readonly createItems?: (
-    records: unknown,
-    event: CreatedItemsEvent,
-  ) => RawBuilder<{ item_n: number; event_id: number | string }>;
+  readonly createItems?: (args: readonly unknown[]) => RawBuilder<{ item_n: number; event_id: number | string }>;
   /** A migration step (storage-016): the function of `createItems` (PostgreSQL; nothing on SQLite). */
   readonly createItemsFunction: (db: Kysely<any>) => Promise<void>;
   /**
