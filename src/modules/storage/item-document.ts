@@ -74,13 +74,20 @@ export function normalizeRestriction(r: Restriction | undefined | null): StoredR
 
 /** True when `root` nests objects/arrays deeper than `max` levels. Iterative: no stack to overflow. */
 export function exceedsDepth(root: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[root, 1]];
-  while (stack.length) {
-    const [node, depth] = stack.pop()!;
+  // Two stacks side by side and indexed loops (as documentIndex's walk): every write runs this.
+  const nodes: unknown[] = [root];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const depth = depths.pop()!;
     if (node === null || typeof node !== 'object') continue;
     if (depth > max) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (let i = 0; i < children.length; i++) {
+      const child: unknown = children[i];
+      if (child === null || typeof child !== 'object') continue;
+      nodes.push(child);
+      depths.push(depth + 1);
     }
   }
   return false;
@@ -101,8 +108,10 @@ export function buildDocument(id: string, body: StoreItemBody): ItemDocument {
 
   // Unknown root fields first, so an explicit customFields entry of the same name wins.
   const customFields: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(body)) {
-    if (!NAMED_FIELDS.has(key) && !SERVER_FIELDS.has(key)) customFields[key] = v;
+  const fields = Object.keys(body);
+  for (let i = 0; i < fields.length; i++) {
+    const key = fields[i];
+    if (!NAMED_FIELDS.has(key) && !SERVER_FIELDS.has(key)) customFields[key] = (body as Record<string, unknown>)[key];
   }
   if (body.customFields) Object.assign(customFields, body.customFields);
 
@@ -110,20 +119,16 @@ export function buildDocument(id: string, body: StoreItemBody): ItemDocument {
   if (exceedsDepth(customFields, MAX_DEPTH)) throw STORAGE_ERRORS.nestingTooDeep('customFields', MAX_DEPTH);
 
   // The optional fields right after the id: a read finds which are present by scanning the text only up to them
-  // (item-json.ts), where they came last before.
-  const optional: Pick<ItemDocument, 'moduleId' | 'moduleInstanceId' | 'name'> = {};
-  if (typeof body.moduleId === 'string') optional.moduleId = body.moduleId;
-  if (typeof body.moduleInstanceId === 'string') optional.moduleInstanceId = body.moduleInstanceId;
-  if (typeof body.name === 'string') optional.name = body.name;
-  const doc: ItemDocument = {
-    id,
-    ...optional,
-    value: body.value,
-    favorite: body.favorite ?? false,
-    readRestriction: readRestriction!,
-    writeRestriction: writeRestriction!,
-    customFields,
-  };
+  // (item-json.ts), where they came last before. Set one by one: a spread of them took a runtime call a write.
+  const doc = { id } as ItemDocument;
+  if (typeof body.moduleId === 'string') doc.moduleId = body.moduleId;
+  if (typeof body.moduleInstanceId === 'string') doc.moduleInstanceId = body.moduleInstanceId;
+  if (typeof body.name === 'string') doc.name = body.name;
+  doc.value = body.value;
+  doc.favorite = body.favorite ?? false;
+  doc.readRestriction = readRestriction!;
+  doc.writeRestriction = writeRestriction!;
+  doc.customFields = customFields;
   return doc;
 }
 
@@ -133,16 +138,23 @@ const KIND = { organisations: 'org', roles: 'role', rights: 'right' } as const;
 export function restrictionGrantees(r: StoredRestriction): string[] {
   if (r.user !== undefined) return [`user:${r.user}`];
   const out: string[] = [];
-  for (const key of LISTS) for (const name of r[key] ?? []) out.push(`${KIND[key]}:${name}`);
+  for (let k = 0; k < LISTS.length; k++) {
+    const names = r[LISTS[k]];
+    if (names === undefined) continue;
+    const kind = KIND[LISTS[k]];
+    for (let i = 0; i < names.length; i++) out.push(`${kind}:${names[i]}`);
+  }
   return out;
 }
 
 /** The (mode, grantee) pairs of an item's restrictions: its access rows (storage_item_access). */
 export function accessGrants(doc: ItemDocument): Array<['r' | 'w', string]> {
-  return [
-    ...restrictionGrantees(doc.readRestriction).map((g): ['r', string] => ['r', g]),
-    ...restrictionGrantees(doc.writeRestriction).map((g): ['w', string] => ['w', g]),
-  ];
+  const out: Array<['r' | 'w', string]> = [];
+  const read = restrictionGrantees(doc.readRestriction);
+  for (let i = 0; i < read.length; i++) out.push(['r', read[i]]);
+  const write = restrictionGrantees(doc.writeRestriction);
+  for (let i = 0; i < write.length; i++) out.push(['w', write[i]]);
+  return out;
 }
 
 /** The access keys a principal holds; organisations are the active ones only (the Principal holds no others). */

@@ -86,19 +86,22 @@ export class ItemIndexKeys {
 
   /** The paths of the document that have a key: those of its rows and of every value (objects and arrays too). */
   private pathsOf(doc: ItemDocument): string[] {
-    const index = this.indexOf(doc);
-    return [...index.rows.map(([path]) => path), ...(index.forms?.keys() ?? [])];
+    const { rows, forms } = this.indexOf(doc);
+    const out: string[] = [];
+    for (let i = 0; i < rows.length; i++) out.push(rows[i][0]);
+    forms?.forEach((_, path) => out.push(path));
+    return out;
   }
 
   /** The forms of the documents' values not known to be in storage_value_keys.forms yet, by key. */
   private formsToAdd(docs: ItemDocument[], keys: Map<string, number>): Map<number, number> {
     const add = new Map<number, number>();
-    for (const doc of docs) {
-      for (const [path, bits] of this.indexOf(doc).forms ?? []) {
+    for (let i = 0; i < docs.length; i++) {
+      this.indexOf(docs[i]).forms?.forEach((bits, path) => {
         const id = keys.get(path)!;
         const missing = bits & ~(this.formsKnown.get(id) ?? 0);
         if (missing !== 0) add.set(id, (add.get(id) ?? 0) | missing);
-      }
+      });
     }
     return add;
   }

@@ -44,7 +44,9 @@ export function foldText(text: string): string {
 /** The words of a text: runs of letters and digits after folding, each cut to WORD_LENGTH. */
 export function wordsOf(text: string): string[] {
   const out: string[] = [];
-  for (const word of foldText(text).split(SEPARATORS)) {
+  const parts = foldText(text).split(SEPARATORS);
+  for (let i = 0; i < parts.length; i++) {
+    const word = parts[i];
     if (word === '') continue;
     // A word of at most WORD_LENGTH code units has at most as many code points: nothing to cut.
     out.push(word.length <= WORD_LENGTH ? word : Array.from(word).slice(0, WORD_LENGTH).join(''));

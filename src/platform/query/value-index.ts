@@ -72,33 +72,50 @@ export function documentIndex(
 ): DocumentIndex {
   const rows: ValueIndexRow[] = [];
   const forms = options.forms ? new Map<string, number>() : undefined;
-  const form = (path: string, bit: number) => forms?.set(path, (forms.get(path) ?? 0) | bit);
+  const markers = options.markers === true;
   // Iterative, like the depth check of writes: documents nest up to 64 levels and nothing here may recurse on input.
-  const stack: Array<[string, number, unknown]> = [];
-  for (const key of Object.keys(doc)) if (roots.has(key)) stack.push([key, 1, doc[key]]);
-  while (stack.length > 0) {
-    const [path, depth, value] = stack.pop()!;
+  // Three stacks side by side and indexed loops, no tuples, destructuring or iterators: every write runs this walk,
+  // and a fresh process compiles it (with what it inlines) several times smaller that way.
+  const paths: string[] = [];
+  const depths: number[] = [];
+  const values: unknown[] = [];
+  const keys = Object.keys(doc);
+  for (let i = 0; i < keys.length; i++) {
+    if (!roots.has(keys[i])) continue;
+    paths.push(keys[i]);
+    depths.push(1);
+    values.push(doc[keys[i]]);
+  }
+  while (values.length > 0) {
+    const path = paths.pop()!;
+    const depth = depths.pop()!;
+    const value = values.pop();
     if (value === null || value === undefined) continue;
     if (Array.isArray(value)) {
-      form(path, VALUE_FORM.array);
-      if (options.markers) rows.push([path, VALUE_KIND.arrayMarker, 0, null, null]);
-      for (const element of value) {
+      if (forms) addForm(forms, path, VALUE_FORM.array);
+      if (markers) rows.push([path, VALUE_KIND.arrayMarker, 0, null, null]);
+      for (let i = 0; i < value.length; i++) {
+        const element: unknown = value[i];
         if (element === null) continue;
         rows.push(
           typeof element === 'object' ? [path, VALUE_KIND.elementCompound, 1, null, null] : scalarRow(path, 1, element),
         );
       }
     } else if (typeof value === 'object') {
-      form(path, VALUE_FORM.object);
-      if (options.markers && depth > 1) rows.push([path, VALUE_KIND.objectMarker, 0, null, null]);
+      if (forms) addForm(forms, path, VALUE_FORM.object);
+      if (markers && depth > 1) rows.push([path, VALUE_KIND.objectMarker, 0, null, null]);
       if (depth >= VALUE_INDEX_LIMITS.depth) continue;
-      for (const key of Object.keys(value)) {
+      const names = Object.keys(value);
+      for (let i = 0; i < names.length; i++) {
+        const key = names[i];
         if (key.includes('.') || !isSafePathSegment(key)) continue;
-        stack.push([`${path}.${key}`, depth + 1, (value as Record<string, unknown>)[key]]);
+        paths.push(`${path}.${key}`);
+        depths.push(depth + 1);
+        values.push((value as Record<string, unknown>)[key]);
       }
     } else {
       const row = scalarRow(path, 0, value);
-      form(path, FORM_OF_KIND[row[1]]);
+      if (forms) addForm(forms, path, FORM_OF_KIND[row[1]]);
       rows.push(row);
     }
     if (rows.length > VALUE_INDEX_LIMITS.rows)
@@ -110,27 +127,39 @@ export function documentIndex(
   return { complete: true, rows, words, forms };
 }
 
+function addForm(forms: Map<string, number>, path: string, bit: number): void {
+  forms.set(path, (forms.get(path) ?? 0) | bit);
+}
+
 /**
  * The words of the strings and numbers anywhere under the roots (inside arrays too), each once, at most
- * VALUE_INDEX_LIMITS.words; `cut` when there were more.
+ * VALUE_INDEX_LIMITS.words; `cut` when there were more. Written as documentIndex's walk is, for the same reason.
  */
 function documentWords(doc: Record<string, unknown>, roots: ReadonlySet<string>): { words: string[]; cut: boolean } {
-  const words = new Set<string>();
-  const stack: unknown[] = Object.keys(doc)
-    .filter((k) => roots.has(k))
-    .map((k) => doc[k]);
+  const seen = new Set<string>();
+  const words: string[] = [];
+  const stack: unknown[] = [];
+  const keys = Object.keys(doc);
+  for (let i = 0; i < keys.length; i++) if (roots.has(keys[i])) stack.push(doc[keys[i]]);
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value === 'string' || typeof value === 'number') {
-      for (const word of wordsOf(String(value))) {
-        if (words.size === VALUE_INDEX_LIMITS.words && !words.has(word)) return { words: [...words], cut: true };
-        words.add(word);
+      const found = wordsOf(String(value));
+      for (let i = 0; i < found.length; i++) {
+        const word = found[i];
+        if (seen.has(word)) continue;
+        if (words.length === VALUE_INDEX_LIMITS.words) return { words, cut: true };
+        seen.add(word);
+        words.push(word);
       }
+    } else if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) stack.push(value[i]);
     } else if (value !== null && typeof value === 'object') {
-      for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push(child);
+      const names = Object.keys(value);
+      for (let i = 0; i < names.length; i++) stack.push((value as Record<string, unknown>)[names[i]]);
     }
   }
-  return { words: [...words], cut: false };
+  return { words, cut: false };
 }
 
 const FORM_OF_KIND: Record<number, number> = {
