@@ -132,7 +132,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     name: 'DATABASE_URL',
     path: 'database.url',
-    description: '`postgres://user@host:5432/db` selects PostgreSQL instead of the embedded SQLite.',
+    description: '`postgres://user@host:5432/db` selects PostgreSQL (15 or later) instead of the embedded SQLite.',
   },
   {
     name: 'DATABASE_DIRECT_URL',

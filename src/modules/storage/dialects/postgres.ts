@@ -103,6 +103,33 @@ const quoteBody = (body: string) => {
   return `$body$${body}$body$`;
 };
 
+/**
+ * The unique key of a count row from storage-018: the plain columns, nulls equal (PostgreSQL 15). One index is then
+ * both the upserts' arbiter and the lookups' (kept-total.ts: a value or a range at a path, the caller's reader sets),
+ * with the count included for index-only sums; before, an index on the coalesced key and a lookup index each took an
+ * entry per count row inserted (about a sixth of a create's server CPU; docs/benchmarks.md, issue 47's fourteenth run).
+ */
+const PLAIN_COUNT_KEY = sql.raw('vk, t, num, str, rs, shard');
+
+/**
+ * The value counts' statement trigger function (storage_item_values_count): the changed rows, as transition tables,
+ * one upsert per statement, grouped by count row and in the key's order (two transactions of one shard then lock
+ * shared rows in the same order), into the shard of the server process, so that writers on other connections hold
+ * other rows until they commit. `key`: the count rows' unique key, the upsert's arbiter.
+ */
+function valueCountsBody(db: Kysely<any>, key: RawBuilder<unknown>): string {
+  const add = (rows: 'old_rows' | 'new_rows', by: '+' | '-') =>
+    sql`insert into storage_value_counts as c (vk, t, num, str, rs, shard, n)
+      select r.vk, r.t, r.num, r.str, r.rs, pg_backend_pid() % ${sql.lit(COUNT_SHARDS)}, ${sql.raw(by)}count(*)
+      from ${sql.raw(rows)} r where ${countedRow('r')}
+      group by r.vk, r.t, r.num, r.str, r.rs order by r.vk, r.t, r.num, r.str, r.rs
+      on conflict (${key}) do update set n = c.n + excluded.n`.compile(db).sql;
+  return `begin
+      if tg_op in ('DELETE', 'UPDATE') then ${add('old_rows', '-')}; end if;
+      if tg_op in ('INSERT', 'UPDATE') then ${add('new_rows', '+')}; end if;
+      return null; end`;
+}
+
 export const postgresStorageSql: StorageSql = {
   createItems: ([records, ...rest]) =>
     sql<{ item_n: number; event_id: string | number }>`select item_n, event_id
@@ -111,22 +138,9 @@ export const postgresStorageSql: StorageSql = {
     await sql.raw(createItemsFunction(db)).execute(db);
   },
   keepValueCounts: async (db) => {
-    // Statement triggers with the changed rows as transition tables: one upsert per statement, grouped by count row
-    // and in the key's order (two transactions of one shard then lock shared rows in the same order), into the shard
-    // of the server process, so that writers on other connections hold other rows until they commit.
-    const add = (rows: 'old_rows' | 'new_rows', by: '+' | '-') =>
-      sql`insert into storage_value_counts as c (vk, t, num, str, rs, shard, n)
-        select r.vk, r.t, r.num, r.str, r.rs, pg_backend_pid() % ${sql.lit(COUNT_SHARDS)}, ${sql.raw(by)}count(*)
-        from ${sql.raw(rows)} r where ${countedRow('r')}
-        group by r.vk, r.t, r.num, r.str, r.rs order by r.vk, r.t, r.num, r.str, r.rs
-        on conflict (${COUNT_KEY}) do update set n = c.n + excluded.n`.compile(db).sql;
-    const body = `begin
-      if tg_op in ('DELETE', 'UPDATE') then ${add('old_rows', '-')}; end if;
-      if tg_op in ('INSERT', 'UPDATE') then ${add('new_rows', '+')}; end if;
-      return null; end`;
-    await sql`create function storage_item_values_count() returns trigger language plpgsql as ${sql.lit(body)}`.execute(
-      db,
-    );
+    await sql`create function storage_item_values_count() returns trigger language plpgsql as ${sql.lit(
+      valueCountsBody(db, COUNT_KEY),
+    )}`.execute(db);
     for (const [event, tables] of [
       ['insert', 'new table as new_rows'],
       ['update', 'old table as old_rows new table as new_rows'],
@@ -144,6 +158,26 @@ export const postgresStorageSql: StorageSql = {
   },
   // The statement trigger counts every insert already, once per statement.
   countInsertsByStatement: async () => {},
+  oneValueCountIndex: async (db) => {
+    const { rows } = await sql<{ v: number }>`select current_setting('server_version_num')::int as v`.execute(db);
+    if (rows[0].v < 150000)
+      throw new Error(
+        `PostgreSQL 15 or later is needed (unique indexes with NULLS NOT DISTINCT); this is ${rows[0].v}`,
+      );
+    // The plain columns are unique as COUNT_KEY's coalesced ones were: a kind (t) has its num always or never, and its
+    // str always or never (countedRow), so no two rows differed only by a null against 0 or ''.
+    await sql`create unique index storage_value_counts_uq on storage_value_counts (${PLAIN_COUNT_KEY})
+      nulls not distinct`.execute(db);
+    // Room on each page for a count's new version beside the old: no index holds the count, so an update stays on the
+    // page (HOT) and takes no index entry; pages are pruned as they are read, with or without autovacuum.
+    await sql`alter table storage_value_counts set (fillfactor = 70)`.execute(db);
+    await sql`alter table storage_term_counts set (fillfactor = 70)`.execute(db);
+    await sql`drop index storage_value_counts_key_uq`.execute(db);
+    await sql`drop index storage_value_counts_lookup_idx`.execute(db);
+    await sql`create or replace function storage_item_values_count() returns trigger language plpgsql as ${sql.lit(
+      valueCountsBody(db, PLAIN_COUNT_KEY),
+    )}`.execute(db);
+  },
   documentsAsText: async (db) => {
     await sql`alter table storage_items alter column doc type text using doc::text`.execute(db);
   },

@@ -29,6 +29,8 @@ export const sqliteStorageSql: StorageSql = {
   },
   documentsAsText: async () => {},
   changesOnTruncate: async () => {},
+  // SQLite's counts keep their key and lookup index (its upserts are grouped by statement already).
+  oneValueCountIndex: async () => {},
   countInsertedValues: (seqs) => sql`insert into storage_value_counts (vk, t, num, str, rs, shard, n)
     select v.vk, v.t, v.num, v.str, v.rs, 0, count(*) from storage_item_values v
     where v.item_seq in (${sql.join(seqs.map((seq) => sql`${seq}`))}) and ${countedRow('v')}
