@@ -56,7 +56,7 @@ try {
       select v.vk, v.t, v.num, v.str, v.rs, pg_backend_pid() % 32, count(*) from val v
       where v.elem = 0 and v.t in (0, 1, 2)
       group by v.vk, v.t, v.num, v.str, v.rs order by v.vk, v.t, v.num, v.str, v.rs
-      on conflict (vk, t, (coalesce(num, 0)), (coalesce(str, '')), rs, shard) do update set n = c.n + excluded.n`;
+      on conflict (vk, t, num, str, rs, shard) do update set n = c.n + excluded.n`;
   const withCounts = withoutCounts
     .replace(
       /(val as \(\s*insert into storage_item_values[\s\S]*?s text\))\)/,
