@@ -105,9 +105,10 @@ const quoteBody = (body: string) => {
 
 /**
  * The unique key of a count row from storage-018: the plain columns, nulls equal (PostgreSQL 15). One index is then
- * both the upserts' arbiter and the lookups' (kept-total.ts: a value or a range at a path, the caller's reader sets),
- * with the count included for index-only sums; before, an index on the coalesced key and a lookup index each took an
- * entry per count row inserted (about a sixth of a create's server CPU; docs/benchmarks.md, issue 47's fourteenth run).
+ * both the upserts' arbiter and the lookups' (kept-total.ts: a value or a range at a path, the caller's reader sets).
+ * The count is not in it, so an update of a count can stay on its page (HOT); before, an index on the coalesced key
+ * and a lookup index covering the count each took an entry per count row written (docs/benchmarks.md, issue 47's
+ * fourteenth run).
  */
 const PLAIN_COUNT_KEY = sql.raw('vk, t, num, str, rs, shard');
 

@@ -52,9 +52,10 @@ export interface StorageSql {
    */
   readonly countInsertsByStatement: (db: Kysely<any>) => Promise<void>;
   /**
-   * A migration step (storage-018): storage_value_counts keeps one index, unique on its plain key columns and covering
-   * the count, where it kept a unique index on a coalesced key and a lookup index (PostgreSQL 15 and later: unique
-   * NULLS NOT DISTINCT; an older server fails the migration with that message). SQLite keeps both.
+   * A migration step (storage-018): storage_value_counts keeps one index, unique on its plain key columns (not the
+   * count), and both count tables room on their pages for updates, where it kept a unique index on a coalesced key and
+   * a lookup index (PostgreSQL 15 and later: unique NULLS NOT DISTINCT; an older server fails the migration with that
+   * message). SQLite keeps both.
    */
   readonly oneValueCountIndex: (db: Kysely<any>) => Promise<void>;
   /**
