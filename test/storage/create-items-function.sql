@@ -9,13 +9,13 @@ declare
   v_notified text;
 begin
   with r as (
-      select * from jsonb_to_recordset(p_records) as x(n integer, t text, s text, k text, d text, c bigint, b text, g jsonb, x smallint, r bigint, v jsonb, w jsonb, e text)),
+      select * from jsonb_to_recordset(p_records) as x(n integer, t text, s text, k text, d text, c bigint, b text, g jsonb, x smallint, r bigint, v jsonb, w jsonb, e text, m text)),
     ins as (
       insert into storage_items (tenant_id, store_id, item_id, doc, created_on, created_by, updated_on, updated_by, idx, rs)
       select t, s, k, d, c, b, c, b, x, r.r from r order by n
       on conflict (tenant_id, store_id, item_id) do nothing
       returning seq, tenant_id, store_id, item_id),
-    done as (select r.n, r.g, r.r, r.v, r.w, r.e, ins.seq, ins.tenant_id, ins.store_id from ins join r on r.t = ins.tenant_id and r.s = ins.store_id and r.k = ins.item_id),
+    done as (select r.n, r.g, r.r, r.v, r.w, coalesce(r.e, '{"action":"created","itemId":' || to_json(r.k)::text || ',"item":' || left(r.d, -1) || r.m) as e, ins.seq, ins.tenant_id, ins.store_id from ins join r on r.t = ins.tenant_id and r.s = ins.store_id and r.k = ins.item_id),
     acc as (
       insert into storage_item_access (tenant_id, store_id, mode, grantee, item_seq)
       select done.tenant_id, done.store_id, a.mode, a.grantee, done.seq from done cross join jsonb_to_recordset(done.g) as a(mode text, grantee text)),

@@ -3,7 +3,8 @@
 // PostgreSQL since storage-014; documents not written since hold jsonb's text form of it), so it is valid JSON as it
 // stands, and it holds only the written fields of the item schema.
 import { appendMembers, jsonIsoDate, jsonString, rootKeyScanner } from '../../platform/http/json-text.js';
-import type { ItemText } from './store-item.repository.js';
+import type { ItemText } from './store-item-lists.repository.js';
+import type { ItemDocument } from './item-document.js';
 
 /** Optional root fields of a document: the answer names them all, null when absent (as toStoreItem does). */
 const OPTIONAL_FIELDS = ['moduleId', 'moduleInstanceId', 'name'] as const;
@@ -18,6 +19,13 @@ const ABSENT_AS_NULL = Array.from({ length: 1 << OPTIONAL_FIELDS.length }, (_, p
     .join(''),
 );
 
+/** The members a read adds to a document whose optional fields `present` names (bits of OPTIONAL_FIELDS). */
+function addedMembers(present: number, item: Omit<ItemText, 'docText'>): string {
+  const created = jsonIsoDate(item.createdOn);
+  const updated = item.updatedOn === item.createdOn ? created : jsonIsoDate(item.updatedOn);
+  return `${ABSENT_AS_NULL[present]},"createdOn":${created},"createdBy":${jsonString(item.createdBy)},"updatedOn":${updated},"updatedBy":${jsonString(item.updatedBy)}`;
+}
+
 /**
  * The item as read (StoreItemSchema), as JSON text, `id` first: the document starts with it (buildDocument writes
  * it first; jsonb orders keys by length, and `id` is the shortest). A page of 100 items is 100 of these: the text is
@@ -25,8 +33,17 @@ const ABSENT_AS_NULL = Array.from({ length: 1 << OPTIONAL_FIELDS.length }, (_, p
  * parsing every document of the page).
  */
 export function itemJson(item: ItemText): string {
-  const created = jsonIsoDate(item.createdOn);
-  const updated = item.updatedOn === item.createdOn ? created : jsonIsoDate(item.updatedOn);
-  const added = `${ABSENT_AS_NULL[optionalPresent(item.docText)]},"createdOn":${created},"createdBy":${jsonString(item.createdBy)},"updatedOn":${updated},"updatedBy":${jsonString(item.updatedBy)}`;
-  return appendMembers(item.docText, added);
+  return appendMembers(item.docText, addedMembers(optionalPresent(item.docText), item));
+}
+
+/**
+ * What follows the members of a new item's document text (JSON.stringify's, without its closing brace) to make the
+ * item as a read answers it (itemJson), closing brace included: `doc` created at `now` by `by`.
+ */
+export function createdItemTail(doc: ItemDocument, now: number, by: string): string {
+  const present =
+    (doc.moduleId === undefined ? 0 : 1) |
+    (doc.moduleInstanceId === undefined ? 0 : 2) |
+    (doc.name === undefined ? 0 : 4);
+  return `${addedMembers(present, { createdOn: now, createdBy: by, updatedOn: now, updatedBy: by })}}`;
 }

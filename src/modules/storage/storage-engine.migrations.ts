@@ -63,4 +63,15 @@ export const storageEngineMigrations: ModuleMigration[] = [
       await storageSqlFor(d).oneValueCountIndex(db);
     },
   },
+  {
+    // PostgreSQL: storage_create_items made again: each item's change in the feed event is made from its document's
+    // text and the few members that follow it (`m`), where the service sent the whole change beside the document, a
+    // second copy of it escaped as a JSON string inside the records (docs/benchmarks.md, issue 47's fifteenth run). A
+    // record that carries the whole change (`e`, a build before this one) is taken as before, so instances of both
+    // builds can write during a rolling update.
+    name: '2026-12-08-storage-019-create-items-function-changes',
+    async up(db, d) {
+      await storageSqlFor(d).createItemsFunction(db);
+    },
+  },
 ];

@@ -18,6 +18,7 @@ import type { CommittedRun, ItemKey } from './store-keys.js';
 import type { ChangeFeed, Publish, PublishedEvent } from '../../platform/events/index.js';
 import { readersOf, storeEvent, storeEventText, storeTopic, type StoreItemChange } from './store-events.js';
 import { toStoreItem } from './store-item-record.js';
+import { createdItemTail } from './item-json.js';
 
 type Db = Kysely<StorageTables>;
 
@@ -168,7 +169,9 @@ export class StoreItemCreates {
         v,
       });
       const words = this.valueIndex.wordsAndTokensJson(key, doc);
-      return `${rest.slice(0, -1)},"w":${words},"e":${JSON.stringify(JSON.stringify(changes[n]))},"d":${JSON.stringify(docJson)}}`;
+      // The change's text is the server's (createItemsStatement): `m` is what follows the document in it.
+      const m = `${createdItemTail(doc, now, by)},"readers":${JSON.stringify(changes[n].readers)}}`;
+      return `${rest.slice(0, -1)},"w":${words},"m":${JSON.stringify(m)},"d":${JSON.stringify(docJson)}}`;
     });
     const now = Date.now();
     const topic = storeTopic(storeId);

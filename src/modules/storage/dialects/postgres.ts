@@ -15,16 +15,19 @@ const notToken = (lexeme: string) =>
 /**
  * The items of `records` (StorageSql.createItems) inserted in their order, each inserted one with its access rows,
  * value rows, words and term counts (writable CTEs; the value counts by their statement trigger); `done` holds the
- * inserted ones, which `finish` reads.
+ * inserted ones, which `finish` reads, each with its change in the feed event as JSON text (`e`): made here from the
+ * document's text `d` and what follows it (`m`: the members a read adds, then the readers; item-json.ts
+ * createdItemTail), so that the document is sent once (storage-019). A record of a build before it carries the whole
+ * change as `e` instead, which is taken as it is.
  */
 const createItemsStatement = (records: RawBuilder<unknown>, finish: RawBuilder<unknown>) => sql`with r as (
-      select * from jsonb_to_recordset(${records}) as x(n integer, t text, s text, k text, d text, c bigint, b text, g jsonb, x smallint, r bigint, v jsonb, w jsonb, e text)),
+      select * from jsonb_to_recordset(${records}) as x(n integer, t text, s text, k text, d text, c bigint, b text, g jsonb, x smallint, r bigint, v jsonb, w jsonb, e text, m text)),
     ins as (
       insert into storage_items (tenant_id, store_id, item_id, doc, created_on, created_by, updated_on, updated_by, idx, rs)
       select t, s, k, d, c, b, c, b, x, r.r from r order by n
       on conflict (tenant_id, store_id, item_id) do nothing
       returning seq, tenant_id, store_id, item_id),
-    done as (select r.n, r.g, r.r, r.v, r.w, r.e, ins.seq, ins.tenant_id, ins.store_id from ins join r on r.t = ins.tenant_id and r.s = ins.store_id and r.k = ins.item_id),
+    done as (select r.n, r.g, r.r, r.v, r.w, coalesce(r.e, '{"action":"created","itemId":' || to_json(r.k)::text || ',"item":' || left(r.d, -1) || r.m) as e, ins.seq, ins.tenant_id, ins.store_id from ins join r on r.t = ins.tenant_id and r.s = ins.store_id and r.k = ins.item_id),
     acc as (
       insert into storage_item_access (tenant_id, store_id, mode, grantee, item_seq)
       select done.tenant_id, done.store_id, a.mode, a.grantee, done.seq from done cross join jsonb_to_recordset(done.g) as a(mode text, grantee text)),
@@ -43,11 +46,12 @@ const createItemsStatement = (records: RawBuilder<unknown>, finish: RawBuilder<u
     ${finish}`;
 
 /**
- * storage_create_items (storage-016, made again by storage-017): the creates of a batch into one store and their feed
- * event, one call and one round trip (a transaction of its own where it is called alone: the call is the statement). Its statements run one
- * after the other, so the event's counter row is taken after the items' count rows, as every write of the module takes
- * them (its statement trigger's value counts run at the end of the first). The event's payload is made from the items
- * inserted (`e`: each one's change as JSON text, between `p_payload_head` and `p_payload_tail`); no event where none was.
+ * storage_create_items (storage-016, made again by storage-017 and storage-019): the creates of a batch into one
+ * store and their feed event, one call and one round trip (a transaction of its own where it is called alone: the call
+ * is the statement). Its statements run one after the other, so the event's counter row is taken after the items'
+ * count rows, as every write of the module takes them (its statement trigger's value counts run at the end of the
+ * first). The event's payload is made from the items inserted (their changes `e`, between `p_payload_head` and
+ * `p_payload_tail`); no event where none was.
  * A database keeps the function its migration made: a change of createItemsStatement or of announcedEvent needs a
  * migration that makes it again (test/storage/created-items-events.test.ts fails on a change of the text until
  * test/storage/create-items-function.sql, the text of the last migration that made it, is rewritten).
