@@ -74,4 +74,12 @@ export const storageEngineMigrations: ModuleMigration[] = [
       await storageSqlFor(d).createItemsFunction(db);
     },
   },
+  {
+    // PostgreSQL: documents of 2 KB and more compressed with LZ4 instead of pglz, about three times faster to write
+    // and a little faster to read (Dialect.fastCompression). Documents stored before keep pglz until written again.
+    name: '2026-12-09-storage-020-fast-compression',
+    async up(db, d) {
+      await d.fastCompression(db, 'storage_items', 'doc');
+    },
+  },
 ];

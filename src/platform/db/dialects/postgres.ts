@@ -53,6 +53,12 @@ export const postgresDialect: Dialect = {
   dropForeignKey: async (db, table, constraint) => {
     await sql`alter table ${sql.table(table)} drop constraint if exists ${sql.id(constraint)}`.execute(db);
   },
+  fastCompression: async (db, table, column) => {
+    const { rows } = await sql<{ lz4: boolean }>`select 'lz4' = any(enumvals) as lz4 from pg_settings
+      where name = 'default_toast_compression'`.execute(db);
+    if (rows[0]?.lz4 !== true) return;
+    await sql`alter table ${sql.table(table)} alter column ${sql.id(column)} set compression lz4`.execute(db);
+  },
   keyOnlyTable: (table) => table,
   opaqueValue: <T extends 'text' | 'integer'>(value: unknown, _type: T) =>
     sql<T extends 'text' ? string : number>`${value}`,

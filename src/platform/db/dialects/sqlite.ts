@@ -38,6 +38,7 @@ export const sqliteDialect: Dialect = {
     }
   },
   dropForeignKey: async () => {},
+  fastCompression: async () => {},
   keyOnlyTable: (table) => table.modifyEnd(sql`without rowid`) as typeof table,
   opaqueValue: <T extends 'text' | 'integer'>(value: unknown, type: T) =>
     sql<T extends 'text' ? string : number>`cast(${value} as ${sql.raw(type)})`,
