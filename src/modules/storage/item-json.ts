@@ -41,9 +41,7 @@ export function itemJson(item: ItemText): string {
  * item as a read answers it (itemJson), closing brace included: `doc` created at `now` by `by`.
  */
 export function createdItemTail(doc: ItemDocument, now: number, by: string): string {
-  const present =
-    (doc.moduleId === undefined ? 0 : 1) |
-    (doc.moduleInstanceId === undefined ? 0 : 2) |
-    (doc.name === undefined ? 0 : 4);
+  let present = 0;
+  for (let i = 0; i < OPTIONAL_FIELDS.length; i++) if (doc[OPTIONAL_FIELDS[i]] !== undefined) present |= 1 << i;
   return `${addedMembers(present, { createdOn: now, createdBy: by, updatedOn: now, updatedBy: by })}}`;
 }

@@ -2,9 +2,9 @@ import type { Kysely, RawBuilder } from 'kysely';
 
 /**
  * The arguments of a call of `createItems`, in the order of the function's parameters: the records, then the store
- * event's tenant, topic, time, and the JSON text of its payload before and after the inserted items' changes (`e`
- * of createItemsStatement, joined by commas), then its NOTIFY's parts (ChangeFeed.notice: channel, before, head, tail, reference, the largest
- * payload inline; all null where none goes out).
+ * event's tenant, topic, time, and the JSON text of its payload before and after the inserted items' changes (`e` of
+ * createItemsStatement, joined by commas), then its NOTIFY's parts (ChangeFeed.notice: channel, before, head, tail,
+ * reference, the largest payload inline; all null where none goes out).
  */
 export type CreateItemsArgs = [
   records: string,
