@@ -1,4 +1,5 @@
 // Shared plumbing of the storage tests: who calls, and one-line HTTP calls against the store endpoints.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ADMIN_PASSWORD, login, sessionHeaders, startTestApp, type Engine, type TestApp } from '../helpers/test-app.js';
@@ -182,10 +183,22 @@ export function expectErrorObject(res: LightMyRequestResponse, status: number): 
   return e;
 }
 
-/** Records the text of every statement the app runs, on either engine (the app runs in this process). */
+/**
+ * Records the text of every statement the app runs for the caller from here on, on either engine (the app runs in this
+ * process): those run in the caller's async context (its requests, and the batches and reads they start), not those of
+ * the app's own timers (the statistics upkeep, the feed's heartbeat), which would make a count of statements depend on
+ * the machine's speed.
+ */
 export function recordStatements(t: TestApp): { texts: string[]; parameters: unknown[][]; stop(): void } {
   const texts: string[] = [];
   const parameters: unknown[][] = [];
+  const caller = new AsyncLocalStorage<true>();
+  caller.enterWith(true);
+  const record = (sql: string, values: readonly unknown[]) => {
+    if (caller.getStore() !== true) return;
+    texts.push(sql);
+    parameters.push([...values]);
+  };
   // The executor class of every Kysely instance of the app (plugins make new instances of it).
   const executor = Object.getPrototypeOf(t.database.db.getExecutor());
   const executeQuery = executor.executeQuery;
@@ -194,8 +207,7 @@ export function recordStatements(t: TestApp): { texts: string[]; parameters: unk
     compiled: { sql: string; parameters: readonly unknown[] },
     ...rest: unknown[]
   ) {
-    texts.push(compiled.sql);
-    parameters.push([...compiled.parameters]);
+    record(compiled.sql, compiled.parameters);
     return executeQuery.call(this, compiled, ...rest);
   };
   // And those it runs on SQLite's reader threads (readOffThread: the lists).
@@ -203,8 +215,7 @@ export function recordStatements(t: TestApp): { texts: string[]; parameters: unk
   const reader = data.offThreadReader;
   if (reader) {
     data.offThreadReader = (sql, values, arrays) => {
-      texts.push(sql);
-      parameters.push([...values]);
+      record(sql, values);
       return reader(sql, values, arrays);
     };
   }
@@ -213,8 +224,7 @@ export function recordStatements(t: TestApp): { texts: string[]; parameters: unk
   const directReader = direct.directReader;
   if (directReader) {
     direct.directReader = (sql, values, options) => {
-      texts.push(sql);
-      parameters.push([...values]);
+      record(sql, values);
       return directReader(sql, values, options);
     };
   }
@@ -225,6 +235,7 @@ export function recordStatements(t: TestApp): { texts: string[]; parameters: unk
       executor.executeQuery = executeQuery;
       if (reader) data.offThreadReader = reader;
       if (directReader) direct.directReader = directReader;
+      caller.disable();
     },
   };
 }
