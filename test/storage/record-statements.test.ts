@@ -11,24 +11,14 @@ describeEachEngine('storage tests: the statement recorder', (engine) => {
 
   it("records the caller's requests and not a timer of the app's set before", async () => {
     const db = app.t.database.db;
-    // A timer made before the recorder, as the app's upkeep is: it runs a statement while the recorder is on.
-    let timerRan!: () => void;
+    // A timer made before the recorder, as the app's upkeep is: it fires, and runs its statement, while the recorder is
+    // on (the recorder starts in this turn, before any timer can fire).
+    let timer!: NodeJS.Timeout;
     const ran = new Promise<void>((resolve) => {
-      timerRan = resolve;
+      timer = setTimeout(() => void sql`select 'timer-statement' as x`.execute(db).then(() => resolve()), 0);
     });
-    const release = { go: () => {} };
-    const gate = new Promise<void>((resolve) => {
-      release.go = resolve;
-    });
-    const timer = setTimeout(() => {
-      void gate.then(async () => {
-        await sql`select 'timer-statement' as x`.execute(db);
-        timerRan();
-      });
-    }, 0);
     const recorded = recordStatements(app.t);
     try {
-      release.go();
       await ran;
       expect((await listIds(app.owner, 'recorded', { limit: 5 })).ids).toEqual([]);
       await sql`select 'caller-statement' as x`.execute(db);
