@@ -9,8 +9,8 @@
 //      PostgreSQL only: KEEP_DB=1 keeps the database afterwards and prints its URL (drop it by hand); DB_URL=<url> runs
 //      on such a kept database instead of loading one (ASSETS and VERSIONS must say what it holds); BASELINE_DIR=<a
 //      built checkout> starts that build too, on the same database, and the query rounds take turns between the two
-//      builds (the figure is each build's median p50 and their ratio). With DB_URL or BASELINE_DIR each round also
-//      reports the CPU per request of the service process and of its PostgreSQL backends (by application_name), which
+//      builds (the figure is each build's median p50 and their ratio). On PostgreSQL each round also reports the CPU
+//      per request of the service process and of its PostgreSQL backends (by application_name), which
 //      a busy machine's scheduling does not inflate as it does latency. On SQLite the service's CPU per request (the
 //      database runs in it) is reported in every run.
 //      SHAPES=<words, comma-separated>: only the query shapes whose label contains one of them (e.g. SHAPES=owner,serial).
@@ -82,7 +82,7 @@ const service = await startService({
 });
 service.app = 'bench_this';
 if (baseline) baseline.app = 'bench_baseline';
-const admin = DB_URL || BASELINE_DIR ? new pg.Client({ connectionString: dbUrl }) : undefined;
+const admin = dbUrl ? new pg.Client({ connectionString: dbUrl }) : undefined;
 await admin?.connect();
 
 /**
