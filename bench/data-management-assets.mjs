@@ -10,9 +10,9 @@
 //      on such a kept database instead of loading one (ASSETS and VERSIONS must say what it holds); BASELINE_DIR=<a
 //      built checkout> starts that build too, on the same database, and the query rounds take turns between the two
 //      builds (the figure is each build's median p50 and their ratio). On PostgreSQL each round also reports the CPU
-//      per request of the service process and of its PostgreSQL backends (by application_name), which
-//      a busy machine's scheduling does not inflate as it does latency. On SQLite the service's CPU per request (the
-//      database runs in it) is reported in every run.
+//      per request of the service process and of its PostgreSQL backends (by application_name), which a busy machine's
+//      scheduling does not inflate as it does latency. On SQLite the service's CPU per request (the database runs in
+//      it) is reported in every run.
 //      SHAPES=<words, comma-separated>: only the query shapes whose label contains one of them (e.g. SHAPES=owner,serial).
 //      QUERY_CONNECTIONS (1): connections of the query rounds (50: the queries under load; the last column, req/s).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
